@@ -1,0 +1,49 @@
+# K: the two commands of the README, plus the pieces they are built from.
+#   make up    start K on the embedded default state (installs what is missing first)
+#   make test  run the whole test suite (installs what is missing first)
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubblewrap openssh-client sshfs bash
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: up test deps venv native bench clean
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(VENV)/.installed: pyproject.toml setup.py native/build.py native/*.c native/*.h | deps
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip setuptools wheel cffi
+	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
+	$(PY) native/build.py
+	touch $@
+
+venv: deps $(VENV)/.installed
+
+native: venv
+	$(PY) native/build.py
+
+test: venv
+	$(PY) -m pytest -q -n 2 tests
+
+up: venv
+	$(VENV)/bin/komputer init
+	@$(VENV)/bin/komputer stat /home/agent/README.md >/dev/null 2>&1 || \
+	  $(VENV)/bin/komputer import README.md /home/agent/README.md
+	$(VENV)/bin/komputer stat /home/agent/README.md
+	$(VENV)/bin/komputer fsck
+	@echo "K is up: state at $$($(PY) -c 'from kfs.kstate import default_state_dir; print(default_state_dir())')"
+
+bench: venv
+	$(PY) bench/vfs.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info native/_knative*.so native/_knative.c native/*.o

@@ -1,0 +1,71 @@
+"""How file attributes look to a Unix user: mode strings and GNU stat's default layout."""
+
+from __future__ import annotations
+
+import pwd
+import grp
+import stat as st
+import time
+
+from kfs.vfs.inode import Inode
+
+_TYPE_NAMES = {
+    st.S_IFREG: "regular file",
+    st.S_IFDIR: "directory",
+    st.S_IFLNK: "symbolic link",
+    st.S_IFIFO: "fifo",
+    st.S_IFSOCK: "socket",
+    st.S_IFCHR: "character special file",
+    st.S_IFBLK: "block special file",
+}
+
+
+def mode_string(mode: int) -> str:
+    """`-rwxr-xr-x` as ls -l and stat %A print it (setuid s/S, sticky t/T)."""
+    return st.filemode(mode)
+
+
+def type_name(inode: Inode) -> str:
+    if inode.is_reg and inode.size == 0:
+        return "regular empty file"
+    return _TYPE_NAMES.get(inode.kind, "weird file")
+
+
+def user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return "UNKNOWN"
+
+
+def group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return "UNKNOWN"
+
+
+def timestamp(ns: int) -> str:
+    """`2026-11-22 00:25:26.123456789 +0000`, local time, as GNU stat prints it."""
+    secs, frac = divmod(ns, 1_000_000_000)
+    local = time.localtime(secs)
+    return time.strftime("%Y-%m-%d %H:%M:%S", local) + f".{frac:09d} " + time.strftime("%z", local)
+
+
+def stat_text(name: str, inode: Inode, target: str | None = None, device: str = "0,0") -> str:
+    """GNU `stat FILE` default output for one file."""
+    shown = f"{name} -> {target}" if target is not None else name
+    kind = type_name(inode)
+    lines = [
+        f"  File: {shown}",
+        f"  Size: {inode.size:<10}\tBlocks: {inode.blocks:<10} IO Block: 4096   {kind}",
+        f"Device: {device}\tInode: {inode.ino:<11} Links: {inode.nlink}"
+        + (f"     Device type: {inode.rdev >> 8},{inode.rdev & 0xFF}" if inode.kind in (st.S_IFCHR, st.S_IFBLK) else ""),
+        f"Access: ({inode.perm:04o}/{mode_string(inode.mode)})  "
+        f"Uid: ({inode.uid:5}/{user_name(inode.uid):>8})   Gid: ({inode.gid:5}/{group_name(inode.gid):>8})",
+        f"Access: {timestamp(inode.atime)}",
+        f"Modify: {timestamp(inode.mtime)}",
+        f"Change: {timestamp(inode.ctime)}",
+        f" Birth: {timestamp(inode.btime)}",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,23 @@
+"""The journal: append-only receipts, the change feed and the event log, all in KState.
+
+Every VFS mutation writes its receipt and change rows in the same transaction as the change
+itself, so the journal never disagrees with the files.
+"""
+
+from kfs.journal.changes import Change, ChangeKind, append_change, changes_since, last_change
+from kfs.journal.events import append_event, events_since, follow_events
+from kfs.journal.receipts import append_receipt, receipt_rows, receipts_since
+
+__all__ = [
+    "Change",
+    "ChangeKind",
+    "append_change",
+    "append_event",
+    "append_receipt",
+    "changes_since",
+    "events_since",
+    "follow_events",
+    "last_change",
+    "receipt_rows",
+    "receipts_since",
+]

@@ -1,0 +1,61 @@
+"""The change feed: one row per namespace or inode change, for cache invalidation.
+
+The FUSE daemon follows it to invalidate the kernel's caches for what other processes
+changed; `origin` names the process that wrote the row so a follower can skip its own.
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass
+
+from kfs.kstate import KState, Txn
+from kfs.kstate.schema import U64
+
+_ROW = struct.Struct(">QQBQ")
+
+
+class ChangeKind(enum.IntEnum):
+    ATTR = 1  # attributes of `ino` changed
+    DATA = 2  # contents (and attributes) of `ino` changed
+    ENTRY_ADD = 3  # `name` now exists in directory `parent`
+    ENTRY_DEL = 4  # `name` no longer exists in directory `parent`
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    seq: int
+    ino: int
+    parent: int
+    kind: ChangeKind
+    origin: int
+    name: bytes
+
+
+def append_change(txn: Txn, origin: int, kind: ChangeKind, ino: int, parent: int = 0, name: bytes = b"") -> int:
+    seq = txn.next_seq("changes")
+    txn.put("changes", U64.pack(seq), _ROW.pack(ino, parent, kind, origin) + name)
+    return seq
+
+
+def _decode(key: bytes, value: bytes) -> Change:
+    ino, parent, kind, origin = _ROW.unpack_from(value)
+    return Change(U64.unpack(key)[0], ino, parent, ChangeKind(kind), origin, value[_ROW.size :])
+
+
+def changes_since(state: KState, seq: int, limit: int = 10_000) -> list[Change]:
+    """Changes with a sequence number greater than `seq`, oldest first."""
+    out: list[Change] = []
+    with state.read() as txn:
+        for key, value in txn.scan("changes", start=U64.pack(seq + 1)):
+            out.append(_decode(key, value))
+            if len(out) >= limit:
+                break
+    return out
+
+
+def last_change(state: KState) -> int:
+    """The newest change sequence number (0 when there is none): where a new follower starts."""
+    with state.read() as txn:
+        return txn.next_seq("changes") - 1

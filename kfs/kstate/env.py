@@ -1,0 +1,244 @@
+"""The LMDB environment: opening, schema checks, transactions, map growth and ENOSPC."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+import lmdb
+
+from kfs.kstate.schema import DATABASES, MIGRATIONS, SCHEMA_VERSION, U64
+from kfs.kstate.txn import Txn
+
+T = TypeVar("T")
+
+DEFAULT_STATE_DIR = "/var/lib/komputer"
+MIB = 1 << 20
+GIB = 1 << 30
+
+
+def default_state_dir() -> Path:
+    """`KOMPUTER_STATE`, else /var/lib/komputer for root, else ~/.local/share/komputer."""
+    env = os.environ.get("KOMPUTER_STATE")
+    if env:
+        return Path(env)
+    if os.geteuid() == 0:
+        return Path(DEFAULT_STATE_DIR)
+    return Path.home() / ".local/share/komputer"
+
+
+class StateError(Exception):
+    """The state directory cannot be used (missing, wrong schema, not a KState)."""
+
+
+class KState:
+    """One LMDB environment shared by every K process on the host.
+
+    Writes run as functions (`write(fn)`) so that a full map can grow and the whole operation
+    be retried; reads run in snapshot transactions (`read()`). LMDB's own lock file makes it
+    safe for the FUSE daemon, the SSH server and the CLI to open the same state at once.
+
+    Commits are not fsynced one by one (a killed process loses nothing: the pages are in the
+    kernel's cache); `sync()` makes everything committed so far durable against power loss,
+    and `durable=True` fsyncs every commit.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        map_size: int = 64 * MIB,
+        max_map_size: int = 64 * GIB,
+        durable: bool = False,
+        readonly: bool = False,
+    ) -> None:
+        self.path = Path(path)
+        if create:
+            self.path.mkdir(parents=True, exist_ok=True)
+        elif not (self.path / "data.mdb").exists():
+            raise StateError(f"{self.path}: no KState here (run `komputer init --state {self.path}`)")
+        self.max_map_size = max_map_size
+        self.readonly = readonly
+        data = self.path / "data.mdb"
+        size = max(map_size, data.stat().st_size if data.exists() else 0)
+        self._env = lmdb.open(
+            str(self.path),
+            map_size=min(_round_up(size), max_map_size),
+            max_dbs=len(DATABASES) + 4,
+            max_readers=1024,
+            sync=durable,
+            metasync=durable,
+            readonly=readonly,
+            lock=True,
+            readahead=False,
+            meminit=False,
+        )
+        self._cleared_readers = self._env.reader_check()
+        self._wlock = threading.RLock()
+        self._local = threading.local()
+        self._readers = 0
+        self._readers_cv = threading.Condition(threading.Lock())
+        self._dbs: dict[str, lmdb._Database] = {}
+        if readonly:
+            with self._env.begin() as t:
+                for name in DATABASES:
+                    self._dbs[name.decode()] = self._env.open_db(name, txn=t, create=False)
+        else:
+            with self._env.begin(write=True) as t:
+                for name in DATABASES:
+                    self._dbs[name.decode()] = self._env.open_db(name, txn=t)
+        self._check_schema(create)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def _check_schema(self, create: bool) -> None:
+        with self.read() as txn:
+            raw = txn.get("meta", b"schema")
+        if raw is None:
+            if not create:
+                raise StateError(f"{self.path}: not initialised (run `komputer init`)")
+            self.write(_initialise)
+            return
+        version = U64.unpack(raw)[0]
+        if version > SCHEMA_VERSION:
+            raise StateError(
+                f"{self.path}: schema version {version} is newer than this komputer "
+                f"understands ({SCHEMA_VERSION}); upgrade komputer"
+            )
+        if version < SCHEMA_VERSION:
+            self.write(_migrate)
+
+    @property
+    def stale_readers_cleared(self) -> int:
+        """How many reader slots of dead processes were freed when this state was opened."""
+        return self._cleared_readers
+
+    def close(self) -> None:
+        self._env.close()
+
+    def __enter__(self) -> KState:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def sync(self) -> None:
+        """Make every committed transaction durable on disk (fsync)."""
+        if not self.readonly:
+            self._env.sync(True)
+
+    @property
+    def fs_uuid(self) -> str:
+        with self.read() as txn:
+            raw = txn.get("meta", b"uuid")
+        return raw.decode() if raw else ""
+
+    @property
+    def map_size(self) -> int:
+        return self._env.info()["map_size"]
+
+    def used_bytes(self) -> int:
+        """Bytes of the map in use (last page number times page size)."""
+        info = self._env.info()
+        return (info["last_pgno"] + 1) * self._env.stat()["psize"]
+
+    # -- transactions ------------------------------------------------------------------------
+
+    @contextmanager
+    def read(self) -> Iterator[Txn]:
+        """A snapshot read transaction; it sees every write committed before it began."""
+        t = self._begin_read()
+        try:
+            yield Txn(t, self._dbs, False)
+        finally:
+            t.abort()
+            with self._readers_cv:
+                self._readers -= 1
+                self._readers_cv.notify_all()
+
+    def _begin_read(self) -> lmdb.Transaction:
+        """Begin a read, counted in `_readers` (resizing the map waits for them to end)."""
+        while True:
+            with self._readers_cv:
+                self._readers += 1
+            try:
+                return self._env.begin()
+            except lmdb.MapResizedError:
+                with self._readers_cv:
+                    self._readers -= 1
+                    self._readers_cv.notify_all()
+                self._adopt_new_size()
+            except BaseException:
+                with self._readers_cv:
+                    self._readers -= 1
+                    self._readers_cv.notify_all()
+                raise
+
+    def write(self, fn: Callable[[Txn], T]) -> T:
+        """Run `fn` in one write transaction and commit it; all of it happens or none of it.
+
+        `fn` may run more than once (after the map grows), so it must have no effects outside
+        the transaction. An `OSError` raised by `fn` aborts the transaction and propagates.
+        """
+        if self.readonly:
+            raise OSError(errno.EROFS, "read-only state")
+        if getattr(self._local, "in_write", False):
+            raise RuntimeError("nested KState.write in one thread")
+        with self._wlock:
+            self._local.in_write = True
+            try:
+                while True:
+                    try:
+                        with self._env.begin(write=True) as t:
+                            return fn(Txn(t, self._dbs, True))
+                    except lmdb.MapFullError:
+                        self._grow()
+                    except lmdb.MapResizedError:
+                        self._adopt_new_size()
+                    except lmdb.DiskError as e:
+                        raise OSError(errno.ENOSPC, f"{self.path}: {e}") from e
+            finally:
+                self._local.in_write = False
+
+    # -- map size ----------------------------------------------------------------------------
+
+    def _quiesce(self) -> None:
+        """Wait until no read transaction of this process is open (LMDB requires it to resize)."""
+        with self._readers_cv:
+            if not self._readers_cv.wait_for(lambda: self._readers == 0, timeout=10):
+                raise OSError(errno.EBUSY, "cannot resize the KState map while read transactions stay open")
+
+    def _grow(self) -> None:
+        current = self._env.info()["map_size"]
+        if current >= self.max_map_size:
+            raise OSError(errno.ENOSPC, f"No space left on device (KState map is at its ceiling of {current} bytes)")
+        self._quiesce()
+        self._env.set_mapsize(min(current * 2, self.max_map_size))
+
+    def _adopt_new_size(self) -> None:
+        self._quiesce()
+        self._env.set_mapsize(0)
+
+
+def _round_up(size: int) -> int:
+    return (size + MIB - 1) // MIB * MIB
+
+
+def _initialise(txn: Txn) -> None:
+    txn.put("meta", b"schema", U64.pack(SCHEMA_VERSION))
+    txn.put("meta", b"uuid", str(uuid.uuid4()).encode())
+
+
+def _migrate(txn: Txn) -> None:
+    version = U64.unpack(txn.get("meta", b"schema") or U64.pack(0))[0]
+    while version < SCHEMA_VERSION:
+        MIGRATIONS[version](txn)
+        version += 1
+    txn.put("meta", b"schema", U64.pack(version))

@@ -1,0 +1,160 @@
+"""Attribute changes (chmod, chown, truncate, utimes) and extended attributes."""
+
+from __future__ import annotations
+
+import errno
+import stat as st
+from typing import Final, Literal
+
+from kfs.journal import ChangeKind
+from kfs.kstate.schema import U64
+from kfs.vfs import data, records
+from kfs.vfs.cred import R_OK, W_OK, allowed, require, require_owner
+from kfs.vfs.errors import fs_error
+from kfs.vfs.inode import NAME_MAX, Inode
+from kfs.vfs.ops import Op
+
+NOW: Final = "now"
+Time = int | Literal["now"] | None
+
+XATTR_CREATE = 1
+XATTR_REPLACE = 2
+XATTR_SIZE_MAX = 65536
+_XATTR_NAMESPACES = (b"user.", b"trusted.", b"security.")
+
+
+def drop_privileges_on_write(op: Op, inode: Inode) -> None:
+    """A write or truncate by a non-root caller clears setuid, and setgid when group-executable."""
+    if op.cred.is_root or inode.is_dir:
+        return
+    if inode.mode & st.S_ISUID:
+        inode.mode &= ~st.S_ISUID
+    if inode.mode & st.S_ISGID and inode.mode & st.S_IXGRP:
+        inode.mode &= ~st.S_ISGID
+
+
+def setattr(
+    op: Op,
+    inode: Inode,
+    *,
+    mode: int | None = None,
+    uid: int | None = None,
+    gid: int | None = None,
+    size: int | None = None,
+    atime: Time = None,
+    mtime: Time = None,
+    path: str | None = None,
+    writable_handle: bool = False,
+) -> Inode:
+    """Apply the requested changes in one transaction; unspecified attributes stay as they are."""
+    cred = op.cred
+    where = path if path is not None else f"ino {inode.ino}"
+    if uid is not None or gid is not None:
+        new_uid = inode.uid if uid is None else uid
+        new_gid = inode.gid if gid is None else gid
+        if not cred.is_root:
+            if new_uid != inode.uid or cred.uid != inode.uid:
+                raise fs_error(errno.EPERM, path)
+            if new_gid != inode.gid and not cred.in_group(new_gid):
+                raise fs_error(errno.EPERM, path)
+        inode.uid, inode.gid = new_uid, new_gid
+        if not inode.is_dir:
+            inode.mode &= ~st.S_ISUID
+            if inode.mode & st.S_IXGRP:
+                inode.mode &= ~st.S_ISGID
+        inode.ctime = op.now
+        op.receipt("vfs.chown", where, uid=new_uid, gid=new_gid)
+    if mode is not None:
+        require_owner(cred, inode, path)
+        perm = st.S_IMODE(mode)
+        if not cred.is_root and not cred.in_group(inode.gid):
+            perm &= ~st.S_ISGID
+        inode.mode = inode.kind | perm
+        inode.ctime = op.now
+        op.receipt("vfs.chmod", where, mode=f"{perm:04o}")
+    if size is not None:
+        if inode.is_dir:
+            raise fs_error(errno.EISDIR, path)
+        if not inode.is_reg:
+            raise fs_error(errno.EINVAL, path)
+        if not writable_handle:
+            require(cred, inode, W_OK, path)
+        data.truncate(op.txn, inode, size, path)
+        drop_privileges_on_write(op, inode)
+        inode.mtime = inode.ctime = op.now
+        op.receipt("vfs.truncate", where, size)
+    if atime is not None or mtime is not None:
+        explicit = (atime is not None and atime != NOW) or (mtime is not None and mtime != NOW)
+        if explicit:
+            require_owner(cred, inode, path)
+        elif cred.uid != inode.uid and not cred.is_root and not allowed(cred, inode, W_OK):
+            raise fs_error(errno.EACCES, path)
+        if atime is not None:
+            inode.atime = op.now if atime == NOW else int(atime)
+        if mtime is not None:
+            inode.mtime = op.now if mtime == NOW else int(mtime)
+        inode.ctime = op.now
+        op.receipt("vfs.utime", where)
+    records.put_inode(op.txn, inode)
+    op.changed(ChangeKind.DATA if size is not None else ChangeKind.ATTR, inode.ino)
+    return inode
+
+
+def _xattr_key(inode: Inode, name: bytes) -> bytes:
+    return U64.pack(inode.ino) + name
+
+
+def _check_xattr(op: Op, inode: Inode, name: bytes, want: int, path: str | None) -> None:
+    if not name or len(name) > NAME_MAX:
+        raise fs_error(errno.ERANGE, path)
+    if not name.startswith(_XATTR_NAMESPACES):
+        raise fs_error(errno.EOPNOTSUPP, path)
+    if name.startswith(b"user."):
+        if not (inode.is_reg or inode.is_dir):
+            raise fs_error(errno.EPERM if want == W_OK else errno.ENODATA, path)
+        require(op.cred, inode, want, path)
+    elif not op.cred.is_root:
+        raise fs_error(errno.EPERM if want == W_OK else errno.ENODATA, path)
+
+
+def getxattr(op: Op, inode: Inode, name: bytes, path: str | None = None) -> bytes:
+    _check_xattr(op, inode, name, R_OK, path)
+    value = op.txn.get("xattrs", _xattr_key(inode, name))
+    if value is None:
+        raise fs_error(errno.ENODATA, path)
+    return value
+
+
+def listxattr(op: Op, inode: Inode) -> list[bytes]:
+    prefix = U64.pack(inode.ino)
+    names = [key[8:] for key, _ in op.txn.scan("xattrs", prefix)]
+    if op.cred.is_root:
+        return names
+    return [n for n in names if n.startswith(b"user.")]
+
+
+def setxattr(op: Op, inode: Inode, name: bytes, value: bytes, flags: int = 0, path: str | None = None) -> None:
+    _check_xattr(op, inode, name, W_OK, path)
+    if len(value) > XATTR_SIZE_MAX:
+        raise fs_error(errno.E2BIG, path)
+    key = _xattr_key(inode, name)
+    exists = op.txn.get("xattrs", key) is not None
+    if flags & XATTR_CREATE and exists:
+        raise fs_error(errno.EEXIST, path)
+    if flags & XATTR_REPLACE and not exists:
+        raise fs_error(errno.ENODATA, path)
+    op.txn.put("xattrs", key, value)
+    inode.ctime = op.now
+    records.put_inode(op.txn, inode)
+    op.receipt("vfs.setxattr", path or f"ino {inode.ino}", len(value), name=name.decode("utf-8", "replace"))
+    op.changed(ChangeKind.ATTR, inode.ino)
+
+
+def removexattr(op: Op, inode: Inode, name: bytes, path: str | None = None) -> None:
+    _check_xattr(op, inode, name, W_OK, path)
+    if not op.txn.delete("xattrs", _xattr_key(inode, name)):
+        raise fs_error(errno.ENODATA, path)
+    inode.ctime = op.now
+    records.put_inode(op.txn, inode)
+    op.receipt("vfs.removexattr", path or f"ino {inode.ino}", name=name.decode("utf-8", "replace"))
+    op.changed(ChangeKind.ATTR, inode.ino)

@@ -1,0 +1,90 @@
+"""Open files: who holds which inode open, so unlinked files live until their last close.
+
+Holders are recorded in KState (not only in memory) because another process may unlink a file
+this one holds open. A holder is a process (pid + start time); after a crash, `recover`
+frees the holders whose process is gone and reclaims the orphans nobody holds any more.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+
+from kfs.kstate import Txn
+from kfs.kstate.schema import U64, U64x2
+from kfs.vfs import records
+
+_HOLDER = struct.Struct(">QQ")  # pid, process start time (clock ticks since boot)
+
+
+def process_start_time(pid: int) -> int | None:
+    """Start time of `pid` from /proc, or None when no such process runs (pid reuse safe)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    return int(raw[raw.rindex(b")") + 2 :].split()[19])
+
+
+def register_holder(txn: Txn) -> int:
+    holder = txn.incr(b"next_holder")
+    pid = os.getpid()
+    txn.put("holders", U64.pack(holder), _HOLDER.pack(pid, process_start_time(pid) or 0))
+    return holder
+
+
+def add_open(txn: Txn, ino: int, holder: int) -> None:
+    key = U64x2.pack(ino, holder)
+    raw = txn.get("opens", key)
+    txn.put("opens", key, U64.pack((U64.unpack(raw)[0] if raw else 0) + 1))
+
+
+def remove_open(txn: Txn, ino: int, holder: int) -> bool:
+    """Drop one open of `ino` by `holder`; returns whether anyone still holds it open."""
+    key = U64x2.pack(ino, holder)
+    raw = txn.get("opens", key)
+    count = (U64.unpack(raw)[0] if raw else 1) - 1
+    if count > 0:
+        txn.put("opens", key, U64.pack(count))
+    else:
+        txn.delete("opens", key)
+    return any(True for _ in txn.scan("opens", U64.pack(ino)))
+
+
+def reclaim_if_orphan(txn: Txn, ino: int) -> bool:
+    """Free an unlinked inode once no handle holds it; returns whether it was freed."""
+    if txn.get("orphans", U64.pack(ino)) is None:
+        return False
+    if any(True for _ in txn.scan("opens", U64.pack(ino))):
+        return False
+    inode = records.find_inode(txn, ino)
+    if inode is not None:
+        records.drop_inode(txn, inode)
+    txn.delete("orphans", U64.pack(ino))
+    return True
+
+
+def needs_recovery(txn: Txn) -> bool:
+    return txn.last("holders") is not None or txn.last("orphans") is not None
+
+
+def recover(txn: Txn) -> tuple[int, int]:
+    """Forget holders whose process died, then reclaim orphans nobody holds.
+
+    Returns (holders dropped, orphans reclaimed).
+    """
+    dead: set[int] = set()
+    for key, value in list(txn.scan("holders")):
+        pid, start = _HOLDER.unpack(value)
+        if process_start_time(pid) != start:
+            dead.add(U64.unpack(key)[0])
+            txn.delete("holders", key)
+    if dead:
+        for key in txn.scan_keys("opens"):
+            if U64x2.unpack(key)[1] in dead:
+                txn.delete("opens", key)
+    reclaimed = 0
+    for key in txn.scan_keys("orphans"):
+        reclaimed += reclaim_if_orphan(txn, U64.unpack(key)[0])
+    return len(dead), reclaimed

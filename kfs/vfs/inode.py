@@ -1,0 +1,74 @@
+"""The inode record: POSIX attributes packed into one LMDB value."""
+
+from __future__ import annotations
+
+import stat as st
+import struct
+from dataclasses import dataclass
+
+_PACK = struct.Struct(">IIIIQqqqqQQ")
+
+ROOT_INO = 1
+CHUNK_SIZE = 64 * 1024
+NAME_MAX = 255
+PATH_MAX = 4096
+SYMLOOP_MAX = 40
+
+
+@dataclass(slots=True)
+class Inode:
+    """Attributes of one file; `size` is the byte length, times are nanoseconds since the epoch.
+
+    Inode numbers are never reused (they come from a monotonic counter), so `generation`
+    stays 1 until a future scheme recycles numbers.
+    """
+
+    ino: int
+    mode: int
+    uid: int
+    gid: int
+    nlink: int
+    size: int
+    atime: int
+    mtime: int
+    ctime: int
+    btime: int
+    generation: int = 1
+    rdev: int = 0
+
+    def pack(self) -> bytes:
+        return _PACK.pack(
+            self.mode, self.uid, self.gid, self.nlink, self.size, self.atime, self.mtime,
+            self.ctime, self.btime, self.generation, self.rdev,
+        )
+
+    @classmethod
+    def unpack(cls, ino: int, raw: bytes) -> Inode:
+        return cls(ino, *_PACK.unpack(raw))
+
+    @property
+    def is_dir(self) -> bool:
+        return st.S_ISDIR(self.mode)
+
+    @property
+    def is_reg(self) -> bool:
+        return st.S_ISREG(self.mode)
+
+    @property
+    def is_lnk(self) -> bool:
+        return st.S_ISLNK(self.mode)
+
+    @property
+    def kind(self) -> int:
+        """The file type bits (S_IFMT part) of the mode."""
+        return st.S_IFMT(self.mode)
+
+    @property
+    def perm(self) -> int:
+        """The permission bits including setuid, setgid and sticky."""
+        return st.S_IMODE(self.mode)
+
+    @property
+    def blocks(self) -> int:
+        """512-byte blocks as st_blocks counts them, allocating in 4 KiB pages (holes count too)."""
+        return (self.size + 4095) // 4096 * 8

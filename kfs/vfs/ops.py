@@ -1,0 +1,26 @@
+"""The operation context every mutation carries: who, on whose behalf, and when."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kfs.journal import ChangeKind, append_change, append_receipt
+from kfs.kstate import Txn
+from kfs.vfs.cred import Cred
+
+
+@dataclass(slots=True)
+class Op:
+    """One user-visible operation: one transaction, one clock reading, its receipts."""
+
+    txn: Txn
+    cred: Cred
+    by: str
+    origin: int
+    now: int
+
+    def receipt(self, op: str, path: str, nbytes: int | None = None, **extra: object) -> None:
+        append_receipt(self.txn, op, self.by, path=path, nbytes=nbytes, **extra)
+
+    def changed(self, kind: ChangeKind, ino: int, parent: int = 0, name: bytes = b"") -> None:
+        append_change(self.txn, self.origin, kind, ino, parent, name)

@@ -1,0 +1,532 @@
+"""The path-level face of the VFS, in the seed's Node-like shape, for the shell and the CLI.
+
+Paths resolve physically (symlinks followed, ".." taken from the directory actually reached),
+from the root of the VFS: nothing resolves outside it. Every call is one transaction.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as st
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+import native
+from kfs.journal import ChangeKind
+from kfs.kstate import Txn
+from kfs.vfs import attrs, data, namespace, records
+from kfs.vfs.attrs import Time
+from kfs.vfs.cred import R_OK, ROOT, W_OK, X_OK, Cred, allowed, require
+from kfs.vfs.errors import fs_error
+from kfs.vfs.inode import PATH_MAX, ROOT_INO, SYMLOOP_MAX, Inode
+from kfs.vfs.ops import Op
+from kfs.vfs.vfs import VFS, FileHandle, StatFS
+
+PathLike = str | bytes
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class Resolved:
+    """Where a path led: the directory holding the last entry, its name, and the inode.
+
+    `inode` is None when only the last component is missing (a name one may create).
+    `parent` is None for the root or when the path ends in "..".
+    """
+
+    parent: Inode | None
+    name: bytes
+    inode: Inode | None
+    dir_only: bool = False  # a missing last component that may only become a directory
+
+
+def _fs(path: PathLike) -> bytes:
+    return path if isinstance(path, bytes) else os.fsencode(path)
+
+
+def _show(path: PathLike) -> str:
+    return path if isinstance(path, str) else os.fsdecode(path)
+
+
+def _last_component(raw: bytes) -> bytes:
+    stripped = raw.rstrip(b"/")
+    return stripped.rsplit(b"/", 1)[-1] if stripped else b"/"
+
+
+class PathFS:
+    """Path operations for one caller (`cred`) with a working directory and a home.
+
+    `umask` applies to the modes of files and directories this face creates.
+    """
+
+    def __init__(
+        self,
+        vfs: VFS,
+        *,
+        cred: Cred = ROOT,
+        cwd: PathLike = "/",
+        home: PathLike = "/",
+        umask: int = 0o022,
+    ) -> None:
+        self.vfs = vfs
+        self.cred = cred
+        self.home = native.normalize(_fs(home))
+        self.cwd = native.normalize(_fs(cwd), b"/", self.home)
+        self.umask = umask
+
+    # -- resolution --------------------------------------------------------------------------
+
+    def abspath(self, path: PathLike) -> str:
+        """The lexical absolute form of `path` (what receipts record)."""
+        return os.fsdecode(native.normalize(_fs(path), self.cwd, self.home))
+
+    def resolve(self, txn: Txn, path: PathLike, *, follow: bool = True, entry: bool = False) -> Resolved:
+        """Resolve inside a caller's transaction, for operations composed of several steps.
+
+        `follow` says whether a symlink in the last place is followed (a trailing slash forces
+        it, as Linux does for stat). `entry=True` is for calls that act on the directory entry
+        itself (unlink, rmdir, rename, mkdir): the last component is never followed and the
+        caller judges a trailing slash.
+        """
+        raw = _fs(path)
+        if not raw:
+            raise fs_error(errno.ENOENT, path)
+        if len(raw) >= PATH_MAX:
+            raise fs_error(errno.ENAMETOOLONG, path)
+        if raw == b"~" or raw.startswith(b"~/"):
+            raw = self.home + raw[1:]
+        comps = native.split(raw) if raw.startswith(b"/") else native.split(self.cwd) + native.split(raw)
+        must_dir = raw.endswith(b"/") or _last_component(raw) in (b".", b"..")
+        if entry:
+            follow = must_dir = False
+        root = records.get_inode(txn, ROOT_INO, path)
+        stack = [root]
+        pending = comps[::-1]
+        parent: Inode | None = None
+        name = b""
+        hops = 0
+        cred = self.cred
+        while pending:
+            comp = pending.pop()
+            cur = stack[-1]
+            if not cur.is_dir:
+                raise fs_error(errno.ENOTDIR, path)
+            if cred.uid != 0:
+                require(cred, cur, X_OK, path)
+            if comp == b"..":
+                if len(stack) > 1:
+                    stack.pop()
+                parent, name = None, b".."
+                continue
+            if len(comp) > 255:
+                raise fs_error(errno.ENAMETOOLONG, path)
+            ino = records.lookup_entry(txn, cur.ino, comp)
+            if ino is None:
+                if pending:
+                    raise fs_error(errno.ENOENT, path)
+                return Resolved(cur, comp, None, must_dir)
+            child = records.get_inode(txn, ino, path)
+            if child.is_lnk and (pending or follow or must_dir):
+                hops += 1
+                if hops > SYMLOOP_MAX:
+                    raise fs_error(errno.ELOOP, path)
+                target = records.read_symlink(txn, ino)
+                if not pending and (target.endswith(b"/") or _last_component(target) in (b".", b"..")):
+                    must_dir = True
+                if target.startswith(b"/"):
+                    stack = [root]
+                    parent, name = None, b"/"
+                pending.extend(native.split(target)[::-1])
+                continue
+            stack.append(child)
+            parent, name = cur, comp
+        inode = stack[-1]
+        if must_dir and not inode.is_dir:
+            raise fs_error(errno.ENOTDIR, path)
+        if len(stack) == 1:
+            return Resolved(None, b"/", inode)
+        return Resolved(parent, name, inode)
+
+    def _existing(self, txn: Txn, path: PathLike, *, follow: bool = True) -> Inode:
+        found = self.resolve(txn, path, follow=follow).inode
+        if found is None:
+            raise fs_error(errno.ENOENT, path)
+        return found
+
+    def _entry(self, txn: Txn, path: PathLike) -> tuple[Inode, bytes]:
+        """The parent directory and name of the last component, for unlink/rmdir/rename."""
+        raw = _fs(path)
+        last = _last_component(raw)
+        if last in (b".", b".."):
+            raise fs_error(errno.EINVAL if last == b"." else errno.ENOTEMPTY, path)
+        found = self.resolve(txn, path, entry=True)
+        if found.parent is None:
+            raise fs_error(errno.EBUSY, path)
+        if found.inode is None:
+            raise fs_error(errno.ENOENT, path)
+        if raw.endswith(b"/") and not found.inode.is_dir:
+            raise fs_error(errno.ENOTDIR, path)
+        return found.parent, found.name
+
+    def _new_entry(self, txn: Txn, path: PathLike) -> tuple[Inode, bytes]:
+        """The parent directory and name for a file about to be created; EEXIST if present."""
+        found = self.resolve(txn, path, entry=True)
+        if found.inode is not None or found.parent is None:
+            raise fs_error(errno.EEXIST, path)
+        return found.parent, found.name
+
+    def _run(self, fn: Callable[[Op], T], path: PathLike) -> T:
+        """One operation; an error raised without a path (ENOSPC from the map) gets `path`."""
+        try:
+            return self.vfs.run(self.cred, fn)
+        except OSError as e:
+            if e.filename is None and e.errno:
+                raise fs_error(e.errno, path) from e
+            raise
+
+    # -- queries -----------------------------------------------------------------------------
+
+    def stat(self, path: PathLike) -> Inode:
+        with self.vfs.state.read() as txn:
+            return self._existing(txn, path)
+
+    def lstat(self, path: PathLike) -> Inode:
+        with self.vfs.state.read() as txn:
+            return self._existing(txn, path, follow=False)
+
+    def exists(self, path: PathLike) -> bool:
+        try:
+            self.stat(path)
+        except OSError:
+            return False
+        return True
+
+    def access(self, path: PathLike, mode: int) -> bool:
+        """Whether the caller may access `path` for `mode` (R_OK/W_OK/X_OK; 0 tests existence)."""
+        try:
+            inode = self.stat(path)
+        except OSError:
+            return False
+        return allowed(self.cred, inode, mode) if mode else True
+
+    def read_file(self, path: PathLike) -> bytes:
+        with self.vfs.state.read() as txn:
+            inode = self._existing(txn, path)
+            if inode.is_dir:
+                raise fs_error(errno.EISDIR, path)
+            require(self.cred, inode, R_OK, path)
+            return data.read(txn, inode, 0, inode.size)
+
+    def readlink(self, path: PathLike) -> str:
+        with self.vfs.state.read() as txn:
+            inode = self._existing(txn, path, follow=False)
+            if not inode.is_lnk:
+                raise fs_error(errno.EINVAL, path)
+            return os.fsdecode(records.read_symlink(txn, inode.ino))
+
+    def realpath(self, path: PathLike, *, strict: bool = True) -> str:
+        """The physical absolute path; with strict=False the last component may be missing."""
+        with self.vfs.state.read() as txn:
+            found = self.resolve(txn, path)
+            if found.inode is None:
+                if strict or found.parent is None:
+                    raise fs_error(errno.ENOENT, path)
+                base = records.dir_path(txn, found.parent.ino)
+                return os.fsdecode(base.rstrip(b"/") + b"/" + found.name)
+            if found.inode.is_dir:
+                return os.fsdecode(records.dir_path(txn, found.inode.ino))
+            assert found.parent is not None
+            return os.fsdecode(records.dir_path(txn, found.parent.ino).rstrip(b"/") + b"/" + found.name)
+
+    def scandir(self, path: PathLike = ".") -> list[tuple[str, Inode]]:
+        """Entries of a directory with their attributes (lstat), in creation order."""
+        with self.vfs.state.read() as txn:
+            inode = self._existing(txn, path)
+            if not inode.is_dir:
+                raise fs_error(errno.ENOTDIR, path)
+            require(self.cred, inode, R_OK, path)
+            return [
+                (os.fsdecode(name), records.get_inode(txn, child))
+                for name, child, _, _ in records.list_entries(txn, inode.ino)
+            ]
+
+    def readdir(self, path: PathLike = ".") -> list[str]:
+        return sorted(name for name, _ in self.scandir(path))
+
+    def walk(self, path: PathLike = ".") -> Iterator[tuple[str, list[str], list[str]]]:
+        """os.walk's shape, top-down, not following symlinks to directories."""
+        top = _show(path).rstrip("/") or "/"
+        entries = self.scandir(top)
+        dirs = sorted(n for n, i in entries if i.is_dir)
+        files = sorted(n for n, i in entries if not i.is_dir)
+        yield top, dirs, files
+        for name in dirs:
+            yield from self.walk(top + "/" + name if top != "/" else "/" + name)
+
+    def statfs(self) -> StatFS:
+        return self.vfs.statfs()
+
+    # -- creation and contents ---------------------------------------------------------------
+
+    def write_file(self, path: PathLike, content: bytes | str, *, mode: int = 0o666) -> int:
+        """Create or replace the contents of a file (following symlinks); one transaction."""
+        return self._put(path, content, mode, append=False)
+
+    def append_file(self, path: PathLike, content: bytes | str, *, mode: int = 0o666) -> int:
+        return self._put(path, content, mode, append=True)
+
+    def _put(self, path: PathLike, content: bytes | str, mode: int, append: bool) -> int:
+        payload = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else bytes(content)
+        shown = self.abspath(path)
+
+        def body(op: Op) -> int:
+            found = self.resolve(op.txn, path)
+            inode = found.inode
+            if inode is None:
+                if found.parent is None or found.dir_only:
+                    raise fs_error(errno.EISDIR, path)
+                inode = namespace.make_node(
+                    op, found.parent, found.name, st.S_IFREG | (mode & ~self.umask & 0o7777), path=shown
+                )
+            elif inode.is_dir:
+                raise fs_error(errno.EISDIR, path)
+            elif not inode.is_reg:
+                raise fs_error(errno.EOPNOTSUPP, path)
+            else:
+                require(op.cred, inode, W_OK, path)
+            if not append and inode.size:
+                data.truncate(op.txn, inode, 0, path)
+            at = inode.size if append else 0
+            data.write(op.txn, inode, at, payload, path)
+            attrs.drop_privileges_on_write(op, inode)
+            inode.mtime = inode.ctime = op.now
+            records.put_inode(op.txn, inode)
+            op.receipt("vfs.append" if append else "vfs.write", shown, len(payload))
+            op.changed(ChangeKind.DATA, inode.ino)
+            return len(payload)
+
+        return self._run(body, path)
+
+    def open(self, path: PathLike, flags: int = os.O_RDONLY, mode: int = 0o666) -> FileHandle:
+        """Open with os.open's flags (O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_NOFOLLOW, O_DIRECTORY)."""
+        shown = self.abspath(path)
+        exclusive = flags & os.O_CREAT and flags & os.O_EXCL
+        follow = not (flags & os.O_NOFOLLOW or exclusive)
+
+        def body(op: Op) -> FileHandle:
+            found = self.resolve(op.txn, path, follow=follow)
+            inode = found.inode
+            if inode is None:
+                if not flags & os.O_CREAT:
+                    raise fs_error(errno.ENOENT, path)
+                if found.parent is None or found.dir_only:
+                    raise fs_error(errno.EISDIR, path)
+                inode = namespace.make_node(
+                    op, found.parent, found.name, st.S_IFREG | (mode & ~self.umask & 0o7777), path=shown
+                )
+                return self.vfs.open_in(op, inode, flags & ~os.O_TRUNC, shown, created=True)
+            if exclusive:
+                raise fs_error(errno.EEXIST, path)
+            if inode.is_lnk:
+                raise fs_error(errno.ELOOP, path)
+            if flags & os.O_DIRECTORY and not inode.is_dir:
+                raise fs_error(errno.ENOTDIR, path)
+            return self.vfs.open_in(op, inode, flags, shown)
+
+        return self._run(body, path)
+
+    def mkdir(self, path: PathLike, mode: int = 0o777, *, parents: bool = False) -> None:
+        """Create a directory; with parents=True create missing ancestors and accept an existing one."""
+        shown = self.abspath(path)
+
+        def body(op: Op) -> None:
+            if not parents:
+                parent, name = self._new_entry(op.txn, path)
+                namespace.make_node(op, parent, name, st.S_IFDIR | (mode & ~self.umask & 0o7777), path=shown)
+                return
+            self.mkdirs_in(op, path, mode)
+
+        self._run(body, path)
+
+    def mkdirs_in(self, op: Op, path: PathLike, mode: int = 0o777) -> Inode:
+        """`mkdir -p` inside a caller's operation; returns the (possibly existing) directory."""
+        raw = _fs(path)
+        prefix = b"/" if raw.startswith(b"/") else b""
+        for i, comp in enumerate(parts := native.split(raw)):
+            sub = prefix + b"/".join(parts[: i + 1])
+            found = self.resolve(op.txn, sub)
+            if found.inode is not None:
+                if not found.inode.is_dir:
+                    raise fs_error(errno.ENOTDIR if i < len(parts) - 1 else errno.EEXIST, os.fsdecode(sub))
+                continue
+            assert found.parent is not None
+            # intermediate directories get u+wx, as `mkdir -p` gives them
+            bits = mode if i == len(parts) - 1 else 0o777
+            perm = bits & ~self.umask & 0o7777
+            if i < len(parts) - 1:
+                perm |= 0o300
+            namespace.make_node(op, found.parent, found.name, st.S_IFDIR | perm, path=self.abspath(sub))
+
+        return self._existing(op.txn, path)
+
+    def mknod(self, path: PathLike, mode: int, rdev: int = 0) -> None:
+        shown = self.abspath(path)
+
+        def body(op: Op) -> None:
+            parent, name = self._new_entry(op.txn, path)
+            kind = st.S_IFMT(mode) or st.S_IFREG
+            namespace.make_node(op, parent, name, kind | (mode & ~self.umask & 0o7777), rdev=rdev, path=shown)
+
+        self._run(body, path)
+
+    def symlink(self, target: PathLike, path: PathLike) -> None:
+        """Create `path` as a symbolic link to `target` (stored verbatim, resolved on use)."""
+        raw_target = _fs(target)
+        if not raw_target:
+            raise fs_error(errno.ENOENT, target)
+        if len(raw_target) >= PATH_MAX:
+            raise fs_error(errno.ENAMETOOLONG, target)
+        shown = self.abspath(path)
+
+        def body(op: Op) -> None:
+            parent, name = self._new_entry(op.txn, path)
+            namespace.make_node(op, parent, name, st.S_IFLNK | 0o777, target=raw_target, path=shown)
+
+        self._run(body, path)
+
+    def link(self, existing: PathLike, new: PathLike) -> None:
+        """Hard link; like link(2) on Linux, a symlink operand is linked itself, not followed."""
+        shown = self.abspath(new)
+
+        def body(op: Op) -> None:
+            inode = self._existing(op.txn, existing, follow=False)
+            parent, name = self._new_entry(op.txn, new)
+            namespace.link(op, inode, parent, name, path=shown)
+
+        self._run(body, new)
+
+    def unlink(self, path: PathLike) -> None:
+        shown = self.abspath(path)
+
+        def body(op: Op) -> None:
+            if _last_component(_fs(path)) in (b".", b".."):
+                raise fs_error(errno.EISDIR, path)
+            parent, name = self._entry(op.txn, path)
+            namespace.unlink(op, parent, name, path=shown)
+
+        self._run(body, path)
+
+    def rmdir(self, path: PathLike) -> None:
+        shown = self.abspath(path)
+
+        def body(op: Op) -> None:
+            parent, name = self._entry(op.txn, path)
+            namespace.rmdir(op, parent, name, path=shown)
+
+        self._run(body, path)
+
+    def rm(self, path: PathLike, *, recursive: bool = False, force: bool = False) -> None:
+        """Remove a file, or with recursive=True a whole tree, in one transaction.
+
+        With force=True a missing path is not an error. Without recursive, a directory is
+        refused with EISDIR, as `rm` refuses it.
+        """
+        shown = self.abspath(path)
+
+        def body(op: Op) -> None:
+            found = self.resolve(op.txn, path, entry=True)
+            if found.inode is None:
+                if force:
+                    return
+                raise fs_error(errno.ENOENT, path)
+            if found.parent is None:
+                raise fs_error(errno.EBUSY, path)
+            if not found.inode.is_dir:
+                namespace.unlink(op, found.parent, found.name, path=shown)
+            elif not recursive:
+                raise fs_error(errno.EISDIR, path)
+            else:
+                self._remove_tree(op, found.parent, found.name, found.inode, shown)
+
+        self._run(body, path)
+
+    def _remove_tree(self, op: Op, parent: Inode, name: bytes, inode: Inode, shown: str) -> None:
+        require(op.cred, inode, W_OK | X_OK, shown)
+        for child_name, child_ino, kind, _ in records.list_entries(op.txn, inode.ino):
+            child_path = shown.rstrip("/") + "/" + os.fsdecode(child_name)
+            current = records.get_inode(op.txn, inode.ino)
+            if kind == st.S_IFDIR:
+                child = records.get_inode(op.txn, child_ino)
+                self._remove_tree(op, current, child_name, child, child_path)
+            else:
+                namespace.unlink(op, current, child_name, path=child_path)
+        namespace.rmdir(op, records.get_inode(op.txn, parent.ino), name, path=shown)
+
+    def rename(self, src: PathLike, dst: PathLike, flags: int = 0) -> None:
+        """rename(2) with renameat2's RENAME_NOREPLACE and RENAME_EXCHANGE flags."""
+        src_shown, dst_shown = self.abspath(src), self.abspath(dst)
+
+        def body(op: Op) -> None:
+            for operand in (src, dst):
+                if _last_component(_fs(operand)) in (b".", b".."):
+                    raise fs_error(errno.EBUSY, operand)
+            src_parent, src_name = self._entry(op.txn, src)
+            src_inode = records.get_inode(op.txn, records.lookup_entry(op.txn, src_parent.ino, src_name) or 0, src)
+            if _fs(src).endswith(b"/") and not src_inode.is_dir:
+                raise fs_error(errno.ENOTDIR, src)
+            found = self.resolve(op.txn, dst, entry=True)
+            if found.parent is None:
+                raise fs_error(errno.EBUSY if found.inode is not None else errno.ENOENT, dst)
+            if found.inode is None and _fs(dst).endswith(b"/") and not src_inode.is_dir:
+                raise fs_error(errno.ENOTDIR, dst)
+            parent = records.get_inode(op.txn, found.parent.ino)
+            namespace.rename(
+                op, records.get_inode(op.txn, src_parent.ino), src_name, parent, found.name, flags,
+                src_path=src_shown, dst_path=dst_shown,
+            )
+
+        self._run(body, src)
+
+    # -- attributes --------------------------------------------------------------------------
+
+    def _set(self, path: PathLike, follow: bool, **changes: object) -> Inode:
+        shown = self.abspath(path)
+        return self._run(
+            lambda op: attrs.setattr(op, self._existing(op.txn, path, follow=follow), path=shown, **changes),  # type: ignore[arg-type]
+            path,
+        )
+
+    def chmod(self, path: PathLike, mode: int, *, follow: bool = True) -> Inode:
+        if not follow:
+            raise fs_error(errno.EOPNOTSUPP, path)  # Linux has no lchmod either
+        return self._set(path, True, mode=mode)
+
+    def chown(self, path: PathLike, uid: int | None = None, gid: int | None = None, *, follow: bool = True) -> Inode:
+        return self._set(path, follow, uid=uid, gid=gid)
+
+    def utime(self, path: PathLike, atime: Time = attrs.NOW, mtime: Time = attrs.NOW, *, follow: bool = True) -> Inode:
+        """Set access and modification times in ns; attrs.NOW for the current time, None to keep."""
+        return self._set(path, follow, atime=atime, mtime=mtime)
+
+    def truncate(self, path: PathLike, size: int) -> Inode:
+        return self._set(path, True, size=size)
+
+    def getxattr(self, path: PathLike, name: bytes, *, follow: bool = True) -> bytes:
+        with self.vfs.state.read() as txn:
+            inode = self._existing(txn, path, follow=follow)
+            return attrs.getxattr(Op(txn, self.cred, self.vfs.by, self.vfs.origin, 0), inode, name, _show(path))
+
+    def listxattr(self, path: PathLike, *, follow: bool = True) -> list[bytes]:
+        with self.vfs.state.read() as txn:
+            inode = self._existing(txn, path, follow=follow)
+            return attrs.listxattr(Op(txn, self.cred, self.vfs.by, self.vfs.origin, 0), inode)
+
+    def setxattr(self, path: PathLike, name: bytes, value: bytes, flags: int = 0, *, follow: bool = True) -> None:
+        shown = self.abspath(path)
+        self._run(lambda op: attrs.setxattr(op, self._existing(op.txn, path, follow=follow), name, value, flags, shown), path)
+
+    def removexattr(self, path: PathLike, name: bytes, *, follow: bool = True) -> None:
+        shown = self.abspath(path)
+        self._run(lambda op: attrs.removexattr(op, self._existing(op.txn, path, follow=follow), name, shown), path)

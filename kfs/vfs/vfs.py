@@ -1,0 +1,342 @@
+"""The inode-level face of the VFS: what the FUSE layer calls, one transaction per call."""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat as st
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from kfs.journal import ChangeKind
+from kfs.kstate import KState, Txn
+from kfs.vfs import attrs, data, handles, namespace, records
+from kfs.vfs.attrs import Time
+from kfs.vfs.cred import R_OK, ROOT, W_OK, X_OK, Cred, allowed, require
+from kfs.vfs.data import MAX_BYTES, DATA_BYTES
+from kfs.vfs.errors import fs_error
+from kfs.vfs.inode import NAME_MAX, ROOT_INO, Inode
+from kfs.vfs.ops import Op
+
+T = TypeVar("T")
+BLOCK_SIZE = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class StatFS:
+    block_size: int
+    blocks: int
+    blocks_free: int
+    files: int
+    files_free: int
+    name_max: int = NAME_MAX
+
+
+def _make_root(txn: Txn) -> None:
+    if records.find_inode(txn, ROOT_INO) is None:
+        now = time.time_ns()
+        records.put_inode(txn, Inode(ROOT_INO, st.S_IFDIR | 0o755, 0, 0, 2, 0, now, now, now, now))
+        if txn.counter(b"next_ino") < ROOT_INO:
+            txn.incr(b"next_ino", ROOT_INO - txn.counter(b"next_ino"))
+
+
+class VFS:
+    """POSIX semantics over one KState, addressed by inode number.
+
+    `by` is the provenance written into every receipt (e.g. "fuse", "ssh:agent");
+    `origin` tags change-feed rows so a follower can skip what its own process wrote.
+    """
+
+    def __init__(self, state: KState, *, by: str = "vfs") -> None:
+        self.state = state
+        self.by = by
+        self.origin = secrets.randbits(63)
+        self._holder: int | None = None
+        with state.read() as txn:
+            fresh = records.find_inode(txn, ROOT_INO) is None
+            dirty = handles.needs_recovery(txn)
+        if fresh and not state.readonly:
+            state.write(_make_root)
+        if dirty and not state.readonly:
+            state.write(handles.recover)
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def run(self, cred: Cred, fn: Callable[[Op], T]) -> T:
+        """Run a mutation as one write transaction with a fresh operation context."""
+        return self.state.write(lambda txn: fn(Op(txn, cred, self.by, self.origin, time.time_ns())))
+
+    def _holder_id(self, txn: Txn) -> int:
+        if self._holder is None or self._holder_pid != os.getpid():
+            self._holder = handles.register_holder(txn)
+            self._holder_pid = os.getpid()
+        return self._holder
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def getattr(self, ino: int) -> Inode:
+        with self.state.read() as txn:
+            return records.get_inode(txn, ino)
+
+    def lookup(self, parent: int, name: bytes, cred: Cred = ROOT) -> Inode:
+        with self.state.read() as txn:
+            dir_ = records.get_inode(txn, parent)
+            if not dir_.is_dir:
+                raise fs_error(errno.ENOTDIR)
+            require(cred, dir_, X_OK)
+            if name == b".":
+                return dir_
+            if name == b"..":
+                return records.get_inode(txn, records.dir_parent(txn, parent)[0])
+            ino = records.lookup_entry(txn, parent, name)
+            if ino is None:
+                raise fs_error(errno.ENOENT)
+            return records.get_inode(txn, ino)
+
+    def readlink(self, ino: int) -> bytes:
+        with self.state.read() as txn:
+            inode = records.get_inode(txn, ino)
+            if not inode.is_lnk:
+                raise fs_error(errno.EINVAL)
+            return records.read_symlink(txn, ino)
+
+    def readdir(self, ino: int, after: int = 0, cred: Cred = ROOT) -> list[tuple[bytes, Inode, int]]:
+        """(name, attributes, cookie) after cookie `after`; cookies stay valid across changes."""
+        with self.state.read() as txn:
+            dir_ = records.get_inode(txn, ino)
+            if not dir_.is_dir:
+                raise fs_error(errno.ENOTDIR)
+            require(cred, dir_, R_OK)
+            return [
+                (name, records.get_inode(txn, child), cookie)
+                for name, child, _, cookie in records.list_entries(txn, ino, after)
+            ]
+
+    def access(self, ino: int, mode: int, cred: Cred) -> None:
+        inode = self.getattr(ino)
+        if mode and not allowed(cred, inode, mode & (R_OK | W_OK | X_OK)):
+            raise fs_error(errno.EACCES)
+
+    def statfs(self) -> StatFS:
+        with self.state.read() as txn:
+            used = txn.counter(DATA_BYTES)
+            limit = txn.counter(MAX_BYTES) or self.state.max_map_size
+            files = txn.stat("inodes")["entries"]
+        total = max(limit // BLOCK_SIZE, 1)
+        free = max((limit - used) // BLOCK_SIZE, 0)
+        return StatFS(BLOCK_SIZE, total, free, files, max(2**32 - files, 0))
+
+    def getxattr(self, ino: int, name: bytes, cred: Cred = ROOT) -> bytes:
+        with self.state.read() as txn:
+            return attrs.getxattr(Op(txn, cred, self.by, self.origin, 0), records.get_inode(txn, ino), name)
+
+    def listxattr(self, ino: int, cred: Cred = ROOT) -> list[bytes]:
+        with self.state.read() as txn:
+            return attrs.listxattr(Op(txn, cred, self.by, self.origin, 0), records.get_inode(txn, ino))
+
+    # -- namespace ---------------------------------------------------------------------------
+
+    def mknod(self, parent: int, name: bytes, mode: int, rdev: int = 0, cred: Cred = ROOT) -> Inode:
+        return self.run(cred, lambda op: namespace.make_node(op, records.get_inode(op.txn, parent), name, mode, rdev=rdev))
+
+    def mkdir(self, parent: int, name: bytes, mode: int, cred: Cred = ROOT) -> Inode:
+        return self.mknod(parent, name, st.S_IFDIR | st.S_IMODE(mode), 0, cred)
+
+    def symlink(self, parent: int, name: bytes, target: bytes, cred: Cred = ROOT) -> Inode:
+        if not target:
+            raise fs_error(errno.ENOENT)
+        return self.run(
+            cred, lambda op: namespace.make_node(op, records.get_inode(op.txn, parent), name, st.S_IFLNK | 0o777, target=target)
+        )
+
+    def link(self, ino: int, new_parent: int, new_name: bytes, cred: Cred = ROOT) -> Inode:
+        return self.run(
+            cred,
+            lambda op: namespace.link(
+                op, records.get_inode(op.txn, ino), records.get_inode(op.txn, new_parent), new_name
+            ),
+        )
+
+    def unlink(self, parent: int, name: bytes, cred: Cred = ROOT) -> None:
+        self.run(cred, lambda op: namespace.unlink(op, records.get_inode(op.txn, parent), name))
+
+    def rmdir(self, parent: int, name: bytes, cred: Cred = ROOT) -> None:
+        self.run(cred, lambda op: namespace.rmdir(op, records.get_inode(op.txn, parent), name))
+
+    def rename(
+        self, old_parent: int, old_name: bytes, new_parent: int, new_name: bytes, flags: int = 0, cred: Cred = ROOT
+    ) -> None:
+        self.run(
+            cred,
+            lambda op: namespace.rename(
+                op,
+                records.get_inode(op.txn, old_parent),
+                old_name,
+                records.get_inode(op.txn, new_parent),
+                new_name,
+                flags,
+            ),
+        )
+
+    # -- attributes --------------------------------------------------------------------------
+
+    def setattr(
+        self,
+        ino: int,
+        cred: Cred = ROOT,
+        *,
+        mode: int | None = None,
+        uid: int | None = None,
+        gid: int | None = None,
+        size: int | None = None,
+        atime: Time = None,
+        mtime: Time = None,
+        handle: FileHandle | None = None,
+    ) -> Inode:
+        writable = handle is not None and handle.writable
+        return self.run(
+            cred,
+            lambda op: attrs.setattr(
+                op, records.get_inode(op.txn, ino), mode=mode, uid=uid, gid=gid, size=size,
+                atime=atime, mtime=mtime, writable_handle=writable,
+            ),
+        )
+
+    def setxattr(self, ino: int, name: bytes, value: bytes, flags: int = 0, cred: Cred = ROOT) -> None:
+        self.run(cred, lambda op: attrs.setxattr(op, records.get_inode(op.txn, ino), name, value, flags))
+
+    def removexattr(self, ino: int, name: bytes, cred: Cred = ROOT) -> None:
+        self.run(cred, lambda op: attrs.removexattr(op, records.get_inode(op.txn, ino), name))
+
+    # -- open files --------------------------------------------------------------------------
+
+    def create(self, parent: int, name: bytes, mode: int, flags: int, cred: Cred = ROOT) -> tuple[FileHandle, Inode]:
+        """Create and open a regular file; EEXIST if the name exists (callers open it instead)."""
+
+        def body(op: Op) -> Inode:
+            inode = namespace.make_node(op, records.get_inode(op.txn, parent), name, st.S_IFREG | st.S_IMODE(mode))
+            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn))
+            return inode
+
+        inode = self.run(cred, body)
+        return FileHandle(self, inode.ino, flags, cred), inode
+
+    def open(self, ino: int, flags: int, cred: Cred = ROOT, path: str | None = None) -> FileHandle:
+        return self.run(cred, lambda op: self.open_in(op, records.get_inode(op.txn, ino, path), flags, path))
+
+    def open_in(self, op: Op, inode: Inode, flags: int, path: str | None = None, *, created: bool = False) -> FileHandle:
+        """Open an inode inside an operation: permission checks, O_TRUNC, holder record.
+
+        A file the same call just created is opened whatever its mode, as open(2) does.
+        """
+        access = flags & os.O_ACCMODE
+        if inode.is_dir and (access != os.O_RDONLY or flags & (os.O_TRUNC | os.O_CREAT)):
+            raise fs_error(errno.EISDIR, path)
+        if not (inode.is_reg or inode.is_dir):
+            raise fs_error(errno.EOPNOTSUPP, path)
+        want = {os.O_RDONLY: R_OK, os.O_WRONLY: W_OK, os.O_RDWR: R_OK | W_OK}.get(access, R_OK | W_OK)
+        if flags & os.O_TRUNC:
+            want |= W_OK
+        if not created:
+            require(op.cred, inode, want, path)
+        if flags & os.O_TRUNC and inode.is_reg:  # Linux truncates even with O_RDONLY
+            if inode.size:
+                data.truncate(op.txn, inode, 0)
+                attrs.drop_privileges_on_write(op, inode)
+                op.receipt("vfs.truncate", path or f"ino {inode.ino}", 0)
+                op.changed(ChangeKind.DATA, inode.ino)
+            inode.mtime = inode.ctime = op.now
+            records.put_inode(op.txn, inode)
+        if inode.is_reg:
+            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn))
+        return FileHandle(self, inode.ino, flags, op.cred, path, held=inode.is_reg)
+
+    def sync(self) -> None:
+        """fsync/fsyncdir: make everything committed so far durable on disk."""
+        self.state.sync()
+
+
+class FileHandle:
+    """An open regular file. Reads see committed state; each write is one transaction."""
+
+    __slots__ = ("vfs", "ino", "flags", "cred", "path", "readable", "writable", "append", "held", "closed")
+
+    def __init__(
+        self, vfs: VFS, ino: int, flags: int, cred: Cred, path: str | None = None, held: bool = True
+    ) -> None:
+        access = flags & os.O_ACCMODE
+        self.vfs = vfs
+        self.cred = cred
+        self.ino = ino
+        self.flags = flags
+        self.path = path
+        self.readable = access in (os.O_RDONLY, os.O_RDWR)
+        self.writable = access in (os.O_WRONLY, os.O_RDWR)
+        self.append = bool(flags & os.O_APPEND)
+        self.held = held
+        self.closed = False
+
+    def _check(self, want_write: bool) -> None:
+        if self.closed:
+            raise fs_error(errno.EBADF, self.path)
+        if want_write and not self.writable or not want_write and not self.readable:
+            raise fs_error(errno.EBADF, self.path)
+
+    def getattr(self) -> Inode:
+        return self.vfs.getattr(self.ino)
+
+    def pread(self, size: int, offset: int) -> bytes:
+        self._check(False)
+        with self.vfs.state.read() as txn:
+            inode = records.get_inode(txn, self.ino, self.path)
+            if inode.is_dir:
+                raise fs_error(errno.EISDIR, self.path)
+            return data.read(txn, inode, offset, size)
+
+    def pwrite(self, buf: bytes | memoryview, offset: int) -> int:
+        """Write at `offset` (at the end with O_APPEND); returns the byte count."""
+        self._check(True)
+
+        def body(op: Op) -> int:
+            inode = records.get_inode(op.txn, self.ino, self.path)
+            at = inode.size if self.append else offset
+            data.write(op.txn, inode, at, buf, self.path)
+            attrs.drop_privileges_on_write(op, inode)
+            inode.mtime = inode.ctime = op.now
+            records.put_inode(op.txn, inode)
+            op.receipt("vfs.append" if self.append else "vfs.write", self.path or f"ino {self.ino}", len(buf))
+            op.changed(ChangeKind.DATA, self.ino)
+            return len(buf)
+
+        return self.vfs.run(self.cred, body) if buf else 0
+
+    def truncate(self, size: int) -> None:
+        self._check(True)
+        self.vfs.setattr(self.ino, self.cred, size=size, handle=self)
+
+    def fsync(self) -> None:
+        self.vfs.sync()
+
+    def close(self) -> None:
+        """Release the handle; the last close of an unlinked file frees its data."""
+        if self.closed:
+            return
+        self.closed = True
+        if not self.held or self.vfs._holder is None:
+            return
+        holder = self.vfs._holder
+
+        def body(txn: Txn) -> None:
+            if not handles.remove_open(txn, self.ino, holder):
+                handles.reclaim_if_orphan(txn, self.ino)
+
+        self.vfs.state.write(body)
+
+    def __enter__(self) -> FileHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,32 @@
+"""Shared fixtures: a fresh KState in a temp dir, the VFS over it, and a root PathFS."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kfs.kstate import KState
+from kfs.vfs import ROOT, VFS, PathFS
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Iterator[KState]:
+    """A fresh, empty KState in its own temp directory, closed after the test."""
+    ks = KState(tmp_path / "state", create=True)
+    yield ks
+    ks.close()
+
+
+@pytest.fixture
+def vfs(state: KState) -> VFS:
+    return VFS(state, by="test")
+
+
+@pytest.fixture
+def fs(vfs: VFS) -> PathFS:
+    """The path face for root, cwd "/", home "/home/agent" (created)."""
+    path_fs = PathFS(vfs, cred=ROOT, cwd="/", home="/home/agent")
+    path_fs.mkdir("/home/agent", parents=True)
+    return path_fs

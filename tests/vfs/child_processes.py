@@ -1,0 +1,61 @@
+"""Bodies of the child processes that multi-process tests spawn (importable, as spawn needs)."""
+
+from __future__ import annotations
+
+import time
+from multiprocessing.synchronize import Event
+
+from kfs.kstate import KState
+from kfs.vfs import VFS, PathFS
+
+
+def write_then_wait_for_other(state_dir: str, tag: str, other: str, count: int) -> list[str]:
+    """Write `count` files named after `tag`, then wait to see the other writer finish.
+
+    Returns the root listing as this process sees it once both are done.
+    """
+    with KState(state_dir) as state:
+        fs = PathFS(VFS(state, by=f"writer-{tag}"))
+        for i in range(count):
+            fs.write_file(f"/{tag}-{i}", f"{tag} {i}\n")
+        fs.write_file(f"/done-{tag}", b"")
+        deadline = time.monotonic() + 30
+        while not fs.exists(f"/done-{other}"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"writer {tag} never saw {other} finish")
+            time.sleep(0.01)
+        return fs.readdir("/")
+
+
+def hold_read_txn(state_dir: str, ready: Event) -> None:
+    """Open a read transaction and keep it open until killed."""
+    state = KState(state_dir)
+    with state.read() as txn:
+        txn.get("meta", b"schema")
+        ready.set()
+        time.sleep(600)
+
+
+def hold_unlinked_file(state_dir: str, path: str, ready: Event) -> None:
+    """Create `path`, keep it open, unlink it, and wait to be killed with the handle open."""
+    state = KState(state_dir)
+    fs = PathFS(VFS(state, by="holder"))
+    fs.write_file(path, b"x" * 200_000)
+    handle = fs.open(path)
+    fs.unlink(path)
+    assert handle.pread(3, 0) == b"xxx"
+    ready.set()
+    time.sleep(600)
+
+
+def reopen_and_write(state_dir: str, path: str) -> int:
+    """Open the state (as a second process would), write `path`; returns stale readers cleared."""
+    with KState(state_dir) as state:
+        PathFS(VFS(state, by="reopener")).write_file(path, b"written after the crash")
+        return state.stale_readers_cleared
+
+
+def write_bulk(state_dir: str, path: str, size: int) -> None:
+    """Write `size` bytes to `path` in one go (enough to grow the map of a small state)."""
+    with KState(state_dir) as state:
+        PathFS(VFS(state, by="bulk")).write_file(path, b"b" * size)

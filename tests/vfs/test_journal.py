@@ -1,0 +1,453 @@
+"""The journal: a receipt and change rows for every mutation, never contents; the event log."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import time
+from collections.abc import Callable
+from itertools import islice
+from typing import Any
+
+import pytest
+
+from kfs.journal import (
+    ChangeKind,
+    append_event,
+    changes_since,
+    events_since,
+    follow_events,
+    last_change,
+    receipt_rows,
+    receipts_since,
+)
+from kfs.kstate import KState
+from kfs.kstate.schema import U64
+from kfs.vfs import NOW, RENAME_EXCHANGE, ROOT_INO, VFS, XATTR_CREATE, Cred, PathFS
+
+SECRET = "s3cr3t-Zq8vW2-do-not-journal"
+
+
+def last_receipt_id(state: KState) -> int:
+    with state.read() as txn:
+        return txn.next_seq("receipts") - 1
+
+
+def receipts_after(state: KState, action: Callable[[], object]) -> list[dict[str, Any]]:
+    start = last_receipt_id(state)
+    action()
+    return receipts_since(state, start)
+
+
+def journal_bytes(state: KState) -> bytes:
+    """Every raw key and value of the receipts, changes and events databases."""
+    out = bytearray()
+    with state.read() as txn:
+        for db in ("receipts", "changes", "events"):
+            for key, value in txn.scan(db):
+                out += key + value
+    return bytes(out)
+
+
+# -- a receipt for every mutation --------------------------------------------------------------
+
+
+def _prepare(fs: PathFS) -> None:
+    fs.mkdir("/d")
+    fs.write_file("/d/f", b"12345")
+    fs.mkdir("/d/empty")
+
+
+MUTATIONS: list[tuple[str, Callable[[PathFS], object], dict[str, Any]]] = [
+    (
+        "write",
+        lambda fs: fs.write_file("/d/f", b"hello!"),
+        {"op": "vfs.write", "path": "/d/f", "bytes": 6},
+    ),
+    (
+        "write-new",
+        lambda fs: fs.write_file("/d/new", b"abc"),
+        {"op": "vfs.write", "path": "/d/new", "bytes": 3},
+    ),
+    ("create", lambda fs: fs.write_file("/d/new", b"abc"), {"op": "vfs.create", "path": "/d/new"}),
+    (
+        "append",
+        lambda fs: fs.append_file("/d/f", b"more"),
+        {"op": "vfs.append", "path": "/d/f", "bytes": 4},
+    ),
+    ("mkdir", lambda fs: fs.mkdir("/d/sub"), {"op": "vfs.mkdir", "path": "/d/sub"}),
+    (
+        "mkdir-parents",
+        lambda fs: fs.mkdir("/d/x/y", parents=True),
+        {"op": "vfs.mkdir", "path": "/d/x/y"},
+    ),
+    ("unlink", lambda fs: fs.unlink("/d/f"), {"op": "vfs.rm", "path": "/d/f"}),
+    ("rm", lambda fs: fs.rm("/d/f"), {"op": "vfs.rm", "path": "/d/f"}),
+    ("rmdir", lambda fs: fs.rmdir("/d/empty"), {"op": "vfs.rm", "path": "/d/empty"}),
+    (
+        "rename",
+        lambda fs: fs.rename("/d/f", "/d/g"),
+        {"op": "vfs.rename", "path": "/d/f", "to": "/d/g"},
+    ),
+    (
+        "exchange",
+        lambda fs: fs.rename("/d/f", "/d/empty", RENAME_EXCHANGE),
+        {"op": "vfs.rename", "path": "/d/f"},
+    ),
+    ("symlink", lambda fs: fs.symlink("f", "/d/l"), {"op": "vfs.symlink", "path": "/d/l"}),
+    ("link", lambda fs: fs.link("/d/f", "/d/h"), {"op": "vfs.link", "path": "/d/h"}),
+    ("chmod", lambda fs: fs.chmod("/d/f", 0o600), {"op": "vfs.chmod", "path": "/d/f"}),
+    ("chown", lambda fs: fs.chown("/d/f", 7, 7), {"op": "vfs.chown", "path": "/d/f"}),
+    ("utime", lambda fs: fs.utime("/d/f", NOW, NOW), {"op": "vfs.utime", "path": "/d/f"}),
+    (
+        "truncate",
+        lambda fs: fs.truncate("/d/f", 2),
+        {"op": "vfs.truncate", "path": "/d/f", "bytes": 2},
+    ),
+    ("mknod", lambda fs: fs.mknod("/d/p", 0o010644), {"op": "vfs.mknod", "path": "/d/p"}),
+    (
+        "setxattr",
+        lambda fs: fs.setxattr("/d/f", b"user.k", b"vv"),
+        {"op": "vfs.setxattr", "path": "/d/f", "bytes": 2},
+    ),
+    (
+        "removexattr",
+        lambda fs: (fs.setxattr("/d/f", b"user.k", b"v"), fs.removexattr("/d/f", b"user.k")),
+        {"op": "vfs.removexattr", "path": "/d/f"},
+    ),
+    (
+        "pwrite",
+        lambda fs: fs.open("/d/f", os.O_WRONLY).pwrite(b"xyz", 1),
+        {"op": "vfs.write", "path": "/d/f", "bytes": 3},
+    ),
+    (
+        "o_append",
+        lambda fs: fs.open("/d/f", os.O_WRONLY | os.O_APPEND).pwrite(b"xy", 0),
+        {"op": "vfs.append", "path": "/d/f", "bytes": 2},
+    ),
+    (
+        "o_trunc",
+        lambda fs: fs.open("/d/f", os.O_WRONLY | os.O_TRUNC),
+        {"op": "vfs.truncate", "path": "/d/f", "bytes": 0},
+    ),
+    (
+        "o_creat",
+        lambda fs: fs.open("/d/new", os.O_WRONLY | os.O_CREAT),
+        {"op": "vfs.create", "path": "/d/new"},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "action, expected", [(a, e) for _, a, e in MUTATIONS], ids=[n for n, _, _ in MUTATIONS]
+)
+def test_every_mutation_writes_a_committed_receipt_with_path_bytes_and_by(
+    state: KState, fs: PathFS, action: Callable[[PathFS], object], expected: dict[str, Any]
+) -> None:
+    _prepare(fs)
+    rows = receipts_after(state, lambda: action(fs))
+    matching = [r for r in rows if all(r.get(k) == v for k, v in expected.items())]
+    assert matching, f"no receipt like {expected} in {rows}"
+    for row in rows:
+        assert row["by"] == "test"
+        assert row["status"] == "committed"
+
+
+@pytest.mark.parametrize("action", [a for _, a, _ in MUTATIONS], ids=[n for n, _, _ in MUTATIONS])
+def test_every_mutation_writes_change_rows(
+    state: KState, fs: PathFS, action: Callable[[PathFS], object]
+) -> None:
+    _prepare(fs)
+    seq = last_change(state)
+    action(fs)
+    assert changes_since(state, seq)
+
+
+def test_receipts_carry_the_callers_provenance(state: KState) -> None:
+    fs = PathFS(VFS(state, by="ssh:agent"))
+    rows = receipts_after(state, lambda: fs.write_file("/f", b"x"))
+    assert {r["by"] for r in rows} == {"ssh:agent"}
+
+
+def test_receipts_record_the_absolute_path_of_a_relative_one(
+    state: KState, vfs: VFS, fs: PathFS
+) -> None:
+    here = PathFS(vfs, cwd="/home/agent", home="/home/agent")
+    rows = receipts_after(state, lambda: here.write_file("notes", b"x"))
+    assert {r["path"] for r in rows} == {"/home/agent/notes"}
+
+
+def test_inode_level_mutations_write_receipts_with_the_path(state: KState, vfs: VFS) -> None:
+    d = vfs.mkdir(ROOT_INO, b"d", 0o755).ino
+    rows = receipts_after(state, lambda: vfs.mkdir(d, b"e", 0o755))
+    assert [(r["op"], r["path"]) for r in rows] == [("vfs.mkdir", "/d/e")]
+
+
+def test_a_receipt_can_be_read_back_by_id(state: KState, fs: PathFS) -> None:
+    rows = receipts_after(state, lambda: fs.mkdir("/d"))
+    assert receipt_rows(state, rows[0]["id"]) == rows
+
+
+def test_reading_writes_no_receipt_and_no_change(state: KState, fs: PathFS) -> None:
+    fs.write_file("/f", b"x")
+    seq, rid = last_change(state), last_receipt_id(state)
+    fs.read_file("/f")
+    fs.stat("/f")
+    fs.readdir("/")
+    with fs.open("/f") as handle:
+        handle.pread(1, 0)
+    assert changes_since(state, seq) == [] and receipts_since(state, rid) == []
+
+
+# -- never the contents ------------------------------------------------------------------------
+
+
+def test_file_contents_never_reach_a_receipt_change_or_event(state: KState, fs: PathFS) -> None:
+    fs.write_file("/a", SECRET)
+    fs.append_file("/a", SECRET)
+    with fs.open("/b", os.O_CREAT | os.O_RDWR) as handle:
+        handle.pwrite(SECRET.encode(), 0)
+        handle.pwrite(SECRET.encode(), 1 << 20)
+    fs.setxattr("/a", b"user.k", SECRET.encode())
+    fs.truncate("/a", 3)
+    fs.rename("/a", "/c")
+    fs.unlink("/b")
+    assert SECRET.encode() not in journal_bytes(state)
+
+
+# -- failures leave nothing --------------------------------------------------------------------
+
+
+def _no_setup(fs: PathFS) -> None:
+    pass
+
+
+def _tiny_quota(fs: PathFS) -> None:
+    fs.vfs.state.write(lambda txn: txn.put("meta", b"max_bytes", U64.pack(10)))
+
+
+def _user_tree_with_root_subdir(fs: PathFS) -> None:
+    fs.chmod("/d", 0o777)
+    fs.chown("/d/f", 5, 5)
+    fs.chown("/d", 5, 5)
+    fs.write_file("/d/empty/rootfile", b"")  # /d/empty stays root's 0755: user 5 cannot empty it
+
+
+def _existing_xattr(fs: PathFS) -> None:
+    fs.setxattr("/d/f", b"user.k", b"1")
+
+
+USER5 = Cred(5, 5)
+
+FAILURES: list[tuple[str, Callable[[PathFS], None], Callable[[PathFS], object], int]] = [
+    ("write-enoent", _no_setup, lambda fs: fs.write_file("/missing/f", b"x"), errno.ENOENT),
+    ("write-enospc", _tiny_quota, lambda fs: fs.write_file("/d/new", b"x" * 100), errno.ENOSPC),
+    ("append-enospc", _tiny_quota, lambda fs: fs.append_file("/d/f", b"x" * 100), errno.ENOSPC),
+    ("mkdir-eexist", _no_setup, lambda fs: fs.mkdir("/d"), errno.EEXIST),
+    (
+        "mkdir-parents-enotdir",
+        _no_setup,
+        lambda fs: fs.mkdir("/d/new/../f/x", parents=True),
+        errno.ENOTDIR,
+    ),
+    ("unlink-enoent", _no_setup, lambda fs: fs.unlink("/d/missing"), errno.ENOENT),
+    ("rmdir-enotempty", _no_setup, lambda fs: fs.rmdir("/d"), errno.ENOTEMPTY),
+    ("rename-enotempty", _no_setup, lambda fs: fs.rename("/home", "/d"), errno.ENOTEMPTY),
+    ("rename-eisdir", _no_setup, lambda fs: fs.rename("/d/f", "/d/empty"), errno.EISDIR),
+    (
+        "open-excl",
+        _no_setup,
+        lambda fs: fs.open("/d/f", os.O_CREAT | os.O_EXCL | os.O_WRONLY),
+        errno.EEXIST,
+    ),
+    (
+        "chmod-eperm",
+        _no_setup,
+        lambda fs: PathFS(fs.vfs, cred=USER5).chmod("/d/f", 0o777),
+        errno.EPERM,
+    ),
+    (
+        "xattr-create",
+        _existing_xattr,
+        lambda fs: fs.setxattr("/d/f", b"user.k", b"2", XATTR_CREATE),
+        errno.EEXIST,
+    ),
+    (
+        "rm-recursive-eacces",
+        _user_tree_with_root_subdir,
+        lambda fs: PathFS(fs.vfs, cred=USER5).rm("/d", recursive=True),
+        errno.EACCES,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "setup, action, code",
+    [(s, a, c) for _, s, a, c in FAILURES],
+    ids=[n for n, _, _, _ in FAILURES],
+)
+def test_a_failed_operation_leaves_no_receipt_and_no_change(
+    state: KState,
+    fs: PathFS,
+    setup: Callable[[PathFS], None],
+    action: Callable[[PathFS], object],
+    code: int,
+) -> None:
+    _prepare(fs)
+    setup(fs)
+    seq, rid = last_change(state), last_receipt_id(state)
+    with pytest.raises(OSError) as info:
+        action(fs)
+    assert info.value.errno == code
+    assert receipts_since(state, rid) == []
+    assert changes_since(state, seq) == []
+
+
+# -- the change feed ---------------------------------------------------------------------------
+
+
+def test_change_sequence_numbers_increase_by_one(state: KState, fs: PathFS) -> None:
+    for i in range(10):
+        fs.write_file(f"/f{i}", b"x")
+        fs.rename(f"/f{i}", f"/g{i}")
+    seqs = [c.seq for c in changes_since(state, 0)]
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert last_change(state) == seqs[-1]
+
+
+def test_receipt_ids_increase(state: KState, fs: PathFS) -> None:
+    for i in range(5):
+        fs.write_file(f"/f{i}", b"x")
+    ids = [r["id"] for r in receipts_since(state, 0)]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+
+
+def test_changes_since_returns_only_newer_rows(state: KState, fs: PathFS) -> None:
+    fs.mkdir("/a")
+    seq = last_change(state)
+    fs.mkdir("/b")
+    assert [c.name for c in changes_since(state, seq)] == [b"b"]
+
+
+def test_mkdir_records_an_entry_added_to_its_parent(state: KState, fs: PathFS) -> None:
+    seq = last_change(state)
+    fs.mkdir("/d")
+    [change] = changes_since(state, seq)
+    assert (change.kind, change.ino, change.parent, change.name) == (
+        ChangeKind.ENTRY_ADD,
+        fs.stat("/d").ino,
+        ROOT_INO,
+        b"d",
+    )
+
+
+def test_unlink_records_an_entry_removed_from_its_parent(state: KState, fs: PathFS) -> None:
+    fs.write_file("/f", b"")
+    ino = fs.stat("/f").ino
+    seq = last_change(state)
+    fs.unlink("/f")
+    [change] = changes_since(state, seq)
+    assert (change.kind, change.ino, change.parent, change.name) == (
+        ChangeKind.ENTRY_DEL,
+        ino,
+        ROOT_INO,
+        b"f",
+    )
+
+
+def test_a_write_records_a_data_change_of_the_inode(state: KState, fs: PathFS) -> None:
+    fs.write_file("/f", b"")
+    seq = last_change(state)
+    fs.write_file("/f", b"new")
+    assert [(c.kind, c.ino) for c in changes_since(state, seq)] == [
+        (ChangeKind.DATA, fs.stat("/f").ino)
+    ]
+
+
+def test_chmod_records_an_attribute_change(state: KState, fs: PathFS) -> None:
+    fs.write_file("/f", b"")
+    seq = last_change(state)
+    fs.chmod("/f", 0o600)
+    assert [(c.kind, c.ino) for c in changes_since(state, seq)] == [
+        (ChangeKind.ATTR, fs.stat("/f").ino)
+    ]
+
+
+def test_rename_records_removal_from_the_old_parent_and_addition_to_the_new(
+    state: KState, fs: PathFS
+) -> None:
+    fs.mkdir("/a")
+    fs.mkdir("/b")
+    fs.write_file("/a/f", b"")
+    seq = last_change(state)
+    fs.rename("/a/f", "/b/g")
+    rows = {(c.kind, c.parent, c.name) for c in changes_since(state, seq)}
+    assert (ChangeKind.ENTRY_DEL, fs.stat("/a").ino, b"f") in rows
+    assert (ChangeKind.ENTRY_ADD, fs.stat("/b").ino, b"g") in rows
+
+
+def test_change_rows_name_the_process_that_wrote_them(state: KState) -> None:
+    one, two = VFS(state), VFS(state)
+    seq = last_change(state)
+    PathFS(one).mkdir("/one")
+    PathFS(two).mkdir("/two")
+    origins = [c.origin for c in changes_since(state, seq)]
+    assert origins == [one.origin, two.origin] and one.origin != two.origin
+
+
+# -- events ------------------------------------------------------------------------------------
+
+
+def test_appended_events_get_increasing_sequence_numbers(state: KState) -> None:
+    seqs = [state.write(lambda txn, i=i: append_event(txn, "test.tick", n=i)) for i in range(5)]
+    assert seqs == list(range(1, 6))
+
+
+def test_events_since_returns_events_after_a_sequence_in_order(state: KState) -> None:
+    for i in range(5):
+        state.write(lambda txn, i=i: append_event(txn, "test.tick", n=i))
+    events = events_since(state, 2)
+    assert [(e["seq"], e["type"], e["n"]) for e in events] == [
+        (3, "test.tick", 2),
+        (4, "test.tick", 3),
+        (5, "test.tick", 4),
+    ]
+
+
+def test_an_event_written_in_a_failed_transaction_is_not_kept(state: KState) -> None:
+    def body(txn: Any) -> None:
+        append_event(txn, "test.lost")
+        raise OSError(errno.EIO, "boom")
+
+    with pytest.raises(OSError):
+        state.write(body)
+    assert events_since(state, 0) == []
+
+
+def test_follow_events_yields_events_as_they_are_appended(state: KState) -> None:
+    state.write(lambda txn: append_event(txn, "test.before"))
+
+    def produce() -> None:
+        for i in range(3):
+            time.sleep(0.02)
+            state.write(lambda txn, i=i: append_event(txn, "test.live", n=i))
+
+    producer = threading.Thread(target=produce)
+    producer.start()
+    deadline = time.monotonic() + 10
+    followed = follow_events(state, 1, poll=0.01, stop=lambda: time.monotonic() > deadline)
+    seen = list(islice(followed, 3))
+    producer.join()
+    assert [(e["type"], e["n"]) for e in seen] == [
+        ("test.live", 0),
+        ("test.live", 1),
+        ("test.live", 2),
+    ]
+
+
+def test_events_survive_reopening_the_state(tmp_path: Any) -> None:
+    with KState(tmp_path, create=True) as first:
+        first.write(lambda txn: append_event(txn, "test.durable", note="kept"))
+    with KState(tmp_path) as again:
+        assert [(e["type"], e["note"]) for e in events_since(again)] == [("test.durable", "kept")]
