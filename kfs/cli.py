@@ -115,6 +115,15 @@ def cmd_receipts(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mount(args: argparse.Namespace) -> int:
+    from kfs.fuse.mount import main as mount_main
+
+    return mount_main(
+        _state_path(args), Path(args.mountpoint), args.options,
+        foreground=args.foreground, log_file=args.log, debug=args.debug,
+    )
+
+
 Command = Callable[[argparse.Namespace], int]
 
 
@@ -146,6 +155,12 @@ def _parser() -> argparse.ArgumentParser:
     p = add("receipts", cmd_receipts, "print receipts as JSON lines, oldest first")
     p.add_argument("--since", type=int, default=0, metavar="ID", help="only receipts after this id")
     p.add_argument("--limit", type=int, default=1000, metavar="N")
+    p = add("mount", cmd_mount, "serve the state as a FUSE filesystem at MOUNTPOINT (fusermount3 -u to stop)")
+    p.add_argument("mountpoint", metavar="MOUNTPOINT")
+    p.add_argument("-o", dest="options", action="append", default=[], metavar="OPT[,OPT...]", help="mount options: allow_other, ro, ...")
+    p.add_argument("--foreground", "-f", action="store_true", help="stay in the foreground (default: daemonise once mounted)")
+    p.add_argument("--log", metavar="FILE", help="append the daemon's log to FILE")
+    p.add_argument("--debug", action="store_true", help="log every request")
     return parser
 
 

@@ -99,7 +99,7 @@ def _check(txn: Txn, *, repair: bool) -> Report:
 
     # -- each inode ------------------------------------------------------------------------
     orphans = {U64.unpack(k)[0] for k, _ in txn.scan("orphans")}
-    for ino, inode in inodes.items():
+    for ino, inode in list(inodes.items()):
         if inode.is_dir:
             names = dir_of.get(ino, [])
             if ino != ROOT_INO and len(names) > 1:

@@ -81,8 +81,12 @@ def remove_entry(txn: Txn, parent: int, name: bytes) -> None:
     txn.delete("dirindex", U64x2.pack(parent, cookie))
 
 
-def list_entries(txn: Txn, parent: int, after_cookie: int = 0) -> list[tuple[bytes, int, int, int]]:
+def list_entries(
+    txn: Txn, parent: int, after_cookie: int = 0, limit: int | None = None
+) -> list[tuple[bytes, int, int, int]]:
     """(name, child ino, file type bits, cookie) in creation order after `after_cookie`.
+
+    At most `limit` entries (all when None).
 
     Cookies are never reused, so an offset handed to a reader stays valid while the
     directory changes underneath it.
@@ -95,6 +99,8 @@ def list_entries(txn: Txn, parent: int, after_cookie: int = 0) -> list[tuple[byt
             continue
         child, kind, _ = _DIRENT.unpack(raw)
         out.append((name, child, kind << 12, U64x2.unpack(key)[1]))
+        if limit is not None and len(out) >= limit:
+            break
     return out
 
 

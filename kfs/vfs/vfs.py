@@ -103,8 +103,13 @@ class VFS:
                 raise fs_error(errno.EINVAL)
             return records.read_symlink(txn, ino)
 
-    def readdir(self, ino: int, after: int = 0, cred: Cred = ROOT) -> list[tuple[bytes, Inode, int]]:
-        """(name, attributes, cookie) after cookie `after`; cookies stay valid across changes."""
+    def readdir(
+        self, ino: int, after: int = 0, cred: Cred = ROOT, limit: int | None = None
+    ) -> list[tuple[bytes, Inode, int]]:
+        """(name, attributes, cookie) after cookie `after`, at most `limit` of them.
+
+        Cookies stay valid across changes, so a reader pages through with the last cookie.
+        """
         with self.state.read() as txn:
             dir_ = records.get_inode(txn, ino)
             if not dir_.is_dir:
@@ -112,7 +117,7 @@ class VFS:
             require(cred, dir_, R_OK)
             return [
                 (name, records.get_inode(txn, child), cookie)
-                for name, child, _, cookie in records.list_entries(txn, ino, after)
+                for name, child, _, cookie in records.list_entries(txn, ino, after, limit)
             ]
 
     def access(self, ino: int, mode: int, cred: Cred) -> None:

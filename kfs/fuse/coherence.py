@@ -1,0 +1,109 @@
+"""Coherence with other writers: follow the KState change feed, invalidate the kernel's caches.
+
+The SSH server and the CLI write KState directly. A worker thread polls the change feed and,
+for every row another process wrote, tells the kernel to drop what it cached of that inode or
+directory entry. The calls block (and could deadlock inside a request handler), so they run
+only here, never in the trio thread that answers requests.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import threading
+from collections.abc import Callable, Iterable
+
+import pyfuse3
+
+from kfs.journal import Change, ChangeKind, changes_since, last_change
+from kfs.vfs import VFS
+
+log = logging.getLogger("kfs.fuse")
+
+POLL_SECONDS = 0.01
+
+
+class Invalidations:
+    """What the kernel is told to forget: the seam between the feed and pyfuse3 (tests swap it)."""
+
+    def inode(self, ino: int, attr_only: bool) -> None:
+        pyfuse3.invalidate_inode(ino, attr_only)
+
+    def entry(self, parent: int, name: bytes) -> None:
+        pyfuse3.invalidate_entry(parent, name)
+
+
+class ChangeFollower:
+    """Polls the change feed from where it stood at start; skips rows this VFS wrote.
+
+    `known(ino)` says whether the kernel holds a reference to an inode: invalidating one it
+    never looked up is a wasted system call (and fails with ENOENT).
+    """
+
+    def __init__(
+        self,
+        vfs: VFS,
+        known: Callable[[int], bool],
+        invalidate: Invalidations | None = None,
+        poll: float = POLL_SECONDS,
+    ) -> None:
+        self.vfs = vfs
+        self.known = known
+        self.invalidate = invalidate or Invalidations()
+        self.poll = poll
+        self.seq = last_change(vfs.state)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="kfs-coherence", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.poll):
+            try:
+                self.catch_up()
+            except Exception:  # a failed poll must not end coherence for the mount's life
+                log.exception("following the change feed failed")
+
+    def catch_up(self) -> int:
+        """Apply every change since the last call; returns how many rows came from elsewhere."""
+        applied = 0
+        while True:
+            rows = changes_since(self.vfs.state, self.seq)
+            if not rows:
+                return applied
+            self.seq = rows[-1].seq
+            foreign = [row for row in rows if row.origin != self.vfs.origin]
+            self.apply(foreign)
+            applied += len(foreign)
+
+    def apply(self, rows: Iterable[Change]) -> None:
+        inodes: dict[int, bool] = {}  # ino -> attr_only, merged over the batch
+        entries: dict[tuple[int, bytes], None] = {}  # an ordered set
+        for row in rows:
+            if row.kind in (ChangeKind.ENTRY_ADD, ChangeKind.ENTRY_DEL):
+                entries[(row.parent, row.name)] = None
+                inodes[row.parent] = False  # its mtime, nlink and listing changed
+                inodes.setdefault(row.ino, True)  # its nlink and ctime changed
+            else:
+                attr_only = row.kind == ChangeKind.ATTR
+                inodes[row.ino] = inodes.get(row.ino, True) and attr_only
+        for parent, name in entries:
+            if self.known(parent):
+                self._quietly(self.invalidate.entry, parent, name)
+        for ino, attr_only in inodes.items():
+            if self.known(ino):
+                self._quietly(self.invalidate.inode, ino, attr_only)
+
+    @staticmethod
+    def _quietly(call: Callable[..., None], *args: object) -> None:
+        try:
+            call(*args)
+        except OSError as e:  # the kernel forgot it meanwhile: nothing cached, nothing to drop
+            if e.errno not in (errno.ENOENT, errno.ENOTCONN):
+                log.warning("invalidation %s%r failed: %s", call.__name__, args, e)

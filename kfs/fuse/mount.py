@@ -1,0 +1,191 @@
+"""`komputer mount`: serve a KState as a FUSE filesystem until unmounted or signalled.
+
+`pyfuse3.init` mounts, `trio.run(pyfuse3.main)` answers requests, `pyfuse3.close` always runs
+in `finally` (so SIGINT and SIGTERM unmount cleanly). A mount left behind by a daemon that
+died (stat says ENOTCONN) is cleared with `fusermount3 -uz` before mounting again. Without
+`--foreground` the daemon forks and the command returns once the mount answers requests.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+log = logging.getLogger("kfs.fuse")
+
+PROG = "komputer mount"
+FUSE_CONF = Path("/etc/fuse.conf")
+BASE_OPTIONS = frozenset({"default_permissions", "subtype=kfs"})
+
+
+class MountError(Exception):
+    """The mount cannot be made; the message says why and what to do."""
+
+
+def mount_options(requested: Iterable[str]) -> set[str]:
+    """The libfuse options for a mount: K's base set plus each `-o a,b,...` given."""
+    options = set(BASE_OPTIONS)
+    for group in requested:
+        options.update(opt.strip() for opt in group.split(",") if opt.strip())
+    return options
+
+
+def check_allow_other(options: set[str], fuse_conf: Path = FUSE_CONF) -> None:
+    """allow_other needs root, or `user_allow_other` on a line of its own in /etc/fuse.conf."""
+    if "allow_other" not in options or os.geteuid() == 0:
+        return
+    try:
+        lines = fuse_conf.read_text().splitlines()
+    except OSError:
+        lines = []
+    if "user_allow_other" not in (line.strip() for line in lines):
+        raise MountError(
+            f"-o allow_other is refused for non-root users unless {fuse_conf} has a line "
+            "'user_allow_other' (add it as root, or mount as root)"
+        )
+
+
+def clear_stale_mount(mountpoint: Path, say: Callable[[str], None] = print) -> bool:
+    """Unmount what a dead daemon left at `mountpoint`; returns whether there was one.
+
+    A live mount there is an error: K never stacks a second mount on the same directory.
+    """
+    try:
+        os.stat(mountpoint)
+    except OSError as e:
+        if e.errno != errno.ENOTCONN:
+            raise MountError(f"{mountpoint}: {e.strerror}") from None
+        result = subprocess.run(
+            ["fusermount3", "-uz", str(mountpoint)], capture_output=True, text=True, check=False
+        )
+        if result.returncode != 0:
+            raise MountError(f"{mountpoint}: stale mount, and fusermount3 -uz failed: {result.stderr.strip()}")
+        say(f"{PROG}: cleared a stale mount at {mountpoint} (its daemon had died)")
+        return True
+    if os.path.ismount(mountpoint):
+        raise MountError(f"{mountpoint}: already a mount point (unmount it first: fusermount3 -u {mountpoint})")
+    if not mountpoint.is_dir():
+        raise MountError(f"{mountpoint}: Not a directory")
+    return False
+
+
+def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[[], None] | None = None) -> None:
+    """Mount, answer requests until unmounted or SIGINT/SIGTERM, then unmount."""
+    import pyfuse3
+    import trio
+
+    from kfs.fuse.coherence import ChangeFollower
+    from kfs.fuse.operations import Operations
+    from kfs.kstate import KState
+    from kfs.vfs import VFS
+
+    state = KState(state_dir, create=True)
+    vfs = VFS(state, by="fuse")
+    ops = Operations(vfs)
+    try:
+        pyfuse3.init(ops, str(mountpoint), options)
+    except RuntimeError as e:
+        state.close()
+        raise MountError(f"{mountpoint}: mount failed ({e}); see the messages above") from None
+    follower = ChangeFollower(vfs, ops.lookups.__contains__)
+    unmount = False
+    try:
+        follower.start()
+        if ready is not None:
+            ready()
+        log.info("serving %s at %s", state_dir, mountpoint)
+        trio.run(_main_loop)
+        unmount = True
+    finally:
+        follower.stop()
+        pyfuse3.close(unmount=unmount)
+        state.close()
+    log.info("unmounted %s", mountpoint)
+
+
+async def _main_loop() -> None:
+    import pyfuse3
+    import trio
+
+    async def stop_on_signal() -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for signum in signals:
+                log.info("%s: unmounting", signal.Signals(signum).name)
+                pyfuse3.terminate()
+                return
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(stop_on_signal)
+        await pyfuse3.main()
+        nursery.cancel_scope.cancel()
+
+
+def daemonise(run: Callable[[Callable[[], None]], None], mountpoint: Path, log_file: str | None) -> int:
+    """Fork; the child serves, the parent returns 0 once the mount answers (1 if it failed)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            message = pipe.read().decode(errors="replace")
+        if message != "ok":
+            print(message.strip() or f"{PROG}: the daemon died before mounting", file=sys.stderr)
+            return 1
+        os.stat(mountpoint)  # returns once the daemon's main loop answers
+        print(f"{PROG}: mounted at {mountpoint} (daemon pid {pid})")
+        return 0
+    os.close(read_end)
+    os.setsid()
+    os.chdir("/")
+    null = os.open(os.devnull, os.O_RDWR)
+    out = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o640) if log_file else null
+    os.dup2(null, 0)
+
+    told = False
+
+    def ready() -> None:
+        nonlocal told
+        os.write(write_end, b"ok")
+        os.close(write_end)
+        told = True
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+
+    status = 0
+    try:
+        run(ready)
+    except BaseException as e:
+        status = 1
+        if told:
+            log.exception("the daemon failed")
+        else:
+            os.write(write_end, f"{PROG}: {e}".encode())
+    os._exit(status)
+
+
+def main(state_dir: Path, mountpoint: Path, requested: list[str], *, foreground: bool, log_file: str | None, debug: bool) -> int:
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.INFO,
+        format="%(asctime)s komputer mount[%(process)d] %(levelname)s %(message)s",
+        filename=log_file if foreground else None,
+    )
+    options = mount_options(requested)
+    if not any(opt.startswith("fsname=") for opt in options):
+        options.add(f"fsname=kfs:{state_dir}")  # what mount(8) and df show as the source
+    try:
+        check_allow_other(options)
+        mountpoint = mountpoint.absolute()
+        clear_stale_mount(mountpoint)
+        if foreground:
+            serve(state_dir, mountpoint, options, ready=lambda: print(f"{PROG}: mounted at {mountpoint}", flush=True))
+            return 0
+        return daemonise(lambda ready: serve(state_dir, mountpoint, options, ready), mountpoint, log_file)
+    except MountError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 1

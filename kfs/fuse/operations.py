@@ -1,0 +1,357 @@
+"""The kernel's requests, translated one by one to the VFS inode API.
+
+A thin `pyfuse3.Operations`: each handler builds the caller's `Cred`, calls the VFS and turns
+the returned `Inode` into kernel attributes. POSIX rules live in `kfs.vfs`; VFS errors become
+`FUSEError(errno)` in one place (`_translated`), and anything unexpected becomes EIO and a log
+line, because pyfuse3 stops its main loop on any other exception.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import itertools
+import logging
+import os
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any, Protocol, TypeVar
+
+import pyfuse3
+import trio
+from pyfuse3 import EntryAttributes, FileInfo, FUSEError, SetattrFields, StatvfsData
+
+from kfs.vfs import NOW, ROOT, VFS, Cred, FileHandle, Inode
+from kfs.vfs.inode import CHUNK_SIZE
+
+log = logging.getLogger("kfs.fuse")
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+# Offsets handed to readdir: 1 and 2 follow "." and "..", a VFS cookie c becomes c + 2.
+_DOT_OFFSETS = 2
+_READDIR_BATCH = 128
+
+
+class Caller(Protocol):
+    """What a handler needs of pyfuse3's RequestContext (tests pass a stand-in)."""
+
+    uid: int
+    gid: int
+    pid: int
+    umask: int
+
+
+def _translated(fn: F) -> F:
+    """VFS errors become their errno; anything else becomes EIO plus a log line."""
+
+    @functools.wraps(fn)
+    async def handler(self: Operations, *args: Any) -> Any:
+        try:
+            return await fn(self, *args)
+        except FUSEError:
+            raise
+        except OSError as e:
+            if not e.errno:
+                log.exception("%s%r: OSError without errno", fn.__name__, args)
+            raise FUSEError(e.errno or errno.EIO) from None
+        except Exception:
+            log.exception("%s%r failed", fn.__name__, args)
+            raise FUSEError(errno.EIO) from None
+
+    return handler  # type: ignore[return-value]
+
+
+def _never_fails(fn: F) -> F:
+    """For requests the kernel expects no reply to (forget): log, never raise."""
+
+    @functools.wraps(fn)
+    async def handler(self: Operations, *args: Any) -> Any:
+        try:
+            return await fn(self, *args)
+        except Exception:
+            log.exception("%s%r failed", fn.__name__, args)
+            return None
+
+    return handler  # type: ignore[return-value]
+
+
+class Operations(pyfuse3.Operations):
+    """One VFS served to the kernel. `timeout` is the entry and attribute cache lifetime."""
+
+    supports_dot_lookup = True
+    enable_writeback_cache = False
+    enable_acl = False
+
+    def __init__(self, vfs: VFS, *, timeout: float = 1.0) -> None:
+        super().__init__()
+        self.vfs = vfs
+        self.timeout = timeout
+        self.lookups: dict[int, int] = {}  # ino -> the kernel's lookup count
+        self.files: dict[int, FileHandle] = {}
+        self.dirs: dict[int, FileHandle] = {}
+        self._next_fh = itertools.count(1)
+
+    # -- translation helpers -----------------------------------------------------------------
+
+    @staticmethod
+    def cred(ctx: Caller) -> Cred:
+        """The caller's credentials; supplementary groups come from /proc (root needs none)."""
+        if ctx.uid == 0:
+            return Cred(0, ctx.gid)
+        try:
+            groups = frozenset(pyfuse3.get_sup_groups(ctx.pid)) if ctx.pid else frozenset()
+        except (OSError, ValueError):  # the caller already exited
+            groups = frozenset()
+        return Cred(ctx.uid, ctx.gid, groups)
+
+    def attrs(self, inode: Inode) -> EntryAttributes:
+        entry = EntryAttributes()
+        entry.st_ino = inode.ino
+        entry.generation = inode.generation
+        entry.entry_timeout = self.timeout
+        entry.attr_timeout = self.timeout
+        entry.st_mode = inode.mode
+        entry.st_nlink = inode.nlink
+        entry.st_uid = inode.uid
+        entry.st_gid = inode.gid
+        entry.st_rdev = inode.rdev
+        entry.st_size = inode.size
+        entry.st_blksize = CHUNK_SIZE
+        entry.st_blocks = inode.blocks
+        entry.st_atime_ns = inode.atime
+        entry.st_mtime_ns = inode.mtime
+        entry.st_ctime_ns = inode.ctime
+        return entry
+
+    def entry(self, inode: Inode) -> EntryAttributes:
+        """Attributes for a reply that gives the kernel a new reference (lookup count + 1)."""
+        self.lookups[inode.ino] = self.lookups.get(inode.ino, 0) + 1
+        return self.attrs(inode)
+
+    def _file(self, fh: int) -> FileHandle:
+        try:
+            return self.files[fh]
+        except KeyError:
+            raise FUSEError(errno.EBADF) from None
+
+    def _add_file(self, handle: FileHandle) -> FileInfo:
+        fh = next(self._next_fh)
+        self.files[fh] = handle
+        return FileInfo(fh=fh, keep_cache=True)
+
+    # -- lookup and attributes ---------------------------------------------------------------
+
+    @_translated
+    async def lookup(self, parent_inode: int, name: bytes, ctx: Caller) -> EntryAttributes:
+        return self.entry(self.vfs.lookup(parent_inode, name, self.cred(ctx)))
+
+    @_never_fails
+    async def forget(self, inode_list: Sequence[tuple[int, int]]) -> None:
+        for ino, count in inode_list:
+            left = self.lookups.get(ino, 0) - count
+            if left > 0:
+                self.lookups[ino] = left
+            else:
+                self.lookups.pop(ino, None)
+
+    @_translated
+    async def getattr(self, inode: int, ctx: Caller) -> EntryAttributes:
+        return self.attrs(self.vfs.getattr(inode))
+
+    @_translated
+    async def setattr(
+        self, inode: int, attr: EntryAttributes, fields: SetattrFields, fh: int | None, ctx: Caller
+    ) -> EntryAttributes:
+        cred = self.cred(ctx)
+        changes: dict[str, Any] = {}
+        if fields.update_mode:
+            changes["mode"] = attr.st_mode
+        if fields.update_uid:
+            changes["uid"] = attr.st_uid
+        if fields.update_gid:
+            changes["gid"] = attr.st_gid
+        if fields.update_size:
+            changes["size"] = attr.st_size
+        if fields.update_atime:
+            changes["atime"] = attr.st_atime_ns
+        if fields.update_mtime:
+            changes["mtime"] = attr.st_mtime_ns
+        handle = self.files.get(fh) if fh is not None else None
+        try:
+            return self.attrs(self.vfs.setattr(inode, cred, handle=handle, **changes))
+        except OSError as e:
+            # pyfuse3 turns UTIME_NOW into the clock's reading, so the VFS sees an explicit
+            # time. The kernel (default_permissions) already refused explicit times to
+            # non-owners; a time change the VFS refuses as not-owner was therefore UTIME_NOW.
+            if e.errno != errno.EPERM or not changes or set(changes) - {"atime", "mtime"}:
+                raise
+            now = {name: NOW for name in changes}
+            return self.attrs(self.vfs.setattr(inode, cred, handle=handle, **now))
+
+    @_translated
+    async def readlink(self, inode: int, ctx: Caller) -> bytes:
+        return self.vfs.readlink(inode)
+
+    @_translated
+    async def access(self, inode: int, mode: int, ctx: Caller) -> bool:
+        self.vfs.access(inode, mode, self.cred(ctx))
+        return True
+
+    @_translated
+    async def statfs(self, ctx: Caller) -> StatvfsData:
+        fs = self.vfs.statfs()
+        out = StatvfsData()
+        out.f_bsize = fs.block_size
+        out.f_frsize = fs.block_size
+        out.f_blocks = fs.blocks
+        out.f_bfree = fs.blocks_free
+        out.f_bavail = fs.blocks_free
+        out.f_files = fs.files + fs.files_free
+        out.f_ffree = fs.files_free
+        out.f_favail = fs.files_free
+        out.f_namemax = fs.name_max
+        return out
+
+    # -- namespace ---------------------------------------------------------------------------
+
+    @_translated
+    async def mknod(self, parent_inode: int, name: bytes, mode: int, rdev: int, ctx: Caller) -> EntryAttributes:
+        mode &= ~ctx.umask
+        return self.entry(self.vfs.mknod(parent_inode, name, mode, rdev, self.cred(ctx)))
+
+    @_translated
+    async def mkdir(self, parent_inode: int, name: bytes, mode: int, ctx: Caller) -> EntryAttributes:
+        return self.entry(self.vfs.mkdir(parent_inode, name, mode & ~ctx.umask, self.cred(ctx)))
+
+    @_translated
+    async def symlink(self, parent_inode: int, name: bytes, target: bytes, ctx: Caller) -> EntryAttributes:
+        return self.entry(self.vfs.symlink(parent_inode, name, target, self.cred(ctx)))
+
+    @_translated
+    async def link(self, inode: int, new_parent_inode: int, new_name: bytes, ctx: Caller) -> EntryAttributes:
+        return self.entry(self.vfs.link(inode, new_parent_inode, new_name, self.cred(ctx)))
+
+    @_translated
+    async def unlink(self, parent_inode: int, name: bytes, ctx: Caller) -> None:
+        self.vfs.unlink(parent_inode, name, self.cred(ctx))
+
+    @_translated
+    async def rmdir(self, parent_inode: int, name: bytes, ctx: Caller) -> None:
+        self.vfs.rmdir(parent_inode, name, self.cred(ctx))
+
+    @_translated
+    async def rename(
+        self, parent_inode_old: int, name_old: bytes, parent_inode_new: int, name_new: bytes, flags: int, ctx: Caller
+    ) -> None:
+        self.vfs.rename(parent_inode_old, name_old, parent_inode_new, name_new, flags, self.cred(ctx))
+
+    # -- open files --------------------------------------------------------------------------
+
+    @_translated
+    async def open(self, inode: int, flags: int, ctx: Caller) -> FileInfo:
+        return self._add_file(self.vfs.open(inode, flags, self.cred(ctx)))
+
+    @_translated
+    async def create(
+        self, parent_inode: int, name: bytes, mode: int, flags: int, ctx: Caller
+    ) -> tuple[FileInfo, EntryAttributes]:
+        cred = self.cred(ctx)
+        try:
+            handle, inode = self.vfs.create(parent_inode, name, mode & ~ctx.umask, flags, cred)
+        except FileExistsError:
+            if flags & os.O_EXCL:
+                raise
+            # another writer created it since the kernel's lookup: open what is there
+            inode = self.vfs.lookup(parent_inode, name, cred)
+            handle = self.vfs.open(inode.ino, flags & ~os.O_CREAT, cred)
+        return self._add_file(handle), self.entry(inode)
+
+    @_translated
+    async def read(self, fh: int, off: int, size: int) -> bytes:
+        return self._file(fh).pread(size, off)
+
+    @_translated
+    async def write(self, fh: int, off: int, buf: bytes) -> int:
+        return self._file(fh).pwrite(buf, off)
+
+    @_translated
+    async def flush(self, fh: int) -> None:
+        """Every write is already committed: nothing is buffered here."""
+
+    @_translated
+    async def release(self, fh: int) -> None:
+        handle = self.files.pop(fh, None)
+        if handle is not None:
+            handle.close()
+
+    @_translated
+    async def fsync(self, fh: int, datasync: bool) -> None:
+        await trio.to_thread.run_sync(self.vfs.sync)
+
+    # -- directories -------------------------------------------------------------------------
+
+    @_translated
+    async def opendir(self, inode: int, ctx: Caller) -> int:
+        handle = self.vfs.open(inode, os.O_RDONLY | os.O_DIRECTORY, self.cred(ctx))
+        fh = next(self._next_fh)
+        self.dirs[fh] = handle
+        return fh
+
+    def dir_entries(self, fh: int, start_id: int) -> Iterator[tuple[bytes, Inode, int]]:
+        """(name, inode, next offset) from offset `start_id`: ".", "..", then the VFS's entries.
+
+        Offsets come from the VFS's readdir cookies, which stay valid while the directory
+        changes. The right to list was checked when the directory was opened, as for any
+        open file, so the listing itself runs with root's rights.
+        """
+        try:
+            ino = self.dirs[fh].ino
+        except KeyError:
+            raise FUSEError(errno.EBADF) from None
+        if start_id < 1:
+            yield b".", self.vfs.getattr(ino), 1
+        if start_id < 2:
+            yield b"..", self.vfs.lookup(ino, b"..", ROOT), 2
+        after = max(start_id - _DOT_OFFSETS, 0)
+        while True:  # in batches: the kernel takes a page or so of entries per request
+            batch = self.vfs.readdir(ino, after, ROOT, limit=_READDIR_BATCH)
+            for name, inode, cookie in batch:
+                yield name, inode, cookie + _DOT_OFFSETS
+            if len(batch) < _READDIR_BATCH:
+                return
+            after = batch[-1][2]
+
+    @_translated
+    async def readdir(self, fh: int, start_id: int, token: pyfuse3.ReaddirToken) -> None:
+        for name, inode, next_id in self.dir_entries(fh, start_id):
+            if not pyfuse3.readdir_reply(token, name, self.attrs(inode), next_id):
+                return
+            if name not in (b".", b".."):  # readdirplus: each entry but these is a lookup
+                self.lookups[inode.ino] = self.lookups.get(inode.ino, 0) + 1
+
+    @_translated
+    async def releasedir(self, fh: int) -> None:
+        self.dirs.pop(fh, None)
+
+    @_translated
+    async def fsyncdir(self, fh: int, datasync: bool) -> None:
+        await trio.to_thread.run_sync(self.vfs.sync)
+
+    # -- extended attributes -----------------------------------------------------------------
+
+    @_translated
+    async def getxattr(self, inode: int, name: bytes, ctx: Caller) -> bytes:
+        return self.vfs.getxattr(inode, name, self.cred(ctx))
+
+    @_translated
+    async def setxattr(self, inode: int, name: bytes, value: bytes, ctx: Caller) -> None:
+        self.vfs.setxattr(inode, name, value, 0, self.cred(ctx))
+
+    @_translated
+    async def listxattr(self, inode: int, ctx: Caller) -> list[bytes]:
+        return self.vfs.listxattr(inode, self.cred(ctx))
+
+    @_translated
+    async def removexattr(self, inode: int, name: bytes, ctx: Caller) -> None:
+        self.vfs.removexattr(inode, name, self.cred(ctx))
+
