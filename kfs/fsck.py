@@ -7,7 +7,6 @@ fixes one consistent snapshot even while other processes keep using the state.
 from __future__ import annotations
 
 import stat as st
-import struct
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -17,7 +16,6 @@ from kfs.vfs import handles, records
 from kfs.vfs.data import DATA_BYTES
 from kfs.vfs.inode import CHUNK_SIZE, ROOT_INO, Inode
 
-_DIRENT = struct.Struct(">QBQ")
 LOST_FOUND = b"lost+found"
 
 
@@ -57,14 +55,12 @@ def _check(txn: Txn, *, repair: bool) -> Report:
         problem("root directory missing")
         return report  # nothing else can be judged without a root
 
-    # -- directory entries and the readdir index -----------------------------------------------
+    # -- directory entries --------------------------------------------------------------------
     links: Counter[int] = Counter()
     subdirs: Counter[int] = Counter()
     dir_of: dict[int, list[tuple[int, bytes]]] = {}
-    cookies: dict[tuple[int, int], bytes] = {}
     for key, raw in list(txn.scan("dirents")):
-        parent, name = U64.unpack_from(key)[0], key[8:]
-        child, kind, cookie = _DIRENT.unpack(raw)
+        parent, cookie, name, child, kind = records.decode_entry(key, raw)
         report.dirents += 1
         where = _name(txn, parent, name)
         if parent not in inodes or not inodes[parent].is_dir:
@@ -72,30 +68,24 @@ def _check(txn: Txn, *, repair: bool) -> Report:
             if repair:
                 txn.delete("dirents", key)
             continue
+        if cookie != records.name_cookie(name):
+            problem(f"entry {where} is filed under the wrong hash")
+            if repair:
+                txn.delete("dirents", key)
+                txn.put("dirents", records.dirent_key(parent, name), raw)
         if child not in inodes:
             problem(f"entry {where} names missing inode {child}")
             if repair:
                 records.remove_entry(txn, parent, name)
             continue
-        if inodes[child].kind >> 12 != kind:
+        if inodes[child].kind != kind:
             problem(f"entry {where} records the wrong file type")
             if repair:
-                txn.put("dirents", key, _DIRENT.pack(child, inodes[child].kind >> 12, cookie))
+                txn.put("dirents", records.dirent_key(parent, name), records.encode_entry(child, inodes[child].kind))
         links[child] += 1
-        cookies[(parent, cookie)] = name
         if inodes[child].is_dir:
             subdirs[parent] += 1
             dir_of.setdefault(child, []).append((parent, name))
-    for key, name in list(txn.scan("dirindex")):
-        parent, cookie = U64x2.unpack(key)
-        if cookies.pop((parent, cookie), None) != name:
-            problem(f"readdir index row {parent}/{cookie} has no matching entry")
-            if repair:
-                txn.delete("dirindex", key)
-    for (parent, cookie), name in cookies.items():
-        problem(f"entry {_name(txn, parent, name)} is missing from the readdir index")
-        if repair:
-            txn.put("dirindex", U64x2.pack(parent, cookie), name)
 
     # -- each inode ------------------------------------------------------------------------
     orphans = {U64.unpack(k)[0] for k, _ in txn.scan("orphans")}

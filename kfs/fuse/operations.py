@@ -53,6 +53,8 @@ def _translated(fn: F) -> F:
         except OSError as e:
             if not e.errno:
                 log.exception("%s%r: OSError without errno", fn.__name__, args)
+            elif log.isEnabledFor(logging.DEBUG):
+                log.debug("%s%r: %s", fn.__name__, args[:-1] if args else args, e)
             raise FUSEError(e.errno or errno.EIO) from None
         except Exception:
             log.exception("%s%r failed", fn.__name__, args)
@@ -177,6 +179,7 @@ class Operations(pyfuse3.Operations):
         if fields.update_mtime:
             changes["mtime"] = attr.st_mtime_ns
         handle = self.files.get(fh) if fh is not None else None
+        log.debug("setattr(%d, %r, fh=%r) by %d", inode, changes, fh, ctx.uid)
         try:
             return self.attrs(self.vfs.setattr(inode, cred, handle=handle, **changes))
         except OSError as e:

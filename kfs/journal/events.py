@@ -10,11 +10,13 @@ from typing import Any
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
 
+_encode = json.JSONEncoder(separators=(",", ":")).encode  # one encoder, not one per call
+
 
 def append_event(txn: Txn, type_: str, **data: Any) -> int:
     seq = txn.next_seq("events")
     record = {"seq": seq, "type": type_, "ts": time.time_ns(), **data}
-    txn.put("events", U64.pack(seq), json.dumps(record, separators=(",", ":")).encode())
+    txn.put("events", U64.pack(seq), _encode(record).encode())
     return seq
 
 

@@ -14,6 +14,8 @@ from typing import Any
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
 
+_encode = json.JSONEncoder(separators=(",", ":")).encode  # one encoder, not one per call
+
 _KEY = struct.Struct(">QI")
 
 
@@ -41,7 +43,7 @@ def append_receipt(
     if nbytes is not None:
         record["bytes"] = nbytes
     record.update(extra)
-    txn.put("receipts", _KEY.pack(receipt_id, row), json.dumps(record, separators=(",", ":")).encode())
+    txn.put("receipts", _KEY.pack(receipt_id, row), _encode(record).encode())
     return receipt_id
 
 

@@ -47,6 +47,11 @@ class KState:
     Commits are not fsynced one by one (a killed process loses nothing: the pages are in the
     kernel's cache); `sync()` makes everything committed so far durable against power loss,
     and `durable=True` fsyncs every commit.
+
+    The map is written in place (LMDB's WRITEMAP: commits cost a third of what copying pages
+    out with write() costs). A store into a sparse mapped file on a full disk would kill the
+    process with SIGBUS, so the data file is always fully allocated to the map size
+    (`posix_fallocate`); a full disk then shows up as ENOSPC when the map grows, never later.
     """
 
     def __init__(
@@ -54,7 +59,7 @@ class KState:
         path: str | os.PathLike[str],
         *,
         create: bool = False,
-        map_size: int = 64 * MIB,
+        map_size: int = 1 * MIB,
         max_map_size: int = 64 * GIB,
         durable: bool = False,
         readonly: bool = False,
@@ -79,7 +84,10 @@ class KState:
             lock=True,
             readahead=False,
             meminit=False,
+            writemap=not readonly,
         )
+        if not readonly:
+            self._reserve()
         self._cleared_readers = self._env.reader_check()
         self._wlock = threading.RLock()
         self._local = threading.local()
@@ -220,11 +228,25 @@ class KState:
         if current >= self.max_map_size:
             raise OSError(errno.ENOSPC, f"No space left on device (KState map is at its ceiling of {current} bytes)")
         self._quiesce()
-        self._env.set_mapsize(min(current * 2, self.max_map_size))
+        new = min(current * 2, current + GIB, self.max_map_size)  # reserved on disk: grow gently
+        self._reserve(new)  # first, so a full disk leaves the map as it was
+        self._env.set_mapsize(new)
 
     def _adopt_new_size(self) -> None:
         self._quiesce()
         self._env.set_mapsize(0)
+        self._reserve()
+
+    def _reserve(self, size: int | None = None) -> None:
+        """Allocate the data file's blocks up to `size` (default: the map size) or raise ENOSPC."""
+        size = size if size is not None else self._env.info()["map_size"]
+        fd = os.open(self.path / "data.mdb", os.O_RDWR)
+        try:
+            os.posix_fallocate(fd, 0, size)
+        except OSError as e:
+            raise OSError(errno.ENOSPC, f"No space left on device (cannot reserve {size} bytes for {self.path})") from e
+        finally:
+            os.close(fd)
 
 
 def _round_up(size: int) -> int:

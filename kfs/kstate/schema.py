@@ -19,8 +19,7 @@ SCHEMA_VERSION = 1
 DATABASES: tuple[bytes, ...] = (
     b"meta",  # name -> value: schema version, fs uuid, counters, quota
     b"inodes",  # ino u64 -> packed inode attributes
-    b"dirents",  # parent u64 + name -> child u64 + type u8 + cookie u64
-    b"dirindex",  # parent u64 + cookie u64 -> name (readdir order, stable offsets)
+    b"dirents",  # parent u64 + name hash u64 (the readdir cookie) + name -> child u64 + type u8
     b"parents",  # dir ino u64 -> parent u64 + name (directories have one name)
     b"chunks",  # ino u64 + chunk index u64 -> bytes
     b"symlinks",  # ino u64 -> target bytes

@@ -39,9 +39,7 @@ def allowed(cred: Cred, inode: Inode, want: int) -> bool:
     """
     mode = inode.mode
     if cred.uid == 0:
-        if want & X_OK and not st.S_ISDIR(mode) and not mode & 0o111:
-            return False
-        return True
+        return not (want & X_OK and not st.S_ISDIR(mode) and not mode & 0o111)
     if cred.uid == inode.uid:
         bits = (mode >> 6) & 7
     elif cred.in_group(inode.gid):

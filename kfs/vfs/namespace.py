@@ -46,8 +46,12 @@ def make_node(
     rdev: int = 0,
     target: bytes | None = None,
     path: str | None = None,
+    receipt: bool = True,
 ) -> Inode:
-    """Create a file of any type (`mode` carries the type bits) in `parent`."""
+    """Create a file of any type (`mode` carries the type bits) in `parent`.
+
+    receipt=False is for callers whose own receipt covers the creation (write_file's vfs.write).
+    """
     txn = op.txn
     records.check_name(name, path)
     check_dir_writable(op, parent, path)
@@ -77,7 +81,8 @@ def make_node(
         parent.nlink += 1
     parent.mtime = parent.ctime = op.now
     records.put_inode(txn, parent)
-    op.receipt(_RECEIPT_FOR_KIND.get(kind, "vfs.mknod"), _path(op, parent, name, path))
+    if receipt:
+        op.receipt(_RECEIPT_FOR_KIND.get(kind, "vfs.mknod"), _path(op, parent, name, path))
     op.changed(ChangeKind.ENTRY_ADD, child.ino, parent.ino, name)
     return child
 

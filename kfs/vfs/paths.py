@@ -284,11 +284,12 @@ class PathFS:
         def body(op: Op) -> int:
             found = self.resolve(op.txn, path)
             inode = found.inode
+            created = inode is None
             if inode is None:
                 if found.parent is None or found.dir_only:
                     raise fs_error(errno.EISDIR, path)
                 inode = namespace.make_node(
-                    op, found.parent, found.name, st.S_IFREG | (mode & ~self.umask & 0o7777), path=shown
+                    op, found.parent, found.name, st.S_IFREG | (mode & ~self.umask & 0o7777), path=shown, receipt=False
                 )
             elif inode.is_dir:
                 raise fs_error(errno.EISDIR, path)
@@ -296,15 +297,15 @@ class PathFS:
                 raise fs_error(errno.EOPNOTSUPP, path)
             else:
                 require(op.cred, inode, W_OK, path)
-            if not append and inode.size:
-                data.truncate(op.txn, inode, 0, path)
-            at = inode.size if append else 0
-            data.write(op.txn, inode, at, payload, path)
+                if not append and inode.size:
+                    data.truncate(op.txn, inode, 0, path)
+            data.write(op.txn, inode, inode.size if append else 0, payload, path)
             attrs.drop_privileges_on_write(op, inode)
             inode.mtime = inode.ctime = op.now
             records.put_inode(op.txn, inode)
-            op.receipt("vfs.append" if append else "vfs.write", shown, len(payload))
-            op.changed(ChangeKind.DATA, inode.ino)
+            op.receipt("vfs.append" if append else "vfs.write", shown, len(payload), **({"created": True} if created else {}))
+            if not created:  # a new file's entry change already tells followers
+                op.changed(ChangeKind.DATA, inode.ino)
             return len(payload)
 
         return self._run(body, path)
@@ -354,7 +355,8 @@ class PathFS:
         """`mkdir -p` inside a caller's operation; returns the (possibly existing) directory."""
         raw = _fs(path)
         prefix = b"/" if raw.startswith(b"/") else b""
-        for i, comp in enumerate(parts := native.split(raw)):
+        parts = native.split(raw)
+        for i in range(len(parts)):
             sub = prefix + b"/".join(parts[: i + 1])
             found = self.resolve(op.txn, sub)
             if found.inode is not None:

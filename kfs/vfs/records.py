@@ -1,12 +1,15 @@
 """Txn-level access to inode, dirent, parent, symlink and xattr records.
 
 Every function here runs inside a caller's transaction; none commits. Key layout keeps a
-directory's entries contiguous (parent ino + name), as JuiceFS does.
+directory's entries contiguous, as JuiceFS does: parent ino + hash(name) + name. The hash is
+the entry's readdir cookie (as ext4's htree offsets are): a resumed listing stays valid while
+the directory changes, and no second index has to be kept in step with the entries.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import stat as st
 import struct
 
@@ -15,7 +18,7 @@ from kfs.kstate.schema import U64, U64x2
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import NAME_MAX, ROOT_INO, Inode
 
-_DIRENT = struct.Struct(">QBQ")  # child ino, file type (S_IFMT >> 12), readdir cookie
+_DIRENT = struct.Struct(">QB")  # child ino, file type (S_IFMT >> 12)
 
 pack_ino = U64.pack
 
@@ -54,8 +57,13 @@ def check_name(name: bytes, path: str | bytes | None = None) -> None:
         raise fs_error(errno.EINVAL, path)
 
 
+def name_cookie(name: bytes) -> int:
+    """A name's readdir cookie: 62 bits of BLAKE2b, never 0 (room for "." and ".." offsets)."""
+    return (int.from_bytes(hashlib.blake2b(name, digest_size=8).digest(), "big") >> 2) or 1
+
+
 def dirent_key(parent: int, name: bytes) -> bytes:
-    return pack_ino(parent) + name
+    return U64x2.pack(parent, name_cookie(name)) + name
 
 
 def lookup_entry(txn: Txn, parent: int, name: bytes) -> int | None:
@@ -64,41 +72,38 @@ def lookup_entry(txn: Txn, parent: int, name: bytes) -> int | None:
 
 
 def add_entry(txn: Txn, parent: int, name: bytes, child: Inode) -> None:
-    cookie = txn.incr(b"next_cookie")
-    txn.put("dirents", dirent_key(parent, name), _DIRENT.pack(child.ino, child.kind >> 12, cookie))
-    txn.put("dirindex", U64x2.pack(parent, cookie), name)
+    txn.put("dirents", dirent_key(parent, name), _DIRENT.pack(child.ino, child.kind >> 12))
     if child.is_dir:
         txn.put("parents", pack_ino(child.ino), pack_ino(parent) + name)
 
 
 def remove_entry(txn: Txn, parent: int, name: bytes) -> None:
-    key = dirent_key(parent, name)
-    raw = txn.get("dirents", key)
-    if raw is None:
-        return
-    cookie = _DIRENT.unpack(raw)[2]
-    txn.delete("dirents", key)
-    txn.delete("dirindex", U64x2.pack(parent, cookie))
+    txn.delete("dirents", dirent_key(parent, name))
+
+
+def decode_entry(key: bytes, raw: bytes) -> tuple[int, int, bytes, int, int]:
+    """(parent, cookie, name, child ino, file type bits) of one dirents row."""
+    parent, cookie = U64x2.unpack_from(key)
+    child, kind = _DIRENT.unpack(raw)
+    return parent, cookie, key[16:], child, kind << 12
+
+
+def encode_entry(child: int, kind_bits: int) -> bytes:
+    return _DIRENT.pack(child, kind_bits >> 12)
 
 
 def list_entries(
     txn: Txn, parent: int, after_cookie: int = 0, limit: int | None = None
 ) -> list[tuple[bytes, int, int, int]]:
-    """(name, child ino, file type bits, cookie) in creation order after `after_cookie`.
+    """(name, child ino, file type bits, cookie) in cookie order after `after_cookie`.
 
     At most `limit` entries (all when None).
-
-    Cookies are never reused, so an offset handed to a reader stays valid while the
-    directory changes underneath it.
     """
     out = []
     prefix = pack_ino(parent)
-    for key, name in txn.scan("dirindex", prefix, U64x2.pack(parent, after_cookie + 1)):
-        raw = txn.get("dirents", prefix + name)
-        if raw is None:  # cannot happen in a consistent state; fsck reports it
-            continue
-        child, kind, _ = _DIRENT.unpack(raw)
-        out.append((name, child, kind << 12, U64x2.unpack(key)[1]))
+    for key, raw in txn.scan("dirents", prefix, U64x2.pack(parent, after_cookie + 1)):
+        child, kind = _DIRENT.unpack(raw)
+        out.append((key[16:], child, kind << 12, U64x2.unpack_from(key)[1]))
         if limit is not None and len(out) >= limit:
             break
     return out

@@ -12,7 +12,7 @@ import pytest
 from kfs.fsck import check
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64, U64x2
-from kfs.vfs import VFS, PathFS
+from kfs.vfs import VFS, PathFS, records
 
 
 def _populated(state_dir: Path) -> None:
@@ -36,7 +36,7 @@ DAMAGE: dict[str, Callable[[Txn, Callable[[str], int]], None]] = {
     ),
     "orphan chunk": lambda txn, ino: txn.put("chunks", U64x2.pack(999_999, 0), b"stray"),
     "chunk past the file size": lambda txn, ino: txn.put("chunks", U64x2.pack(ino("/d/f"), 5), b"beyond"),
-    "unreachable inode": lambda txn, ino: txn.delete("dirents", U64.pack(ino("/d")) + b"e"),
+    "unreachable inode": lambda txn, ino: txn.delete("dirents", records.dirent_key(ino("/d"), b"e")),
     "wrong stored-bytes counter": lambda txn, ino: txn.put("meta", b"data_bytes", U64.pack(1)),
 }
 
@@ -73,7 +73,7 @@ def test_an_unreachable_file_is_reconnected_under_lost_and_found(tmp_path: Path)
     _populated(state_dir)
     ino = _ino(state_dir, "/d/l")
     with KState(state_dir) as ks:
-        ks.write(lambda txn: txn.delete("dirents", U64.pack(_dir_ino(txn)) + b"l"))
+        ks.write(lambda txn: txn.delete("dirents", records.dirent_key(_dir_ino(txn), b"l")))
         check(ks, repair=True)
         fs = PathFS(VFS(ks))
         assert fs.readlink(f"/lost+found/#{ino}") == "f"
@@ -81,8 +81,6 @@ def test_an_unreachable_file_is_reconnected_under_lost_and_found(tmp_path: Path)
 
 
 def _dir_ino(txn: Txn) -> int:
-    from kfs.vfs import records
-
     found = records.lookup_entry(txn, 1, b"d")
     assert found is not None
     return found

@@ -70,7 +70,16 @@ MUTATIONS: list[tuple[str, Callable[[PathFS], object], dict[str, Any]]] = [
         lambda fs: fs.write_file("/d/new", b"abc"),
         {"op": "vfs.write", "path": "/d/new", "bytes": 3},
     ),
-    ("create", lambda fs: fs.write_file("/d/new", b"abc"), {"op": "vfs.create", "path": "/d/new"}),
+    (
+        "create",
+        lambda fs: fs.open("/d/new", os.O_CREAT | os.O_WRONLY).close(),
+        {"op": "vfs.create", "path": "/d/new"},
+    ),
+    (
+        "write that creates",
+        lambda fs: fs.write_file("/d/new", b"abc"),
+        {"op": "vfs.write", "path": "/d/new", "bytes": 3, "created": True},
+    ),
     (
         "append",
         lambda fs: fs.append_file("/d/f", b"more"),
