@@ -13,6 +13,7 @@ import functools
 import itertools
 import logging
 import os
+import stat as st
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -75,6 +76,12 @@ def _never_fails(fn: F) -> F:
             return None
 
     return handler  # type: ignore[return-value]
+
+
+def _drops_only_privileges(old: int, new: int) -> bool:
+    """Whether mode `new` is `old` with setuid and/or setgid cleared and nothing else changed."""
+    cleared = st.S_IMODE(old) & ~st.S_IMODE(new)
+    return bool(cleared) and not cleared & ~(st.S_ISUID | st.S_ISGID) and not st.S_IMODE(new) & ~st.S_IMODE(old)
 
 
 class Operations(pyfuse3.Operations):
@@ -179,17 +186,21 @@ class Operations(pyfuse3.Operations):
         if fields.update_mtime:
             changes["mtime"] = attr.st_mtime_ns
         handle = self.files.get(fh) if fh is not None else None
-        log.debug("setattr(%d, %r, fh=%r) by %d", inode, changes, fh, ctx.uid)
         try:
             return self.attrs(self.vfs.setattr(inode, cred, handle=handle, **changes))
         except OSError as e:
-            # pyfuse3 turns UTIME_NOW into the clock's reading, so the VFS sees an explicit
-            # time. The kernel (default_permissions) already refused explicit times to
-            # non-owners; a time change the VFS refuses as not-owner was therefore UTIME_NOW.
-            if e.errno != errno.EPERM or not changes or set(changes) - {"atime", "mtime"}:
+            if e.errno != errno.EPERM or cred.is_root or not changes:
                 raise
-            now = {name: NOW for name in changes}
-            return self.attrs(self.vfs.setattr(inode, cred, handle=handle, **now))
+            # The kernel (default_permissions) refuses explicit times and chmod to non-owners
+            # before asking us, so a non-owner's request the VFS refuses as not-owner is one
+            # the kernel makes on its own behalf: pyfuse3 reports UTIME_NOW as the clock's
+            # reading, and a write or truncate by a non-owner first clears setuid/setgid.
+            if not set(changes) - {"atime", "mtime"}:
+                now = {name: NOW for name in changes}
+                return self.attrs(self.vfs.setattr(inode, cred, handle=handle, **now))
+            if set(changes) == {"mode"} and _drops_only_privileges(self.vfs.getattr(inode).mode, changes["mode"]):
+                return self.attrs(self.vfs.setattr(inode, ROOT, mode=changes["mode"]))
+            raise
 
     @_translated
     async def readlink(self, inode: int, ctx: Caller) -> bytes:

@@ -475,18 +475,15 @@ class PathFS:
                 if _last_component(_fs(operand)) in (b".", b".."):
                     raise fs_error(errno.EBUSY, operand)
             src_parent, src_name = self._entry(op.txn, src)
-            src_inode = records.get_inode(op.txn, records.lookup_entry(op.txn, src_parent.ino, src_name) or 0, src)
-            if _fs(src).endswith(b"/") and not src_inode.is_dir:
-                raise fs_error(errno.ENOTDIR, src)
             found = self.resolve(op.txn, dst, entry=True)
             if found.parent is None:
                 raise fs_error(errno.EBUSY if found.inode is not None else errno.ENOENT, dst)
-            if found.inode is None and _fs(dst).endswith(b"/") and not src_inode.is_dir:
-                raise fs_error(errno.ENOTDIR, dst)
-            parent = records.get_inode(op.txn, found.parent.ino)
+            if found.inode is None and _fs(dst).endswith(b"/"):
+                moving = records.lookup_entry(op.txn, src_parent.ino, src_name)
+                if not records.get_inode(op.txn, moving or 0, src).is_dir:
+                    raise fs_error(errno.ENOTDIR, dst)
             namespace.rename(
-                op, records.get_inode(op.txn, src_parent.ino), src_name, parent, found.name, flags,
-                src_path=src_shown, dst_path=dst_shown,
+                op, src_parent, src_name, found.parent, found.name, flags, src_path=src_shown, dst_path=dst_shown
             )
 
         self._run(body, src)
