@@ -2,33 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from kfs.journal.records import encode, records_after
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
-
-_encode = json.JSONEncoder(separators=(",", ":")).encode  # one encoder, not one per call
 
 
 def append_event(txn: Txn, type_: str, **data: Any) -> int:
     seq = txn.next_seq("events")
     record = {"seq": seq, "type": type_, "ts": time.time_ns(), **data}
-    txn.put("events", U64.pack(seq), _encode(record).encode())
+    txn.put("events", U64.pack(seq), encode(record).encode())
     return seq
 
 
 def events_since(state: KState, seq: int = 0, limit: int = 10_000) -> list[dict[str, Any]]:
     """Events with a sequence number greater than `seq`, oldest first."""
-    out: list[dict[str, Any]] = []
-    with state.read() as txn:
-        for _, value in txn.scan("events", start=U64.pack(seq + 1)):
-            out.append(json.loads(value))
-            if len(out) >= limit:
-                break
-    return out
+    return records_after(state, "events", seq, limit)
 
 
 def follow_events(

@@ -11,10 +11,9 @@ import struct
 import time
 from typing import Any
 
+from kfs.journal.records import encode, records_after
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
-
-_encode = json.JSONEncoder(separators=(",", ":")).encode  # one encoder, not one per call
 
 _KEY = struct.Struct(">QI")
 
@@ -43,7 +42,7 @@ def append_receipt(
     if nbytes is not None:
         record["bytes"] = nbytes
     record.update(extra)
-    txn.put("receipts", _KEY.pack(receipt_id, row), _encode(record).encode())
+    txn.put("receipts", _KEY.pack(receipt_id, row), encode(record).encode())
     return receipt_id
 
 
@@ -54,10 +53,4 @@ def receipt_rows(state: KState, receipt_id: int) -> list[dict[str, Any]]:
 
 def receipts_since(state: KState, receipt_id: int = 0, limit: int = 10_000) -> list[dict[str, Any]]:
     """Every state row of receipts with an id greater than `receipt_id`, in order."""
-    out: list[dict[str, Any]] = []
-    with state.read() as txn:
-        for _, value in txn.scan("receipts", start=U64.pack(receipt_id + 1)):
-            out.append(json.loads(value))
-            if len(out) >= limit:
-                break
-    return out
+    return records_after(state, "receipts", receipt_id, limit)
