@@ -58,7 +58,9 @@ def _last_component(raw: bytes) -> bytes:
 class PathFS:
     """Path operations for one caller (`cred`) with a working directory and a home.
 
-    `umask` applies to the modes of files and directories this face creates.
+    `umask` applies to the modes of files and directories this face creates. `tilde` expands a
+    leading `~` to the home, as the seed's API does; the shell turns it off, since it expands
+    unquoted tildes itself and a quoted one names a file called `~`.
     """
 
     def __init__(
@@ -69,8 +71,10 @@ class PathFS:
         cwd: PathLike = "/",
         home: PathLike = "/",
         umask: int = 0o022,
+        tilde: bool = True,
     ) -> None:
         self.vfs = vfs
+        self.tilde = tilde
         self.cred = cred
         self.home = native.normalize(_fs(home))
         self.cwd = native.normalize(_fs(cwd), b"/", self.home)
@@ -80,7 +84,10 @@ class PathFS:
 
     def abspath(self, path: PathLike) -> str:
         """The lexical absolute form of `path` (what receipts record)."""
-        return os.fsdecode(native.normalize(_fs(path), self.cwd, self.home))
+        raw = _fs(path)
+        if not self.tilde and raw.startswith(b"~"):
+            raw = b"./" + raw
+        return os.fsdecode(native.normalize(raw, self.cwd, self.home))
 
     def resolve(self, txn: Txn, path: PathLike, *, follow: bool = True, entry: bool = False) -> Resolved:
         """Resolve inside a caller's transaction, for operations composed of several steps.
@@ -95,7 +102,7 @@ class PathFS:
             raise fs_error(errno.ENOENT, path)
         if len(raw) >= PATH_MAX:
             raise fs_error(errno.ENAMETOOLONG, path)
-        if raw == b"~" or raw.startswith(b"~/"):
+        if self.tilde and (raw == b"~" or raw.startswith(b"~/")):
             raw = self.home + raw[1:]
         comps = native.split(raw) if raw.startswith(b"/") else native.split(self.cwd) + native.split(raw)
         must_dir = raw.endswith(b"/") or _last_component(raw) in (b".", b"..")
@@ -241,7 +248,7 @@ class PathFS:
             return os.fsdecode(records.dir_path(txn, found.parent.ino).rstrip(b"/") + b"/" + found.name)
 
     def scandir(self, path: PathLike = ".") -> list[tuple[str, Inode]]:
-        """Entries of a directory with their attributes (lstat), in creation order."""
+        """Entries of a directory with their attributes (lstat), in readdir (name-hash) order."""
         with self.vfs.state.read() as txn:
             inode = self._existing(txn, path)
             if not inode.is_dir:

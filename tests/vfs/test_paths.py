@@ -363,3 +363,12 @@ def test_chosen_paths_resolve_as_linux_resolves_them_in_a_chroot(
 ) -> None:
     build_vfs_tree(fs)
     assert vfs_lookup(fs, path) == host.lookup(path)
+
+
+def test_without_tilde_expansion_a_leading_tilde_names_a_file(fs: PathFS) -> None:
+    literal = PathFS(fs.vfs, cwd="/home/agent", home="/home/agent", tilde=False)
+    literal.mkdir("~")
+    literal.write_file("~/x", b"here")
+    assert fs.read_file("/home/agent/~/x") == b"here"
+    assert literal.abspath("~/x") == "/home/agent/~/x"
+    assert not fs.exists("/home/agent/x")
