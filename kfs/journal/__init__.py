@@ -4,7 +4,7 @@ Every VFS mutation writes its receipt and change rows in the same transaction as
 itself, so the journal never disagrees with the files.
 """
 
-from kfs.journal.changes import Change, ChangeKind, append_change, changes_since, last_change
+from kfs.journal.changes import Change, ChangeKind, append_change, changes_since, last_change, oldest_change
 from kfs.journal.events import append_event, events_since, follow_events
 from kfs.journal.receipts import append_receipt, receipt_rows, receipts_since
 
@@ -18,6 +18,7 @@ __all__ = [
     "events_since",
     "follow_events",
     "last_change",
+    "oldest_change",
     "receipt_rows",
     "receipts_since",
 ]

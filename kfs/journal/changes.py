@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import struct
 from dataclasses import dataclass
+from itertools import islice
 
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
@@ -33,10 +34,27 @@ class Change:
     name: bytes
 
 
+KEEP = 1_000_000  # rows kept for followers; one that falls further behind must reread everything
+_TRIM_EVERY = 1024
+
+
 def append_change(txn: Txn, origin: int, kind: ChangeKind, ino: int, parent: int = 0, name: bytes = b"") -> int:
     seq = txn.next_seq("changes")
     txn.put("changes", U64.pack(seq), _ROW.pack(ino, parent, kind, origin) + name)
+    if seq % _TRIM_EVERY == 0 and seq > KEEP:  # amortised: at most _TRIM_EVERY deletions at a time
+        for key, _ in islice(txn.scan("changes"), _TRIM_EVERY):
+            if U64.unpack(key)[0] > seq - KEEP:
+                break
+            txn.delete("changes", key)
     return seq
+
+
+def oldest_change(state: KState) -> int:
+    """The oldest sequence number still kept (0 when empty): a follower behind it lost rows."""
+    with state.read() as txn:
+        for key, _ in txn.scan("changes"):
+            return U64.unpack(key)[0]
+    return 0
 
 
 def _decode(key: bytes, value: bytes) -> Change:

@@ -460,3 +460,15 @@ def test_events_survive_reopening_the_state(tmp_path: Any) -> None:
         first.write(lambda txn: append_event(txn, "test.durable", note="kept"))
     with KState(tmp_path) as again:
         assert [(e["type"], e["note"]) for e in events_since(again)] == [("test.durable", "kept")]
+
+
+def test_the_change_feed_is_trimmed_to_the_newest_rows(state: KState, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kfs.journal import changes
+
+    monkeypatch.setattr(changes, "KEEP", 3000)
+    for _ in range(5):
+        state.write(lambda txn: [changes.append_change(txn, 1, changes.ChangeKind.ATTR, 7) for _ in range(1000)])
+    newest = changes.last_change(state)
+    assert newest == 5000
+    assert changes.oldest_change(state) > newest - 3000 - changes._TRIM_EVERY
+    assert changes.oldest_change(state) <= newest - 3000 + 1
