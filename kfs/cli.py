@@ -124,6 +124,151 @@ def cmd_mount(args: argparse.Namespace) -> int:
     )
 
 
+# -- agents, keys and the SSH server (kshell.server is imported only by serve and up) --------
+
+
+def cmd_agent_add(args: argparse.Namespace) -> int:
+    from kfs.agents import add_agent
+    from kfs.kstate import KState
+    from kfs.vfs import VFS
+
+    with KState(_state_path(args), create=True) as state:
+        try:
+            agent = add_agent(VFS(state, by=f"cli:{os.getuid()}"), args.name)
+        except (ValueError, FileExistsError) as e:
+            print(f"{PROG} agent add: {e.args[-1] if isinstance(e, OSError) else e}", file=sys.stderr)
+            return 1
+    print(f"{PROG}: agent {agent.name} (uid {agent.uid}, gid {agent.gid}, home {agent.home})")
+    return 0
+
+
+def cmd_agent_list(args: argparse.Namespace) -> int:
+    from kfs.agents import list_agents
+    from kfs.kstate import KState
+
+    with KState(_state_path(args)) as state:
+        for agent in list_agents(state):
+            print(f"{agent.name}\t{agent.uid}\t{agent.gid}\t{agent.home}")
+    return 0
+
+
+def cmd_keys_add(args: argparse.Namespace) -> int:
+    from kfs.agents import add_key
+    from kfs.kstate import KState
+
+    text = sys.stdin.read() if args.pubkey_file == "-" else Path(args.pubkey_file).read_text()
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        print(f"{PROG} keys add: {args.pubkey_file}: no key in it", file=sys.stderr)
+        return 1
+    status = 0
+    with KState(_state_path(args)) as state:
+        for line in lines:
+            try:
+                key = add_key(state, args.name, line)
+            except (ValueError, LookupError, FileExistsError) as e:
+                print(f"{PROG} keys add: {e.args[-1] if isinstance(e, OSError) else e}", file=sys.stderr)
+                status = 1
+                continue
+            print(f"{PROG}: {args.name}: added {key.key_type} {key.fingerprint} {key.comment}".rstrip())
+    return status
+
+
+def cmd_keys_list(args: argparse.Namespace) -> int:
+    from kfs.agents import list_keys
+    from kfs.kstate import KState
+
+    with KState(_state_path(args)) as state:
+        try:
+            keys = list_keys(state, args.name)
+        except LookupError as e:
+            print(f"{PROG} keys list: {e}", file=sys.stderr)
+            return 1
+    for i, key in enumerate(keys, 1):
+        options = f" [{key.options}]" if key.options else ""
+        print(f"{i}\t{key.key_type}\t{key.fingerprint}\t{key.comment}{options}")
+    return 0
+
+
+def cmd_keys_remove(args: argparse.Namespace) -> int:
+    from kfs.agents import remove_key
+    from kfs.kstate import KState
+
+    with KState(_state_path(args)) as state:
+        try:
+            removed = remove_key(state, args.name, args.key)
+        except LookupError as e:
+            print(f"{PROG} keys remove: {e}", file=sys.stderr)
+            return 1
+    for key in removed:
+        print(f"{PROG}: {args.name}: removed {key.key_type} {key.fingerprint} {key.comment}".rstrip())
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from kshell.server.cli import serve_main
+
+    return serve_main(_state_path(args), args.listen, args.config)
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from kshell.server.cli import up_main
+
+    return up_main(_state_path(args), args.listen, args.config, args.mountpoint, args.no_mount)
+
+
+def cmd_sh(args: argparse.Namespace) -> int:
+    """Run a K shell script on the state as root in /home/agent, with the host's real stdio."""
+    from kfs.kstate import KState
+    from kfs.vfs import ROOT, VFS, PathFS
+    from kshell import Shell
+    from kshell.exec.streams import InStream
+
+    class HostStdin(InStream):
+        def _fill(self) -> bytes:
+            try:
+                return os.read(0, 65536)
+            except OSError:
+                return b""
+
+    rest = list(args.args)
+    if args.command_string is not None:
+        source, shell_args = args.command_string, rest or None
+        stdin: bytes | InStream = HostStdin()
+    elif rest:
+        try:
+            source = Path(rest[0]).read_bytes().decode("utf-8", "surrogateescape")
+        except OSError as e:
+            print(f"{PROG} sh: {rest[0]}: {e.strerror}", file=sys.stderr)
+            return 127
+        shell_args, stdin = rest, HostStdin()
+    else:
+        source, shell_args, stdin = sys.stdin.buffer.read().decode("utf-8", "surrogateescape"), None, b""
+    home = "/home/agent"
+    with KState(_state_path(args), create=True) as state:
+        vfs = VFS(state, by="cli:sh")
+        fs = PathFS(vfs, cred=ROOT, cwd="/", home=home)
+        if not fs.exists(home):
+            fs.mkdir(home, parents=True)
+        fs = PathFS(vfs, cred=ROOT, cwd=home, home=home)
+        out, err = sys.stdout.buffer, sys.stderr.buffer
+
+        def write_out(data: bytes) -> None:
+            out.write(data)
+            out.flush()
+
+        def write_err(data: bytes) -> None:
+            err.write(data)
+            err.flush()
+
+        shell = Shell(fs, name="komputer" if shell_args is None else shell_args[0],
+                      env={"HOME": home, "USER": "root", "LOGNAME": "root"})
+        if args.command_string is None:
+            shell.interp.dash_c = False
+        return shell.run_streaming(source, stdout=write_out, stderr=write_err, stdin=stdin,
+                                   args=shell_args[1:] if shell_args else None)
+
+
 Command = Callable[[argparse.Namespace], int]
 
 
@@ -157,10 +302,46 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=1000, metavar="N")
     p = add("mount", cmd_mount, "serve the state as a FUSE filesystem at MOUNTPOINT (fusermount3 -u to stop)")
     p.add_argument("mountpoint", metavar="MOUNTPOINT")
-    p.add_argument("-o", dest="options", action="append", default=[], metavar="OPT[,OPT...]", help="mount options: allow_other, ro, ...")
-    p.add_argument("--foreground", "-f", action="store_true", help="stay in the foreground (default: daemonise once mounted)")
+    p.add_argument(
+        "-o", dest="options", action="append", default=[], metavar="OPT[,OPT...]",
+        help="mount options: allow_other, ro, ...",
+    )
+    p.add_argument(
+        "--foreground", "-f", action="store_true", help="stay in the foreground (default: daemonise once mounted)"
+    )
     p.add_argument("--log", metavar="FILE", help="append the daemon's log to FILE")
     p.add_argument("--debug", action="store_true", help="log every request")
+    p = add("agent", cmd_agent_add, "manage agents (the accounts that log in over SSH)")
+    agent_sub = p.add_subparsers(dest="agent_command", metavar="ACTION", required=True)
+    q = agent_sub.add_parser("add", parents=[common], help="create an agent: virtual uid/gid from 1000 up, home /home/NAME")
+    q.set_defaults(fn=cmd_agent_add)
+    q.add_argument("name", metavar="NAME")
+    q = agent_sub.add_parser("list", parents=[common], help="list agents: name, uid, gid, home")
+    q.set_defaults(fn=cmd_agent_list)
+    p = add("keys", cmd_keys_list, "manage an agent's authorized keys (OpenSSH authorized_keys lines)")
+    keys_sub = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
+    q = keys_sub.add_parser("add", parents=[common], help="add the keys in PUBKEY_FILE (- for stdin), options allowed")
+    q.set_defaults(fn=cmd_keys_add)
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("pubkey_file", metavar="PUBKEY_FILE")
+    q = keys_sub.add_parser("list", parents=[common], help="list an agent's keys: index, type, fingerprint, comment")
+    q.set_defaults(fn=cmd_keys_list)
+    q.add_argument("name", metavar="NAME")
+    q = keys_sub.add_parser("remove", parents=[common], help="remove keys by index, fingerprint or comment")
+    q.set_defaults(fn=cmd_keys_remove)
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("key", metavar="KEY")
+    p = add("serve", cmd_serve, "serve the K shell, SFTP and scp over SSH until SIGINT/SIGTERM")
+    p.add_argument("--listen", default="127.0.0.1:2222", metavar="HOST:PORT", help="address to listen on (default 127.0.0.1:2222; port 0 picks one)")
+    p.add_argument("--config", metavar="FILE", help="komputer.toml with an [ssh] section (default: STATE/komputer.toml if present)")
+    p = add("up", cmd_up, "start K for a newcomer: state, agent 'agent' with your key, FUSE mount, SSH on 127.0.0.1:2222")
+    p.add_argument("--listen", default="127.0.0.1:2222", metavar="HOST:PORT")
+    p.add_argument("--config", metavar="FILE")
+    p.add_argument("--mountpoint", metavar="DIR", help="where to mount the FUSE view (default /mnt/komputer for root, ~/komputer otherwise)")
+    p.add_argument("--no-mount", action="store_true", help="do not mount the FUSE view")
+    p = add("sh", cmd_sh, "run a K shell script on the state: sh -c SCRIPT [NAME ARGS...] | FILE [ARGS...] | stdin")
+    p.add_argument("-c", dest="command_string", metavar="SCRIPT", help="run SCRIPT (then NAME is $0 and ARGS are $1...)")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="FILE [ARGS...] on the host, or NAME ARGS... after -c")
     return parser
 
 

@@ -54,10 +54,12 @@ def check_allow_other(options: set[str], fuse_conf: Path = FUSE_CONF) -> None:
 def clear_stale_mount(mountpoint: Path, say: Callable[[str], None] = print) -> bool:
     """Unmount what a dead daemon left at `mountpoint`; returns whether there was one.
 
+    statfs is the probe because the kernel never answers it from its caches: on a mount
+    whose daemon died it fails with ENOTCONN even while stat still shows cached attributes.
     A live mount there is an error: K never stacks a second mount on the same directory.
     """
     try:
-        os.stat(mountpoint)
+        os.statvfs(mountpoint)
     except OSError as e:
         if e.errno != errno.ENOTCONN:
             raise MountError(f"{mountpoint}: {e.strerror}") from None
@@ -65,7 +67,9 @@ def clear_stale_mount(mountpoint: Path, say: Callable[[str], None] = print) -> b
             ["fusermount3", "-uz", str(mountpoint)], capture_output=True, text=True, check=False
         )
         if result.returncode != 0:
-            raise MountError(f"{mountpoint}: stale mount, and fusermount3 -uz failed: {result.stderr.strip()}")
+            raise MountError(
+                f"{mountpoint}: stale mount, and fusermount3 -uz failed: {result.stderr.strip()}"
+            ) from None
         say(f"{PROG}: cleared a stale mount at {mountpoint} (its daemon had died)")
         return True
     if os.path.ismount(mountpoint):
@@ -169,7 +173,9 @@ def daemonise(run: Callable[[Callable[[], None]], None], mountpoint: Path, log_f
     os._exit(status)
 
 
-def main(state_dir: Path, mountpoint: Path, requested: list[str], *, foreground: bool, log_file: str | None, debug: bool) -> int:
+def main(
+    state_dir: Path, mountpoint: Path, requested: list[str], *, foreground: bool, log_file: str | None, debug: bool
+) -> int:
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.INFO,
         format="%(asctime)s komputer mount[%(process)d] %(levelname)s %(message)s",

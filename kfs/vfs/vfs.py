@@ -87,6 +87,8 @@ class VFS:
             if not dir_.is_dir:
                 raise fs_error(errno.ENOTDIR)
             require(cred, dir_, X_OK)
+            if len(name) > NAME_MAX:
+                raise fs_error(errno.ENAMETOOLONG)
             if name == b".":
                 return dir_
             if name == b"..":

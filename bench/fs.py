@@ -1,0 +1,272 @@
+"""Filesystem benchmark: the kfs mount against tmpfs and C FUSE peers, in one run.
+
+    .venv/bin/python bench/fs.py [--scale 0.25] [--only tmpfs,kfs,...]
+
+Targets: tmpfs (the limit), bindfs and fuse-overlayfs over tmpfs (C FUSE peers: apt-get
+install bindfs fuse-overlayfs), sshfs to a localhost sshd when one answers, and kfs. Workloads
+(sizes at --scale 1, the issue's): sequential write with fsync and read of a 1 GiB file, 4 KiB
+random reads and writes, create+stat+unlink of 10,000 files, `ls -l` of a 10,000-entry
+directory, `grep -r` over 2,000 files, `tar c` and `tar x` of a 200 MiB tree. Prints one table
+and the ratios kfs/peer (higher is better for kfs). Run as root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MIB = 1 << 20
+
+
+def sh(*cmd: str, **kw: object) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(cmd, check=True, capture_output=True, **kw)  # type: ignore[call-overload]
+
+
+def drop_caches() -> None:
+    os.sync()
+    with contextlib.suppress(OSError):
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+
+
+@contextmanager
+def tmpfs(base: Path, name: str) -> Iterator[Path]:
+    path = base / name
+    path.mkdir()
+    sh("mount", "-t", "tmpfs", "-o", "size=80%", "tmpfs", str(path))
+    try:
+        yield path
+    finally:
+        sh("umount", "-l", str(path))
+
+
+def wait_mounted(path: Path, proc: subprocess.Popen[bytes] | None = None, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not os.path.ismount(path):
+        if proc is not None and proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{path} did not mount")
+        time.sleep(0.05)
+
+
+@contextmanager
+def target(name: str, base: Path) -> Iterator[Path]:
+    if name == "tmpfs":
+        with tmpfs(base, "tmpfs") as path:
+            yield path
+        return
+    if name == "bindfs":
+        with tmpfs(base, "bind-src") as src:
+            mnt = base / "bindfs"
+            mnt.mkdir()
+            sh("bindfs", str(src), str(mnt))
+            try:
+                yield mnt
+            finally:
+                sh("fusermount3", "-u", str(mnt))
+        return
+    if name == "fuse-overlayfs":
+        with tmpfs(base, "ovl-src") as src:
+            for d in ("lower", "upper", "work"):
+                (src / d).mkdir()
+            mnt = base / "overlay"
+            mnt.mkdir()
+            sh("fuse-overlayfs", "-o", f"lowerdir={src}/lower,upperdir={src}/upper,workdir={src}/work", str(mnt))
+            try:
+                yield mnt
+            finally:
+                sh("fusermount3", "-u", str(mnt))
+        return
+    if name == "sshfs":
+        with tmpfs(base, "ssh-src") as src:
+            mnt = base / "sshfs"
+            mnt.mkdir()
+            sh("sshfs", "-o", "StrictHostKeyChecking=no,BatchMode=yes", f"root@localhost:{src}", str(mnt))
+            try:
+                yield mnt
+            finally:
+                sh("fusermount3", "-u", str(mnt))
+        return
+    if name == "kfs":
+        with tmpfs(base, "kfs-state") as state:
+            mnt = base / "kfs"
+            mnt.mkdir()
+            env = dict(os.environ, PYTHONPATH=str(REPO))
+            cmd = [sys.executable, "-m", "kfs.cli", "mount", "--foreground", "--state", str(state / "s"), str(mnt)]
+            proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL)
+            try:
+                wait_mounted(mnt, proc)
+                yield mnt
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=30)
+        return
+    raise ValueError(name)
+
+
+# -- workloads: each returns (value, unit) -----------------------------------------------------
+
+
+def seq_write(root: Path, size: int) -> tuple[float, str]:
+    block = os.urandom(MIB)
+    start = time.perf_counter()
+    fd = os.open(root / "big", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    for _ in range(size // MIB):
+        os.write(fd, block)
+    os.fsync(fd)
+    os.close(fd)
+    return size / MIB / (time.perf_counter() - start), "MiB/s"
+
+
+def seq_read(root: Path, size: int) -> tuple[float, str]:
+    drop_caches()
+    start = time.perf_counter()
+    fd = os.open(root / "big", os.O_RDONLY)
+    while os.read(fd, MIB):
+        pass
+    os.close(fd)
+    return size / MIB / (time.perf_counter() - start), "MiB/s"
+
+
+def rand_io(root: Path, size: int, ops: int, write: bool) -> tuple[float, str]:
+    rng = random.Random(7)
+    block = os.urandom(4096)
+    fd = os.open(root / "big", os.O_RDWR)
+    blocks = size // 4096
+    start = time.perf_counter()
+    for _ in range(ops):
+        at = rng.randrange(blocks) * 4096
+        if write:
+            os.pwrite(fd, block, at)
+        else:
+            os.pread(fd, 4096, at)
+    os.close(fd)
+    return ops / (time.perf_counter() - start), "ops/s"
+
+
+def create_stat_unlink(root: Path, count: int) -> tuple[float, str]:
+    d = root / "many"
+    d.mkdir()
+    start = time.perf_counter()
+    for i in range(count):
+        os.close(os.open(d / f"f{i}", os.O_WRONLY | os.O_CREAT, 0o644))
+    for i in range(count):
+        os.stat(d / f"f{i}")
+    for i in range(count):
+        os.unlink(d / f"f{i}")
+    return 3 * count / (time.perf_counter() - start), "ops/s"
+
+
+def ls_l(root: Path, count: int) -> tuple[float, str]:
+    d = root / "listing"
+    d.mkdir()
+    for i in range(count):
+        os.close(os.open(d / f"entry{i:06d}", os.O_WRONLY | os.O_CREAT, 0o644))
+    drop_caches()
+    start = time.perf_counter()
+    sh("ls", "-l", str(d))
+    return time.perf_counter() - start, "s"
+
+
+def make_tree(root: Path, files: int, total: int) -> Path:
+    rng = random.Random(3)
+    tree = root / "tree"
+    per = max(total // files, 1)
+    for i in range(files):
+        sub = tree / f"d{i % 40}"
+        sub.mkdir(parents=True, exist_ok=True)
+        vocabulary = [b"alpha", b"beta", b"gamma", b"needle" if i % 97 == 0 else b"delta"]
+        words = b" ".join(rng.choice(vocabulary) for _ in range(per // 6 + 1))
+        (sub / f"f{i}.txt").write_bytes(words[:per])
+    return tree
+
+
+def grep_r(root: Path, files: int) -> tuple[float, str]:
+    tree = make_tree(root, files, files * 4096)
+    drop_caches()
+    start = time.perf_counter()
+    subprocess.run(["grep", "-r", "-c", "needle", str(tree)], capture_output=True, check=False)
+    elapsed = time.perf_counter() - start
+    shutil.rmtree(tree)
+    return elapsed, "s"
+
+
+def tar_c_x(root: Path, total: int) -> tuple[tuple[float, str], tuple[float, str]]:
+    tree = make_tree(root, 2000, total)
+    drop_caches()
+    archive = Path(tempfile.gettempdir()) / f"bench-fs-{os.getpid()}.tar"
+    start = time.perf_counter()
+    sh("tar", "cf", str(archive), "-C", str(root), "tree")
+    c = time.perf_counter() - start
+    shutil.rmtree(tree)
+    start = time.perf_counter()
+    sh("tar", "xf", str(archive), "-C", str(root))
+    x = time.perf_counter() - start
+    archive.unlink()
+    return (c, "s"), (x, "s")
+
+
+def run_all(root: Path, scale: float) -> dict[str, tuple[float, str]]:
+    size = max(int(1024 * scale), 16) * MIB
+    out: dict[str, tuple[float, str]] = {}
+    out["seq write+fsync"] = seq_write(root, size)
+    out["seq read"] = seq_read(root, size)
+    out["4K rand read"] = rand_io(root, size, int(20_000 * scale) or 1000, write=False)
+    out["4K rand write"] = rand_io(root, size, int(20_000 * scale) or 1000, write=True)
+    os.unlink(root / "big")
+    out["create+stat+unlink"] = create_stat_unlink(root, int(10_000 * scale))
+    out["ls -l"] = ls_l(root, int(10_000 * scale))
+    out["grep -r"] = grep_r(root, int(2_000 * scale))
+    out["tar c"], out["tar x"] = tar_c_x(root, int(200 * scale) * MIB)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the issue's sizes (default 1)")
+    parser.add_argument("--only", default="tmpfs,bindfs,fuse-overlayfs,sshfs,kfs")
+    args = parser.parse_args()
+    names = args.only.split(",")
+    results: dict[str, dict[str, tuple[float, str]]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-fs.") as tmp:
+        base = Path(tmp)
+        for name in names:
+            try:
+                with target(name, base) as root:
+                    results[name] = run_all(root, args.scale)
+            except (OSError, RuntimeError, subprocess.CalledProcessError, FileNotFoundError) as e:
+                print(f"{name}: skipped ({e})", file=sys.stderr)
+    if not results:
+        return 1
+    workloads = list(next(iter(results.values())))
+    cols = list(results)
+    print(f"bench/fs.py at scale {args.scale}")
+    print(f"{'workload':22}" + "".join(f"{c:>16}" for c in cols) + "  unit")
+    for w in workloads:
+        unit = next(iter(results.values()))[w][1]
+        cells = "".join(f"{results[c][w][0]:16.1f}" if w in results[c] else f"{'-':>16}" for c in cols)
+        print(f"{w:22}{cells}  {unit}")
+    if "kfs" in results:
+        print("\nkfs / peer (>1: kfs better)")
+        for peer in (c for c in cols if c != "kfs"):
+            ratios = []
+            for w in workloads:
+                k, p = results["kfs"][w][0], results[peer][w][0]
+                better = k / p if results["kfs"][w][1] != "s" else p / k
+                ratios.append(f"{w}={better:.2f}")
+            print(f"  vs {peer}: " + ", ".join(ratios))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Coherence with other writers: what another process writes to KState shows through the
+mount within 100 ms (though the kernel caches entries and attributes), and the reverse.
+
+The other writer is this test process, which opens the mount's state directly (`peer`); a
+second writer is a child process with its own VFS.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from kfs_mounts import Mount, child_env, require_tool
+
+from kfs.vfs import PathFS
+
+BOUND = 0.1
+
+
+def visible_within(check: Callable[[], bool], bound: float = BOUND) -> float:
+    """Poll `check` until it holds; returns the seconds it took (fails past 10x the bound)."""
+    start = time.monotonic()
+    while True:
+        try:
+            if check():
+                return time.monotonic() - start
+        except OSError:
+            pass
+        elapsed = time.monotonic() - start
+        assert elapsed < bound * 10, f"not visible after {elapsed:.3f}s"
+        time.sleep(0.002)
+
+
+def read_line(pipe: IO[bytes], timeout: float = 5) -> bytes:
+    """One line from a child's pipe, failing (not hanging) after `timeout` seconds."""
+    line = b""
+    deadline = time.monotonic() + timeout
+    while not line.endswith(b"\n"):
+        ready, _, _ = select.select([pipe], [], [], max(deadline - time.monotonic(), 0))
+        assert ready, f"no line within {timeout}s (got {line!r})"
+        chunk = os.read(pipe.fileno(), 1)
+        assert chunk, f"the pipe closed (got {line!r})"
+        line += chunk
+    return line
+
+
+def kpath(mnt: Path, mount: Mount, name: str) -> str:
+    return f"/{mnt.relative_to(mount.path)}/{name}"
+
+
+def test_an_overwrite_elsewhere_shows_through_a_cached_file_within_100ms(
+    mnt: Path, kfs_mount: Mount, peer: PathFS
+) -> None:
+    f = mnt / "f"
+    f.write_bytes(b"old contents")
+    for _ in range(3):  # the kernel now holds its pages and attributes
+        assert f.read_bytes() == b"old contents"
+    peer.write_file(kpath(mnt, kfs_mount, "f"), b"new contents, longer")
+    assert visible_within(lambda: f.read_bytes() == b"new contents, longer") < BOUND
+
+
+def test_a_file_created_elsewhere_appears_within_100ms(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:
+    assert os.listdir(mnt) == []
+    peer.write_file(kpath(mnt, kfs_mount, "new"), b"hi")
+    assert visible_within(lambda: os.listdir(mnt) == ["new"]) < BOUND
+    assert (mnt / "new").read_bytes() == b"hi"
+
+
+def test_a_file_removed_elsewhere_disappears_within_100ms(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:
+    (mnt / "gone").write_bytes(b"x")
+    os.stat(mnt / "gone")  # cached entry
+    peer.unlink(kpath(mnt, kfs_mount, "gone"))
+    assert visible_within(lambda: not (mnt / "gone").exists()) < BOUND
+
+
+def test_a_chmod_elsewhere_shows_within_100ms(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:
+    (mnt / "f").write_bytes(b"")
+    os.chmod(mnt / "f", 0o644)
+    os.stat(mnt / "f")
+    peer.chmod(kpath(mnt, kfs_mount, "f"), 0o600)
+    assert visible_within(lambda: os.stat(mnt / "f").st_mode & 0o777 == 0o600) < BOUND
+
+
+def test_a_rename_elsewhere_shows_within_100ms(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:
+    (mnt / "a").write_bytes(b"A")
+    os.stat(mnt / "a")
+    peer.rename(kpath(mnt, kfs_mount, "a"), kpath(mnt, kfs_mount, "b"))
+    assert visible_within(lambda: not (mnt / "a").exists() and (mnt / "b").read_bytes() == b"A") < BOUND
+
+
+def test_a_write_through_the_mount_is_visible_to_another_vfs_at_once(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:
+    with open(mnt / "f", "wb") as fh:
+        fh.write(b"from the mount")
+    assert peer.read_file(kpath(mnt, kfs_mount, "f")) == b"from the mount"
+
+
+def test_a_write_by_a_child_process_vfs_shows_within_100ms(mnt: Path, kfs_mount: Mount) -> None:
+    f = mnt / "f"
+    f.write_bytes(b"before")
+    assert f.read_bytes() == b"before"
+    code = (
+        "import sys; from kfs.kstate import KState; from kfs.vfs import VFS, PathFS\n"
+        "fs = PathFS(VFS(KState(sys.argv[1]), by='child'))\n"
+        "fs.write_file(sys.argv[2], b'after'); print('done', flush=True)\n"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", code, str(kfs_mount.state), kpath(mnt, kfs_mount, "f")],
+        env=child_env(), capture_output=True, text=True, check=True,
+    )
+    assert child.stdout.strip() == "done"
+    assert visible_within(lambda: f.read_bytes() == b"after") < BOUND
+
+
+def test_tail_f_through_the_mount_sees_lines_appended_elsewhere(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:
+    require_tool("tail", "coreutils")
+    log = kpath(mnt, kfs_mount, "log")
+    peer.write_file(log, b"first\n")
+    tail = subprocess.Popen(["tail", "-f", "-s", "0.1", str(mnt / "log")], stdout=subprocess.PIPE)
+    try:
+        assert tail.stdout is not None
+        assert read_line(tail.stdout) == b"first\n"
+        for i in range(3):
+            peer.append_file(log, f"line {i}\n".encode())
+            assert read_line(tail.stdout) == f"line {i}\n".encode()
+    finally:
+        tail.kill()
+        tail.wait()

@@ -1,0 +1,197 @@
+"""The Operations class called directly, without a kernel: translation, counts, offsets.
+
+The lowest rung that sees the FUSE layer: each handler is awaited with a stand-in request
+context, over a VFS on a temp KState.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import stat
+from types import SimpleNamespace
+from typing import Any
+
+import pyfuse3
+import pytest
+import trio
+
+from kfs.fuse.coherence import ChangeFollower
+from kfs.fuse.operations import Operations
+from kfs.vfs import ROOT_INO, VFS, PathFS
+
+ROOT_CTX = SimpleNamespace(uid=0, gid=0, pid=os.getpid(), umask=0o022)
+
+
+def user_ctx(uid: int = 1000, gid: int = 1000) -> SimpleNamespace:
+    return SimpleNamespace(uid=uid, gid=gid, pid=0, umask=0o022)
+
+
+def call(coro_fn: Any, *args: Any) -> Any:
+    return trio.run(coro_fn, *args)
+
+
+def fields(**set_: bool) -> SimpleNamespace:
+    names = ("update_atime", "update_mtime", "update_ctime", "update_mode", "update_uid", "update_gid", "update_size")
+    return SimpleNamespace(**{n: set_.get(n, False) for n in names})
+
+
+@pytest.fixture
+def ops(vfs: VFS) -> Operations:
+    return Operations(vfs)
+
+
+def errno_of(coro_fn: Any, *args: Any) -> int:
+    with pytest.raises(pyfuse3.FUSEError) as info:
+        call(coro_fn, *args)
+    return info.value.errno
+
+
+def test_a_vfs_error_becomes_its_errno(ops: Operations) -> None:
+    assert errno_of(ops.lookup, ROOT_INO, b"missing", ROOT_CTX) == errno.ENOENT
+    call(ops.mkdir, ROOT_INO, b"d", 0o755, ROOT_CTX)
+    assert errno_of(ops.mkdir, ROOT_INO, b"d", 0o755, ROOT_CTX) == errno.EEXIST
+
+
+def test_an_unexpected_exception_becomes_eio_and_a_log_line(
+    ops: Operations, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(ino: int) -> None:
+        raise RuntimeError("a bug below the FUSE layer")
+
+    monkeypatch.setattr(ops.vfs, "getattr", broken)
+    with caplog.at_level(logging.ERROR, logger="kfs.fuse"):
+        assert errno_of(ops.getattr, ROOT_INO, ROOT_CTX) == errno.EIO
+    assert "a bug below the FUSE layer" in caplog.text
+
+
+def test_forget_never_raises(ops: Operations, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ops, "lookups", None)  # anything at all going wrong inside
+    assert call(ops.forget, [(5, 1)]) is None
+
+
+def test_lookup_counts_rise_with_each_entry_reply_and_fall_with_forget(ops: Operations) -> None:
+    ino = call(ops.mkdir, ROOT_INO, b"d", 0o755, ROOT_CTX).st_ino
+    call(ops.lookup, ROOT_INO, b"d", ROOT_CTX)
+    call(ops.lookup, ROOT_INO, b"d", ROOT_CTX)
+    assert ops.lookups[ino] == 3
+    call(ops.forget, [(ino, 2)])
+    assert ops.lookups[ino] == 1
+    call(ops.forget, [(ino, 1)])
+    assert ino not in ops.lookups
+
+
+def test_entries_carry_the_vfs_inode_number_generation_and_timeouts(ops: Operations, fs: PathFS) -> None:
+    fs.write_file("/f", b"abc")
+    entry = call(ops.lookup, ROOT_INO, b"f", ROOT_CTX)
+    inode = fs.stat("/f")
+    assert (entry.st_ino, entry.generation, entry.st_size) == (inode.ino, inode.generation, 3)
+    assert entry.attr_timeout == entry.entry_timeout == ops.timeout > 0
+
+
+def test_readdir_offsets_resume_after_dot_entries_and_survive_changes(ops: Operations, fs: PathFS) -> None:
+    fs.mkdir("/d")
+    for i in range(300):
+        fs.write_file(f"/d/f{i:03d}", b"")
+    d = fs.stat("/d").ino
+    fh = call(ops.opendir, d, ROOT_CTX)
+    first = [(name, off) for name, _, off in ops.dir_entries(fh, 0)][:50]
+    assert [name for name, _ in first[:2]] == [b".", b".."]
+    seen = {name for name, _ in first[2:]}
+    fs.unlink("/d/" + sorted(n.decode() for n in seen)[0])  # one already returned
+    rest = [name for name, _, _ in ops.dir_entries(fh, first[-1][1])]
+    assert not seen & set(rest), "a resumed listing repeated entries"
+    assert len(seen) + len(rest) == 300
+    call(ops.releasedir, fh)
+
+
+def test_create_with_a_name_taken_meanwhile_opens_it_unless_o_excl(ops: Operations, fs: PathFS) -> None:
+    fs.write_file("/f", b"theirs")
+    info, entry = call(ops.create, ROOT_INO, b"f", stat.S_IFREG | 0o644, os.O_RDWR | os.O_CREAT, ROOT_CTX)
+    assert call(ops.read, info.fh, 0, 100) == b"theirs"
+    call(ops.release, info.fh)
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL
+    assert errno_of(ops.create, ROOT_INO, b"f", stat.S_IFREG | 0o644, flags, ROOT_CTX) == errno.EEXIST
+
+
+def test_create_and_mkdir_apply_the_callers_umask(ops: Operations) -> None:
+    ctx = SimpleNamespace(uid=0, gid=0, pid=0, umask=0o077)
+    info, entry = call(ops.create, ROOT_INO, b"f", stat.S_IFREG | 0o666, os.O_WRONLY, ctx)
+    assert stat.S_IMODE(entry.st_mode) == 0o600
+    assert stat.S_IMODE(call(ops.mkdir, ROOT_INO, b"d", 0o777, ctx).st_mode) == 0o700
+
+
+def test_read_and_write_on_an_unknown_handle_are_ebadf(ops: Operations) -> None:
+    assert errno_of(ops.read, 99, 0, 10) == errno.EBADF
+    assert errno_of(ops.write, 99, 0, b"x") == errno.EBADF
+
+
+def test_a_non_owner_time_update_is_taken_as_utime_now(ops: Operations, fs: PathFS) -> None:
+    """pyfuse3 hands UTIME_NOW over as the clock's reading; the kernel vetted the caller."""
+    fs.write_file("/f", b"")
+    fs.chmod("/f", 0o666)
+    attr = pyfuse3.EntryAttributes()
+    attr.st_mtime_ns = 5
+    entry = call(ops.setattr, fs.stat("/f").ino, attr, fields(update_mtime=True), None, user_ctx())
+    assert entry.st_mtime_ns > 5  # the VFS's own "now", not the stale reading
+
+
+def test_a_write_by_a_non_owner_may_clear_setuid(ops: Operations, fs: PathFS) -> None:
+    fs.write_file("/f", b"")
+    fs.chmod("/f", 0o4777)
+    ino = fs.stat("/f").ino
+    attr = pyfuse3.EntryAttributes()
+    attr.st_mode = stat.S_IFREG | 0o777
+    entry = call(ops.setattr, ino, attr, fields(update_mode=True), None, user_ctx())
+    assert stat.S_IMODE(entry.st_mode) == 0o777
+    attr.st_mode = stat.S_IFREG | 0o700  # anything more than dropping privileges: refused
+    assert errno_of(ops.setattr, ino, attr, fields(update_mode=True), None, user_ctx()) == errno.EPERM
+
+
+def test_statfs_reports_block_counts_and_name_length(ops: Operations) -> None:
+    out = call(ops.statfs, ROOT_CTX)
+    assert out.f_namemax == 255 and out.f_bsize == 4096 and out.f_blocks >= out.f_bfree > 0
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def inode(self, ino: int, attr_only: bool) -> None:
+        self.calls.append(("inode", ino, attr_only))
+
+    def entry(self, parent: int, name: bytes) -> None:
+        self.calls.append(("entry", parent, name))
+
+
+def test_the_follower_invalidates_what_other_writers_changed_and_skips_its_own(vfs: VFS, state: Any) -> None:
+    other = PathFS(VFS(state, by="other"))
+    own = PathFS(vfs)
+    recorder = Recorder()
+    follower = ChangeFollower(vfs, lambda ino: True, recorder)
+    own.write_file("/mine", b"x")
+    other.write_file("/theirs", b"y")
+    ino = other.stat("/theirs").ino
+    assert follower.catch_up() > 0
+    assert ("entry", ROOT_INO, b"theirs") in recorder.calls
+    assert ("inode", ROOT_INO, False) in recorder.calls  # its listing changed
+    assert not any(call[-1] == b"mine" for call in recorder.calls)
+    recorder.calls.clear()
+    other.write_file("/theirs", b"new contents")
+    follower.catch_up()
+    assert recorder.calls == [("inode", ino, False)]  # attributes and cached pages
+    assert not any(call[-1] == b"mine" for call in recorder.calls)
+    recorder.calls.clear()
+    other.chmod("/theirs", 0o600)
+    follower.catch_up()
+    assert recorder.calls == [("inode", ino, True)]
+
+
+def test_the_follower_skips_inodes_the_kernel_does_not_know(vfs: VFS, state: Any) -> None:
+    other = PathFS(VFS(state, by="other"))
+    recorder = Recorder()
+    follower = ChangeFollower(vfs, lambda ino: False, recorder)
+    other.write_file("/theirs", b"y")
+    follower.catch_up()
+    assert recorder.calls == []
