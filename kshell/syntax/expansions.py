@@ -110,8 +110,8 @@ class ExpansionReader:
             op = two if two in ("##", "%%") else c
         elif c == "/":
             op = two if two in ("//", "/#", "/%") else c
-        elif c == "^" or c == ",":
-            op = two if two in ("^^", ",,") else c
+        elif c == "^" or c == "," or c == "~":
+            op = two if two in ("^^", ",,", "~~") else c
         elif c == ":":
             off, q = self.read_unquoted(p + 1, CTX_BRACE, ":", in_dq)
             if q < n and src[q] == ":":

@@ -1,0 +1,31 @@
+"""The builtins the shell language needs (echo, printf, test, read, cd, set, declare, ...).
+
+A builtin is `fn(sh, argv) -> status`; it writes through `sh.out` and reports errors with
+`sh.error("name: ...")`, which adds bash's `NAME: line N: ` prefix. External tools (ls, grep,
+...) are registered separately, in `Session.tools`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+Builtin = Callable[["Interp", list[str]], int]
+
+BUILTINS: dict[str, Builtin] = {}
+SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly",
+                     "return", "set", "shift", "trap", "unset", "source"})
+
+
+def builtin(*names: str) -> Callable[[Builtin], Builtin]:
+    def register(fn: Builtin) -> Builtin:
+        for name in names:
+            BUILTINS[name] = fn
+        return fn
+    return register
+
+
+from kshell.builtins import flow, io, test, vars  # noqa: E402,F401  (registration)

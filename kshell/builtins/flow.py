@@ -1,0 +1,704 @@
+"""Builtins for control flow and commands: true false : eval exec exit return break continue
+source . command builtin type cd pwd trap let wait sh bash."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import native
+from kshell.builtins import BUILTINS, SPECIAL, builtin
+from kshell.exec import redirects as redir
+from kshell.exec.errors import BreakLoop, ContinueLoop, ExitSignal, ReturnSignal
+from kshell.exec.variables import EXPORT, Var
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+_KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "case", "esac", "for", "while",
+                       "until", "do", "done", "in", "function", "time", "{", "}", "!", "[[",
+                       "]]", "coproc", "select"})
+
+
+@builtin("true", ":")
+def true(sh: Interp, argv: list[str]) -> int:
+    return 0
+
+
+@builtin("false")
+def false(sh: Interp, argv: list[str]) -> int:
+    return 1
+
+
+def _status_arg(sh: Interp, name: str, argv: list[str], default: int) -> int | None:
+    if len(argv) < 2:
+        return default
+    arg = argv[1]
+    if arg == "--" and len(argv) > 2:
+        arg = argv[2]
+    try:
+        value = int(arg.strip())
+    except ValueError:
+        sh.error(f"{name}: {arg}: numeric argument required")
+        return None
+    if len(argv) > 2 and argv[1] != "--":
+        sh.error(f"{name}: too many arguments")
+        return -1
+    return value & 0xFF
+
+
+@builtin("exit")
+def exit_builtin(sh: Interp, argv: list[str]) -> int:
+    status = _status_arg(sh, "exit", argv, sh.last_status)
+    if status is None:
+        raise ExitSignal(2)
+    if status == -1:
+        raise ExitSignal(1)
+    raise ExitSignal(status)
+
+
+@builtin("return")
+def return_builtin(sh: Interp, argv: list[str]) -> int:
+    if not sh.funcnames and not sh.source_depth:
+        sh.error("return: can only `return' from a function or sourced script")
+        return 2
+    status = _status_arg(sh, "return", argv, sh.last_status)
+    if status is None:
+        raise ReturnSignal(2)
+    if status == -1:
+        raise ExitSignal(1)
+    raise ReturnSignal(status)
+
+
+def _loop_levels(sh: Interp, name: str, argv: list[str]) -> int | None:
+    n = 1
+    if len(argv) > 1:
+        try:
+            n = int(argv[1])
+        except ValueError:
+            sh.error(f"{name}: {argv[1]}: numeric argument required")
+            raise ExitSignal(128) from None
+        if n < 1:
+            sh.error(f"{name}: {argv[1]}: loop count out of range")
+            return None
+    return n
+
+
+@builtin("break")
+def break_builtin(sh: Interp, argv: list[str]) -> int:
+    if not sh.loop_depth:
+        sh.error("break: only meaningful in a `for', `while', or `until' loop")
+        return 0
+    n = _loop_levels(sh, "break", argv)
+    if n is None:
+        return 1
+    raise BreakLoop(min(n, sh.loop_depth))
+
+
+@builtin("continue")
+def continue_builtin(sh: Interp, argv: list[str]) -> int:
+    if not sh.loop_depth:
+        sh.error("continue: only meaningful in a `for', `while', or `until' loop")
+        return 0
+    n = _loop_levels(sh, "continue", argv)
+    if n is None:
+        return 1
+    raise ContinueLoop(min(n, sh.loop_depth))
+
+
+@builtin("eval")
+def eval_builtin(sh: Interp, argv: list[str]) -> int:
+    args = argv[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    source = " ".join(args)
+    if not source.strip():
+        return 0
+    from kshell.syntax import Parser, ShellSyntaxError
+
+    parser = Parser(source, extglob="extglob" in sh.shopts, line0=sh.lineno - 1)
+    status = 0
+    sh.call_depth += 1
+    try:
+        if sh.call_depth > sh.limits.recursion_depth:
+            sh.error("eval: maximum nesting level exceeded")
+            return 1
+        while True:
+            try:
+                commands = parser.parse_line()
+            except ShellSyntaxError as e:
+                sh.write_err(e.format(f"{sh.script_name}: eval: line {{lineno}}: "))
+                return 2
+            if commands is None:
+                return status
+            status = 0
+            for cmd in commands:
+                status = sh.execute(cmd)
+    finally:
+        sh.call_depth -= 1
+
+
+@builtin("source", ".")
+def source(sh: Interp, argv: list[str]) -> int:
+    name = argv[0]
+    args = argv[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args:
+        sh.error(f"{name}: filename argument required")
+        sh.write_err(f"{name}: usage: {name} filename [arguments]\n")
+        return 2
+    path = args[0]
+    target = path
+    if "/" not in path:
+        from kshell.exec.scripts import find_in_path
+
+        found = None
+        if "sourcepath" in sh.shopts:
+            pv = sh.get_param_or_none("PATH") or ""
+            for d in pv.split(":"):
+                cand = f"{d or '.'}/{path}"
+                try:
+                    if sh.fs.stat(cand).is_reg:
+                        found = cand
+                        break
+                except OSError:
+                    continue
+        target = found or path
+        _ = find_in_path
+    try:
+        inode = sh.fs.stat(target)
+        if inode.is_dir:
+            sh.error(f"{name}: {path}: is a directory")
+            return 1
+        data = sh.fs.read_file(target)
+    except OSError as e:
+        sh.error(f"{path}: {redir.os_message(e)}")
+        return 1
+    if sh.source_depth + sh.call_depth >= sh.limits.recursion_depth:
+        sh.error(f"{name}: maximum nesting level exceeded")
+        return 1
+    saved_pos = sh.positional
+    if len(args) > 1:
+        sh.positional = list(args[1:])
+    saved_name = sh.script_name
+    sh.script_name = path
+    saved_line = sh.lineno
+    sh.source_depth += 1
+    try:
+        status = sh.run_source(data.decode("utf-8", "surrogateescape"), filename=path)
+    except ReturnSignal as r:
+        status = r.status
+    finally:
+        sh.source_depth -= 1
+        sh.script_name = saved_name
+        sh.lineno = saved_line
+        if len(args) > 1:
+            sh.positional = saved_pos
+    return status
+
+
+@builtin("exec")
+def exec_builtin(sh: Interp, argv: list[str]) -> int:
+    args = argv[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args:
+        return 0  # redirections were made permanent by the interpreter
+    name = args[0]
+    if name not in BUILTINS and name not in sh.funcs and name not in sh.session.tools:
+        from kshell.exec.scripts import find_in_path
+
+        if "/" not in name and find_in_path(sh, name)[0] is None:
+            sh.error(f"exec: {name}: not found")
+            raise ExitSignal(127)
+    status = sh.run_command(args, None)
+    raise ExitSignal(status)
+
+
+def _lookup(sh: Interp, name: str, use_funcs: bool = True) -> tuple[str, str | None]:
+    if name in _KEYWORDS:
+        return "keyword", None
+    if use_funcs and name in sh.funcs:
+        return "function", None
+    if name in BUILTINS:
+        return "builtin", None
+    if name in sh.session.tools:
+        return "tool", f"/usr/bin/{name}"
+    if "/" in name:
+        if sh.fs.exists(name) and sh.fs.access(name, 1) and not sh.fs.stat(name).is_dir:
+            return "file", name
+        return "", None
+    from kshell.exec.scripts import find_in_path
+
+    path, ok = find_in_path(sh, name)
+    if path is not None and ok:
+        return "file", path
+    return "", None
+
+
+@builtin("command")
+def command_builtin(sh: Interp, argv: list[str]) -> int:
+    args = argv[1:]
+    verbose = ""
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        if args[0] == "--":
+            args = args[1:]
+            break
+        for c in args[0][1:]:
+            if c in "vV":
+                verbose = c
+            elif c == "p":
+                pass
+            else:
+                sh.error(f"command: -{c}: invalid option")
+                sh.write_err("command: usage: command [-pVv] command [arg ...]\n")
+                return 2
+        args = args[1:]
+    if not args:
+        return 0
+    if verbose:
+        status = 0
+        for name in args:
+            kind, path = _lookup(sh, name)
+            if verbose == "v":
+                if kind in ("file", "tool"):
+                    sh.out(f"{path}\n")
+                elif kind:
+                    sh.out(f"{name}\n")
+                else:
+                    status = 1
+            else:
+                if not _describe(sh, name, False):
+                    sh.error(f"command: {name}: not found")
+                    status = 1
+        return status
+    name = args[0]
+    builtin_fn = BUILTINS.get(name)
+    if builtin_fn is not None:
+        return sh.call_builtin(builtin_fn, args)
+    tool = sh.session.tools.get(name)
+    if tool is not None:
+        return tool(sh, args)
+    return sh.run_external(args)
+
+
+@builtin("builtin")
+def builtin_builtin(sh: Interp, argv: list[str]) -> int:
+    if len(argv) < 2:
+        return 0
+    fn = BUILTINS.get(argv[1])
+    if fn is None:
+        sh.error(f"builtin: {argv[1]}: not a shell builtin")
+        return 1
+    return sh.call_builtin(fn, argv[1:])
+
+
+def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
+    found = False
+    if name in _KEYWORDS:
+        found = True
+        sh.out("keyword\n" if mode == "t" else (f"{name} is a shell keyword\n" if not mode else ""))
+        if not all_:
+            return True
+    if name in sh.funcs:
+        found = True
+        if mode == "t":
+            sh.out("function\n")
+        elif not mode:
+            from kshell.exec.printer import function_text
+
+            sh.out(f"{name} is a function\n{function_text(sh.funcs[name])}\n")
+        if not all_:
+            return True
+    if name in BUILTINS:
+        found = True
+        if mode == "t":
+            sh.out("builtin\n")
+        elif not mode:
+            sh.out(f"{name} is a shell builtin\n" if name not in SPECIAL or True else "")
+        if not all_:
+            return True
+    if name in sh.session.tools:
+        found = True
+        if mode == "t":
+            sh.out("file\n")
+        elif mode == "p" or mode == "P":
+            sh.out(f"/usr/bin/{name}\n")
+        else:
+            sh.out(f"{name} is /usr/bin/{name}\n")
+        if not all_:
+            return True
+    kind, path = ("", None)
+    if "/" in name:
+        if sh.fs.exists(name) and sh.fs.access(name, 1):
+            kind, path = "file", name
+    else:
+        from kshell.exec.scripts import find_in_path
+
+        p, ok = find_in_path(sh, name)
+        if p is not None and ok:
+            kind, path = "file", p
+    if kind == "file":
+        found = True
+        if mode == "t":
+            sh.out("file\n")
+        elif mode in ("p", "P"):
+            sh.out(f"{path}\n")
+        else:
+            sh.out(f"{name} is {path}\n")
+    return found
+
+
+@builtin("type")
+def type_builtin(sh: Interp, argv: list[str]) -> int:
+    args = argv[1:]
+    mode = ""
+    all_ = False
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        if args[0] == "--":
+            args = args[1:]
+            break
+        for c in args[0][1:]:
+            if c == "a":
+                all_ = True
+            elif c in "tpP":
+                mode = c
+            elif c == "f":
+                pass
+            else:
+                sh.error(f"type: -{c}: invalid option")
+                sh.write_err("type: usage: type [-afptP] name [name ...]\n")
+                return 2
+        args = args[1:]
+    status = 0
+    for name in args:
+        if not _describe(sh, name, all_, mode):
+            if not mode:
+                sh.error(f"type: {name}: not found")
+            status = 1
+    return status
+
+
+# --------------------------------------------------------------------------- directories
+
+
+def _set_cwd(sh: Interp, path: str) -> None:
+    sh.fs.cwd = path.encode("utf-8", "surrogateescape")
+
+
+@builtin("cd")
+def cd(sh: Interp, argv: list[str]) -> int:
+    args = argv[1:]
+    physical = "P" in sh.opts
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        if args[0] == "--":
+            args = args[1:]
+            break
+        bad = [c for c in args[0][1:] if c not in "LPe@"]
+        if bad:
+            sh.error(f"cd: -{bad[0]}: invalid option")
+            sh.write_err("cd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n")
+            return 2
+        if "P" in args[0]:
+            physical = True
+        if "L" in args[0]:
+            physical = False
+        args = args[1:]
+    if len(args) > 1:
+        sh.error("cd: too many arguments")
+        return 1
+    print_dir = False
+    if not args:
+        target = sh.get_param_or_none("HOME")
+        if target is None:
+            sh.error("cd: HOME not set")
+            return 1
+    else:
+        target = args[0]
+        if target == "-":
+            target = sh.get_param_or_none("OLDPWD")
+            if target is None:
+                sh.error("cd: OLDPWD not set")
+                return 1
+            print_dir = True
+    if target == "":
+        return 0
+    pwd = sh.get_param("PWD") or sh.fs.cwd.decode("utf-8", "surrogateescape")
+    candidates = []
+    cdpath = sh.get_param_or_none("CDPATH")
+    if cdpath and not target.startswith("/") and not target.startswith("."):
+        for d in cdpath.split(":"):
+            if d:
+                candidates.append((d.rstrip("/") + "/" + target, True))
+    candidates.append((target, False))
+    last_error = None
+    for cand, from_cdpath in candidates:
+        base = pwd if not cand.startswith("/") else "/"
+        logical = native.normalize(cand.encode("utf-8", "surrogateescape"),
+                                   base.encode("utf-8", "surrogateescape"),
+                                   b"/").decode("utf-8", "surrogateescape")
+        try:
+            inode = sh.fs.stat(logical if not physical else cand)
+        except OSError as e:
+            last_error = e
+            continue
+        if not inode.is_dir:
+            last_error = OSError(20, "Not a directory")
+            continue
+        if not sh.fs.access(logical, 1):
+            last_error = OSError(13, "Permission denied")
+            continue
+        if physical:
+            logical = sh.fs.realpath(logical)
+        _set_cwd(sh, logical)
+        sh.assign_scalar("OLDPWD", pwd)
+        old = sh.vars.table.get("OLDPWD")
+        if old is not None:
+            old.flags |= EXPORT
+        sh.assign_scalar("PWD", logical)
+        if print_dir or from_cdpath:
+            sh.out(logical + "\n")
+        return 0
+    assert last_error is not None
+    sh.error(f"cd: {args[0] if args else target}: {redir.os_message(last_error)}")
+    return 1
+
+
+@builtin("pwd")
+def pwd(sh: Interp, argv: list[str]) -> int:
+    physical = False
+    for arg in argv[1:]:
+        if arg == "-P":
+            physical = True
+        elif arg == "-L":
+            physical = False
+        elif arg.startswith("-"):
+            sh.error(f"pwd: {arg}: invalid option")
+            sh.write_err("pwd: usage: pwd [-LP]\n")
+            return 2
+    cwd = sh.fs.cwd.decode("utf-8", "surrogateescape")
+    if physical:
+        try:
+            cwd = sh.fs.realpath(cwd)
+        except OSError as e:
+            sh.error(f"pwd: error retrieving current directory: {redir.os_message(e)}")
+            return 1
+    else:
+        pv = sh.get_param_or_none("PWD")
+        if pv and pv.startswith("/") and native.normalize(pv.encode("utf-8", "surrogateescape")) == sh.fs.cwd:
+            cwd = pv
+    sh.out(cwd + "\n")
+    return 0
+
+
+# --------------------------------------------------------------------------- traps, let, wait
+
+_SIGNALS = {"EXIT": 0, "HUP": 1, "INT": 2, "QUIT": 3, "KILL": 9, "USR1": 10, "USR2": 12,
+            "PIPE": 13, "ALRM": 14, "TERM": 15, "CHLD": 17, "CONT": 18, "STOP": 19, "TSTP": 20,
+            "ERR": -1, "DEBUG": -2, "RETURN": -3}
+
+
+def _signal_name(spec: str) -> str | None:
+    s = spec.upper()
+    if s.startswith("SIG"):
+        s = s[3:]
+    if s in _SIGNALS:
+        return s
+    if spec.isdigit():
+        for name, num in _SIGNALS.items():
+            if num == int(spec):
+                return name
+    return None
+
+
+@builtin("trap")
+def trap(sh: Interp, argv: list[str]) -> int:
+    args = argv[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    if args and args[0] == "-p" and len(args) > 1:
+        from kshell.expand.params import quote_q
+
+        for spec in args[1:]:
+            name = _signal_name(spec)
+            if name is not None and name in sh.traps:
+                shown = name if name in ("EXIT", "ERR", "DEBUG", "RETURN") else "SIG" + name
+                sh.out(f"trap -- {quote_q(sh.traps[name])} {shown}\n")
+        return 0
+    if not args or args == ["-p"]:
+        for name, action in sh.traps.items():
+            from kshell.expand.params import quote_q
+
+            shown = name if name in ("EXIT", "ERR", "DEBUG", "RETURN") else "SIG" + name
+            sh.out(f"trap -- {quote_q(action)} {shown}\n")
+        return 0
+    if args[0] == "-l":
+        sh.out(" ".join(f"{n}) SIG{name}" for name, n in _SIGNALS.items() if n > 0) + "\n")
+        return 0
+    if len(args) == 1 or args[0] == "-":
+        specs = args[1:] if args[0] == "-" else args
+        action = None
+    else:
+        action = args[0]
+        specs = args[1:]
+    status = 0
+    for spec in specs:
+        name = _signal_name(spec)
+        if name is None:
+            sh.error(f"trap: {spec}: invalid signal specification")
+            status = 1
+            continue
+        if action is None or action == "-":
+            sh.traps.pop(name, None)
+        else:
+            sh.traps[name] = action
+    return status
+
+
+@builtin("let")
+def let(sh: Interp, argv: list[str]) -> int:
+    if len(argv) < 2:
+        sh.error("let: expression expected")
+        return 1
+    value = 0
+    for expr in argv[1:]:
+        from kshell.expand import arith
+        from kshell.syntax.errors import ArithSyntaxError
+
+        try:
+            value = arith.evaluate_text(sh, expr)
+        except ArithSyntaxError as e:
+            sh.error(f"let: {e.text}")
+            return 1
+    return 0 if value else 1
+
+
+@builtin("wait")
+def wait(sh: Interp, argv: list[str]) -> int:
+    """Background commands run to completion when started, so waiting only reports."""
+    status = 0
+    for arg in argv[1:]:
+        if arg.startswith("-"):
+            continue
+        if not arg.isdigit() or int(arg) not in sh.session.jobs:
+            sh.error(f"wait: pid {arg} is not a child of this shell")
+            status = 127
+            continue
+        status = sh.session.jobs[int(arg)]
+    return status
+
+
+@builtin("umask")
+def umask(sh: Interp, argv: list[str]) -> int:
+    args = argv[1:]
+    symbolic = False
+    if args and args[0] == "-S":
+        symbolic = True
+        args = args[1:]
+    if not args:
+        mask = sh.fs.umask
+        if symbolic:
+            perms = []
+            for who, shift in (("u", 6), ("g", 3), ("o", 0)):
+                bits = (~mask >> shift) & 7
+                perms.append(who + "=" + "".join(c for c, b in (("r", 4), ("w", 2), ("x", 1)) if bits & b))
+            sh.out(",".join(perms) + "\n")
+        else:
+            sh.out(f"{mask:04o}\n")
+        return 0
+    try:
+        sh.fs.umask = int(args[0], 8) & 0o777
+    except ValueError:
+        sh.error(f"umask: {args[0]}: octal number out of range")
+        return 1
+    return 0
+
+
+@builtin("hash")
+def hash_builtin(sh: Interp, argv: list[str]) -> int:
+    return 0
+
+
+# --------------------------------------------------------------------------- child shells
+
+
+@builtin("sh", "bash")
+def shell_builtin(sh: Interp, argv: list[str]) -> int:
+    from kshell.exec.scripts import child_shell, run_child
+
+    args = argv[1:]
+    opts: list[str] = []
+    command = None
+    read_stdin = False
+    pipefail = False
+    while args and args[0].startswith(("-", "+")) and len(args[0]) > 1:
+        arg = args.pop(0)
+        if arg == "--":
+            break
+        if arg in ("--norc", "--noprofile", "--posix", "-l", "--login", "-i"):
+            continue
+        if arg == "-o" or arg == "+o":
+            if args:
+                name = args.pop(0)
+                if name == "pipefail":
+                    pipefail = True
+                else:
+                    from kshell.builtins.vars import _LONG
+
+                    if name in _LONG:
+                        opts.append(_LONG[name])
+            continue
+        for c in arg[1:]:
+            if c == "c":
+                command = ""
+            elif c == "s":
+                read_stdin = True
+            elif c in "euxfCvnaB" and arg[0] == "-":
+                opts.append(c)
+            elif c in "euxfCvnaB":
+                pass
+            else:
+                sh.error(f"{argv[0]}: -{c}: invalid option")
+                return 2
+    child = child_shell(sh)
+    for o in opts:
+        child.opts.add(o)
+        if o == "f":
+            child.noglob = True
+    child.pipefail = pipefail
+    if command is not None:
+        if not args:
+            sh.write_err(f"{argv[0]}: -c: option requires an argument\n")
+            return 2
+        source = args[0]
+        name = args[1] if len(args) > 1 else argv[0]
+        child.dollar0 = name
+        child.script_name = name
+        child.positional = list(args[2:])
+        return run_child(child, source, "")
+    if args and not read_stdin:
+        path = args[0]
+        try:
+            inode = sh.fs.stat(path)
+            if inode.is_dir:
+                sh.write_err(f"{path}: {path}: is a directory\n")
+                return 126
+            data = sh.fs.read_file(path)
+        except OSError as e:
+            sh.write_err(f"{argv[0]}: {path}: {redir.os_message(e)}\n")
+            return 127
+        child.dollar0 = path
+        child.script_name = path
+        child.positional = list(args[1:])
+        return run_child(child, data.decode("utf-8", "surrogateescape"), path)
+    stream = sh.fds.get(0)
+    data = stream.read() if stream is not None and stream.readable else b""
+    child.dollar0 = argv[0]
+    child.script_name = argv[0]
+    child.dash_c = False
+    child.positional = list(args)
+    return run_child(child, data.decode("utf-8", "surrogateescape"), "")
+
+
+_ = (os, Var)

@@ -1,0 +1,671 @@
+"""Builtins that manage variables and options: declare/typeset/local/export/readonly, unset,
+set, shopt, shift, getopts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kshell.builtins import builtin
+from kshell.exec.variables import ARRAY, ASSOC, EXPORT, FLAG_LETTERS, INTEGER, LOWER, READONLY, UPPER, Var
+from kshell.exec.varops import ReadonlyError
+from kshell.expand.params import quote_q
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+
+class AssignArg(str):
+    """A declaration argument written as an assignment (`declare a=(1 2)`, `local x=$y`)."""
+
+    name: str
+    subscript: str | None
+    append: bool
+    items: list | None
+    value: str
+
+
+_LETTER_FLAGS = {"a": ARRAY, "A": ASSOC, "i": INTEGER, "l": LOWER, "u": UPPER, "r": READONLY,
+                 "x": EXPORT}
+
+
+def _declare_line(name: str, var: Var) -> str:
+    letters = "".join(letter for letter, flag in FLAG_LETTERS if var.flags & flag) or "-"
+    value = var.value
+    if value is None:
+        return f"declare -{letters} {name}" if letters != "-" else f"declare -- {name}"
+    if type(value) is dict:
+        if var.flags & ASSOC:
+            body = " ".join(f"[{_assoc_key(k)}]={_dq(v)}" for k, v in value.items())
+        else:
+            body = " ".join(f"[{k}]={_dq(v)}" for k, v in sorted(value.items()))
+        body = body + " " if body and var.flags & ASSOC else body
+        return f"declare -{letters} {name}=({body})"
+    return f"declare -{letters} {name}={_dq(value)}"
+
+
+def _assoc_key(k: str) -> str:
+    if k and all(c.isalnum() or c in "_-./" for c in k):
+        return k
+    return _dq(k)
+
+
+def _dq(value: str) -> str:
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return quote_q(value)
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`") + '"'
+
+
+def _parse_flags(sh: Interp, argv: list[str], allowed: str) -> tuple[set[str], set[str], list[str]] | int:
+    on: set[str] = set()
+    off: set[str] = set()
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if isinstance(arg, AssignArg):
+            break
+        if arg == "--":
+            i += 1
+            break
+        if len(arg) > 1 and arg[0] in "-+" and not isinstance(arg, AssignArg):
+            target = on if arg[0] == "-" else off
+            for c in arg[1:]:
+                if c not in allowed:
+                    sh.error(f"{argv[0]}: {arg[0]}{c}: invalid option")
+                    return 2
+                target.add(c)
+            i += 1
+            continue
+        break
+    return on, off, list(argv[i:])
+
+
+def declare_common(sh: Interp, argv: list[str], *, local: bool = False, force: str = "") -> int:
+    name0 = argv[0]
+    parsed = _parse_flags(sh, argv, "aAilurxgpfFnt")
+    if isinstance(parsed, int):
+        return parsed
+    on, off, args = parsed
+    on |= set(force)
+    if local and not sh.vars.frames:
+        sh.error(f"{name0}: can only be used in a function")
+        return 1
+    in_function = bool(sh.vars.frames)
+    make_local = (local or (name0 in ("declare", "typeset") and in_function)) and "g" not in on
+    if "f" in on or "F" in on:
+        names = args or sorted(sh.funcs)
+        status = 0
+        for n in names:
+            if n not in sh.funcs:
+                status = 1
+                continue
+            if "F" in on:
+                sh.out(f"declare -f {n}\n")
+            else:
+                from kshell.exec.printer import function_text
+
+                sh.out(function_text(sh.funcs[n]) + "\n")
+        return status
+    if "p" in on or (not args and not (on - {"g"}) and not off):
+        return _print_vars(sh, args, on)
+    if not args:
+        return _print_vars(sh, [], on | {"p"})
+    status = 0
+    set_flags = 0
+    clear_flags = 0
+    for c in on:
+        set_flags |= _LETTER_FLAGS.get(c, 0)
+    for c in off:
+        clear_flags |= _LETTER_FLAGS.get(c, 0)
+    for arg in args:
+        if isinstance(arg, AssignArg):
+            name = arg.name
+        else:
+            name, eq, _ = arg.partition("=")
+            if name.endswith("+") and eq:
+                name = name[:-1]
+            if "[" in name and name.endswith("]"):
+                name = name[:-1].partition("[")[0]
+        if not sh.is_valid_name(name):
+            sh.error(f"{name0}: `{arg}': not a valid identifier")
+            status = 1
+            continue
+        try:
+            if make_local:
+                if name not in sh.vars.frames[-1]:
+                    old = sh.vars.table.get(name)
+                    if old is not None and old.flags & READONLY:
+                        sh.error(f"{name0}: {name}: readonly variable")
+                        status = 1
+                        continue
+                    sh.vars.make_local(name)
+                    new = Var(None, 0)
+                    if old is not None and name in ("IFS",) or (old is not None and old.flags & EXPORT and False):
+                        new.value = old.value if type(old.value) is str else None
+                    sh.vars.table[name] = new
+            elif "g" in on and sh.vars.frames:
+                slot, key = sh.vars.global_slot(name)
+                if slot is not sh.vars.table:
+                    # operate on the global binding hidden under locals
+                    saved_table = sh.vars.table
+                    glob = slot.get(key)
+                    if glob is None:
+                        glob = Var(None, 0)
+                        slot[key] = glob
+                    tmp = {name: glob}
+                    sh.vars.table = tmp
+                    try:
+                        status |= _declare_one(sh, name0, name, arg, set_flags, clear_flags)
+                    finally:
+                        sh.vars.table = saved_table
+                    continue
+            status |= _declare_one(sh, name0, name, arg, set_flags, clear_flags)
+        except ReadonlyError as e:
+            sh.error(f"{name0}: {e.name}: readonly variable" if name0 != "local" else f"{e.name}: readonly variable")
+            status = 1
+    return status
+
+
+def _declare_one(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, clear_flags: int) -> int:
+    table = sh.vars.table
+    var = table.get(name)
+    if var is None:
+        var = table[name] = Var(None, 0)
+    if var.flags & READONLY and (clear_flags & READONLY or isinstance(arg, AssignArg) or "=" in arg):
+        sh.error(f"{cmd}: {name}: readonly variable")
+        return 1
+    if set_flags & ASSOC and var.flags & ARRAY and type(var.value) is dict and var.value:
+        sh.error(f"{cmd}: {name}: cannot convert indexed to associative array")
+        return 1
+    if set_flags & ARRAY and var.flags & ASSOC:
+        sh.error(f"{cmd}: {name}: cannot convert associative to indexed array")
+        return 1
+    ro = set_flags & READONLY
+    var.flags = (var.flags | (set_flags & ~READONLY)) & ~clear_flags
+    if set_flags & UPPER:
+        var.flags &= ~LOWER
+    if set_flags & LOWER and not set_flags & UPPER:
+        var.flags &= ~UPPER
+    if set_flags & (ARRAY | ASSOC) and type(var.value) is not dict:
+        var.value = {} if var.value is None else {0 if not set_flags & ASSOC else "0": var.value}
+    if isinstance(arg, AssignArg):
+        if arg.items is not None:
+            sh.assign_array(name, arg.items, arg.append, assoc=bool(var.flags & ASSOC))
+        elif arg.subscript is not None:
+            sh.set_element(name, sh.element_key_text(name, arg.subscript), arg.value, arg.append)
+        else:
+            sh.assign_scalar(name, arg.value, arg.append)
+    elif "=" in arg:
+        n, _, value = arg.partition("=")
+        append = n.endswith("+")
+        if "[" in n and n.endswith("]"):
+            _, _, sub = n[:-1].partition("[")
+            sh.set_element(name, sh.element_key_text(name, sub), value, append)
+        elif value.startswith("(") and value.endswith(")") and var.flags & (ARRAY | ASSOC):
+            from kshell.syntax import parse
+
+            try:
+                prog = parse(f"{name}={value}")
+                lit = prog.commands[0].assigns[0].value
+                sh.assign_array(name, sh.array_items(lit), append)
+            except Exception:  # noqa: BLE001
+                sh.assign_scalar(name, value, append)
+        else:
+            sh.assign_scalar(name, value, append)
+    if ro:
+        var = sh.vars.table.get(name) or var
+        var.flags |= READONLY
+    return 0
+
+
+def _print_vars(sh: Interp, names: list[str], on: set[str]) -> int:
+    status = 0
+    table = sh.vars.table
+    want = 0
+    for c in on:
+        want |= _LETTER_FLAGS.get(c, 0)
+    if names:
+        for name in names:
+            var = table.get(name)
+            if var is None:
+                sh.error(f"declare: {name}: not found")
+                status = 1
+                continue
+            sh.out(_declare_line(name, var) + "\n")
+        return status
+    lines = []
+    for name in sorted(table):
+        var = table[name]
+        if want and not var.flags & want:
+            continue
+        if "p" in on or want:
+            lines.append(_declare_line(name, var))
+        elif var.value is not None:
+            if type(var.value) is dict:
+                lines.append(_declare_line(name, var)[len("declare -a "):] if False else
+                             f"{name}=({' '.join(f'[{k}]={_dq(v)}' for k, v in (sorted(var.value.items()) if not var.flags & ASSOC else var.value.items()))})")
+            else:
+                lines.append(f"{name}={quote_q(var.value) if _needs_quote(var.value) else var.value}")
+    if not ("p" in on or want):
+        for fname in sorted(sh.funcs):
+            from kshell.exec.printer import function_text
+
+            lines.append(function_text(sh.funcs[fname]))
+    sh.out("".join(line + "\n" for line in lines))
+    return status
+
+
+def _needs_quote(value: str) -> bool:
+    return value == "" or any(not (c.isalnum() or c in "@%+=:,./_-^") for c in value)
+
+
+@builtin("declare", "typeset")
+def declare(sh: Interp, argv: list[str]) -> int:
+    return declare_common(sh, argv)
+
+
+@builtin("local")
+def local(sh: Interp, argv: list[str]) -> int:
+    return declare_common(sh, argv, local=True)
+
+
+@builtin("export")
+def export(sh: Interp, argv: list[str]) -> int:
+    parsed = _parse_flags(sh, argv, "fnp")
+    if isinstance(parsed, int):
+        return parsed
+    on, _, args = parsed
+    if not args or "p" in on:
+        for name in sorted(sh.vars.table):
+            var = sh.vars.table[name]
+            if var.flags & EXPORT:
+                line = _declare_line(name, var)
+                sh.out(line.replace("declare --", "declare -x", 1) + "\n")
+        return 0
+    if "n" in on:
+        for arg in args:
+            var = sh.vars.table.get(str(arg).partition("=")[0])
+            if var is not None:
+                var.flags &= ~EXPORT
+        return 0
+    status = 0
+    for arg in args:
+        name = arg.name if isinstance(arg, AssignArg) else arg.partition("=")[0].rstrip("+")
+        if not sh.is_valid_name(name):
+            sh.error(f"export: `{arg}': not a valid identifier")
+            status = 1
+            continue
+        try:
+            if isinstance(arg, AssignArg) or "=" in arg:
+                _declare_one(sh, "export", name, arg, 0, 0)
+            var = sh.vars.table.get(name)
+            if var is None:
+                var = sh.vars.table[name] = Var(None, 0)
+            var.flags |= EXPORT
+        except ReadonlyError as e:
+            sh.error(f"export: {e.name}: readonly variable" if False else f"{e.name}: readonly variable")
+            status = 1
+    return status
+
+
+@builtin("readonly")
+def readonly(sh: Interp, argv: list[str]) -> int:
+    parsed = _parse_flags(sh, argv, "aAfp")
+    if isinstance(parsed, int):
+        return parsed
+    on, _, args = parsed
+    if not args or "p" in on:
+        for name in sorted(sh.vars.table):
+            var = sh.vars.table[name]
+            if var.flags & READONLY:
+                sh.out(_declare_line(name, var) + "\n")
+        return 0
+    status = 0
+    extra = (ARRAY if "a" in on else 0) | (ASSOC if "A" in on else 0)
+    for arg in args:
+        name = arg.name if isinstance(arg, AssignArg) else arg.partition("=")[0].rstrip("+")
+        if not sh.is_valid_name(name):
+            sh.error(f"readonly: `{arg}': not a valid identifier")
+            status = 1
+            continue
+        status |= _declare_one(sh, "readonly", name, arg, extra | READONLY, 0)
+    return status
+
+
+@builtin("unset")
+def unset(sh: Interp, argv: list[str]) -> int:
+    mode = ""
+    args = argv[1:]
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        if args[0] == "--":
+            args = args[1:]
+            break
+        for c in args[0][1:]:
+            if c not in "fvn":
+                sh.error(f"unset: -{c}: invalid option")
+                sh.write_err("unset: usage: unset [-f] [-v] [-n] [name ...]\n")
+                return 2
+            mode = c if c in "fv" else mode
+        args = args[1:]
+    status = 0
+    for name in args:
+        if mode == "f":
+            sh.funcs.pop(name, None)
+            continue
+        if "[" in name and name.endswith("]"):
+            base, _, key = name[:-1].partition("[")
+            var = sh.vars.table.get(base)
+            if var is None:
+                continue
+            if var.flags & READONLY:
+                sh.error(f"unset: {base}: cannot unset: readonly variable")
+                status = 1
+                continue
+            if key in ("@", "*"):
+                sh.unset_var(base)
+                continue
+            if type(var.value) is dict:
+                k = key if var.flags & ASSOC else sh.eval_arith_text(key)
+                if not var.flags & ASSOC and k < 0 and var.value:
+                    k = max(var.value) + 1 + k
+                var.value.pop(k, None)
+            elif var.value is not None and sh.eval_arith_text(key) == 0:
+                sh.unset_var(base)
+            continue
+        if not sh.is_valid_name(name):
+            if mode == "v" or name in ("",) or "=" in name:
+                sh.error(f"unset: `{name}': not a valid identifier")
+                status = 1
+            else:
+                sh.funcs.pop(name, None)
+            continue
+        if name in sh.vars.table:
+            if not sh.unset_var(name):
+                status = 1
+        elif mode != "v" and name in sh.funcs:
+            sh.funcs.pop(name, None)
+    return status
+
+
+# --------------------------------------------------------------------------- set / shopt
+
+_LONG = {
+    "errexit": "e", "nounset": "u", "xtrace": "x", "noglob": "f", "noclobber": "C",
+    "allexport": "a", "notify": "b", "noexec": "n", "verbose": "v", "hashall": "h",
+    "braceexpand": "B", "physical": "P", "monitor": "m", "keyword": "k", "functrace": "T",
+    "errtrace": "E", "onecmd": "t", "privileged": "p", "histexpand": "H",
+}
+_LONG_ONLY = ("pipefail", "posix", "vi", "emacs", "ignoreeof", "interactive-comments", "history",
+              "nolog")
+
+
+def option_is_set(sh: Interp, name: str) -> bool:
+    if name in _LONG:
+        return _LONG[name] in sh.opts
+    if name == "pipefail":
+        return sh.pipefail
+    if name == "interactive-comments":
+        return True
+    return False
+
+
+def _set_option(sh: Interp, letter: str, on: bool) -> None:
+    if on:
+        sh.opts.add(letter)
+    else:
+        sh.opts.discard(letter)
+    if letter == "f":
+        sh.noglob = on
+
+
+@builtin("set")
+def set_builtin(sh: Interp, argv: list[str]) -> int:
+    args = argv[1:]
+    if not args:
+        return _print_vars(sh, [], set())
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            sh.positional = list(args[i + 1 :])
+            return 0
+        if arg == "-" :
+            _set_option(sh, "x", False)
+            _set_option(sh, "v", False)
+            sh.positional = list(args[i + 1 :])
+            return 0
+        if len(arg) > 1 and arg[0] in "-+":
+            on = arg[0] == "-"
+            for c in arg[1:]:
+                if c == "o":
+                    i += 1
+                    if i >= len(args):
+                        _print_options(sh, on)
+                        return 0
+                    name = args[i]
+                    if name in _LONG:
+                        _set_option(sh, _LONG[name], on)
+                    elif name == "pipefail":
+                        sh.pipefail = on
+                    elif name in _LONG_ONLY:
+                        pass
+                    else:
+                        sh.error(f"set: {name}: invalid option name")
+                        return 2
+                    continue
+                if c not in "abefhkmnptuvxBCEHPT":
+                    sh.error(f"set: {arg[0]}{c}: invalid option")
+                    sh.write_err("set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] "
+                                 "[-] [arg ...]\n")
+                    return 2
+                _set_option(sh, c, on)
+            i += 1
+            continue
+        sh.positional = list(args[i:])
+        return 0
+    return 0
+
+
+def _print_options(sh: Interp, minus: bool) -> None:
+    names = sorted(set(_LONG) | {"pipefail", "posix", "vi", "emacs", "ignoreeof",
+                                  "interactive-comments", "history", "nolog"})
+    lines = []
+    for name in names:
+        value = option_is_set(sh, name)
+        if minus:
+            lines.append(f"{name:<15}\t{'on' if value else 'off'}")
+        else:
+            lines.append(f"set {'-' if value else '+'}o {name}")
+    sh.out("".join(line + "\n" for line in lines))
+
+
+SHOPTS = ("autocd", "assoc_expand_once", "cdable_vars", "cdspell", "checkhash", "checkjobs",
+          "checkwinsize", "cmdhist", "compat31", "compat32", "compat40", "compat41", "compat42",
+          "compat43", "compat44", "complete_fullquote", "direxpand", "dirspell", "dotglob",
+          "execfail", "expand_aliases", "extdebug", "extglob", "extquote", "failglob",
+          "force_fignore", "globasciiranges", "globskipdots", "globstar", "gnu_errfmt",
+          "histappend", "histreedit", "histverify", "hostcomplete", "huponexit",
+          "inherit_errexit", "interactive_comments", "lastpipe", "lithist", "localvar_inherit",
+          "localvar_unset", "login_shell", "mailwarn", "no_empty_cmd_completion", "nocaseglob",
+          "nocasematch", "noexpand_translation", "nullglob", "patsub_replacement", "progcomp",
+          "progcomp_alias", "promptvars", "restricted_shell", "shift_verbose", "sourcepath",
+          "varredir_close", "xpg_echo")
+
+
+@builtin("shopt")
+def shopt(sh: Interp, argv: list[str]) -> int:
+    mode = ""
+    quiet = False
+    use_o = False
+    printable = False
+    args = argv[1:]
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        for c in args[0][1:]:
+            if c in "su":
+                mode = c
+            elif c == "q":
+                quiet = True
+            elif c == "p":
+                printable = True
+            elif c == "o":
+                use_o = True
+            else:
+                sh.error(f"shopt: -{c}: invalid option")
+                sh.write_err("shopt: usage: shopt [-pqsu] [-o] [optname ...]\n")
+                return 2
+        args = args[1:]
+    if use_o:
+        status = 0
+        for name in args:
+            if name not in _LONG and name not in _LONG_ONLY:
+                sh.error(f"shopt: {name}: invalid option name")
+                status = 1
+                continue
+            if mode:
+                if name in _LONG:
+                    _set_option(sh, _LONG[name], mode == "s")
+                elif name == "pipefail":
+                    sh.pipefail = mode == "s"
+            else:
+                on = option_is_set(sh, name)
+                if not quiet:
+                    sh.out(f"{name:<15}\t{'on' if on else 'off'}\n")
+                if not on:
+                    status = 1
+        return status
+    if not args:
+        lines = []
+        for name in SHOPTS:
+            on = name in sh.shopts
+            if mode == "s" and not on or mode == "u" and on:
+                continue
+            lines.append(f"{name:<15}\t{'on' if on else 'off'}" if not quiet else "")
+        if not quiet:
+            sh.out("".join(line + "\n" for line in lines))
+        return 0
+    status = 0
+    for name in args:
+        if name not in SHOPTS:
+            sh.error(f"shopt: {name}: invalid shell option name")
+            status = 1
+            continue
+        if mode == "s":
+            sh.shopts.add(name)
+        elif mode == "u":
+            sh.shopts.discard(name)
+        else:
+            on = name in sh.shopts
+            if printable:
+                sh.out(f"shopt {'-s' if on else '-u'} {name}\n")
+            elif not quiet:
+                sh.out(f"{name:<15}\t{'on' if on else 'off'}\n")
+            if not on:
+                status = 1
+    return status
+
+
+@builtin("shift")
+def shift(sh: Interp, argv: list[str]) -> int:
+    n = 1
+    if len(argv) > 1:
+        try:
+            n = int(argv[1])
+        except ValueError:
+            sh.error(f"shift: {argv[1]}: numeric argument required")
+            return 1
+        if n < 0:
+            sh.error(f"shift: {argv[1]}: shift count out of range")
+            return 1
+    if n > len(sh.positional):
+        return 1
+    sh.positional = sh.positional[n:]
+    return 0
+
+
+@builtin("getopts")
+def getopts(sh: Interp, argv: list[str]) -> int:
+    if len(argv) < 3:
+        sh.write_err("getopts: usage: getopts optstring name [arg ...]\n")
+        return 2
+    optstring = argv[1]
+    name = argv[2]
+    if not sh.is_valid_name(name):
+        sh.error(f"getopts: `{name}': not a valid identifier")
+        return 1
+    if sh.get_param_or_none("OPTERR") == "0":
+        silent_msgs = True
+    else:
+        silent_msgs = False
+    args = argv[3:] if len(argv) > 3 else list(sh.positional)
+    silent = optstring.startswith(":")
+    if silent:
+        optstring = optstring[1:]
+    try:
+        optind = int(sh.get_param("OPTIND") or "1")
+    except ValueError:
+        optind = 1
+    if optind < 1:
+        optind = 1
+    pos = getattr(sh, "getopts_char", 1)
+    if getattr(sh, "getopts_last_optind", None) != optind:
+        pos = 1
+
+    def finish(ind: int, p: int) -> None:
+        sh.getopts_char = p
+        sh.getopts_last_optind = ind
+        sh.assign_scalar("OPTIND", str(ind))
+
+    if optind > len(args):
+        sh.assign_scalar(name, "?")
+        finish(optind, 1)
+        return 1
+    arg = args[optind - 1]
+    if pos == 1:
+        if arg == "--":
+            sh.assign_scalar(name, "?")
+            finish(optind + 1, 1)
+            return 1
+        if not arg.startswith("-") or arg == "-":
+            sh.assign_scalar(name, "?")
+            finish(optind, 1)
+            return 1
+    c = arg[pos]
+    nxt_pos = pos + 1
+    nxt_ind = optind
+    if nxt_pos >= len(arg):
+        nxt_ind += 1
+        nxt_pos = 1
+    idx = optstring.find(c) if c != ":" else -1
+    if idx < 0:
+        if silent:
+            sh.assign_scalar("OPTARG", c)
+        else:
+            if not silent_msgs:
+                sh.write_err(f"{sh.script_name}: illegal option -- {c}\n")
+            sh.unset_var("OPTARG")
+        sh.assign_scalar(name, "?")
+        finish(nxt_ind, nxt_pos)
+        return 0
+    if idx + 1 < len(optstring) and optstring[idx + 1] == ":":
+        if nxt_pos != 1:
+            sh.assign_scalar("OPTARG", arg[nxt_pos:])
+            nxt_ind += 1
+            nxt_pos = 1
+        elif nxt_ind <= len(args):
+            sh.assign_scalar("OPTARG", args[nxt_ind - 1])
+            nxt_ind += 1
+        else:
+            if silent:
+                sh.assign_scalar(name, ":")
+                sh.assign_scalar("OPTARG", c)
+            else:
+                if not silent_msgs:
+                    sh.write_err(f"{sh.script_name}: option requires an argument -- {c}\n")
+                sh.assign_scalar(name, "?")
+                sh.unset_var("OPTARG")
+            finish(nxt_ind, nxt_pos)
+            return 0
+    else:
+        sh.unset_var("OPTARG")
+    sh.assign_scalar(name, c)
+    finish(nxt_ind, nxt_pos)
+    return 0

@@ -1,0 +1,53 @@
+"""Control flow of the interpreter as exceptions: loop and function exits, `exit`, and the two
+kinds of expansion failure bash distinguishes in a non-interactive shell."""
+
+from __future__ import annotations
+
+
+class BreakLoop(Exception):
+    def __init__(self, levels: int) -> None:
+        self.levels = levels
+
+
+class ContinueLoop(Exception):
+    def __init__(self, levels: int) -> None:
+        self.levels = levels
+
+
+class ReturnSignal(Exception):
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+class ExitSignal(Exception):
+    """`exit`, or a fatal error: the (sub)shell ends with `status`."""
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+class AbortCommand(Exception):
+    """An error that abandons the rest of the current top-level command (bash's jump to the
+    top level): arithmetic errors, bad substitutions, assignment to a readonly variable.
+    The message has already been printed."""
+
+    def __init__(self, status: int = 1) -> None:
+        self.status = status
+
+
+class FatalError(Exception):
+    """`${x:?}` and `set -u` failures: a non-interactive shell exits (status 127 at the top,
+    1 in a subshell). The message has already been printed."""
+
+    def __init__(self, status: int = 127) -> None:
+        self.status = status
+
+
+class CommandError(Exception):
+    """A failure of the current simple command only (e.g. a redirection it could not open):
+    the message is printed by whoever catches it, and the command's status is `status`."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status

@@ -1,0 +1,207 @@
+"""Syntax trees back to source text, in bash's layout (for `type f` and `declare -f`)."""
+
+from __future__ import annotations
+
+from kshell.syntax.ast import (
+    AndOr,
+    AnsiCQuoted,
+    ArithCommand,
+    ArithFor,
+    ArithSub,
+    ArrayLiteral,
+    Assignment,
+    Background,
+    BadSubst,
+    BraceGroup,
+    Case,
+    CommandSub,
+    Cond,
+    CondAnd,
+    CondBinary,
+    CondNot,
+    CondOr,
+    CondUnary,
+    DoubleQuoted,
+    Escaped,
+    For,
+    FunctionDef,
+    HereDoc,
+    If,
+    KeyedElement,
+    Literal,
+    Param,
+    ParamExp,
+    Pipeline,
+    PrefixNames,
+    ProcessSub,
+    Redirect,
+    SimpleCommand,
+    SingleQuoted,
+    Subshell,
+    TildePrefix,
+    While,
+    Word,
+)
+
+_IND = "    "
+
+
+def function_text(f: FunctionDef) -> str:
+    body = f.body
+    lines = [f"{f.name} () "]
+    if type(body) is BraceGroup:
+        text = "{ \n" + _body(body.body, 1) + "}" + _redirs(body.redirects)
+    else:
+        text = command_text(body, 0)
+    return lines[0] + "\n" + text if type(body) is BraceGroup else lines[0] + text
+
+
+def _body(commands, level: int) -> str:
+    return "".join(_IND * level + command_text(c, level) + "\n" for c in commands)
+
+
+def _redirs(redirects) -> str:
+    return "".join(" " + redirect_text(r) for r in redirects)
+
+
+def redirect_text(r: Redirect) -> str:
+    fd = "" if r.fd is None else str(r.fd)
+    if type(r.target) is HereDoc:
+        doc = r.target
+        delim = f"'{doc.delimiter}'" if doc.quoted else doc.delimiter
+        return f"{fd}{r.op} {delim}\n{doc.text}{doc.delimiter}"
+    return f"{fd}{r.op} {word_text(r.target)}"
+
+
+def command_text(c, level: int) -> str:
+    t = type(c)
+    if t is SimpleCommand:
+        parts = [assign_text(a) for a in c.assigns]
+        parts += [assign_text(w) if type(w) is Assignment else word_text(w) for w in c.words]
+        parts += [redirect_text(r) for r in c.redirects]
+        return " ".join(parts)
+    if t is Pipeline:
+        text = " | ".join(command_text(x, level) for x in c.commands)
+        return ("! " + text) if c.negated else text
+    if t is AndOr:
+        text = command_text(c.first, level)
+        for op, cmd in c.rest:
+            text += f" {op} {command_text(cmd, level)}"
+        return text
+    if t is Background:
+        return command_text(c.command, level) + " &"
+    if t is BraceGroup:
+        return "{ \n" + _body(c.body, level + 1) + _IND * level + "}" + _redirs(c.redirects)
+    if t is Subshell:
+        return "( " + "; ".join(command_text(x, level) for x in c.body) + " )" + _redirs(c.redirects)
+    if t is If:
+        out = ""
+        for i, clause in enumerate(c.clauses):
+            kw = "if" if i == 0 else "elif"
+            cond = "; ".join(command_text(x, level) for x in clause.condition)
+            out += ("" if i == 0 else _IND * level) + f"{kw} {cond}; then\n" + _body(clause.body, level + 1)
+        if c.else_body is not None:
+            out += _IND * level + "else\n" + _body(c.else_body, level + 1)
+        return out + _IND * level + "fi" + _redirs(c.redirects)
+    if t is While:
+        kw = "until" if c.until else "while"
+        cond = "; ".join(command_text(x, level) for x in c.condition)
+        return f"{kw} {cond}; do\n" + _body(c.body, level + 1) + _IND * level + "done" + _redirs(c.redirects)
+    if t is For:
+        words = "" if c.words is None else " in " + " ".join(word_text(w) for w in c.words)
+        return f"for {c.var}{words};\n{_IND * level}do\n" + _body(c.body, level + 1) + _IND * level + "done" + _redirs(c.redirects)
+    if t is ArithFor:
+        parts = [x.text if x is not None else "" for x in (c.init, c.cond, c.step)]
+        return f"for (({parts[0]}; {parts[1]}; {parts[2]}))\n{_IND * level}do\n" + _body(c.body, level + 1) + _IND * level + "done"
+    if t is Case:
+        out = f"case {word_text(c.word)} in \n"
+        for item in c.items:
+            pats = " | ".join(word_text(p) for p in item.patterns)
+            out += _IND * (level + 1) + pats + ")\n" + _body(item.body, level + 2) + _IND * (level + 1) + item.terminator + "\n"
+        return out + _IND * level + "esac"
+    if t is FunctionDef:
+        return function_text(c)
+    if t is Cond:
+        return "[[ " + cond_text(c.expr) + " ]]"
+    if t is ArithCommand:
+        return f"(({c.arith.text}))"
+    return "?"
+
+
+def cond_text(node) -> str:
+    t = type(node)
+    if t is CondUnary:
+        return f"{node.op} {word_text(node.operand)}"
+    if t is CondBinary:
+        return f"{word_text(node.left)} {node.op} {word_text(node.right)}"
+    if t is CondNot:
+        return "! " + cond_text(node.expr)
+    if t is CondAnd:
+        return f"{cond_text(node.left)} && {cond_text(node.right)}"
+    if t is CondOr:
+        return f"{cond_text(node.left)} || {cond_text(node.right)}"
+    return "?"
+
+
+def assign_text(a: Assignment) -> str:
+    op = "+=" if a.append else "="
+    sub = f"[{word_text(a.subscript)}]" if a.subscript is not None else ""
+    if type(a.value) is ArrayLiteral:
+        items = []
+        for el in a.value.elements:
+            if type(el) is KeyedElement:
+                items.append(f"[{word_text(el.key)}]={word_text(el.value)}")
+            else:
+                items.append(word_text(el))
+        return f"{a.name}{sub}{op}({' '.join(items)})"
+    return f"{a.name}{sub}{op}{word_text(a.value)}"
+
+
+def word_text(w: Word) -> str:
+    return "".join(part_text(p) for p in w.parts)
+
+
+def part_text(p) -> str:
+    t = type(p)
+    if t is Literal:
+        return p.text
+    if t is Escaped:
+        return "\\" + p.text
+    if t is SingleQuoted:
+        return "'" + p.text + "'"
+    if t is AnsiCQuoted:
+        from kshell.expand.params import quote_q
+
+        return quote_q(p.text)
+    if t is DoubleQuoted:
+        return '"' + "".join(part_text(x) if type(x) is not Literal else
+                             x.text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+                             for x in p.parts) + '"'
+    if t is TildePrefix:
+        return "~" + p.user
+    if t is Param:
+        return "$" + p.name if len(p.name) == 1 or p.name.isidentifier() else "${" + p.name + "}"
+    if t is ParamExp:
+        inner = ("#" if p.length else "") + ("!" if p.indirect else "") + p.name
+        if p.subscript is not None:
+            inner += "[" + (p.subscript if isinstance(p.subscript, str) else word_text(p.subscript)) + "]"
+        if p.op:
+            inner += p.op
+            if p.arg is not None:
+                inner += word_text(p.arg)
+            if p.arg2 is not None:
+                inner += ("/" if p.op.startswith("/") else ":") + word_text(p.arg2)
+        return "${" + inner + "}"
+    if t is PrefixNames:
+        return "${!" + p.prefix + ("@" if p.at else "*") + "}"
+    if t is BadSubst:
+        return p.text
+    if t is CommandSub:
+        if p.program is None:
+            return "$( )"
+        return "$(" + "; ".join(command_text(c, 0) for c in p.program.commands) + ")"
+    if t is ArithSub:
+        return "$((" + p.arith.text + "))"
+    if t is ProcessSub:
+        return p.direction + "(" + "; ".join(command_text(c, 0) for c in p.program.commands) + ")"
+    return ""

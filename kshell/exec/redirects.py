@@ -1,0 +1,130 @@
+"""Redirections: open VFS files (and /dev/null, /dev/std*, /dev/fd/N) and build the descriptor
+table a command runs with. Errors carry bash's wording (`f: No such file or directory`)."""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import TYPE_CHECKING
+
+from kshell.exec.errors import CommandError
+from kshell.exec.streams import BytesSource, FileReader, FileWriter, NullStream, Stream, open_flags
+from kshell.syntax.ast import HereDoc, Redirect
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+_OUT_OPS = frozenset((">", ">>", ">|", "&>", "&>>", ">&"))
+
+
+def os_message(e: OSError) -> str:
+    return e.strerror or os.strerror(e.errno or errno.EIO)
+
+
+def open_path(sh: Interp, path: str, op: str, fds: dict[int, Stream], unbuffered: bool) -> Stream:
+    if path.startswith("/dev/"):
+        special = _device(path, fds)
+        if special is not None:
+            return special
+    noclobber = "C" in sh.opts and op in (">", "&>", ">&")
+    flags = open_flags(op, noclobber)
+    try:
+        if noclobber:
+            try:
+                inode = sh.fs.stat(path)
+            except OSError:
+                inode = None
+            if inode is not None:
+                if inode.is_reg:
+                    raise CommandError(f"{path}: cannot overwrite existing file")
+                flags &= ~os.O_EXCL
+        handle = sh.fs.open(path, flags)
+    except OSError as e:
+        raise CommandError(f"{path}: {os_message(e)}") from None
+    if flags & os.O_ACCMODE == os.O_RDONLY:
+        return FileReader(handle, path)
+    if flags & os.O_ACCMODE == os.O_RDWR:
+        return FileReader(handle, path, writable=True)
+    writer = FileWriter(handle, path, append=bool(flags & os.O_APPEND), unbuffered=unbuffered)
+    return writer
+
+
+def _device(path: str, fds: dict[int, Stream]) -> Stream | None:
+    if path == "/dev/null":
+        return NullStream()
+    if path == "/dev/stdin":
+        return fds.get(0) or NullStream()
+    if path == "/dev/stdout":
+        return fds.get(1) or NullStream()
+    if path == "/dev/stderr":
+        return fds.get(2) or NullStream()
+    if path.startswith("/dev/fd/") and path[8:].isdigit():
+        stream = fds.get(int(path[8:]))
+        if stream is None:
+            raise CommandError(f"{path}: No such file or directory")
+        return stream
+    if path == "/dev/zero":
+        return BytesSource(b"\0" * 65536)
+    return None
+
+
+def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
+          opened: list[Stream], unbuffered: bool = False) -> dict[int, Stream]:
+    """A new descriptor table: `fds` with `redirects` applied left to right. Streams opened
+    here are appended to `opened` (the caller closes them)."""
+    from kshell.expand.words import expand_string, expand_word
+
+    fds = dict(fds)
+    for r in redirects:
+        op = r.op
+        target = r.target
+        if type(target) is HereDoc:
+            fd = 0 if r.fd is None else r.fd
+            fds[fd] = BytesSource(sh.heredoc_text(target))
+            continue
+        if op == "<<<":
+            fd = 0 if r.fd is None else r.fd
+            text = expand_string(sh, target) + "\n"
+            fds[fd] = BytesSource(text.encode("utf-8", "surrogateescape"))
+            continue
+        if op in ("<&", ">&"):
+            fd = (0 if op == "<&" else 1) if r.fd is None else r.fd
+            word = expand_string(sh, target)
+            if word == "-":
+                fds.pop(fd, None)
+                continue
+            if word.endswith("-") and word[:-1].isdigit():
+                src = int(word[:-1])
+                if src not in fds:
+                    raise CommandError(f"{src}: Bad file descriptor")
+                fds[fd] = fds.pop(src)
+                continue
+            if word.isdigit():
+                src = int(word)
+                if src not in fds:
+                    raise CommandError(f"{word}: Bad file descriptor")
+                fds[fd] = fds[src]
+                continue
+            if op == "<&" or r.fd is not None:
+                raise CommandError(f"{word}: ambiguous redirect")
+            stream = open_path(sh, word, "&>", fds, unbuffered)
+            opened.append(stream)
+            fds[1] = fds[2] = stream
+            continue
+        fields = expand_word(sh, target)
+        if len(fields) != 1:
+            from kshell.exec.printer import word_text
+
+            raise CommandError(f"{word_text(target)}: ambiguous redirect")
+        path = fields[0]
+        if path == "":
+            raise CommandError(": No such file or directory")
+        stream = open_path(sh, path, op, fds, unbuffered)
+        if stream not in fds.values():
+            opened.append(stream)
+        if op in ("&>", "&>>"):
+            fds[1] = fds[2] = stream
+            continue
+        fd = r.fd if r.fd is not None else (1 if op in _OUT_OPS else 0)
+        fds[fd] = stream
+    return fds

@@ -1,0 +1,133 @@
+"""Commands that are not builtins: executable VFS files found on $PATH (or named by a path),
+and child shells (`sh FILE`, `bash -c ...`) that run in a fresh state sharing only the cwd,
+exported variables and descriptors."""
+
+from __future__ import annotations
+
+import errno
+import stat as st
+from typing import TYPE_CHECKING
+
+from kshell.exec.errors import ExitSignal, FatalError
+from kshell.exec.redirects import os_message
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+_SHELLS = frozenset({"sh", "bash", "dash", "ksh", "zsh", "k", "ksh93", "mksh", "ash"})
+_X_OK = 1
+
+
+def find_in_path(sh: Interp, name: str) -> tuple[str | None, bool]:
+    """(path, executable): the first executable match, else the first match, else None."""
+    path_var = sh.get_param_or_none("PATH")
+    if path_var is None:
+        path_var = "/usr/local/bin:/usr/bin:/bin"
+    first = None
+    for d in path_var.split(":"):
+        candidate = f"{d or '.'}/{name}"
+        try:
+            inode = sh.fs.stat(candidate)
+        except OSError:
+            continue
+        if inode.is_dir:
+            continue
+        if sh.fs.access(candidate, _X_OK):
+            return candidate, True
+        if first is None:
+            first = candidate
+    return first, False
+
+
+def run_path(sh: Interp, argv: list[str]) -> int:
+    name = argv[0]
+    if "/" not in name:
+        path, executable = find_in_path(sh, name)
+        if path is None:
+            sh.error(f"{name}: command not found")
+            return 127
+        if not executable:
+            sh.error(f"{path}: Permission denied")
+            return 126
+    else:
+        path = name
+        try:
+            inode = sh.fs.stat(path)
+        except OSError as e:
+            sh.error(f"{name}: {os_message(e)}")
+            return 127 if e.errno in (errno.ENOENT, errno.ENOTDIR) else 126
+        if inode.is_dir:
+            sh.error(f"{name}: Is a directory")
+            return 126
+        if not st.S_ISREG(inode.mode) or not sh.fs.access(path, _X_OK):
+            sh.error(f"{name}: Permission denied")
+            return 126
+    try:
+        data = sh.fs.read_file(path)
+    except OSError as e:
+        sh.error(f"{name}: {os_message(e)}")
+        return 126
+    if data.startswith(b"#!"):
+        line = data[2:].split(b"\n", 1)[0].decode("utf-8", "surrogateescape").strip()
+        words = line.split()
+        interp = words[0] if words else ""
+        base = interp.rsplit("/", 1)[-1]
+        extra = words[1:]
+        if base == "env" and extra:
+            base = extra[0].rsplit("/", 1)[-1]
+            extra = extra[1:]
+            interp_shown = extra[0] if extra else interp
+        else:
+            interp_shown = interp
+        if base not in _SHELLS:
+            sh.error(f"{name}: {interp_shown}: bad interpreter: No such file or directory")
+            return 126
+        return run_script_text(sh, data, path, argv[1:], shown=name)
+    if b"\0" in data[:1024]:
+        sh.error(f"{name}: cannot execute binary file: Exec format error")
+        return 126
+    return run_script_text(sh, data, path, argv[1:], shown=name)
+
+
+def child_shell(sh: Interp) -> Interp:
+    """A new shell process's state: exported variables, cwd and descriptors are inherited."""
+    from kfs.vfs import PathFS
+    from kshell.exec.interp import Interp
+
+    fs = PathFS(sh.fs.vfs, cred=sh.fs.cred, cwd=sh.fs.cwd, home=sh.fs.home, umask=sh.fs.umask)
+    child = Interp(fs, sh.session, dict(sh.fds))
+    child.init_env(sh.exported_env())
+    child.pid = sh.session.new_pid()
+    child.call_depth = sh.call_depth + 1
+    if child.call_depth > sh.limits.recursion_depth:
+        sh.error("maximum shell nesting level exceeded")
+        raise ExitSignal(1)
+    from kshell.session import init_defaults
+
+    init_defaults(child, sh.get_param("PWD") or None)
+    return child
+
+
+def run_script_text(sh: Interp, data: bytes, name: str, args: list[str], shown: str,
+                    options: list[str] | None = None) -> int:
+    child = child_shell(sh)
+    child.dollar0 = shown
+    child.script_name = shown
+    child.positional = list(args)
+    for opt in options or ():
+        child.opts.add(opt)
+    return run_child(child, data.decode("utf-8", "surrogateescape"), shown)
+
+
+def run_child(child: Interp, source: str, filename: str) -> int:
+    try:
+        status = child.run_source(source, filename=filename)
+    except ExitSignal as e:
+        status = e.status
+    except FatalError as e:
+        status = e.status
+    trap = child.traps.pop("EXIT", None)
+    if trap:
+        child.run_trap(trap, status)
+    child.cleanup_tmp()
+    return status & 0xFF

@@ -1,0 +1,362 @@
+"""Byte streams behind the shell's file descriptors: in-memory buffers, bounded pipes between
+concurrent pipeline stages, VFS files, /dev/null. A descriptor table maps numbers to these.
+
+Input streams keep a pushback buffer, so `read` may take a line at a time from a pipe or a file
+and leave the rest for the next command that reads the same descriptor, as a shared open file
+description would.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import time
+from collections.abc import Callable
+
+from kshell.limits import LimitExceeded
+
+CHUNK = 65536
+
+
+class Stream:
+    """A descriptor's target. Subclasses implement the directions they support."""
+
+    readable = False
+    writable = False
+    name = ""
+
+    def write(self, data: bytes) -> None:
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    def read(self, n: int = -1) -> bytes:
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    def read_until(self, delim: bytes, limit: int = -1) -> bytes:
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class InStream(Stream):
+    """Input with a pushback buffer over `_fill()` (returns b"" at end of input)."""
+
+    readable = True
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._eof = False
+
+    def _fill(self) -> bytes:
+        return b""
+
+    def _more(self) -> bool:
+        if self._eof:
+            return False
+        chunk = self._fill()
+        if not chunk:
+            self._eof = True
+            return False
+        self._buf += chunk
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        if n < 0:
+            while self._more():
+                pass
+            out, self._buf = self._buf, b""
+            return out
+        while len(self._buf) < n and self._more():
+            pass
+        out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+    def read_some(self) -> bytes:
+        """Whatever is available (at least one byte unless at end of input)."""
+        if not self._buf:
+            self._more()
+        out, self._buf = self._buf, b""
+        return out
+
+    def read_until(self, delim: bytes, limit: int = -1) -> bytes:
+        """Up to and including `delim` (or end of input, or `limit` bytes)."""
+        start = 0
+        while True:
+            i = self._buf.find(delim, start)
+            if i >= 0 and (limit < 0 or i < limit):
+                out, self._buf = self._buf[: i + 1], self._buf[i + 1 :]
+                return out
+            if limit >= 0 and len(self._buf) >= limit:
+                out, self._buf = self._buf[:limit], self._buf[limit:]
+                return out
+            start = len(self._buf)
+            if not self._more():
+                out, self._buf = self._buf, b""
+                return out
+
+
+class BytesSource(InStream):
+    """Fixed input: here-documents, here-strings, a run()'s stdin."""
+
+    name = "bytes"
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__()
+        self._buf = bytes(data)
+        self._eof = True
+
+
+class NullStream(InStream):
+    """/dev/null: reads end at once, writes vanish."""
+
+    writable = True
+    name = "/dev/null"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._eof = True
+
+    def write(self, data: bytes) -> None:
+        pass
+
+
+class BufferSink(Stream):
+    """Collects output in memory (a run()'s stdout, a command substitution), bounded."""
+
+    writable = True
+
+    def __init__(self, limit: int, what: str = "output") -> None:
+        self.data = bytearray()
+        self.limit = limit
+        self.what = what
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+        if len(self.data) > self.limit:
+            del self.data[self.limit :]
+            raise LimitExceeded(f"{self.what} exceeds the limit of {self.limit} bytes")
+
+
+class CallbackSink(Stream):
+    """Streams output to a callable (the SSH server's channel, the CLI's real stdout)."""
+
+    writable = True
+
+    def __init__(self, fn: Callable[[bytes], object]) -> None:
+        self.fn = fn
+
+    def write(self, data: bytes) -> None:
+        if data:
+            self.fn(data)
+
+
+class Meter:
+    """Counts the bytes a top-level command writes to the session's own outputs."""
+
+    __slots__ = ("count", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.count = 0
+        self.limit = limit
+
+
+class MeteredSink(Stream):
+    """A session output (stdout or stderr) charged to a shared Meter."""
+
+    writable = True
+
+    def __init__(self, inner: Stream, meter: Meter) -> None:
+        self.inner = inner
+        self.meter = meter
+        self.name = inner.name
+
+    def write(self, data: bytes) -> None:
+        meter = self.meter
+        meter.count += len(data)
+        if meter.count > meter.limit:
+            raise LimitExceeded(f"output exceeds the limit of {meter.limit} bytes per command")
+        self.inner.write(data)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+
+class Cancel:
+    """Shared by every thread of one top-level command: a deadline and a cancel flag, checked
+    by loops and by pipe waits so that nothing blocks past the wall-time bound."""
+
+    __slots__ = ("deadline", "cancelled", "reason")
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.cancelled = False
+        self.reason = ""
+
+    def check(self) -> None:
+        if self.cancelled:
+            raise LimitExceeded(self.reason or "cancelled")
+        if time.monotonic() > self.deadline:
+            self.cancelled = True
+            self.reason = "command exceeded the wall-time limit"
+            raise LimitExceeded(self.reason)
+
+
+class Pipe:
+    """A bounded byte buffer between two pipeline stages (threads). A write to a pipe whose
+    reader has gone raises BrokenPipeError (bash's SIGPIPE), so `yes | head -n 1` ends."""
+
+    def __init__(self, capacity: int, cancel: Cancel | None) -> None:
+        self.capacity = capacity
+        self.buf = bytearray()
+        self.cv = threading.Condition(threading.Lock())
+        self.writer_closed = False
+        self.reader_closed = False
+        self.cancel = cancel
+
+    def _wait(self) -> None:
+        self.cv.wait(0.05)
+        if self.cancel is not None:
+            self.cancel.check()
+
+    def put(self, data: bytes) -> None:
+        view = memoryview(data)
+        with self.cv:
+            while view:
+                if self.reader_closed:
+                    raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+                space = self.capacity - len(self.buf)
+                if space <= 0:
+                    self._wait()
+                    continue
+                self.buf += view[:space]
+                view = view[space:]
+                self.cv.notify_all()
+
+    def get(self) -> bytes:
+        with self.cv:
+            while not self.buf:
+                if self.writer_closed:
+                    return b""
+                self._wait()
+            out = bytes(self.buf)
+            self.buf.clear()
+            self.cv.notify_all()
+            return out
+
+    def close_writer(self) -> None:
+        with self.cv:
+            self.writer_closed = True
+            self.cv.notify_all()
+
+    def close_reader(self) -> None:
+        with self.cv:
+            self.reader_closed = True
+            self.buf.clear()
+            self.cv.notify_all()
+
+
+class PipeWriter(Stream):
+    writable = True
+    name = "pipe"
+
+    def __init__(self, pipe: Pipe) -> None:
+        self.pipe = pipe
+
+    def write(self, data: bytes) -> None:
+        if data:
+            self.pipe.put(data)
+
+    def close(self) -> None:
+        self.pipe.close_writer()
+
+
+class PipeReader(InStream):
+    name = "pipe"
+
+    def __init__(self, pipe: Pipe) -> None:
+        super().__init__()
+        self.pipe = pipe
+
+    def _fill(self) -> bytes:
+        return self.pipe.get()
+
+    def close(self) -> None:
+        self.pipe.close_reader()
+
+
+class FileReader(InStream):
+    """A VFS file open for reading (or read-write with `<>`), read in chunks at an offset."""
+
+    def __init__(self, handle, name: str, writable: bool = False) -> None:  # handle: FileHandle
+        super().__init__()
+        self.handle = handle
+        self.name = name
+        self.offset = 0
+        self.writable = writable
+
+    def _fill(self) -> bytes:
+        chunk = self.handle.pread(CHUNK, self.offset)
+        self.offset += len(chunk)
+        return chunk
+
+    def write(self, data: bytes) -> None:
+        if not self.writable:
+            super().write(data)
+        pos = self.offset - len(self._buf)
+        self.handle.pwrite(data, pos)
+        self._buf = b""
+        self.offset = pos + len(data)
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+class FileWriter(Stream):
+    """A VFS file open for writing. Writes are buffered (one VFS transaction per flush) and
+    flushed when the buffer grows, when the redirection ends, or at once when `unbuffered`
+    (descriptors opened by `exec`, which later commands may read back at any time)."""
+
+    writable = True
+
+    def __init__(self, handle, name: str, append: bool, unbuffered: bool = False) -> None:
+        self.handle = handle
+        self.name = name
+        self.offset = 0
+        self.append = append
+        self.buf = bytearray()
+        self.unbuffered = unbuffered
+
+    def write(self, data: bytes) -> None:
+        self.buf += data
+        if self.unbuffered or len(self.buf) >= CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buf:
+            data = bytes(self.buf)
+            self.buf.clear()
+            self.handle.pwrite(data, self.offset)
+            self.offset += len(data)
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self.handle.close()
+
+
+def open_flags(op: str, noclobber: bool) -> int:
+    """os.open flags for a redirection operator."""
+    if op in (">", ">&", "&>"):
+        return os.O_WRONLY | os.O_CREAT | (os.O_EXCL if noclobber else os.O_TRUNC)
+    if op in (">|",):
+        return os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    if op in (">>", "&>>"):
+        return os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    if op == "<>":
+        return os.O_RDWR | os.O_CREAT
+    return os.O_RDONLY

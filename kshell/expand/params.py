@@ -1,0 +1,338 @@
+"""`${...}` parameter expansion: every operator form bash offers, applied to scalars, array
+elements and whole arrays (`${a[@]#p}` applies per element)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kshell.exec.errors import AbortCommand, FatalError
+from kshell.expand import pattern as pat
+from kshell.expand.fields import QUO, Fields
+from kshell.syntax.ast import ParamExp, PrefixNames, Word
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+_UNSET = None
+
+
+def _lookup(sh: Interp, part: ParamExp) -> tuple[str | list[str] | None, bool]:
+    """(value, is_list). value None means unset; a list comes from `@`/`*` forms."""
+    name = part.name
+    sub = part.subscript
+    if part.indirect:
+        if sub == "@" or sub == "*":
+            if not sh.is_valid_name(name):
+                return None, True
+            return sh.array_keys(name), True
+        ref = sh.get_param_or_none(name)
+        if ref is None:
+            if sh.options_u():
+                sh.error(f"{name}: invalid indirect expansion")
+                raise AbortCommand(1)
+            return None, False
+        return _lookup_ref(sh, ref)
+    if sub is None:
+        if name == "@" or name == "*":
+            return sh.positional_list(), True
+        return sh.get_param_or_none(name), False
+    if sub == "@" or sub == "*":
+        values = sh.array_values(name)
+        return values, True
+    return sh.get_element_word(name, sub), False
+
+
+def _lookup_ref(sh: Interp, ref: str) -> tuple[str | list[str] | None, bool]:
+    if ref in ("@", "*"):
+        return sh.positional_list(), True
+    if "[" in ref and ref.endswith("]"):
+        name, _, key = ref[:-1].partition("[")
+        if key in ("@", "*"):
+            return sh.array_values(name), True
+        return sh.get_element_text(name, key), False
+    if not (sh.is_valid_name(ref) or ref.isdigit() or ref in "#?$!-0"):
+        sh.error(f"{ref}: invalid variable name")
+        raise AbortCommand(1)
+    return sh.get_param_or_none(ref), False
+
+
+def _display_name(part: ParamExp) -> str:
+    sub = part.subscript
+    if sub is None:
+        return part.name
+    if isinstance(sub, str):
+        return f"{part.name}[{sub}]"
+    from kshell.exec.printer import word_text
+
+    return f"{part.name}[{word_text(sub)}]"
+
+
+def _arg_fields(sh: Interp, word: Word | None, b: Fields, quoted: bool) -> None:
+    from kshell.expand.words import expand_parts
+
+    if word is None:
+        return
+    if not word.parts and quoted:
+        b.forced = True
+    if quoted:
+        expand_parts(sh, word.parts, b, True)
+        return
+    from kshell.syntax.ast import Literal
+
+    for part in word.parts:  # unquoted operand text is split like an expansion result
+        if type(part) is Literal:
+            b.add_split(part.text)
+        else:
+            expand_parts(sh, (part,), b, False)
+
+
+def _arg_string(sh: Interp, word: Word | None) -> str:
+    from kshell.expand.words import expand_string
+
+    return "" if word is None else expand_string(sh, word)
+
+
+def _arg_pattern(sh: Interp, word: Word | None) -> str:
+    from kshell.expand.words import expand_pattern
+
+    return "" if word is None else expand_pattern(sh, word)
+
+
+def _emit(sh: Interp, b: Fields, value: str | list[str], is_list: bool, quoted: bool,
+          star: bool) -> None:
+    if is_list:
+        values = value if isinstance(value, list) else [value]
+        if quoted and star:
+            b.add(sh.ifs_join(values), QUO)
+        else:
+            b.add_list(values, quoted)
+        return
+    if quoted:
+        b.add(value, QUO)  # type: ignore[arg-type]
+    else:
+        b.add_split(value)  # type: ignore[arg-type]
+
+
+def expand_param(sh: Interp, part: ParamExp, b: Fields, quoted: bool) -> None:
+    op = part.op
+    value, is_list = _lookup(sh, part)
+    star = part.subscript == "*" or (part.subscript is None and part.name == "*")
+    if part.length:
+        if is_list:
+            count = len(value) if value is not None else 0  # type: ignore[arg-type]
+            text = str(count)
+        else:
+            if value is None and sh.options_u() and not part.name.isdigit() or (
+                    value is None and sh.options_u() and part.name.isdigit()):
+                _unbound(sh, _display_name(part))
+            text = str(len(value or ""))
+        _emit(sh, b, text, False, quoted, False)
+        return
+    if not op:
+        if value is None:
+            if sh.options_u() and not is_list:
+                _unbound(sh, _display_name(part))
+            value = ""
+        _emit(sh, b, value, is_list, quoted, star)
+        return
+    if op in (":-", "-", ":=", "=", ":?", "?", ":+", "+"):
+        if is_list:
+            present = bool(value) and (op[0] != ":" or any(v for v in value) or len(value) > 1)  # type: ignore[union-attr]
+            if op[0] != ":":
+                present = value is not None and len(value) > 0  # type: ignore[arg-type]
+        else:
+            present = value is not None and (op[0] != ":" or value != "")
+        kind = op[-1]
+        if kind == "-":
+            if present:
+                _emit(sh, b, value, is_list, quoted, star)  # type: ignore[arg-type]
+            else:
+                _arg_fields(sh, part.arg, b, quoted)
+            return
+        if kind == "+":
+            if present:
+                _arg_fields(sh, part.arg, b, quoted)
+            return
+        if kind == "=":
+            if present:
+                _emit(sh, b, value, is_list, quoted, star)  # type: ignore[arg-type]
+                return
+            if part.indirect or part.name in "@*#?$!-" or part.name.isdigit():
+                sh.error(f"${part.name}: cannot assign in this way")
+                raise AbortCommand(1)
+            text = _arg_string(sh, part.arg)
+            if isinstance(part.subscript, Word):
+                sh.set_element(part.name, sh.element_key(part.name, part.subscript), text)
+            else:
+                sh.assign_scalar(part.name, text)
+            _emit(sh, b, text, False, quoted, False)
+            return
+        # ? and :?
+        if present:
+            _emit(sh, b, value, is_list, quoted, star)  # type: ignore[arg-type]
+            return
+        message = _arg_string(sh, part.arg) if part.arg is not None and part.arg.parts else (
+            "parameter null or not set" if op == ":?" else "parameter not set")
+        sh.error(f"{_display_name(part)}: {message}")
+        raise FatalError(127)
+    if value is None:
+        if sh.options_u() and not is_list:
+            _unbound(sh, _display_name(part))
+        if op == ":" or op.startswith("@"):
+            _emit(sh, b, [] if is_list else "", is_list, quoted, star)
+            return
+        value = [] if is_list else ""
+    if op == ":":
+        _substring(sh, part, value, is_list, b, quoted, star)
+        return
+    values = value if is_list else [value]
+    nocase = "nocasematch" in sh.shopts and False
+    if op in ("#", "##"):
+        p = _arg_pattern(sh, part.arg)
+        out = [pat.strip_prefix(v, p, op == "##", nocase) for v in values]  # type: ignore[union-attr]
+    elif op in ("%", "%%"):
+        p = _arg_pattern(sh, part.arg)
+        out = [pat.strip_suffix(v, p, op == "%%", nocase) for v in values]  # type: ignore[union-attr]
+    elif op in ("/", "//", "/#", "/%"):
+        p = _arg_pattern(sh, part.arg)
+        r = _arg_string(sh, part.arg2)
+        out = [pat.replace(v, p, r, op) for v in values]  # type: ignore[union-attr]
+    elif op in ("~", "~~"):
+        out = [v.swapcase() if op == "~~" else v[:1].swapcase() + v[1:] for v in values]  # type: ignore[union-attr]
+    elif op in ("^", "^^", ",", ",,"):
+        p = _arg_pattern(sh, part.arg) if part.arg is not None else ""
+        out = [_case(v, p, op) for v in values]  # type: ignore[union-attr]
+    elif op.startswith("@"):
+        out = [_transform(sh, part, v, op[1:]) for v in values]  # type: ignore[union-attr]
+        if op == "@A" or op == "@a":
+            out = out[:1] if is_list and op == "@A" else out
+    else:
+        sh.error(f"${{{part.name}{op}}}: bad substitution")
+        raise AbortCommand(1)
+    _emit(sh, b, out if is_list else out[0], is_list, quoted, star)
+
+
+def _case(value: str, p: str, op: str) -> str:
+    upper = op[0] == "^"
+    conv = str.upper if upper else str.lower
+    if not p:
+        if len(op) == 2:
+            return conv(value)
+        return conv(value[:1]) + value[1:]
+    if len(op) == 2:
+        return "".join(conv(c) if pat.match(p, c) else c for c in value)
+    if value and pat.match(p, value[0]):
+        return conv(value[0]) + value[1:]
+    return value
+
+
+def quote_q(value: str) -> str:
+    """bash's `${x@Q}` / `printf %q`-style single quoting."""
+    if value == "":
+        return "''"
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        out = []
+        for c in value:
+            code = ord(c)
+            if c == "'":
+                out.append("\\'")
+            elif c == "\\":
+                out.append("\\\\")
+            elif c == "\n":
+                out.append("\\n")
+            elif c == "\t":
+                out.append("\\t")
+            elif c == "\r":
+                out.append("\\r")
+            elif c == "\x1b":
+                out.append("\\E")
+            elif code < 32 or code == 127:
+                out.append(f"\\{code:03o}")
+            else:
+                out.append(c)
+        return "$'" + "".join(out) + "'"
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _transform(sh: Interp, part: ParamExp, value: str, t: str) -> str:
+    if t == "Q":
+        return quote_q(value)
+    if t == "U":
+        return value.upper()
+    if t == "u":
+        return value[:1].upper() + value[1:]
+    if t == "L":
+        return value.lower()
+    if t == "E":
+        from kshell.syntax.parts import decode_ansi_c
+
+        return decode_ansi_c(value)
+    if t == "a":
+        return sh.attr_letters(part.name)
+    if t == "A":
+        return f"{part.name}={quote_q(value)}"
+    if t == "P":
+        return value
+    if t == "K":
+        return quote_q(value)
+    sh.error(f"${{{part.name}@{t}}}: bad substitution")
+    raise AbortCommand(1)
+
+
+def _substring(sh: Interp, part: ParamExp, value, is_list: bool, b: Fields, quoted: bool,
+               star: bool) -> None:
+    off_text = _arg_string(sh, part.arg)
+    offset = sh.eval_arith_text(off_text)
+    length = None
+    if part.arg2 is not None:
+        length = sh.eval_arith_text(_arg_string(sh, part.arg2))
+    if is_list:
+        values = list(value)
+        if part.name == "@" or part.name == "*" and part.subscript is None:
+            values = [sh.dollar0, *values]
+            if offset < 0:
+                offset = len(values) + offset
+                if offset < 1:
+                    _emit(sh, b, [], True, quoted, star)
+                    return
+        elif offset < 0:
+            offset = len(values) + offset
+            if offset < 0:
+                _emit(sh, b, [], True, quoted, star)
+                return
+        if length is not None and length < 0:
+            sh.error(f"{length}: substring expression < 0")
+            raise AbortCommand(1)
+        end = len(values) if length is None else offset + length
+        _emit(sh, b, values[offset:end], True, quoted, star)
+        return
+    n = len(value)
+    if offset < 0:
+        offset += n
+        if offset < 0:
+            _emit(sh, b, "", False, quoted, False)
+            return
+    if length is None:
+        text = value[offset:]
+    elif length < 0:
+        end = n + length
+        if end < offset:
+            sh.error(f"{length}: substring expression < 0")
+            raise AbortCommand(1)
+        text = value[offset:end]
+    else:
+        text = value[offset : offset + length]
+    _emit(sh, b, text, False, quoted, False)
+
+
+def _unbound(sh: Interp, name: str) -> None:
+    sh.error(f"{'$' if name.isdigit() else ''}{name}: unbound variable")
+    raise FatalError(127)
+
+
+def expand_prefix_names(sh: Interp, part: PrefixNames, b: Fields, quoted: bool) -> None:
+    names = sorted(n for n in sh.variable_names() if n.startswith(part.prefix))
+    if quoted and not part.at:
+        b.add(sh.ifs_join(names), QUO)
+    else:
+        b.add_list(names, quoted)
