@@ -26,6 +26,7 @@ from kshell.exec.streams import (
 )
 from kshell.exec.variables import EXPORT, Var
 from kshell.limits import LimitExceeded, Limits
+from kshell.tools import registry as tool_registry
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 BASH_VERSION = "5.2.15(1)-release"
@@ -83,8 +84,9 @@ class Shell:
 
         self.limits = limits or Limits()
         self.session = Session(self.limits, name)
-        own_fs = PathFS(fs.vfs, cred=fs.cred, cwd=fs.cwd, home=fs.home, umask=fs.umask)
+        own_fs = PathFS(fs.vfs, cred=fs.cred, cwd=fs.cwd, home=fs.home, umask=fs.umask, tilde=False)
         self.interp = Interp(own_fs, self.session, {})
+        self.session.tools.update(tool_registry())
         self.name = name
         if env:
             self.interp.init_env(env)

@@ -1,0 +1,7 @@
+"""Text-processing tools."""
+
+from __future__ import annotations
+
+from kshell.builtins import Builtin
+
+TOOLS: dict[str, Builtin] = {}
