@@ -313,7 +313,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="log every request")
     p = add("agent", cmd_agent_add, "manage agents (the accounts that log in over SSH)")
     agent_sub = p.add_subparsers(dest="agent_command", metavar="ACTION", required=True)
-    q = agent_sub.add_parser("add", parents=[common], help="create an agent: virtual uid/gid from 1000 up, home /home/NAME")
+    q = agent_sub.add_parser("add", parents=[common],
+        help="create an agent: virtual uid/gid from 1000 up, home /home/NAME")
     q.set_defaults(fn=cmd_agent_add)
     q.add_argument("name", metavar="NAME")
     q = agent_sub.add_parser("list", parents=[common], help="list agents: name, uid, gid, home")
@@ -332,16 +333,22 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("name", metavar="NAME")
     q.add_argument("key", metavar="KEY")
     p = add("serve", cmd_serve, "serve the K shell, SFTP and scp over SSH until SIGINT/SIGTERM")
-    p.add_argument("--listen", default="127.0.0.1:2222", metavar="HOST:PORT", help="address to listen on (default 127.0.0.1:2222; port 0 picks one)")
-    p.add_argument("--config", metavar="FILE", help="komputer.toml with an [ssh] section (default: STATE/komputer.toml if present)")
-    p = add("up", cmd_up, "start K for a newcomer: state, agent 'agent' with your key, FUSE mount, SSH on 127.0.0.1:2222")
+    p.add_argument("--listen", default="127.0.0.1:2222", metavar="HOST:PORT",
+        help="address to listen on (default 127.0.0.1:2222; port 0 picks one)")
+    p.add_argument("--config", metavar="FILE",
+        help="komputer.toml with an [ssh] section (default: STATE/komputer.toml if present)")
+    p = add("up", cmd_up,
+            "start K for a newcomer: state, agent 'agent' with your key, FUSE mount, SSH on 127.0.0.1:2222")
     p.add_argument("--listen", default="127.0.0.1:2222", metavar="HOST:PORT")
     p.add_argument("--config", metavar="FILE")
-    p.add_argument("--mountpoint", metavar="DIR", help="where to mount the FUSE view (default /mnt/komputer for root, ~/komputer otherwise)")
+    p.add_argument("--mountpoint", metavar="DIR",
+        help="where to mount the FUSE view (default /mnt/komputer for root, ~/komputer otherwise)")
     p.add_argument("--no-mount", action="store_true", help="do not mount the FUSE view")
     p = add("sh", cmd_sh, "run a K shell script on the state: sh -c SCRIPT [NAME ARGS...] | FILE [ARGS...] | stdin")
-    p.add_argument("-c", dest="command_string", metavar="SCRIPT", help="run SCRIPT (then NAME is $0 and ARGS are $1...)")
-    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="FILE [ARGS...] on the host, or NAME ARGS... after -c")
+    p.add_argument("-c", dest="command_string", metavar="SCRIPT",
+        help="run SCRIPT (then NAME is $0 and ARGS are $1...)")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+        help="FILE [ARGS...] on the host, or NAME ARGS... after -c")
     return parser
 
 

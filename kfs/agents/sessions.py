@@ -1,0 +1,147 @@
+"""Agent sessions: a record per session (cwd and shell state to resume) and a lease on it.
+
+A session is named per agent. `acquire_session` takes the lease (refusing with `LeaseHeld`
+while another live holder has it), and returns what the last holder saved. The holder renews
+the lease while connected and releases it at the end; a holder that died (its pid gone from
+this host) or stopped renewing past `expires` loses it, so a crash never locks a session out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from kfs.journal import append_event
+from kfs.kstate import KState, Txn
+from kfs.vfs.handles import process_start_time
+
+
+class LeaseHeld(Exception):
+    """The session is in use by another live connection."""
+
+
+@dataclass(slots=True)
+class SessionRecord:
+    agent: str
+    name: str
+    cwd: str
+    shell: dict[str, Any] = field(default_factory=dict)  # what the K shell exports to resume
+    created: int = 0
+    updated: int = 0
+    ephemeral: bool = False
+
+
+def _key(agent: str, name: str) -> bytes:
+    return f"{agent}/{name}".encode()
+
+
+def _encode(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def holder_id(serial: int) -> dict[str, Any]:
+    """This process (pid + start time, pid-reuse safe) and one connection serial in it."""
+    pid = os.getpid()
+    return {"pid": pid, "start": process_start_time(pid) or 0, "serial": serial}
+
+
+def _alive(lease: dict[str, Any], now: int) -> bool:
+    if lease["expires"] < now:
+        return False
+    return process_start_time(lease["pid"]) == lease["start"]
+
+
+def acquire_session(
+    state: KState, agent: str, name: str | None, home: str, holder: dict[str, Any], ttl: float
+) -> SessionRecord:
+    """Take the lease on `agent`'s session `name` (created if new; a fresh ephemeral one if None)."""
+
+    def body(txn: Txn) -> SessionRecord:
+        now = time.time_ns()
+        if name is None:
+            seq = txn.incr(b"next_session")
+            chosen, ephemeral = f"ssh-{seq}", True
+        else:
+            chosen, ephemeral = name, False
+        key = _key(agent, chosen)
+        raw_lease = txn.get("leases", key)
+        if raw_lease is not None:
+            lease = json.loads(raw_lease)
+            if _alive(lease, now) and (lease["pid"], lease["start"], lease["serial"]) != (
+                holder["pid"], holder["start"], holder["serial"]
+            ):
+                raise LeaseHeld(
+                    f"session {chosen!r} is in use by another connection; "
+                    "it is free again when that connection ends or its lease expires"
+                )
+        raw = txn.get("sessions", key)
+        if raw is None:
+            record = SessionRecord(agent, chosen, home, {}, now, now, ephemeral)
+            append_event(txn, "session.create", agent=agent, session=chosen)
+        else:
+            record = SessionRecord(**json.loads(raw))
+            append_event(txn, "session.resume", agent=agent, session=chosen)
+        txn.put("sessions", key, _encode(_record_dict(record)))
+        txn.put("leases", key, _encode({**holder, "expires": now + int(ttl * 1e9)}))
+        return record
+
+    return state.write(body)
+
+
+def _record_dict(record: SessionRecord) -> dict[str, Any]:
+    return {
+        "agent": record.agent, "name": record.name, "cwd": record.cwd, "shell": record.shell,
+        "created": record.created, "updated": record.updated, "ephemeral": record.ephemeral,
+    }
+
+
+def renew_lease(state: KState, agent: str, name: str, holder: dict[str, Any], ttl: float) -> bool:
+    """Extend the lease if `holder` still has it; returns whether it does."""
+
+    def body(txn: Txn) -> bool:
+        key = _key(agent, name)
+        raw = txn.get("leases", key)
+        if raw is None:
+            return False
+        lease = json.loads(raw)
+        if (lease["pid"], lease["start"], lease["serial"]) != (holder["pid"], holder["start"], holder["serial"]):
+            return False
+        txn.put("leases", key, _encode({**holder, "expires": time.time_ns() + int(ttl * 1e9)}))
+        return True
+
+    return state.write(body)
+
+
+def save_session(state: KState, record: SessionRecord) -> None:
+    """Store the session's cwd and shell state (what the next `K_SESSION=name` resumes)."""
+    record.updated = time.time_ns()
+    state.write(lambda txn: txn.put("sessions", _key(record.agent, record.name), _encode(_record_dict(record))))
+
+
+def release_session(state: KState, record: SessionRecord, holder: dict[str, Any]) -> None:
+    """Drop the lease if `holder` has it; an ephemeral session's record goes with it."""
+
+    def body(txn: Txn) -> None:
+        key = _key(record.agent, record.name)
+        raw = txn.get("leases", key)
+        if raw is not None:
+            lease = json.loads(raw)
+            if (lease["pid"], lease["start"], lease["serial"]) == (holder["pid"], holder["start"], holder["serial"]):
+                txn.delete("leases", key)
+        if record.ephemeral:
+            txn.delete("sessions", key)
+
+    state.write(body)
+
+
+def list_sessions(state: KState) -> list[tuple[SessionRecord, dict[str, Any] | None]]:
+    """Every stored session with its lease (None when free)."""
+    with state.read() as txn:
+        out = []
+        for key, value in txn.scan("sessions"):
+            lease = txn.get("leases", key)
+            out.append((SessionRecord(**json.loads(value)), json.loads(lease) if lease else None))
+        return out

@@ -1,0 +1,187 @@
+"""`komputer serve` (the SSH server alone, for systemd) and `komputer up` (everything, for a
+newcomer): both run until SIGINT or SIGTERM and then stop cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pwd
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from kshell.server.app import KServer, serve_until_stopped
+from kshell.server.config import ServerConfig, load_config
+
+PROG = "komputer"
+UP_AGENT = "agent"
+
+
+def _config(state_dir: Path, path: str | None) -> ServerConfig:
+    if path is not None and not Path(path).exists():
+        raise FileNotFoundError(2, "No such file or directory", path)
+    return load_config(Path(path) if path else state_dir / "komputer.toml")
+
+
+def _notify_systemd(message: str) -> None:
+    """sd_notify for Type=notify units (a no-op outside systemd)."""
+    import socket
+
+    addr = os.environ.get("NOTIFY_SOCKET")
+    if not addr:
+        return
+    if addr.startswith("@"):
+        addr = "\0" + addr[1:]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+        s.connect(addr)
+        s.sendall(message.encode())
+
+
+def serve_main(state_dir: Path, listen: str, config_path: str | None) -> int:
+    from kfs.kstate import KState
+
+    config = _config(state_dir, config_path)
+
+    def ready(server: KServer, addrs: list[tuple[str, int]]) -> None:
+        for host, port in addrs:
+            print(f"{PROG} serve: listening on {host}:{port} (host key {server.fingerprint})", flush=True)
+        _notify_systemd("READY=1")
+
+    with KState(state_dir, create=True) as state:
+        asyncio.run(serve_until_stopped(state, listen, config, ready=ready))
+    print(f"{PROG} serve: stopped", flush=True)
+    return 0
+
+
+def _invoking_user() -> pwd.struct_passwd:
+    """The person who ran the command (through sudo too)."""
+    name = os.environ.get("SUDO_USER")
+    if name:
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            pass
+    return pwd.getpwuid(os.getuid())
+
+
+def _client_key(state_dir: Path) -> tuple[Path, bool]:
+    """The public key `agent` logs in with: ~/.ssh/id_ed25519.pub, else a pair made for K."""
+    user = _invoking_user()
+    own = Path(user.pw_dir) / ".ssh" / "id_ed25519.pub"
+    if own.exists():
+        return own, False
+    private = state_dir / "client" / "id_ed25519"
+    if not private.exists():
+        import asyncssh
+
+        private.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        key = asyncssh.generate_private_key("ssh-ed25519", comment=f"{user.pw_name}@komputer")
+        key.write_private_key(str(private))
+        key.write_public_key(str(private) + ".pub")
+        os.chmod(private, 0o600)
+        if os.getuid() == 0 and user.pw_uid != 0:
+            for p in (private.parent, private, Path(str(private) + ".pub")):
+                os.chown(p, user.pw_uid, user.pw_gid)
+    return Path(str(private) + ".pub"), True
+
+
+def _default_mountpoint() -> Path:
+    return Path("/mnt/komputer") if os.geteuid() == 0 else Path.home() / "komputer"
+
+
+def _start_mount(state_dir: Path, mountpoint: Path) -> tuple[subprocess.Popen[str] | None, str]:
+    """Run `komputer mount --foreground` as its own process (the FUSE daemon is a separate
+    service); returns the process once mounted, or None and the reason it is not."""
+    if not Path("/dev/fuse").exists():
+        return None, "/dev/fuse is missing (load the fuse module, or run the container with --device /dev/fuse)"
+    try:
+        import kfs.fuse.mount  # noqa: F401
+    except ImportError as e:
+        return None, f"the FUSE layer cannot load ({e})"
+    mountpoint.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kfs.cli", "mount", "--state", str(state_dir), str(mountpoint), "--foreground"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    result: list[str] = []
+
+    def wait_ready() -> None:
+        line = proc.stdout.readline() if proc.stdout else ""
+        result.append(line)
+
+    waiter = threading.Thread(target=wait_ready, daemon=True)
+    waiter.start()
+    waiter.join(30)
+    if result and "mounted at" in result[0]:
+        return proc, ""
+    proc.terminate()
+    try:
+        _, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        err = ""
+    return None, (err or "".join(result)).strip() or "the mount did not come up within 30 s"
+
+
+def _stop_mount(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def up_main(state_dir: Path, listen: str, config_path: str | None, mountpoint: str | None, no_mount: bool) -> int:
+    from kfs.agents import add_key, ensure_agent, list_keys
+    from kfs.agents.authorized import parse_key_line
+    from kfs.kstate import KState
+    from kfs.vfs import VFS
+
+    config = _config(state_dir, config_path)
+    pub, generated = _client_key(state_dir)
+    with KState(state_dir, create=True) as state:
+        agent, created = ensure_agent(VFS(state, by=f"cli:{os.getuid()}"), UP_AGENT)
+        line = pub.read_text().strip().splitlines()[0]
+        fingerprint = parse_key_line(line)[4]
+        if fingerprint not in {k.fingerprint for k in list_keys(state, UP_AGENT)}:
+            add_key(state, UP_AGENT, line)
+    print(f"{PROG} up: state {state_dir}; agent '{agent.name}' (uid {agent.uid}) {'created' if created else 'exists'}")
+    private = str(pub)[: -len(".pub")]
+    if generated:
+        print(f"{PROG} up: generated a key pair for you: {private} (public {pub})")
+
+    mount_proc = None
+    mnt = Path(mountpoint) if mountpoint else _default_mountpoint()
+    if no_mount:
+        print(f"{PROG} up: FUSE mount skipped (--no-mount)")
+    else:
+        mount_proc, why = _start_mount(state_dir, mnt)
+        if mount_proc is None:
+            print(f"{PROG} up: FUSE mount not available: {why}")
+        else:
+            print(f"{PROG} up: FUSE view of the state mounted at {mnt} (agent home: {mnt}/home/{agent.name})")
+
+    def ready(server: KServer, addrs: list[tuple[str, int]]) -> None:
+        host, port = addrs[0]
+        identity = f"-i {private} " if generated else ""
+        opts = f"-p {port} {identity}-o StrictHostKeyChecking=accept-new"
+        print(f"{PROG} up: SSH on {host}:{port}, host key {server.fingerprint}")
+        print(f"  ssh {opts} {agent.name}@{host}")
+        sshfs_identity = f"-o IdentityFile={private} " if generated else ""
+        print(f"  sshfs -p {port} {sshfs_identity}-o StrictHostKeyChecking=accept-new "
+              f"{agent.name}@{host}: /path/to/mountpoint")
+        print(f"{PROG} up: running; Ctrl-C or SIGTERM stops everything", flush=True)
+
+    try:
+        with KState(state_dir, create=True) as state:
+            asyncio.run(serve_until_stopped(state, listen, config, ready=ready))
+    finally:
+        if mount_proc is not None:
+            _stop_mount(mount_proc)
+            print(f"{PROG} up: unmounted {mnt}")
+    print(f"{PROG} up: stopped", flush=True)
+    return 0

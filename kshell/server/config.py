@@ -1,0 +1,80 @@
+"""The SSH server's settings: one TOML file (`komputer.toml`, section `[ssh]`), documented defaults.
+
+Each field mirrors the sshd option it copies; `systemd/komputer.toml` is the annotated sample.
+A missing file means every default; an unknown key is an error (a typo must not pass silently).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Penalties:
+    """OpenSSH 9.8 PerSourcePenalties: seconds added to a source's penalty per event.
+
+    A source is refused once its accumulated penalty reaches `min`; a penalty never exceeds
+    `max`. Sources are whole IPv4 addresses and IPv6 /64 networks.
+    """
+
+    enabled: bool = True
+    authfail: float = 5.0  # connection ended after failed authentication
+    noauth: float = 1.0  # connection ended without trying to authenticate
+    grace_exceeded: float = 10.0  # LoginGraceTime ran out
+    crash: float = 90.0  # the connection made the server fail
+    min: float = 15.0
+    max: float = 600.0
+    exempt: tuple[str, ...] = ()  # networks never penalised, e.g. ["127.0.0.1/32"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    hostname: str = ""  # shown in the prompt; "" means this machine's short host name
+    accept_env: tuple[str, ...] = ("LANG", "LC_*", "K_*")  # AcceptEnv patterns
+    login_grace_time: float = 120.0  # LoginGraceTime: seconds to authenticate
+    max_auth_tries: int = 6  # MaxAuthTries: failed attempts per connection
+    max_startups: str = "10:30:100"  # MaxStartups start:rate:full (unauthenticated connections)
+    max_sessions: int = 10  # MaxSessions: open sessions (channels) per connection
+    max_sessions_per_agent: int = 256  # across all connections of one agent
+    idle_timeout: float = 0.0  # close a connection with no traffic for this long (0: never)
+    keepalive_interval: float = 15.0  # ClientAliveInterval (0: off)
+    keepalive_count_max: int = 3  # ClientAliveCountMax
+    lease_ttl: float = 30.0  # a session lease lapses this long after its last renewal
+    penalties: Penalties = field(default_factory=Penalties)
+
+    def startups(self) -> tuple[int, int, int]:
+        parts = [int(p) for p in self.max_startups.split(":")]
+        if len(parts) == 1:
+            return parts[0], 100, parts[0]
+        if len(parts) != 3 or not (0 < parts[0] <= parts[2]) or not 0 <= parts[1] <= 100:
+            raise ValueError(f"max_startups {self.max_startups!r}: expected START:RATE:FULL")
+        return parts[0], parts[1], parts[2]
+
+
+def _build(cls: type, data: dict[str, Any], where: str) -> Any:
+    known = {f.name: f for f in fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        name = key.replace("-", "_")
+        if name not in known:
+            raise ValueError(f"{where}: unknown setting {key!r}")
+        if name == "penalties":
+            value = _build(Penalties, value, f"{where}.penalties")
+        elif isinstance(value, list):
+            value = tuple(value)
+        kwargs[name] = value
+    return cls(**kwargs)
+
+
+def load_config(path: Path | None) -> ServerConfig:
+    """Read `[ssh]` from a TOML file; None or a missing file gives the defaults."""
+    if path is None or not path.exists():
+        return ServerConfig()
+    with path.open("rb") as f:
+        data = tomllib.load(f)
+    config = _build(ServerConfig, data.get("ssh", {}), f"{path}: [ssh]")
+    config.startups()
+    return config

@@ -1,0 +1,230 @@
+"""A session channel: `ssh host CMD` (exec) and the interactive shell with a PTY.
+
+Exec sessions without a PTY run in bytes mode, so any byte sequence passes through stdin,
+stdout and stderr unchanged. With a PTY, asyncssh's line editor gives line editing and
+history; Ctrl-C arrives as a break (the OpenSSH client sends `\\x03`, never a signal), which
+interrupts the running command (status 130) or clears the half-typed line at the prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import fnmatch
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import asyncssh
+
+from kfs.agents import LeaseHeld, SessionRecord
+from kshell.server.shellbridge import ShellRunner, StdinFeed
+
+if TYPE_CHECKING:
+    from kshell.server.app import Connection, KServer
+
+INTERRUPTED = 130
+
+
+def accepted_env(client_env: dict[str, str], patterns: tuple[str, ...]) -> dict[str, str]:
+    """Client variables (SendEnv/SetEnv) that match the AcceptEnv-style allow-list."""
+    return {
+        k: v for k, v in client_env.items()
+        if isinstance(k, str) and any(fnmatch.fnmatchcase(k, p) for p in patterns)
+    }
+
+
+def bytes_mode(process: asyncssh.SSHServerProcess) -> None:
+    """Switch a session to raw bytes, as asyncssh does itself for SFTP; text decoding of binary
+    data on an exec channel would otherwise drop the whole connection."""
+    process._chan.set_encoding(None)  # noqa: SLF001 - before the process object is started
+    process._encoding = None  # noqa: SLF001 - the stream session keeps its own copy
+
+
+class Output:
+    """A channel writer for the shell's bytes: decoded incrementally on a PTY, raw otherwise."""
+
+    def __init__(self, writer: asyncssh.SSHWriter, text: bool) -> None:
+        self._writer = writer
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace") if text else None
+
+    async def write(self, data: bytes) -> None:
+        try:
+            self._writer.write(self._decoder.decode(data) if self._decoder else data)
+            await self._writer.drain()
+        except (asyncssh.Error, BrokenPipeError, ConnectionError):
+            pass  # the client went away; the command is being cancelled
+
+    def text(self, s: str) -> None:
+        self._writer.write(s if self._decoder else s.encode())
+
+
+class SessionHandler:
+    """Runs one session channel for an authenticated agent."""
+
+    def __init__(self, server: KServer, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
+        self.server = server
+        self.conn = conn
+        self.process = process
+        self.pty = process.term_type is not None
+        self.runner: ShellRunner | None = None
+        self.record: SessionRecord | None = None
+        self.holder = server.new_holder()
+        self.status = 0
+        self.running = False  # a command is running (a break interrupts it)
+        process._k_handler = self  # type: ignore[attr-defined]
+
+    def _env(self) -> dict[str, str]:
+        agent = self.conn.agent
+        assert agent is not None
+        p, c = self.process, self.conn
+        env = {
+            "HOME": agent.home, "USER": agent.name, "LOGNAME": agent.name,
+            "SSH_CONNECTION": f"{c.peer_addr} {c.peer_port} {c.local_addr} {c.local_port}",
+            "SSH_CLIENT": f"{c.peer_addr} {c.peer_port} {c.local_port}",
+        }
+        if self.pty:
+            env["TERM"] = p.term_type or "dumb"
+            cols, lines = p.term_size[:2]
+            if cols:
+                env["COLUMNS"], env["LINES"] = str(cols), str(lines)
+        env.update(accepted_env(dict(p.env), self.server.config.accept_env))
+        return env
+
+    async def run(self) -> None:
+        process = self.process
+        out = Output(process.stdout, self.pty)
+        err = out if self.pty else Output(process.stderr, False)  # a terminal shows both
+        agent = self.conn.agent
+        assert agent is not None
+        env = self._env()
+        command = process.command  # asyncssh has already put a forced command (command=) here
+        try:
+            self.record = await self.server.acquire_session(agent, env.get("K_SESSION"), self.holder)
+        except LeaseHeld as e:
+            err.text(f"komputer: {e}\n")
+            process.exit(1)
+            return
+        try:
+            self.runner = self.server.make_shell(agent, self.record, env, asyncio.get_running_loop(), tty=self.pty)
+            self.conn.cancel_hooks.add(self.cancel)
+            if command is not None:
+                await self.server.audit("ssh.exec", agent=agent.name, session=self.record.name,
+                                        command=command, peer=self.conn.peer_addr, pty=self.pty)
+                self.status = await self._command(command, out, err)
+            elif self.pty:
+                self.status = await self._interactive(out, err)
+            else:  # `ssh host < script`: the whole of stdin is the script
+                script = await process.stdin.read()
+                await self.server.audit("ssh.exec", agent=agent.name, session=self.record.name,
+                                        command="<stdin script>", peer=self.conn.peer_addr, pty=False)
+                self.status = await self._command(script.decode("utf-8", "surrogateescape"), out, err, stdin=False)
+        finally:
+            self.conn.cancel_hooks.discard(self.cancel)
+            await self.server.end_session(self.record, self.runner, self.holder)
+        with contextlib.suppress(OSError, asyncssh.Error):
+            process.exit(self.status & 0xFF)
+
+    def cancel(self) -> None:
+        """The connection went away: stop whatever this session runs."""
+        if self.runner is not None:
+            self.runner.interrupt()
+
+    async def _pump(self, feed: StdinFeed, on_break: Callable[[], None]) -> None:
+        """Channel stdin to the command's feed; a break or SIGINT interrupts the command."""
+        stdin = self.process.stdin
+        try:
+            while True:
+                if feed.pull:
+                    await feed.wanted.wait()
+                    feed.wanted.clear()
+                try:
+                    data = await stdin.read(65536)
+                except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                    on_break()
+                    continue
+                except asyncssh.TerminalSizeChanged:
+                    continue
+                if not data:
+                    break
+                self.conn.touch()
+                await feed.put(data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data)
+        except (asyncssh.Error, ConnectionError):
+            pass
+        finally:
+            feed.close()
+
+    async def _command(self, source: str, out: Output, err: Output, *, stdin: bool = True,
+                       interactive: bool = False) -> int:
+        runner = self.runner
+        assert runner is not None
+        loop = asyncio.get_running_loop()
+        feed = StdinFeed(loop, pull=self.pty)
+        pump = loop.create_task(self._pump(feed, runner.interrupt)) if stdin else None
+        if not stdin:
+            feed.close()
+        self.running = True
+        try:
+            status = await runner.run(source, feed, out.write, err.write, interactive=interactive)
+        finally:
+            self.running = False
+            feed.cancel()
+            if pump is not None:
+                pump.cancel()
+                await asyncio.gather(pump, return_exceptions=True)
+        return INTERRUPTED if runner.interrupted else status
+
+    def _prompt(self) -> str:
+        agent = self.conn.agent
+        assert agent is not None and self.runner is not None
+        cwd = self.runner.cwd
+        if cwd == agent.home or cwd.startswith(agent.home + "/"):
+            cwd = "~" + cwd[len(agent.home):]
+        return f"{agent.name}@{self.server.hostname}:{cwd}$ "
+
+    async def _interactive(self, out: Output, err: Output) -> int:
+        """The PTY shell: prompt, edited line, run, repeat; Ctrl-D or `exit N` ends it."""
+        process = self.process
+        chan: Any = process.channel
+        runner = self.runner
+        assert runner is not None
+        status = 0
+        out.text(self._prompt())
+        while True:
+            try:
+                line = await process.stdin.readline()
+            except asyncssh.BreakReceived:  # Ctrl-C at the prompt: drop the half-typed line
+                _clear_input(chan)
+                out.text("^C\n" + self._prompt())
+                status = runner.last_status = INTERRUPTED
+                continue
+            except (asyncssh.TerminalSizeChanged, asyncssh.SignalReceived):
+                continue
+            if not line:  # Ctrl-D on an empty line, or the client closed stdin
+                out.text("logout\n")
+                return status
+            self.conn.touch()
+            if line.strip():
+                await self.server.audit("ssh.exec", agent=self.conn.agent.name, session=self.record.name,  # type: ignore[union-attr]
+                                        command=line.rstrip("\n"), peer=self.conn.peer_addr, pty=True)
+                status = await self._command(line, out, err, interactive=True)
+                if runner.interrupted:
+                    out.text("\n")
+                if runner.exited:
+                    return status
+            out.text(self._prompt())
+
+
+def _clear_input(chan: Any) -> None:
+    clear = getattr(chan, "clear_input", None)
+    if clear is not None:
+        with contextlib.suppress(AssertionError, AttributeError):
+            clear()
+
+
+async def run_session(server: KServer, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
+    await SessionHandler(server, conn, process).run()
+
+
+Factory = Callable[[asyncssh.SSHServerProcess], Awaitable[None]]
+__all__ = ["SessionHandler", "accepted_env", "bytes_mode", "run_session"]

@@ -1,0 +1,57 @@
+"""Drive `ssh -tt` through a real pseudo-terminal, as a person at a keyboard would."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pty
+import select
+import subprocess
+import time
+
+
+class PtySession:
+    def __init__(self, argv: list[str]) -> None:
+        self.master, slave = pty.openpty()
+        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+                                     start_new_session=True)
+        os.close(slave)
+        self.buffer = b""
+
+    def expect(self, needle: bytes, timeout: float = 20.0) -> bytes:
+        """Read until `needle` appears; returns everything read up to and including it."""
+        deadline = time.monotonic() + timeout
+        while needle not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{needle!r} not seen; got {self.buffer!r}")
+            ready, _, _ = select.select([self.master], [], [], left)
+            if ready:
+                try:
+                    chunk = os.read(self.master, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    raise EOFError(f"{needle!r} not seen before end; got {self.buffer!r}")
+                self.buffer += chunk
+        i = self.buffer.index(needle) + len(needle)
+        seen, self.buffer = self.buffer[:i], self.buffer[i:]
+        return seen
+
+    def send(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def wait(self, timeout: float = 20.0) -> int:
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if ready:
+                with contextlib.suppress(OSError):
+                    self.buffer += os.read(self.master, 65536)
+        return self.proc.wait(max(deadline - time.monotonic(), 0.1))
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.master)

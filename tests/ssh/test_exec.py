@@ -1,0 +1,136 @@
+"""`ssh host CMD` runs CMD in the K shell: exit status, bytes-exact streams, env allow-list."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import time
+
+import asyncssh
+import paramiko
+from kserver import Bench
+from test_auth import events
+
+from kfs.agents import add_agent, add_key
+
+
+def test_exit_statuses_come_back(bench: Bench) -> None:
+    assert bench.ssh("true").returncode == 0
+    assert bench.ssh("false").returncode == 1
+    assert bench.ssh("exit 42").returncode == 42
+
+
+def test_stdout_and_stderr_stay_apart(bench: Bench) -> None:
+    result = bench.ssh("echo out; echo err >&2")
+    assert (result.stdout, result.stderr) == (b"out\n", b"err\n")
+
+
+def test_command_runs_in_the_home_directory(bench: Bench) -> None:
+    assert bench.ssh('pwd; echo "$HOME $USER"').stdout == b"/home/alice\n/home/alice alice\n"
+
+
+def test_binary_output_is_bytes_exact(bench: Bench) -> None:
+    assert bench.ssh(r"printf '\xff\x00\x80\xfe\n'").stdout == b"\xff\x00\x80\xfe\n"
+
+
+def test_stdin_reaches_the_command(bench: Bench) -> None:
+    assert bench.ssh('read a; read b; echo "$b $a"', input=b"one\ntwo\n").stdout == b"two one\n"
+
+
+def test_ten_mib_of_binary_stdin_round_trips(bench: Bench) -> None:
+    data = os.urandom(10 << 20)
+    result = bench.ssh("cat", input=data, timeout=120)
+    assert result.returncode == 0, result.stderr[-500:]
+    assert hashlib.sha256(result.stdout).hexdigest() == hashlib.sha256(data).hexdigest()
+
+
+def test_only_allowed_environment_passes(bench: Bench) -> None:
+    result = bench.ssh('echo "[$LANG] [$LC_TIME] [$K_MODE] [$SECRET]"',
+                       extra=["-o", "SetEnv=LANG=C.UTF-8 LC_TIME=C K_MODE=fast SECRET=leak"])
+    assert result.stdout == b"[C.UTF-8] [C] [fast] []\n"
+
+
+def test_every_exec_is_an_event(bench: Bench) -> None:
+    bench.ssh("echo audited-command")
+    assert any(e["command"] == "echo audited-command" and e["agent"] == "alice" for e in events(bench, "ssh.exec"))
+
+
+def test_forced_command_replaces_the_request(bench: Bench, tmp_path) -> None:
+    from kserver import keygen
+
+    add_agent(bench.server.vfs, "dave")
+    key = keygen(tmp_path / "dave_key")
+    add_key(bench.state, "dave", 'command="echo forced" ' + (tmp_path / "dave_key.pub").read_text())
+    bench.keys["dave"] = key
+    assert bench.ssh("echo asked", user="dave").stdout == b"forced\n"
+
+
+def test_k_session_resumes_cwd_and_exports(bench: Bench) -> None:
+    env = ["-o", "SetEnv=K_SESSION=work"]
+    assert bench.ssh("cd /home; export PROJECT=k", extra=env).returncode == 0
+    assert bench.ssh('pwd; echo "$PROJECT"', extra=env).stdout == b"/home\nk\n"
+    assert bench.ssh('pwd; echo "[$PROJECT]"').stdout == b"/home/alice\n[]\n"  # no session named
+
+
+def test_a_live_session_cannot_be_taken_twice(bench: Bench) -> None:
+    async def main() -> None:
+        async with asyncssh.connect("127.0.0.1", bench.port, username="alice", known_hosts=None,
+                                    client_keys=[str(bench.keys["alice"])]) as conn:
+            first = await conn.create_process("read x", env={"K_SESSION": "busy"})
+            await asyncio.sleep(0.5)
+            second = await conn.run("true", env={"K_SESSION": "busy"})
+            assert second.exit_status == 1
+            assert "in use by another connection" in second.stderr
+            first.stdin.write("done\n")
+            first.stdin.write_eof()
+            assert (await first.wait()).exit_status == 0
+            third = await conn.run("true", env={"K_SESSION": "busy"})
+            assert third.exit_status == 0
+
+    asyncio.run(main())
+
+
+def test_dropped_connection_cancels_the_command(bench: Bench) -> None:
+    async def main() -> None:
+        conn = await asyncssh.connect("127.0.0.1", bench.port, username="alice", known_hosts=None,
+                                      client_keys=[str(bench.keys["alice"])])
+        await conn.create_process("while :; do :; done")
+        await asyncio.sleep(0.5)
+        conn.abort()
+
+    asyncio.run(main())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if not any(c.agent and c.agent.name == "alice" and c.sessions for c in bench.server.connections.values()):
+            break
+        time.sleep(0.1)
+    import threading
+
+    time.sleep(0.5)
+    assert not [t for t in threading.enumerate() if t.name == "kshell-command"]
+
+
+def test_asyncssh_client_exec(bench: Bench) -> None:
+    async def main() -> asyncssh.SSHCompletedProcess:
+        async with asyncssh.connect("127.0.0.1", bench.port, username="alice", known_hosts=None,
+                                    client_keys=[str(bench.keys["alice"])]) as conn:
+            return await conn.run("echo via asyncssh; exit 3", encoding=None)
+
+    result = asyncio.run(main())
+    assert (result.stdout, result.exit_status) == (b"via asyncssh\n", 3)
+
+
+def test_paramiko_exec(bench: Bench) -> None:
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    client.connect("127.0.0.1", bench.port, "alice", key_filename=str(bench.keys["alice"]),
+                   look_for_keys=False, allow_agent=False)
+    try:
+        stdin, stdout, stderr = client.exec_command("read x; echo \"paramiko $x\"; exit 5")
+        stdin.write(b"hi\n")
+        stdin.channel.shutdown_write()
+        assert stdout.read() == b"paramiko hi\n"
+        assert stdout.channel.recv_exit_status() == 5
+    finally:
+        client.close()
