@@ -5,7 +5,8 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubblewrap openssh-client sshfs bash
+APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubblewrap openssh-client sshfs bash \
+                systemd tree file gawk jq curl patch
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: up test deps venv native bench clean
@@ -35,12 +36,7 @@ test: venv
 	$(PY) -m pytest -q -n 2 tests
 
 up: venv
-	$(VENV)/bin/komputer init
-	@$(VENV)/bin/komputer stat /home/agent/README.md >/dev/null 2>&1 || \
-	  $(VENV)/bin/komputer import README.md /home/agent/README.md
-	$(VENV)/bin/komputer stat /home/agent/README.md
-	$(VENV)/bin/komputer fsck
-	@echo "K is up: state at $$($(PY) -c 'from kfs.kstate import default_state_dir; print(default_state_dir())')"
+	$(VENV)/bin/komputer up
 
 bench: venv
 	$(PY) bench/vfs.py
