@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import pwd
 import grp
+import math
+import pwd
 import stat as st
 import time
 
@@ -69,3 +70,23 @@ def stat_text(name: str, inode: Inode, target: str | None = None, device: str = 
         f" Birth: {timestamp(inode.btime)}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def human_size(n: int, si: bool = False) -> str:
+    """A size as `ls -h`/`du -h` print it: rounded up, one decimal below 10 (1.5K, 12K, 4.0M)."""
+    base = 1000 if si else 1024
+    if n < base:
+        return str(n)
+    units = "kMGTPEZY" if si else "KMGTPEZY"
+    value = float(n)
+    for unit in units:
+        value /= base
+        if value < 10:
+            tenths = math.ceil(value * 10 - 1e-9)
+            if tenths < 100:
+                return f"{tenths // 10}.{tenths % 10}{unit}"
+            value = 10.0
+        whole = math.ceil(value - 1e-9)
+        if whole < base:
+            return f"{whole}{unit}"
+    return f"{math.ceil(value)}{units[-1]}"

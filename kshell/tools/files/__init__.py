@@ -1,7 +1,29 @@
-"""File and directory tools."""
+"""File and directory tools: ls, find, cp, mv, rm, mkdir, stat, chmod, ... on the VFS."""
 
 from __future__ import annotations
 
 from kshell.builtins import Builtin
+from kshell.tools.files.find import find
+from kshell.tools.files.links import ln, readlink
+from kshell.tools.files.ls import ls
+from kshell.tools.files.mkdir import mkdir, rmdir
+from kshell.tools.files.paths import basename, dirname, realpath
+from kshell.tools.files.remove import rm
+from kshell.tools.files.stat import chmod, stat
+from kshell.tools.files.touch import touch
 
-TOOLS: dict[str, Builtin] = {}
+TOOLS: dict[str, Builtin] = {
+    "basename": basename,
+    "chmod": chmod,
+    "dirname": dirname,
+    "find": find,
+    "ln": ln,
+    "ls": ls,
+    "mkdir": mkdir,
+    "readlink": readlink,
+    "realpath": realpath,
+    "rm": rm,
+    "rmdir": rmdir,
+    "stat": stat,
+    "touch": touch,
+}

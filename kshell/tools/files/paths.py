@@ -1,0 +1,175 @@
+"""Path names: basename, dirname, realpath, and the canonicalization readlink -f/-e/-m shares."""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+from typing import TYPE_CHECKING
+
+from kshell.tools.files.args import NO, REQUIRED, Usage, fail, missing_operand, parse, quote, usage_error
+
+if TYPE_CHECKING:
+    from kfs.vfs import PathFS
+    from kshell.exec.interp import Interp
+
+
+def canonical(fs: PathFS, path: str, mode: str = "f", *, physical: bool = True) -> str:
+    """The absolute path with symlinks resolved. mode "e": every component must exist; "f": all
+    but the last; "m": none. physical=False resolves lexically (realpath -s)."""
+    if not path:
+        raise OSError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    start = path if path.startswith("/") else os.fsdecode(fs.cwd) + "/" + path
+    pending = [c for c in start.split("/") if c][::-1]
+    trailing = path.endswith("/")
+    done: list[str] = []
+    hops = 0
+    missing = False
+    while pending:
+        comp = pending.pop()
+        if comp == ".":
+            continue
+        if comp == "..":
+            if done:
+                done.pop()
+            continue
+        cur = "/" + "/".join(done + [comp])
+        last = not pending
+        if missing or not physical:
+            if not physical and not missing:
+                try:
+                    fs.lstat(cur)
+                except OSError as e:
+                    if mode == "e" or (mode == "f" and not last):
+                        raise OSError(e.errno, os.strerror(e.errno), path) from e
+                    missing = True
+            done.append(comp)
+            continue
+        try:
+            inode = fs.lstat(cur)
+        except OSError as e:
+            if e.errno == errno.ENOENT and (mode == "m" or (mode == "f" and last)):
+                missing = True
+                done.append(comp)
+                continue
+            raise OSError(e.errno, os.strerror(e.errno), path) from e
+        if inode.is_lnk:
+            hops += 1
+            if hops > 40:
+                raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+            target = fs.readlink(cur)
+            if target.startswith("/"):
+                done = []
+            pending.extend([c for c in target.split("/") if c][::-1])
+            continue
+        if not inode.is_dir and (pending or trailing) and mode != "m":
+            raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+        done.append(comp)
+    return "/" + "/".join(done)
+
+
+def basename(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "as:z", {"multiple": ("a", NO), "suffix": ("s", REQUIRED), "zero": ("z", NO)})
+    except Usage as e:
+        return usage_error(sh, "basename", e)
+    ops = opts.operands
+    suffix = opts.last("s")
+    multiple = opts.has("a") or suffix is not None
+    if not ops:
+        return missing_operand(sh, "basename")
+    if not multiple:
+        if len(ops) > 2:
+            return usage_error(sh, "basename", Usage(f"extra operand {quote(ops[2])}"))
+        if len(ops) == 2:
+            suffix = ops[1]
+        ops = ops[:1]
+    end = "\0" if opts.has("z") else "\n"
+    for name in ops:
+        stripped = name.rstrip("/")
+        base = stripped.rsplit("/", 1)[-1] if stripped else ("/" if name else "")
+        if suffix and base != suffix and base.endswith(suffix):
+            base = base[: -len(suffix)]
+        sh.out(base + end)
+    return 0
+
+
+def dirname(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "z", {"zero": ("z", NO)})
+    except Usage as e:
+        return usage_error(sh, "dirname", e)
+    if not opts.operands:
+        return missing_operand(sh, "dirname")
+    end = "\0" if opts.has("z") else "\n"
+    for name in opts.operands:
+        stripped = name.rstrip("/")
+        if not stripped:
+            sh.out(("/" if name else ".") + end)
+            continue
+        head = stripped.rsplit("/", 1)[0] if "/" in stripped else "."
+        head = head.rstrip("/") or ("/" if stripped.startswith("/") else ".")
+        if head.startswith("//") and head.strip("/") == "":
+            head = "/"
+        sh.out(head + end)
+    return 0
+
+
+def realpath(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(
+            argv,
+            "emsqzELP",
+            {
+                "canonicalize-existing": ("e", NO),
+                "canonicalize-missing": ("m", NO),
+                "strip": ("s", NO),
+                "no-symlinks": ("s", NO),
+                "quiet": ("q", NO),
+                "zero": ("z", NO),
+                "relative-to": ("rel", REQUIRED),
+                "relative-base": ("base", REQUIRED),
+                "logical": ("L", NO),
+                "physical": ("P", NO),
+            },
+        )
+    except Usage as e:
+        return usage_error(sh, "realpath", e)
+    if not opts.operands:
+        return missing_operand(sh, "realpath")
+    mode = "f"
+    for key, _ in opts.items:
+        if key in ("e", "m"):
+            mode = key
+        elif key == "E":
+            mode = "f"
+    physical = not opts.has("s")
+    end = "\0" if opts.has("z") else "\n"
+    rel = opts.last("rel")
+    base = opts.last("base")
+    try:
+        rel_abs = canonical(sh.fs, rel, mode, physical=physical) if rel is not None else None
+        base_abs = canonical(sh.fs, base, mode, physical=physical) if base is not None else None
+    except OSError as e:
+        fail(sh, "realpath", rel if rel is not None else base or "", e)
+        return 1
+    status = 0
+    for path in opts.operands:
+        try:
+            text = canonical(sh.fs, path, mode, physical=physical)
+        except OSError as e:
+            if not opts.has("q"):
+                fail(sh, "realpath", path, e)
+            status = 1
+            continue
+        if base_abs is not None and rel_abs is None:
+            if _under(text, base_abs):
+                text = posixpath.relpath(text, base_abs)
+        elif rel_abs is not None and (base_abs is None or (_under(text, base_abs) and _under(rel_abs, base_abs))):
+            text = posixpath.relpath(text, rel_abs)
+        sh.out(text + end)
+    return status
+
+
+def _under(path: str, base: str) -> bool:
+    return base == "/" or path == base or path.startswith(base + "/")

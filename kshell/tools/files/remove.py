@@ -1,0 +1,120 @@
+"""rm (-r -R -f -d -v, `--`): removal with GNU's refusals and per-file messages."""
+
+from __future__ import annotations
+
+import errno
+from typing import TYPE_CHECKING
+
+from kshell.tools.files.args import NO, Usage, fail, join, missing_operand, parse, quote, usage_error
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+LONG = {
+    "recursive": ("r", NO),
+    "force": ("f", NO),
+    "dir": ("d", NO),
+    "verbose": ("v", NO),
+    "no-preserve-root": ("npr", NO),
+    "preserve-root": ("pr", NO),
+}
+
+
+class Remover:
+    def __init__(self, sh: Interp, flags: set[str]) -> None:
+        self.sh = sh
+        self.fs = sh.fs
+        self.flags = flags
+
+    def say(self, text: str) -> None:
+        if "v" in self.flags:
+            self.sh.out(text)
+
+    def remove(self, path: str, top: bool) -> bool:
+        fs = self.fs
+        try:
+            inode = fs.lstat(path)
+        except OSError as e:
+            if e.errno == errno.ENOENT and "f" in self.flags:
+                return True
+            fail(self.sh, "rm", f"cannot remove {quote(path)}", e)
+            return False
+        if not inode.is_dir:
+            try:
+                fs.unlink(path)
+            except OSError as e:
+                fail(self.sh, "rm", f"cannot remove {quote(path)}", e)
+                return False
+            self.say(f"removed {quote(path)}\n")
+            return True
+        if "r" not in self.flags:
+            if "d" in self.flags:
+                return self.rmdir(path)
+            fail(self.sh, "rm", f"cannot remove {quote(path)}", errno.EISDIR)
+            return False
+        try:
+            names = sorted(name for name, _ in fs.scandir(path))
+        except OSError as e:
+            # an unreadable directory may still be removable when empty
+            try:
+                fs.rmdir(path)
+                self.say(f"removed directory {quote(path)}\n")
+                return True
+            except OSError:
+                fail(self.sh, "rm", f"cannot remove {quote(path)}", e)
+                return False
+        ok = True
+        for name in names:
+            ok = self.remove(join(path, name), False) and ok
+        return self.rmdir(path) if ok else False
+
+    def rmdir(self, path: str) -> bool:
+        try:
+            self.fs.rmdir(path)
+        except OSError as e:
+            fail(self.sh, "rm", f"cannot remove {quote(path)}", e)
+            return False
+        self.say(f"removed directory {quote(path)}\n")
+        return True
+
+
+def rm(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "rRfdviI", LONG)
+    except Usage as e:
+        status = usage_error(sh, "rm", Usage(e.message, hint=False))
+        for arg in argv[1:]:
+            if arg.startswith("-") and arg != "--" and sh.fs.exists(arg) or arg.startswith("-") and _lexists(sh, arg):
+                sh.write_err(f"Try 'rm ./{arg}' to remove the file {quote(arg)}.\n")
+                break
+        sh.write_err("Try 'rm --help' for more information.\n")
+        return status
+    flags = {"r" if k == "R" else k for k, _ in opts.items}
+    if not opts.operands:
+        return 0 if "f" in flags else missing_operand(sh, "rm")
+    remover = Remover(sh, flags)
+    status = 0
+    for path in opts.operands:
+        last = path.rstrip("/").rsplit("/", 1)[-1]
+        if "r" in flags and last in (".", ".."):
+            sh.write_err(f"rm: refusing to remove '.' or '..' directory: skipping {quote(path)}\n")
+            status = 1
+            continue
+        if "r" in flags and path.strip("/") == "" and "npr" not in flags:
+            sh.write_err(
+                "rm: it is dangerous to operate recursively on '/'\n"
+                "rm: use --no-preserve-root to override this failsafe\n"
+            )
+            status = 1
+            continue
+        if not remover.remove(path, True):
+            status = 1
+    return status
+
+
+def _lexists(sh: Interp, path: str) -> bool:
+    try:
+        sh.fs.lstat(path)
+    except OSError:
+        return False
+    return True

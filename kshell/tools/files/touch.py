@@ -1,0 +1,135 @@
+"""touch (-c -d -t -r -m -a): create files and set their times."""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from typing import TYPE_CHECKING
+
+from kfs.vfs import NOW
+from kshell.tools.files.args import NO, REQUIRED, Usage, fail, parse, quote, usage_error, zone
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+LONG = {
+    "no-create": ("c", NO),
+    "date": ("d", REQUIRED),
+    "reference": ("r", REQUIRED),
+    "time": ("time", REQUIRED),
+    "no-dereference": ("h", NO),
+}
+_DATE = re.compile(
+    r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
+    r"\s*(Z|UTC|[+-]\d{2}:?\d{2})?$"
+)
+
+
+def parse_date(text: str, sh: Interp) -> int | None:
+    """The forms agents write for `touch -d`/`date -d`: @SECS, ISO dates and times, now."""
+    s = text.strip()
+    if s.startswith("@"):
+        try:
+            return int(float(s[1:]) * 1_000_000_000)
+        except ValueError:
+            return None
+    if s in ("now", ""):
+        return NOW_SENTINEL
+    m = _DATE.match(s)
+    if m is None:
+        return None
+    y, mo, d, h, mi, sec, frac, tz = m.groups()
+    try:
+        when = datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(sec or 0))
+    except ValueError:
+        return None
+    if tz in ("Z", "UTC"):
+        when = when.replace(tzinfo=UTC)
+    elif tz:
+        sign = -1 if tz[0] == "-" else 1
+        digits = tz[1:].replace(":", "")
+        when = when.replace(tzinfo=timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))))
+    else:
+        when = when.replace(tzinfo=zone(sh))
+    ns = int(when.timestamp()) * 1_000_000_000
+    return ns + (int((frac or "0")[:9].ljust(9, "0")) if frac else 0)
+
+
+NOW_SENTINEL = -(1 << 62)
+
+
+def parse_stamp(text: str, sh: Interp) -> int | None:
+    """touch -t [[CC]YY]MMDDhhmm[.ss]."""
+    m = re.fullmatch(r"(\d{8}|\d{10}|\d{12})(?:\.(\d{2}))?", text)
+    if m is None:
+        return None
+    digits, secs = m.group(1), int(m.group(2) or 0)
+    if len(digits) == 12:
+        year, rest = int(digits[:4]), digits[4:]
+    elif len(digits) == 10:
+        yy = int(digits[:2])
+        year, rest = (1900 + yy if yy >= 69 else 2000 + yy), digits[2:]
+    else:
+        year, rest = datetime.now(zone(sh)).year, digits
+    try:
+        when = datetime(year, int(rest[:2]), int(rest[2:4]), int(rest[4:6]), int(rest[6:8]), secs, tzinfo=zone(sh))
+    except ValueError:
+        return None
+    return int(when.timestamp()) * 1_000_000_000
+
+
+def touch(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "acd:fhmr:t:", LONG)
+    except Usage as e:
+        return usage_error(sh, "touch", e)
+    fs = sh.fs
+    atime = mtime = NOW
+    only_a = opts.has("a") or opts.last("time") in ("atime", "access", "use")
+    only_m = opts.has("m") or opts.last("time") in ("mtime", "modify")
+    for key, value in opts.items:
+        if key == "d" or key == "t":
+            assert value is not None
+            ns = parse_date(value, sh) if key == "d" else parse_stamp(value, sh)
+            if ns is None:
+                sh.write_err(f"touch: invalid date format {quote(value)}\n")
+                return 1
+            atime = mtime = NOW if ns == NOW_SENTINEL else ns
+        elif key == "r":
+            assert value is not None
+            try:
+                ref = fs.stat(value)
+            except OSError as e:
+                fail(sh, "touch", f"failed to get attributes of {quote(value)}", e)
+                return 1
+            atime, mtime = ref.atime, ref.mtime
+    if not opts.operands:
+        return usage_error(sh, "touch", Usage("missing file operand"))
+    if only_a and not only_m:
+        mtime = None
+    elif only_m and not only_a:
+        atime = None
+    status = 0
+    for path in opts.operands:
+        try:
+            fs.stat(path)
+        except OSError as e:
+            if e.errno != errno.ENOENT or opts.has("c"):
+                if e.errno != errno.ENOENT:
+                    fail(sh, "touch", f"cannot touch {quote(path)}", e)
+                    status = 1
+                continue
+            try:
+                fs.open(path, os.O_WRONLY | os.O_CREAT).close()
+            except OSError as e2:
+                fail(sh, "touch", f"cannot touch {quote(path)}", e2)
+                status = 1
+                continue
+        try:
+            fs.utime(path, atime, mtime)
+        except OSError as e:
+            fail(sh, "touch", f"setting times of {quote(path)}", e)
+            status = 1
+    return status
