@@ -1,0 +1,352 @@
+"""sort (-b -d -f -g -h -i -M -n -r -R -s -u -V -c -C -k -t -o -z -m), as GNU coreutils in the
+C locale: keys compared in turn, then the whole line bytewise unless -s or -u."""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from typing import TYPE_CHECKING
+
+from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.text.textio import Output, message, open_chunks, split_lines
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+_LONG = {"ignore-leading-blanks": ("b", NONE), "dictionary-order": ("d", NONE),
+         "ignore-case": ("f", NONE), "general-numeric-sort": ("g", NONE),
+         "ignore-nonprinting": ("i", NONE), "month-sort": ("M", NONE),
+         "human-numeric-sort": ("h", NONE), "numeric-sort": ("n", NONE),
+         "random-sort": ("R", NONE), "reverse": ("r", NONE), "version-sort": ("V", NONE),
+         "check": ("c", OPTIONAL), "merge": ("m", NONE), "key": ("k", REQUIRED),
+         "output": ("o", REQUIRED), "stable": ("s", NONE), "field-separator": ("t", REQUIRED),
+         "unique": ("u", NONE), "zero-terminated": ("z", NONE), "buffer-size": ("S", REQUIRED),
+         "parallel": ("parallel", REQUIRED), "temporary-directory": ("T", REQUIRED),
+         "sort": ("sort", REQUIRED), "random-source": ("random-source", REQUIRED),
+         "debug": ("debug", NONE), "help": ("help", NONE), "version": ("version", NONE)}
+_ORDER = "bdfghiMnRrV"
+_NUM = re.compile(rb"[ \t]*(-?)(\d*)(?:\.(\d*))?")
+_HUMAN = re.compile(rb"[ \t]*(-?)(\d*(?:\.\d*)?)([KMGTPEZYRQk]?)")
+_GENERAL = re.compile(rb"[ \t]*([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf(?:inity)?|nan))",
+                      re.IGNORECASE)
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    [b"JAN", b"FEB", b"MAR", b"APR", b"MAY", b"JUN", b"JUL", b"AUG", b"SEP", b"OCT", b"NOV", b"DEC"])}
+_VERSION_PART = re.compile(rb"(\d+)|(\D+)")
+
+
+class _Key:
+    __slots__ = ("sf", "sc", "ef", "ec", "opts", "sb", "eb")
+
+    def __init__(self, sf: int, sc: int, ef: int, ec: int, opts: str, sb: bool, eb: bool) -> None:
+        self.sf, self.sc, self.ef, self.ec, self.opts, self.sb, self.eb = sf, sc, ef, ec, opts, sb, eb
+
+
+def _parse_key(spec: str, global_opts: str) -> _Key:
+    m = re.match(r"(\d+)(?:\.(\d+))?([a-zA-Z]*)(?:,(\d+)(?:\.(\d+))?([a-zA-Z]*))?\Z", spec)
+    if not m:
+        raise Fail(f"invalid number at field start: invalid count at start of '{spec}'", 2)
+    sf = int(m.group(1))
+    if sf == 0:
+        raise Fail(f"field number is zero: invalid field specification '{spec}'", 2)
+    sc = int(m.group(2)) if m.group(2) else 1
+    if m.group(2) is not None and sc == 0:
+        raise Fail(f"character offset is zero: invalid field specification '{spec}'", 2)
+    o1 = m.group(3) or ""
+    o2 = m.group(6) or ""
+    for c in o1 + o2:
+        if c not in _ORDER:
+            raise Fail(f"stray character in field spec: invalid field specification '{spec}'", 2)
+    ef = int(m.group(4)) if m.group(4) else 0
+    if m.group(4) is not None and ef == 0:
+        raise Fail(f"field number is zero: invalid field specification '{spec}'", 2)
+    ec = int(m.group(5)) if m.group(5) else 0
+    opts = (o1 + o2).replace("b", "")
+    if not (o1 + o2).replace("b", "") and not (o1 + o2):
+        opts = global_opts.replace("b", "")
+        sb = eb = "b" in global_opts
+    else:
+        sb = "b" in o1
+        eb = "b" in o2
+    return _Key(sf, sc, ef, ec, opts, sb, eb)
+
+
+def _fields(line: bytes, tab: bytes | None) -> list[tuple[int, int]]:
+    """(start, end) of each field; without -t a field includes its leading blanks."""
+    if tab is not None:
+        spans = []
+        pos = 0
+        while True:
+            j = line.find(tab, pos)
+            if j < 0:
+                spans.append((pos, len(line)))
+                return spans
+            spans.append((pos, j))
+            pos = j + 1
+    return [m.span() for m in re.finditer(rb"[ \t]*[^ \t]+|[ \t]+$", line)] or [(0, 0)]
+
+
+def _skip_blanks(line: bytes, i: int, end: int) -> int:
+    while i < end and line[i] in b" \t":
+        i += 1
+    return i
+
+
+def _extract(line: bytes, key: _Key, tab: bytes | None) -> bytes:
+    spans = _fields(line, tab)
+    n = len(spans)
+    if key.sf > n:
+        start = len(line)
+    else:
+        fs, fe = spans[key.sf - 1]
+        s = _skip_blanks(line, fs, fe) if key.sb else fs
+        start = min(s + key.sc - 1, fe)
+    if key.ef == 0 or key.ef > n:
+        end = len(line)
+    else:
+        fs, fe = spans[key.ef - 1]
+        if key.ec == 0:
+            end = fe
+        else:
+            s = _skip_blanks(line, fs, fe) if key.eb else fs
+            end = min(s + key.ec, fe)
+    return line[start:end] if end > start else b""
+
+
+def _num_key(text: bytes):
+    m = _NUM.match(text)
+    neg, whole, frac = m.group(1), m.group(2), (m.group(3) or b"").rstrip(b"0")
+    value = (int(whole or b"0"), frac)
+    if not whole.strip(b"0") and not frac:
+        return (0, 0, b"")
+    if neg:
+        # a negative number: larger magnitude sorts first
+        return (-1, -value[0], _NegFrac(frac))
+    return (1, value[0], frac)
+
+
+class _NegFrac:
+    __slots__ = ("v",)
+
+    def __init__(self, v: bytes) -> None:
+        self.v = v
+
+    def __lt__(self, other: _NegFrac) -> bool:
+        return self.v > other.v
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NegFrac) and self.v == other.v
+
+
+def _general_key(text: bytes):
+    m = _GENERAL.match(text)
+    if not m:
+        return (0, 0.0)
+    v = float(m.group(1))
+    if v != v:
+        return (1, 0.0)
+    return (2, v)
+
+
+def _human_key(text: bytes):
+    m = _HUMAN.match(text)
+    neg, num, suffix = m.groups()
+    order = " KMGTPEZYRQ".find(suffix.upper().decode()) if suffix else 0
+    try:
+        v = float(num) if num and num != b"." else 0.0
+    except ValueError:
+        v = 0.0
+    if v == 0:
+        return (0, 0, 0.0)
+    return (-1, -order, -v) if neg else (1, order, v)
+
+
+def _month_key(text: bytes):
+    return _MONTHS.get(text.lstrip(b" \t")[:3].upper(), 0)
+
+
+def _version_key(text: bytes):
+    return [(0, int(d), b"") if d else (1, 0, s) for d, s in _VERSION_PART.findall(text)]
+
+
+_DICT = re.compile(rb"[^A-Za-z0-9 \t]")
+_NONPRINT = re.compile(rb"[^\x20-\x7e]")
+
+
+def _transform(text: bytes, opts: str, salt: bytes):
+    if "d" in opts:
+        text = _DICT.sub(b"", text)
+    if "i" in opts:
+        text = _NONPRINT.sub(b"", text)
+    if "f" in opts:
+        text = text.upper()
+    if "n" in opts:
+        return _num_key(text)
+    if "g" in opts:
+        return _general_key(text)
+    if "h" in opts:
+        return _human_key(text)
+    if "M" in opts:
+        return _month_key(text)
+    if "V" in opts:
+        return _version_key(text)
+    if "R" in opts:
+        import hashlib
+        return hashlib.md5(salt + text).digest()
+    return text
+
+
+class _Rev:
+    __slots__ = ("v",)
+
+    def __init__(self, v) -> None:
+        self.v = v
+
+    def __lt__(self, other: _Rev) -> bool:
+        return other.v < self.v
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Rev) and self.v == other.v
+
+
+@tool("sort", usage_status=2)
+def sort(sh: Interp, argv: list[str]) -> int:
+    opts, files = parse(argv, "bdfghiMnRrVc::CmsuzS:T:k:o:t:", _LONG)
+    global_opts = ""
+    keys_spec: list[str] = []
+    tab: bytes | None = None
+    output = None
+    check = ""
+    stable = unique = zero = False
+    for key, value in opts:
+        if key in _ORDER and len(key) == 1:
+            global_opts += key
+        elif key == "k":
+            keys_spec.append(value)
+        elif key == "t":
+            raw = value.encode("utf-8", "surrogateescape")
+            if raw == b"\\0":
+                raw = b"\0"
+            if len(raw) != 1:
+                if not raw:
+                    raise Fail("empty tab", 2)
+                raise Fail(f"multi-character tab '{value}'", 2)
+            if tab is not None and tab != raw:
+                raise Fail("incompatible tabs", 2)
+            tab = raw
+        elif key == "o":
+            output = value
+        elif key == "c":
+            if value not in (None, "", "diagnose-first", "quiet", "silent"):
+                raise Usage(f"invalid argument '{value}' for '--check'")
+            check = "C" if value in ("quiet", "silent") else "c"
+        elif key == "C":
+            check = "C"
+        elif key == "s":
+            stable = True
+        elif key == "u":
+            unique = True
+        elif key == "z":
+            zero = True
+        elif key == "sort":
+            global_opts += {"general-numeric": "g", "human-numeric": "h", "month": "M",
+                            "numeric": "n", "random": "R", "version": "V"}.get(value, "")
+        elif key == "help":
+            sh.out(b"Usage: sort [OPTION]... [FILE]...\n")
+            return 0
+        elif key == "version":
+            sh.out(b"sort (GNU coreutils) 9.1\n")
+            return 0
+    kinds = [c for c in "ghMnRV" if c in global_opts]
+    if len(set(kinds)) > 1:
+        raise Fail(f"options '-{''.join(sorted(set(kinds)))}' are incompatible", 2)
+    keys = [_parse_key(k, global_opts) for k in keys_spec]
+    sep = b"\0" if zero else b"\n"
+    data_parts: list[bytes] = []
+    for name in files or ["-"]:
+        try:
+            data_parts.append(b"".join(open_chunks(sh, name)))
+        except OSError as e:
+            if e.errno == 21:
+                raise Fail(f"read failed: {name}: {message(e)}", 2) from None
+            raise Fail(f"cannot read: {name}: {message(e)}", 2) from None
+        if data_parts[-1] and not data_parts[-1].endswith(sep):
+            data_parts[-1] += sep
+    lines = split_lines(b"".join(data_parts), sep)
+    reverse = "r" in global_opts
+    salt = random.randbytes(16) if "R" in global_opts or any("R" in k.opts for k in keys) else b""
+    simple = not keys and not set(global_opts) - {"r"}
+    keyfn = None
+    if not simple:
+        gopts = global_opts.replace("r", "")
+        strip = "b" in gopts and not keys
+        gopts = gopts.replace("b", "")
+
+        def keyfn(line: bytes) -> tuple:
+            if keys:
+                parts = []
+                for k in keys:
+                    v = _transform(_extract(line, k, tab), k.opts.replace("r", ""), salt)
+                    parts.append(_Rev(v) if "r" in k.opts else v)
+                return tuple(parts)
+            v = _transform(line.lstrip(b" \t") if strip else line, gopts, salt)
+            return (_Rev(v) if reverse else v,)
+
+    if check:
+        return _check(sh, lines, keyfn, reverse, unique, stable, check, files[0] if files else "-")
+    if simple:
+        if unique:
+            lines = sorted(set(lines), reverse=reverse)
+        else:
+            lines.sort(reverse=reverse)
+    elif stable or unique:
+        decorated = [(keyfn(line), line) for line in lines]
+        decorated.sort(key=lambda d: d[0])
+        if unique:
+            result = []
+            last = None
+            for k, line in decorated:
+                if last is None or not (k == last):
+                    result.append(line)
+                    last = k
+            lines = result
+        else:
+            lines = [line for _, line in decorated]
+    elif reverse:
+        lines.sort(key=lambda line: (keyfn(line), _Rev(line)))
+    else:
+        lines.sort(key=lambda line: (keyfn(line), line))
+    text = sep.join(lines) + sep if lines else b""
+    if output is not None:
+        try:
+            sh.fs.write_file(output, text)
+        except OSError as e:
+            raise Fail(f"open failed: {output}: {message(e)}", 2) from None
+        return 0
+    out = Output(sh)
+    for i in range(0, len(text), 1 << 20):
+        out.write(text[i : i + (1 << 20)])
+    out.flush()
+    return 0
+
+
+def _check(sh: Interp, lines: list[bytes], keyfn, reverse: bool, unique: bool, stable: bool,
+           mode: str, name: str) -> int:
+    def full(line: bytes):
+        if keyfn is None:
+            return (_Rev(line),) if reverse else (line,)
+        if stable or unique:
+            return keyfn(line)
+        return (*keyfn(line), _Rev(line) if reverse else line)
+
+    prev = None
+    for i, line in enumerate(lines):
+        k = full(line)
+        if prev is not None and (k < prev or (unique and k == prev)):
+            if mode == "c":
+                shown = line.decode("utf-8", "surrogateescape")
+                sh.write_err(f"sort: {name}:{i + 1}: disorder: {shown}\n")
+            return 1
+        prev = k
+    _ = functools
+    return 0

@@ -1,0 +1,149 @@
+"""Reading operands and writing output for the text tools, incrementally.
+
+An operand (`-` is standard input) is read in chunks, so a tool stops reading as soon as it
+has what it needs (`yes | head -n 3`), and output is buffered and written in large blocks; a
+write to a pipe whose reader has gone raises BrokenPipeError, which ends the tool (bash's
+SIGPIPE). Read errors are OSError with the operand as filename; each tool words them.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+READ_SIZE = 1 << 20
+FLUSH_SIZE = 1 << 16
+
+
+def message(e: OSError) -> str:
+    return e.strerror or os.strerror(e.errno or errno.EIO)
+
+
+class Output:
+    """Buffered writes to the tool's standard output."""
+
+    __slots__ = ("sh", "parts", "size", "stream")
+
+    def __init__(self, sh: Interp) -> None:
+        self.sh = sh
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.stream = sh.fds.get(1)
+
+    def write(self, data: bytes) -> None:
+        self.parts.append(data)
+        self.size += len(data)
+        if self.size >= FLUSH_SIZE:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.parts:
+            return
+        data = b"".join(self.parts)
+        self.parts.clear()
+        self.size = 0
+        if self.stream is None:
+            raise OSError(errno.EBADF, "Bad file descriptor")
+        self.stream.write(data)
+        self.sh.session.cancel.check()
+
+
+def is_stdin(name: str) -> bool:
+    return name == "-"
+
+
+def open_chunks(sh: Interp, name: str, size: int = READ_SIZE) -> Iterator[bytes]:
+    """The chunks of an operand. Opening errors are raised by this call, read errors (a
+    directory: EISDIR) by the iteration."""
+    cancel = sh.session.cancel
+    if name == "-":
+        stream = sh.fds.get(0)
+        if stream is None or not stream.readable:
+            raise OSError(errno.EBADF, "Bad file descriptor", name)
+        return _stream_chunks(stream, cancel)
+    handle = sh.fs.open(name)
+    return _file_chunks(handle, size, cancel)
+
+
+def _stream_chunks(stream, cancel) -> Iterator[bytes]:
+    read_some = getattr(stream, "read_some", None)
+    while True:
+        chunk = read_some() if read_some is not None else stream.read(READ_SIZE)
+        if not chunk:
+            return
+        yield chunk
+        cancel.check()
+
+
+def _file_chunks(handle, size: int, cancel) -> Iterator[bytes]:
+    offset = 0
+    try:
+        while True:
+            chunk = handle.pread(size, offset)
+            if not chunk:
+                return
+            offset += len(chunk)
+            yield chunk
+            if len(chunk) < size:
+                return
+            cancel.check()
+    finally:
+        handle.close()
+
+
+def read_all(sh: Interp, name: str) -> bytes:
+    """The whole content of an operand (for tools that must see all input before writing)."""
+    if name != "-":
+        return sh.fs.read_file(name)
+    return b"".join(open_chunks(sh, name))
+
+
+def blocks(chunks: Iterator[bytes], sep: bytes = b"\n") -> Iterator[bytes]:
+    """Re-cut chunks into blocks of whole lines (each ending in `sep`; the last may not)."""
+    rest = b""
+    for chunk in chunks:
+        if rest:
+            chunk = rest + chunk
+        cut = chunk.rfind(sep) + 1
+        if cut == 0:
+            rest = chunk
+            continue
+        rest = chunk[cut:]
+        yield chunk[:cut]
+    if rest:
+        yield rest
+
+
+def lines(chunks: Iterator[bytes], sep: bytes = b"\n") -> Iterator[bytes]:
+    """Each line with its terminator (the last may lack one)."""
+    for block in blocks(chunks, sep):
+        parts = block.split(sep)
+        last = parts.pop()
+        for p in parts:
+            yield p + sep
+        if last:
+            yield last
+
+
+def split_lines(data: bytes, sep: bytes = b"\n") -> list[bytes]:
+    """Lines without terminators; a final terminator does not make an empty last line."""
+    if not data:
+        return []
+    parts = data.split(sep)
+    if parts[-1] == b"":
+        parts.pop()
+    return parts
+
+
+def quote(name: str) -> str:
+    """GNU's quoting of a file name in messages ('name', with shell quoting when needed)."""
+    if name and all(c.isalnum() or c in "-_./+,:@%^=" for c in name):
+        return f"'{name}'"
+    if "'" not in name:
+        return f"'{name}'"
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`") + '"'
