@@ -8,6 +8,7 @@ VFS, with state kept between calls (so an interactive session can reuse one Shel
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from collections.abc import Callable
@@ -164,7 +165,7 @@ class Shell:
                 trap = sh.traps.pop("EXIT", None)
                 if trap:
                     try:
-                        sh.run_trap(trap, status)
+                        sh.run_trap(trap, status, exit_trap=True)
                     except ExitSignal as e:
                         status = e.status
                     except Exception:  # noqa: BLE001
@@ -175,10 +176,8 @@ class Shell:
             status = 1
         finally:
             for stream in sh.fds.values():
-                try:
+                with contextlib.suppress(Exception):  # a stream that cannot flush is gone
                     stream.flush()
-                except Exception:  # noqa: BLE001
-                    pass
         status &= 0xFF
         sh.last_status = status
         return status

@@ -28,4 +28,4 @@ def builtin(*names: str) -> Callable[[Builtin], Builtin]:
     return register
 
 
-from kshell.builtins import flow, io, test, vars  # noqa: E402,F401  (registration)
+from kshell.builtins import aliases, flow, io, test, vars  # noqa: E402,F401  (registration)

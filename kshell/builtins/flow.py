@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 import native
-from kshell.builtins import BUILTINS, SPECIAL, builtin
+from kshell.builtins import BUILTINS, builtin
 from kshell.exec import redirects as redir
 from kshell.exec.errors import BreakLoop, ContinueLoop, ExitSignal, ReturnSignal
 from kshell.exec.variables import EXPORT, Var
@@ -114,9 +114,9 @@ def eval_builtin(sh: Interp, argv: list[str]) -> int:
     source = " ".join(args)
     if not source.strip():
         return 0
-    from kshell.syntax import Parser, ShellSyntaxError
+    from kshell.syntax import ShellSyntaxError
 
-    parser = Parser(source, extglob="extglob" in sh.shopts, line0=sh.lineno - 1)
+    parser = sh.parser(source, line0=sh.lineno - 1)
     status = 0
     sh.call_depth += 1
     try:
@@ -124,16 +124,20 @@ def eval_builtin(sh: Interp, argv: list[str]) -> int:
             sh.error("eval: maximum nesting level exceeded")
             return 1
         while True:
+            start = parser.pos
             try:
                 commands = parser.parse_line()
             except ShellSyntaxError as e:
+                sh.echo_input(parser, start, error=True)
                 sh.write_err(e.format(f"{sh.script_name}: eval: line {{lineno}}: "))
                 return 2
             if commands is None:
                 return status
+            sh.echo_input(parser, start)
             status = 0
             for cmd in commands:
                 status = sh.execute(cmd)
+            sh.update_parser(parser)
     finally:
         sh.call_depth -= 1
 
@@ -261,7 +265,10 @@ def command_builtin(sh: Interp, argv: list[str]) -> int:
         status = 0
         for name in args:
             kind, path = _lookup(sh, name)
-            if verbose == "v":
+            alias = sh.parse_aliases()
+            if verbose == "v" and alias is not None and name in alias:
+                sh.out("alias " + name + "='" + alias[name].replace("'", "'\\''") + "'\n")
+            elif verbose == "v":
                 if kind in ("file", "tool"):
                     sh.out(f"{path}\n")
                 elif kind:
@@ -296,6 +303,15 @@ def builtin_builtin(sh: Interp, argv: list[str]) -> int:
 
 def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
     found = False
+    alias = sh.parse_aliases()
+    if alias is not None and name in alias:
+        found = True
+        if mode == "t":
+            sh.out("alias\n")
+        elif not mode:
+            sh.out(f"{name} is aliased to `{alias[name]}'\n")
+        if not all_:
+            return True
     if name in _KEYWORDS:
         found = True
         sh.out("keyword\n" if mode == "t" else (f"{name} is a shell keyword\n" if not mode else ""))
@@ -316,7 +332,7 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
         if mode == "t":
             sh.out("builtin\n")
         elif not mode:
-            sh.out(f"{name} is a shell builtin\n" if name not in SPECIAL or True else "")
+            sh.out(f"{name} is a shell builtin\n")
         if not all_:
             return True
     if name in sh.session.tools:
@@ -520,16 +536,17 @@ def trap(sh: Interp, argv: list[str]) -> int:
     if args and args[0] == "-p" and len(args) > 1:
         from kshell.expand.params import quote_q
 
+        shown_traps = sh.traps or sh.parent_traps
         for spec in args[1:]:
             name = _signal_name(spec)
-            if name is not None and name in sh.traps:
+            if name is not None and name in shown_traps:
                 shown = name if name in ("EXIT", "ERR", "DEBUG", "RETURN") else "SIG" + name
-                sh.out(f"trap -- {quote_q(sh.traps[name])} {shown}\n")
+                sh.out(f"trap -- {quote_q(shown_traps[name])} {shown}\n")
         return 0
     if not args or args == ["-p"]:
-        for name, action in sh.traps.items():
-            from kshell.expand.params import quote_q
+        from kshell.expand.params import quote_q
 
+        for name, action in (sh.traps or sh.parent_traps).items():
             shown = name if name in ("EXIT", "ERR", "DEBUG", "RETURN") else "SIG" + name
             sh.out(f"trap -- {quote_q(action)} {shown}\n")
         return 0
@@ -543,6 +560,7 @@ def trap(sh: Interp, argv: list[str]) -> int:
         action = args[0]
         specs = args[1:]
     status = 0
+    sh.parent_traps = {}
     for spec in specs:
         name = _signal_name(spec)
         if name is None:

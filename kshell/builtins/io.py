@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from kshell.builtins import builtin
 from kshell.exec.errors import CommandError
+from kshell.syntax.parts import unicode_char
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -35,9 +36,10 @@ def _byte(v: int) -> str:
     return chr(v) if v < 0x80 else chr(0xDC00 + v)
 
 
-def _decode(text: str, rx: re.Pattern[str], echo: bool, quote: bool = False) -> tuple[str, bool]:
+def _decode(text: str, rx: re.Pattern[str], echo: bool, quote: bool = False,
+            utf8: bool = True) -> tuple[str, bool]:
     """Backslash escapes as echo -e / printf %b (echo=True: octal needs a leading 0) or the
-    printf format string. Returns (text, stopped by \\c)."""
+    printf format string; `utf8` is the locale's (for \\u). Returns (text, stopped by \\c)."""
     stopped = False
     out: list[str] = []
     pos = 0
@@ -58,8 +60,7 @@ def _decode(text: str, rx: re.Pattern[str], echo: bool, quote: bool = False) -> 
         elif c == "x" and len(esc) > 1:
             out.append(_byte(int(esc[1:], 16)))
         elif (c == "u" or c == "U") and len(esc) > 1:
-            v = int(esc[1:], 16)
-            out.append(chr(v) if v <= 0x10FFFF and not 0xD800 <= v <= 0xDFFF else m.group(0))
+            out.append(unicode_char(int(esc[1:], 16), utf8, m.group(0)))
         elif quote and c in "\"'?":
             out.append(c)
         else:
@@ -93,7 +94,7 @@ def echo(sh: Interp, argv: list[str]) -> int:
         break
     text = " ".join(argv[i:])
     if escapes and "\\" in text:
-        text, stopped = _decode(text, _ECHO_ESC, echo=True)
+        text, stopped = _decode(text, _ECHO_ESC, echo=True, utf8=sh.utf8_locale())
         if stopped:
             newline = False
     if newline:
@@ -249,7 +250,8 @@ def _format_once(sh: Interp, fmt: str, args: _Args, out: list[str]) -> bool:
                 continue
             if m.group(1) == "c":
                 return False
-            text, _ = _decode(m.group(0), _PRINTF_ESC, echo=False, quote=True)
+            text, _ = _decode(m.group(0), _PRINTF_ESC, echo=False, quote=True,
+                              utf8=sh.utf8_locale())
             out.append(text)
             pos = m.end()
             continue
@@ -315,7 +317,7 @@ def _format_once(sh: Interp, fmt: str, args: _Args, out: list[str]) -> bool:
             out.append(_pad(text, flags, width))
         elif conv == "b":
             arg = args.next() or ""
-            text, stopped = _decode(arg, _ECHO_ESC, echo=True)
+            text, stopped = _decode(arg, _ECHO_ESC, echo=True, utf8=sh.utf8_locale())
             if prec is not None:
                 text = text[:prec]
             out.append(_pad(text, flags, width))
@@ -330,7 +332,9 @@ def _format_once(sh: Interp, fmt: str, args: _Args, out: list[str]) -> bool:
             _ = quote_q
         elif conv == "c":
             arg = args.next()
-            text = arg[:1] if arg else ""
+            # the first byte (in any locale, as bash), or a NUL byte for an empty argument
+            text = arg.encode("utf-8", "surrogateescape")[:1].decode("utf-8", "surrogateescape") \
+                if arg else "\0"
             out.append(_pad(text, flags, width))
         elif conv in "diouxX":
             out.append(_int_format(args.number(conv), conv, flags, width, prec))

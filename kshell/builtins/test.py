@@ -55,6 +55,9 @@ def unary_test(sh: Interp, op: str, arg: str) -> bool:
                 return sh.get_element_text(name, key) is not None
             except Exception:  # noqa: BLE001
                 return False
+        target = sh.ref_target(arg)
+        if target is not None and target != arg:
+            return unary_test(sh, "-v", target)
         var = sh.vars.table.get(arg)
         return var is not None and var.value is not None
     if op == "-R":

@@ -6,7 +6,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kshell.builtins import builtin
-from kshell.exec.variables import ARRAY, ASSOC, EXPORT, FLAG_LETTERS, INTEGER, LOWER, READONLY, UPPER, Var
+from kshell.exec.variables import (
+    ARRAY,
+    ASSOC,
+    EXPORT,
+    FLAG_LETTERS,
+    INTEGER,
+    LOWER,
+    NAMEREF,
+    READONLY,
+    UPPER,
+    NameRef,
+    Var,
+)
 from kshell.exec.varops import ReadonlyError
 from kshell.expand.params import quote_q
 
@@ -25,7 +37,7 @@ class AssignArg(str):
 
 
 _LETTER_FLAGS = {"a": ARRAY, "A": ASSOC, "i": INTEGER, "l": LOWER, "u": UPPER, "r": READONLY,
-                 "x": EXPORT}
+                 "x": EXPORT, "n": NAMEREF}
 
 
 def _declare_line(name: str, var: Var) -> str:
@@ -55,6 +67,15 @@ def _dq(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`") + '"'
 
 
+_USAGE = {
+    "declare": "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]",
+    "typeset": "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]",
+    "local": "local [option] name[=value] ...",
+    "export": "export [-fn] [name[=value] ...] or export -p",
+    "readonly": "readonly [-aAf] [name[=value] ...] or readonly -p",
+}
+
+
 def _parse_flags(sh: Interp, argv: list[str], allowed: str) -> tuple[set[str], set[str], list[str]] | int:
     on: set[str] = set()
     off: set[str] = set()
@@ -71,6 +92,9 @@ def _parse_flags(sh: Interp, argv: list[str], allowed: str) -> tuple[set[str], s
             for c in arg[1:]:
                 if c not in allowed:
                     sh.error(f"{argv[0]}: {arg[0]}{c}: invalid option")
+                    usage = _USAGE.get(argv[0])
+                    if usage:
+                        sh.write_err(f"{argv[0]}: usage: {usage}\n")
                     return 2
                 target.add(c)
             i += 1
@@ -168,6 +192,12 @@ def declare_common(sh: Interp, argv: list[str], *, local: bool = False, force: s
 def _declare_one(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, clear_flags: int) -> int:
     table = sh.vars.table
     var = table.get(name)
+    if var is not None and type(var.value) is NameRef and not (set_flags | clear_flags) & NAMEREF:
+        target = sh.ref_target(name)  # `declare -i ref=1`: the target's attributes and value
+        if target is not None and "[" not in target and target != name:
+            return _declare_one(sh, cmd, target, arg, set_flags, clear_flags)
+    if set_flags & NAMEREF or (var is not None and var.flags & NAMEREF and clear_flags & NAMEREF):
+        return _declare_ref(sh, cmd, name, arg, set_flags, clear_flags)
     if var is None:
         var = table[name] = Var(None, 0)
     if var.flags & READONLY and (clear_flags & READONLY or isinstance(arg, AssignArg) or "=" in arg):
@@ -217,6 +247,48 @@ def _declare_one(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, clea
     return 0
 
 
+def _declare_ref(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, clear_flags: int) -> int:
+    """`declare -n ref[=target]` (the value is the target's name, never assigned through) and
+    `declare +n ref` (the name becomes an ordinary value)."""
+    table = sh.vars.table
+    var = table.get(name)
+    if var is None:
+        var = table[name] = Var(None, 0)
+    if isinstance(arg, AssignArg):
+        if arg.items is not None or arg.subscript is not None:
+            sh.error(f"{cmd}: {name}: reference variable cannot be an array")
+            return 1
+        value: str | None = arg.value
+    elif "=" in arg:
+        value = arg.partition("=")[2]
+    else:
+        value = None
+    if var.flags & READONLY and (value is not None or clear_flags & READONLY):
+        sh.error(f"{cmd}: {name}: readonly variable")
+        return 1
+    if set_flags & NAMEREF:
+        if value is None and type(var.value) is str:
+            value = var.value  # `x=y; declare -n x`: x now refers to y
+        if value is not None:
+            base = value[:-1].partition("[")[0] if value.endswith("]") else value
+            if not sh.is_valid_name(base):
+                sh.error(f"{cmd}: `{value}': invalid variable name for name reference")
+                return 1
+            if base == name:
+                sh.error(f"{cmd}: {name}: nameref variable self references not allowed")
+                return 1
+            var.value = NameRef(value)
+        if type(var.value) is dict:
+            sh.error(f"{cmd}: {name}: reference variable cannot be an array")
+            return 1
+    else:
+        var.value = str(var.value) if var.value is not None else None
+        if value is not None:
+            var.value = value
+    var.flags = (var.flags | set_flags) & ~clear_flags & ~(ARRAY | ASSOC | INTEGER | LOWER | UPPER)
+    return 0
+
+
 def _print_vars(sh: Interp, names: list[str], on: set[str]) -> int:
     status = 0
     table = sh.vars.table
@@ -241,8 +313,8 @@ def _print_vars(sh: Interp, names: list[str], on: set[str]) -> int:
             lines.append(_declare_line(name, var))
         elif var.value is not None:
             if type(var.value) is dict:
-                lines.append(_declare_line(name, var)[len("declare -a "):] if False else
-                             f"{name}=({' '.join(f'[{k}]={_dq(v)}' for k, v in (sorted(var.value.items()) if not var.flags & ASSOC else var.value.items()))})")
+                items = var.value.items() if var.flags & ASSOC else sorted(var.value.items())
+                lines.append(f"{name}=({' '.join(f'[{k}]={_dq(v)}' for k, v in items)})")
             else:
                 lines.append(f"{name}={quote_q(var.value) if _needs_quote(var.value) else var.value}")
     if not ("p" in on or want):
@@ -296,6 +368,7 @@ def export(sh: Interp, argv: list[str]) -> int:
             continue
         try:
             if isinstance(arg, AssignArg) or "=" in arg:
+                _trace_assignment(sh, name, arg)
                 _declare_one(sh, "export", name, arg, 0, 0)
             var = sh.vars.table.get(name)
             if var is None:
@@ -305,6 +378,20 @@ def export(sh: Interp, argv: list[str]) -> int:
             sh.error(f"export: {e.name}: readonly variable" if False else f"{e.name}: readonly variable")
             status = 1
     return status
+
+
+def _trace_assignment(sh: Interp, name: str, arg: str) -> None:
+    """set -x: export and readonly show each assignment they make again, as bash does."""
+    if "x" not in sh.opts or not (isinstance(arg, AssignArg) or "=" in arg):
+        return
+    from kshell.exec.printer import trace_value
+
+    if isinstance(arg, AssignArg) and arg.items is not None:
+        return  # traced before the command (Interp.trace_words)
+    shown = trace_value(arg.value if isinstance(arg, AssignArg) else arg.partition("=")[2],
+                        sh.utf8_locale())
+    append = "+" if (arg.append if isinstance(arg, AssignArg) else arg.partition("=")[0].endswith("+")) else ""
+    sh.write_err(f"{sh.ps4()}{name}{append}={shown}\n")
 
 
 @builtin("readonly")
@@ -327,6 +414,7 @@ def readonly(sh: Interp, argv: list[str]) -> int:
             sh.error(f"readonly: `{arg}': not a valid identifier")
             status = 1
             continue
+        _trace_assignment(sh, name, arg)
         status |= _declare_one(sh, "readonly", name, arg, extra | READONLY, 0)
     return status
 
@@ -344,12 +432,16 @@ def unset(sh: Interp, argv: list[str]) -> int:
                 sh.error(f"unset: -{c}: invalid option")
                 sh.write_err("unset: usage: unset [-f] [-v] [-n] [name ...]\n")
                 return 2
-            mode = c if c in "fv" else mode
+            mode = c if c in "fvn" and mode != "f" else mode
         args = args[1:]
     status = 0
     for name in args:
         if mode == "f":
             sh.funcs.pop(name, None)
+            continue
+        if mode == "n" and sh.is_valid_name(name) and name in sh.vars.table:
+            if not sh.unset_var(name, follow=False):
+                status = 1
             continue
         if "[" in name and name.endswith("]"):
             base, _, key = name[:-1].partition("[")
@@ -403,9 +495,7 @@ def option_is_set(sh: Interp, name: str) -> bool:
         return _LONG[name] in sh.opts
     if name == "pipefail":
         return sh.pipefail
-    if name == "interactive-comments":
-        return True
-    return False
+    return name == "interactive-comments"
 
 
 def _set_option(sh: Interp, letter: str, on: bool) -> None:
@@ -591,10 +681,7 @@ def getopts(sh: Interp, argv: list[str]) -> int:
     if not sh.is_valid_name(name):
         sh.error(f"getopts: `{name}': not a valid identifier")
         return 1
-    if sh.get_param_or_none("OPTERR") == "0":
-        silent_msgs = True
-    else:
-        silent_msgs = False
+    silent_msgs = sh.get_param_or_none("OPTERR") == "0"
     args = argv[3:] if len(argv) > 3 else list(sh.positional)
     silent = optstring.startswith(":")
     if silent:

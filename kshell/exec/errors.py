@@ -35,6 +35,11 @@ class AbortCommand(Exception):
         self.status = status
 
 
+class DiscardCommand(AbortCommand):
+    """An arithmetic error in an array subscript or an integer variable's value: bash throws
+    away the command and, at the top level of a `-c` script, the rest of the script."""
+
+
 class FatalError(Exception):
     """`${x:?}` and `set -u` failures: a non-interactive shell exits (status 127 at the top,
     1 in a subshell). The message has already been printed."""

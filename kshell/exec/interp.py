@@ -9,6 +9,7 @@ output meter, pids) lives in `Session`.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
@@ -20,9 +21,17 @@ from kshell.exec.errors import (
     BreakLoop,
     CommandError,
     ContinueLoop,
+    DiscardCommand,
     ExitSignal,
     FatalError,
     ReturnSignal,
+)
+from kshell.exec.printer import (
+    trace_array_literal,
+    trace_quote,
+    trace_source_word,
+    trace_value,
+    word_text,
 )
 from kshell.exec.streams import BufferSink, Cancel, NullStream, Pipe, PipeReader, PipeWriter, Stream
 from kshell.exec.variables import EXPORT, READONLY, Var, Variables
@@ -106,6 +115,7 @@ class Interp(VarOps):
         self.fds = fds
         self.vars = Variables()
         self.funcs: dict[str, FunctionDef] = {}
+        self.aliases: dict[str, str] = {}
         self.positional: list[str] = []
         self.dollar0 = session.name
         self.script_name = session.name  # message prefix
@@ -119,6 +129,8 @@ class Interp(VarOps):
         self.pid = session.pid
         self.funcnames: list[str] = []
         self.traps: dict[str, str] = {}
+        # a subshell runs none of its parent's traps, but `trap -p` shows them until it sets one
+        self.parent_traps: dict[str, str] = {}
         self.errexit_off = 0  # > 0 inside conditions where set -e does not apply
         self.loop_depth = 0
         self.call_depth = 0
@@ -169,10 +181,12 @@ class Interp(VarOps):
                           umask=self.fs.umask)
         child.vars = self.vars.copy()
         child.funcs = dict(self.funcs)
+        child.aliases = dict(self.aliases) if self.aliases else {}
         child.positional = list(self.positional)
         child.opts = set(self.opts)
         child.shopts = set(self.shopts)
         child.funcnames = list(self.funcnames)
+        child.parent_traps = dict(self.traps) if self.traps else self.parent_traps
         child.traps = {}
         child.fds = dict(self.fds)
         child.subshell = self.subshell + 1
@@ -210,10 +224,8 @@ class Interp(VarOps):
         stream = self.fds.get(2)
         if stream is None:
             return
-        try:
+        with contextlib.suppress(OSError, LimitExceeded):
             stream.write(text.encode("utf-8", "surrogateescape"))
-        except (OSError, LimitExceeded):
-            pass
 
     def out(self, data: bytes | str, fd: int = 1) -> None:
         if type(data) is str:
@@ -228,14 +240,14 @@ class Interp(VarOps):
     def run_source(self, source: str, *, filename: str = "") -> int:
         """Parse and run `source` line by line, as bash runs a script: earlier lines run even
         if a later one has a syntax error (which ends the script with status 2)."""
-        from kshell.syntax import Parser
-
-        parser = Parser(source, filename=filename, extglob="extglob" in self.shopts)
+        parser = self.parser(source, filename=filename)
         status = self.last_status
         while True:
+            start = parser.pos
             try:
                 commands = parser.parse_line()
             except ShellSyntaxError as e:
+                self.echo_input(parser, start, error=True)
                 for w in parser.take_warnings():
                     self.write_err(f"{self.script_name}: line {w.lineno}: warning: {w.message}\n")
                 where = f"{filename}: line" if filename else (
@@ -247,10 +259,41 @@ class Interp(VarOps):
                 self.write_err(f"{self.script_name}: line {w.lineno}: warning: {w.message}\n")
             if commands is None:
                 return status
+            self.echo_input(parser, start)
             if "n" in self.opts:
                 continue
             status = self.run_line(commands)
-            parser.extglob = "extglob" in self.shopts
+            self.update_parser(parser)
+
+    def parser(self, source: str, *, filename: str = "", line0: int = 0):
+        """A parser for `source` that sees this shell's extglob, locale and aliases."""
+        from kshell.syntax import Parser
+
+        return Parser(source, filename=filename, line0=line0, extglob="extglob" in self.shopts,
+                      utf8=self.utf8_locale(), aliases=self.parse_aliases())
+
+    def update_parser(self, parser) -> None:
+        """After a line has run: what it changed applies to the lines parsed after it."""
+        parser.extglob = "extglob" in self.shopts
+        parser.utf8 = self.utf8_locale()
+        parser.aliases = self.parse_aliases()
+
+    def parse_aliases(self) -> dict[str, str] | None:
+        return self.aliases if self.aliases and "expand_aliases" in self.shopts else None
+
+    def echo_input(self, parser, start: int, error: bool = False) -> None:
+        """set -v: print the input just read (from `start`), as bash echoes lines it reads;
+        after a syntax error, up to the end of the offending line."""
+        if "v" not in self.opts:
+            return
+        src = parser.src
+        end = parser.pos
+        if error:
+            nl = src.find("\n", max(end - 1, start))
+            end = len(src) if nl < 0 else nl + 1
+        text = src[start:end]
+        if text:
+            self.write_err(text if text.endswith("\n") else text + "\n")
 
     def run_line(self, commands) -> int:
         """Run one line's commands; an AbortCommand abandons the rest of the line. At the top
@@ -280,6 +323,8 @@ class Interp(VarOps):
             return status
         except AbortCommand as e:
             self.last_status = e.status
+            if type(e) is DiscardCommand and self.is_top and not (self.source_depth or self.call_depth):
+                raise ExitSignal(e.status) from None
             return e.status
         except CommandError as e:
             self.error(e.message)
@@ -313,21 +358,32 @@ class Interp(VarOps):
         if "e" in self.opts:
             raise ExitSignal(status)
 
-    def run_trap(self, source: str, status: int) -> None:
+    def run_trap(self, source: str, status: int, exit_trap: bool = False) -> None:
+        """Run a trap's commands; their LINENO counts from the line that triggered it (for
+        the EXIT trap, from 1, as in bash)."""
         saved = self.last_status
+        lineno = self.lineno
         self.in_trap = True
         try:
             self.last_status = status
-            self.run_string(source)
+            try:
+                line0 = 0 if exit_trap else max(lineno - 1, 0)
+                program = self.parser(source, line0=line0).parse_program()
+            except ShellSyntaxError:
+                self.run_string(source)  # reports the error
+            else:
+                self.run_program(program)
         finally:
             self.in_trap = False
             self.last_status = saved
+            self.lineno = lineno
 
     def run_string(self, source: str, name: str = "") -> int:
         from kshell.syntax import parse
 
         try:
-            program = parse(source, extglob="extglob" in self.shopts)
+            program = parse(source, extglob="extglob" in self.shopts, utf8=self.utf8_locale(),
+                            aliases=self.parse_aliases())
         except ShellSyntaxError as e:
             head = f"{self.script_name}: {name + ': ' if name else ''}line {{lineno}}: "
             self.write_err(e.format(head))
@@ -378,8 +434,6 @@ class Interp(VarOps):
                 for s in opened:
                     s.close()
         status = self.comsub_status or 0
-        if "x" in self.opts and node.assigns:
-            self.trace_assigns(node)
         self.last_status = status
         if status:
             self.failed(status)
@@ -388,9 +442,13 @@ class Interp(VarOps):
     def assign(self, a: Assignment) -> None:
         value = a.value
         if type(value) is ArrayLiteral:
+            if "x" in self.opts:
+                self.trace_assignment(a, trace_array_literal(value))
             self.assign_array(a.name, self.array_items(value), a.append)
             return
         text = expand_string(self, value)
+        if "x" in self.opts:
+            self.trace_assignment(a, trace_value(text, self.utf8_locale()))
         if a.subscript is not None:
             self.set_element(a.name, self.element_key(a.name, a.subscript), text, a.append)
         else:
@@ -429,37 +487,53 @@ class Interp(VarOps):
                     items.append((None, text))
         return items
 
-    def trace_assigns(self, node: SimpleCommand) -> None:
-        ps4 = self.ps4()
-        for a in node.assigns:
-            if type(a.value) is ArrayLiteral:
-                continue
-            self.write_err(f"{ps4}{a.name}={_trace_quote(self.get_param(a.name))}\n")
+    def trace_assignment(self, a: Assignment, shown: str) -> None:
+        """set -x: `name[sub]+=value` as written, with the value as expanded (or, for an array,
+        its words as written)."""
+        sub = f"[{word_text(a.subscript)}]" if a.subscript is not None else ""
+        self.write_err(f"{self.ps4()}{a.name}{sub}{'+' if a.append else ''}={shown}\n")
+
+    def trace_words(self, words: list[str]) -> None:
+        """set -x: a command's words. An array assignment given to a declaration builtin is
+        shown first on its own, and then by its name (`+ a=('1' '2')`, `+ declare -a a`)."""
+        from kshell.builtins.vars import AssignArg
+
+        utf8 = self.utf8_locale()
+        shown = []
+        for w in words:
+            if isinstance(w, AssignArg) and w.items is not None:
+                items = " ".join(("" if k is None else f"[{_sq(k)}]=") + _sq(v) for k, v in w.items)
+                self.write_err(f"{self.ps4()}{w.name}{'+' if w.append else ''}=({items})\n")
+                shown.append(w.name)
+            else:
+                shown.append(trace_quote(w, utf8))
+        self.write_err(self.ps4() + " ".join(shown) + "\n")
 
     def ps4(self) -> str:
         var = self.vars.table.get("PS4")
         if var is None or type(var.value) is not str:
             return "+ "
-        try:
+        text = var.value
+        if '"' not in text and ("$" in text or "`" in text or "\\" in text):
             from kshell.syntax import parse
 
-            program = parse(f'x="{var.value}"') if '"' not in var.value else None
-            if program is not None:
-                text = expand_string(self, program.commands[0].assigns[0].value)
-            else:
+            try:  # expanded as in double quotes
+                text = expand_string(self, parse(f'x="{text}"').commands[0].assigns[0].value)
+            except Exception:  # noqa: BLE001 - a PS4 that does not expand is shown as written
                 text = var.value
-        except Exception:
-            text = var.value
         return (text[:1] * self.trace_level + text[1:]) if text else ""
 
     def run_command(self, argv: list[str], node: SimpleCommand | None) -> int:
         """Run a command by name: function, builtin, tool, or a VFS executable on $PATH."""
-        if "x" in self.opts:
-            if node is not None and node.assigns:
-                self.trace_assigns_preview(node)
-            self.write_err(self.ps4() + " ".join(_trace_quote(a) for a in argv) + "\n")
-        name = argv[0]
         assigns = node.assigns if node is not None else ()
+        values = [expand_string(self, a.value) if type(a.value) is Word else "" for a in assigns] \
+            if assigns else ()
+        if "x" in self.opts:
+            utf8 = self.utf8_locale()
+            for a, text in zip(assigns, values, strict=True):
+                self.trace_assignment(a, trace_value(text, utf8))
+            self.trace_words(argv)
+        name = argv[0]
         redirects = node.redirects if node is not None else ()
         saved_fds = self.fds
         opened: list[Stream] = []
@@ -472,7 +546,7 @@ class Interp(VarOps):
             if redirects:
                 self.fds = redir.apply(self, redirects, saved_fds, opened)
             if assigns:
-                saved_vars = self._temp_assign(assigns)
+                saved_vars = self._temp_assign(assigns, values)
             func = self.funcs.get(name)
             if func is not None:
                 status = self.call_function(func, argv)
@@ -495,9 +569,6 @@ class Interp(VarOps):
         self.last_status = status
         return status
 
-    def trace_assigns_preview(self, node: SimpleCommand) -> None:
-        pass
-
     def exec_redirects(self, redirects) -> None:
         """`exec 3>f 4<g`: redirections that stay for the rest of the shell. Streams no
         longer named by any descriptor are closed."""
@@ -506,12 +577,10 @@ class Interp(VarOps):
         self.fds = redir.apply(self, redirects, old, opened, unbuffered=True)
         live = {id(s) for s in self.fds.values()}
         for stream in old.values():
-            if id(stream) not in live and not isinstance(stream, (PipeReader, PipeWriter)):
-                if stream not in self.session_streams():
-                    try:
-                        stream.close()
-                    except OSError:
-                        pass
+            if id(stream) not in live and not isinstance(stream, (PipeReader, PipeWriter)) \
+                    and stream not in self.session_streams():
+                with contextlib.suppress(OSError):
+                    stream.close()
 
     def session_streams(self) -> list[Stream]:
         return []
@@ -527,16 +596,16 @@ class Interp(VarOps):
                 return 1
             raise
 
-    def _temp_assign(self, assigns) -> list[tuple[str, Var | None]]:
+    def _temp_assign(self, assigns, values: list[str]) -> list[tuple[str, Var | None]]:
+        """`a=1 cmd`: the (already expanded) values, exported for the command's duration."""
         saved: list[tuple[str, Var | None]] = []
         table = self.vars.table
-        for a in assigns:
+        for a, text in zip(assigns, values, strict=True):
             old = table.get(a.name)
             if old is not None and old.flags & READONLY:
                 self.error(f"{a.name}: readonly variable")
                 continue
             saved.append((a.name, old))
-            text = expand_string(self, a.value) if type(a.value) is Word else ""
             table[a.name] = Var(text, EXPORT | (old.flags if old is not None else 0))
         return saved
 
@@ -572,11 +641,13 @@ class Interp(VarOps):
         self.call_depth += 1
         saved_loop = self.loop_depth
         self.loop_depth = 0
+        lineno = self.lineno
         try:
             status = self.execute(func.body)
         except ReturnSignal as r:
             status = r.status
         finally:
+            self.lineno = lineno  # back on the line of the call
             self.loop_depth = saved_loop
             self.call_depth -= 1
             self.vars.pop_frame()
@@ -611,10 +682,8 @@ class Interp(VarOps):
         finally:
             self.fds = saved
             for s in opened:
-                try:
+                with contextlib.suppress(OSError):
                     s.close()
-                except OSError:
-                    pass
 
     def exec_group(self, node: BraceGroup) -> int:
         if node.redirects:
@@ -655,7 +724,7 @@ class Interp(VarOps):
         self.last_status = status
         trap = self.traps.pop("EXIT", None)
         if trap:
-            self.run_trap(trap, status)
+            self.run_trap(trap, status, exit_trap=True)
         self.cleanup_tmp()
         return status
 
@@ -735,21 +804,20 @@ class Interp(VarOps):
                 self.error(f"`{node.var}': not a valid identifier")
                 self.last_status = 1
                 return 1
-            if node.words is None:
-                items = list(self.positional)
-            else:
-                items = expand_words(self, node.words)
+            items = list(self.positional) if node.words is None else expand_words(self, node.words)
             status = 0
             name = node.var
             body = node.body
             self.loop_depth += 1
             try:
                 trace = "x" in self.opts
+                if trace:  # bash shows the words as written
+                    shown = '"$@"' if node.words is None else " ".join(
+                        trace_source_word(w) for w in node.words)
                 for item in items:
                     self.tick()
                     if trace:
-                        self.write_err(f"{self.ps4()}for {name} in "
-                                       f"{' '.join(_trace_quote(w) for w in items)}\n")
+                        self.write_err(f"{self.ps4()}for {name} in {shown}\n")
                     self.assign_scalar(name, item)
                     try:
                         status = self.execute_list(body)
@@ -777,12 +845,18 @@ class Interp(VarOps):
             status = 0
             self.loop_depth += 1
             try:
+                trace = "x" in self.opts
                 if node.init is not None:
-                    self.eval_arith(node.init, "((")
+                    self.eval_arith(node.init, "((", trace, loop=True)
+                elif trace:
+                    self.write_err(f"{self.ps4()}(( 1 ))\n")
                 while True:
                     self.tick()
-                    if node.cond is not None and not self.eval_arith(node.cond, "(("):
-                        break
+                    if node.cond is not None:
+                        if not self.eval_arith(node.cond, "((", trace, loop=True):
+                            break
+                    elif trace:
+                        self.write_err(f"{self.ps4()}(( 1 ))\n")
                     try:
                         status = self.execute_list(node.body)
                     except BreakLoop as b:
@@ -795,7 +869,9 @@ class Interp(VarOps):
                             c.levels -= 1
                             raise
                     if node.step is not None:
-                        self.eval_arith(node.step, "((")
+                        self.eval_arith(node.step, "((", trace, loop=True)
+                    elif trace:
+                        self.write_err(f"{self.ps4()}(( 1 ))\n")
             finally:
                 self.loop_depth -= 1
             self.last_status = status
@@ -805,6 +881,8 @@ class Interp(VarOps):
     def exec_case(self, node: Case) -> int:
         def run() -> int:
             self.lineno = node.line
+            if "x" in self.opts:
+                self.write_err(f"{self.ps4()}case {trace_source_word(node.word)} in\n")
             word = expand_string(self, node.word)
             nocase = "nocasematch" in self.shopts
             status = 0
@@ -957,8 +1035,6 @@ class Interp(VarOps):
         self.lineno = node.line
 
         def run() -> int:
-            if "x" in self.opts:
-                self.trace_cond(node)
             try:
                 status = 0 if self.cond(node.expr) else 1
             except ArithSyntaxError as e:
@@ -972,43 +1048,59 @@ class Interp(VarOps):
             self.last_status = status
             return status
         status = self._with_redirects(node.redirects, run) if node.redirects else run()
-        if "x" in self.opts:
-            pass
         if status:
             self.failed(status)
         return status
 
-    def trace_cond(self, node: Cond) -> None:
-        from kshell.exec.printer import cond_text
+    def trace_cond_term(self, invert: bool, op: str, left: str, right: Word | None = None) -> None:
+        """bash's xtrace of one `[[ ]]` term, printed as it is evaluated (so `&&` and `||`
+        show only the terms that ran): operands expanded, quoted pattern characters escaped."""
+        if right is None:
+            text = f"{op} {left or chr(39) * 2}"
+        else:
+            shown = expand_pattern(self, right, trace="regex" if op == "=~" else "glob") \
+                if op in ("==", "=", "!=", "=~") else expand_string(self, right)
+            text = f"{left or chr(39) * 2} {op} {shown or chr(39) * 2}"
+        self.write_err(f"{self.ps4()}[[ {'! ' if invert else ''}{text} ]]\n")
 
-        try:
-            text = cond_text(_expanded_cond(self, node.expr))
-        except Exception:  # noqa: BLE001 - tracing never fails a command
-            text = "?"
-        self.write_err(f"{self.ps4()}[[ {text} ]]\n")
-
-    def cond(self, node) -> bool:
+    def cond(self, node, invert: bool = False) -> bool:
+        """Evaluate a `[[ ]]` tree. `invert` only says, for the trace, that the term stands
+        under an odd number of `!` (bash prints `[[ ! -z x ]]`, but not for `! ( ... )`)."""
         t = type(node)
         if t is CondBinary:
             op = node.op
             left = expand_string(self, node.left)
             if op in ("==", "=", "!="):
                 right = expand_pattern(self, node.right)
+                if "x" in self.opts:
+                    self.trace_cond_term(invert, op, left, node.right)
                 result = pat.match(right, left, "nocasematch" in self.shopts)
                 return result if op != "!=" else not result
             if op == "=~":
+                if "x" in self.opts:
+                    self.trace_cond_term(invert, op, left, node.right)
                 return self.regex_match(left, node.right)
             right = expand_string(self, node.right)
+            if "x" in self.opts:
+                self.trace_cond_term(invert, op, left, node.right)
             from kshell.builtins.test import binary_test
 
             return binary_test(self, op, left, right, arith=True)
         if t is CondUnary:
             operand = expand_string(self, node.operand)
+            if "x" in self.opts:
+                self.trace_cond_term(invert, node.op, operand)
             from kshell.builtins.test import unary_test
 
             return unary_test(self, node.op, operand)
         if t is CondNot:
-            return not self.cond(node.expr)
+            expr = node.expr
+            shown = True
+            while type(expr) is CondNot and not expr.grouped:
+                expr = expr.expr
+                shown = not shown
+            result = self.cond(expr, shown and not expr.grouped and type(expr) in (CondBinary, CondUnary))
+            return not result if shown else result
         if t is CondAnd:
             return self.cond(node.left) and self.cond(node.right)
         if t is CondOr:
@@ -1046,10 +1138,8 @@ class Interp(VarOps):
         self.lineno = node.line
 
         def run() -> int:
-            if "x" in self.opts:
-                self.write_err(f"{self.ps4()}(({self.expand_arith_text(node.arith.word)}))\n")
             try:
-                value = self.eval_arith(node.arith, "((")
+                value = self.eval_arith(node.arith, "((", "x" in self.opts)
             except _ArithCmdFailed:
                 value = 0
             status = 0 if value else 1
@@ -1062,9 +1152,18 @@ class Interp(VarOps):
 
     # ------------------------------------------------------------------ arithmetic
 
-    def eval_arith(self, expr: ArithExpr, context: str = "") -> int:
+    def eval_arith(self, expr: ArithExpr, context: str = "", trace: bool = False,
+                   loop: bool = False) -> int:
+        """Evaluate an arithmetic expression; `trace` prints it first as set -x does for
+        `(( ))` (and, with `loop`, for a part of `for (( ; ; ))`, leading blanks dropped)."""
         node = expr.expr
         try:
+            if trace:
+                text = expr.text if node is not None else self.expand_arith_text(expr.word)
+                shown = text.lstrip(" \t\n") if loop else text
+                self.write_err(f"{self.ps4()}(( {shown} ))\n")
+                if node is None:
+                    return arith.evaluate_text(self, text)
             if node is not None:
                 try:
                     return arith.compiled(node)(self)
@@ -1080,12 +1179,14 @@ class Interp(VarOps):
             self.error(f"{e.name}: readonly variable")
             raise AbortCommand(1) from None
 
-    def eval_arith_text(self, text: str) -> int:
+    def eval_arith_text(self, text: str, discard: bool = False) -> int:
+        """Evaluate expanded arithmetic text; an error abandons the command (`discard`: for a
+        subscript or an integer variable, with bash's DISCARD: see DiscardCommand)."""
         try:
             return arith.evaluate_text(self, text)
         except ArithSyntaxError as e:
             self.error(e.text)
-            raise AbortCommand(1) from None
+            raise (DiscardCommand if discard else AbortCommand)(1) from None
 
     def expand_arith_text(self, word: Word) -> str:
         return expand_string(self, word)
@@ -1194,10 +1295,8 @@ class Interp(VarOps):
         with self.session.lock:
             self.session.tmp_counter += 1
             n = self.session.tmp_counter
-        try:
+        with contextlib.suppress(OSError):
             self.fs.mkdir("/tmp", 0o1777, parents=True)
-        except OSError:
-            pass
         return f"/tmp/.k-procsub-{self.session.pid}-{n}"
 
     def cleanup_tmp(self) -> None:
@@ -1216,10 +1315,8 @@ class Interp(VarOps):
                 child.run_subshell(lambda c=child, p=program: c.run_program(p))
         if self.pending_tmp:
             for path in self.pending_tmp:
-                try:
+                with contextlib.suppress(OSError):
                     self.fs.unlink(path)
-                except OSError:
-                    pass
             self.pending_tmp = []
 
     def heredoc_text(self, doc: HereDoc) -> bytes:
@@ -1244,28 +1341,5 @@ class _ArithCmdFailed(AbortCommand):
     """`(( ))` with an evaluation error: the command fails with status 1; the line goes on."""
 
 
-def _expanded_cond(sh: Interp, node):
-    from kshell.syntax.ast import Literal
-
-    t = type(node)
-    if t is CondUnary:
-        return CondUnary(node.op, Word((Literal(expand_string(sh, node.operand)),)))
-    if t is CondBinary:
-        left = Word((Literal(expand_string(sh, node.left)),))
-        right = Word((Literal(expand_pattern(sh, node.right) if node.op != "=~"
-                              else expand_string(sh, node.right)),))
-        return CondBinary(node.op, left, right)
-    if t is CondNot:
-        return CondNot(_expanded_cond(sh, node.expr))
-    return t(_expanded_cond(sh, node.left), _expanded_cond(sh, node.right))
-
-
-def _trace_quote(text: str) -> str:
-    if text == "":
-        return "''"
-    safe = all(c.isalnum() or c in "@%+=:,./-_^" for c in text)
-    if safe:
-        return text
-    from kshell.expand.params import quote_q
-
-    return quote_q(text)
+def _sq(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"

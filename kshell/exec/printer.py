@@ -65,7 +65,7 @@ def _redirs(redirects) -> str:
 
 
 def redirect_text(r: Redirect) -> str:
-    fd = "" if r.fd is None else str(r.fd)
+    fd = f"{{{r.var}}}" if r.var is not None else "" if r.fd is None else str(r.fd)
     if type(r.target) is HereDoc:
         doc = r.target
         delim = f"'{doc.delimiter}'" if doc.quoted else doc.delimiter
@@ -106,18 +106,22 @@ def command_text(c, level: int) -> str:
     if t is While:
         kw = "until" if c.until else "while"
         cond = "; ".join(command_text(x, level) for x in c.condition)
-        return f"{kw} {cond}; do\n" + _body(c.body, level + 1) + _IND * level + "done" + _redirs(c.redirects)
+        return (f"{kw} {cond}; do\n" + _body(c.body, level + 1) + _IND * level + "done"
+                + _redirs(c.redirects))
     if t is For:
         words = "" if c.words is None else " in " + " ".join(word_text(w) for w in c.words)
-        return f"for {c.var}{words};\n{_IND * level}do\n" + _body(c.body, level + 1) + _IND * level + "done" + _redirs(c.redirects)
+        return (f"for {c.var}{words};\n{_IND * level}do\n" + _body(c.body, level + 1) + _IND * level
+                + "done" + _redirs(c.redirects))
     if t is ArithFor:
         parts = [x.text if x is not None else "" for x in (c.init, c.cond, c.step)]
-        return f"for (({parts[0]}; {parts[1]}; {parts[2]}))\n{_IND * level}do\n" + _body(c.body, level + 1) + _IND * level + "done"
+        return (f"for (({parts[0]}; {parts[1]}; {parts[2]}))\n{_IND * level}do\n" + _body(c.body, level + 1)
+                + _IND * level + "done")
     if t is Case:
         out = f"case {word_text(c.word)} in \n"
         for item in c.items:
             pats = " | ".join(word_text(p) for p in item.patterns)
-            out += _IND * (level + 1) + pats + ")\n" + _body(item.body, level + 2) + _IND * (level + 1) + item.terminator + "\n"
+            out += (_IND * (level + 1) + pats + ")\n" + _body(item.body, level + 2) + _IND * (level + 1)
+                    + item.terminator + "\n")
         return out + _IND * level + "esac"
     if t is FunctionDef:
         return function_text(c)
@@ -129,6 +133,12 @@ def command_text(c, level: int) -> str:
 
 
 def cond_text(node) -> str:
+    if node.grouped:
+        return f"( {_cond_term_text(node)} )"
+    return _cond_term_text(node)
+
+
+def _cond_term_text(node) -> str:
     t = type(node)
     if t is CondUnary:
         return f"{node.op} {word_text(node.operand)}"
@@ -205,3 +215,77 @@ def part_text(p) -> str:
     if t is ProcessSub:
         return p.direction + "(" + "; ".join(command_text(c, 0) for c in p.program.commands) + ")"
     return ""
+
+
+# --------------------------------------------------------------------------- set -x
+
+_SHELL_METAS = frozenset(" \t\n'\"\\|&;()<>!{}*[?]^$`")
+_ANSI_C = {"\a": "\\a", "\b": "\\b", "\x1b": "\\E", "\f": "\\f", "\n": "\\n", "\r": "\\r",
+           "\t": "\\t", "\v": "\\v", "\\": "\\\\", "'": "\\'"}
+
+
+def trace_quote(text: str, utf8: bool) -> str:
+    """A word as set -x shows it (bash's xtrace_print_word_list): single-quoted when it holds
+    a shell metacharacter, $'...' when it holds a character the locale cannot print."""
+    if not text:
+        return "''"
+    if _has_metas(text):
+        return "'" + text.replace("'", "'\\''") + "'"
+    if text.isascii() and text.isprintable():
+        return text
+    return ansi_c_quote(text, utf8) if _unprintable(text, utf8) else text
+
+
+def trace_value(text: str, utf8: bool) -> str:
+    """An assigned value as set -x shows it: as a word, but empty as nothing (`x=`)."""
+    return trace_quote(text, utf8) if text else ""
+
+
+def _has_metas(text: str) -> bool:
+    if text[0] in "~#" or "=~" in text or ":~" in text:
+        return True
+    return not _SHELL_METAS.isdisjoint(text)
+
+
+def _unprintable(text: str, utf8: bool) -> bool:
+    for c in text:
+        o = ord(c)
+        if o < 32 or o == 127:
+            return True
+        if o > 127 and (not utf8 or 0xDC80 <= o <= 0xDCFF or not c.isprintable()):
+            return True
+    return False
+
+
+def ansi_c_quote(text: str, utf8: bool) -> str:
+    """bash's ansic_quote: $'...' with C escapes, and octal bytes for what cannot be printed
+    (outside UTF-8, every byte beyond ASCII)."""
+    out: list[str] = []
+    for c in text:
+        o = ord(c)
+        esc = _ANSI_C.get(c)
+        if esc is not None:
+            out.append(esc)
+        elif 32 <= o < 127 or (o > 127 and utf8 and not 0xDC80 <= o <= 0xDCFF and c.isprintable()):
+            out.append(c)
+        else:
+            out.extend(f"\\{b:03o}" for b in c.encode("utf-8", "surrogateescape"))
+    return "$'" + "".join(out) + "'"
+
+
+def trace_source_word(w: Word) -> str:
+    """A word as bash keeps it after parsing, for the traces that show words unexpanded
+    (array assignments, `for` and `case` headers): $'...' is already decoded and quoted."""
+    return "".join("'" + p.text.replace("'", "'\\''") + "'" if type(p) is AnsiCQuoted else part_text(p)
+                   for p in w.parts)
+
+
+def trace_array_literal(lit: ArrayLiteral) -> str:
+    items = []
+    for el in lit.elements:
+        if type(el) is KeyedElement:
+            items.append(f"[{trace_source_word(el.key)}]{'+' if el.append else ''}="
+                         f"{trace_source_word(el.value)}")
+        else:
+            items.append(trace_source_word(el))
+    return "(" + " ".join(items) + ")"

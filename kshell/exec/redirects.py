@@ -78,17 +78,28 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
     for r in redirects:
         op = r.op
         target = r.target
+        rfd = r.fd
+        if r.var is not None:
+            if op in ("<&", ">&") and type(target) is not HereDoc and expand_string(sh, target) == "-":
+                value = sh.get_param_or_none(r.var)
+                if value is None or not value.isdigit():
+                    raise CommandError(f"{r.var}: ambiguous redirect")
+                fds.pop(int(value), None)
+                continue
+            rfd = _free_fd(fds)
         if type(target) is HereDoc:
-            fd = 0 if r.fd is None else r.fd
+            fd = 0 if rfd is None else rfd
             fds[fd] = BytesSource(sh.heredoc_text(target))
+            _assign_fd(sh, r, fd)
             continue
         if op == "<<<":
-            fd = 0 if r.fd is None else r.fd
+            fd = 0 if rfd is None else rfd
             text = expand_string(sh, target) + "\n"
             fds[fd] = BytesSource(text.encode("utf-8", "surrogateescape"))
+            _assign_fd(sh, r, fd)
             continue
         if op in ("<&", ">&"):
-            fd = (0 if op == "<&" else 1) if r.fd is None else r.fd
+            fd = (0 if op == "<&" else 1) if rfd is None else rfd
             word = expand_string(sh, target)
             if word == "-":
                 fds.pop(fd, None)
@@ -104,8 +115,9 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
                 if src not in fds:
                     raise CommandError(f"{word}: Bad file descriptor")
                 fds[fd] = fds[src]
+                _assign_fd(sh, r, fd)
                 continue
-            if op == "<&" or r.fd is not None:
+            if op == "<&" or rfd is not None:
                 raise CommandError(f"{word}: ambiguous redirect")
             stream = open_path(sh, word, "&>", fds, unbuffered)
             opened.append(stream)
@@ -125,6 +137,26 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
         if op in ("&>", "&>>"):
             fds[1] = fds[2] = stream
             continue
-        fd = r.fd if r.fd is not None else (1 if op in _OUT_OPS else 0)
+        fd = rfd if rfd is not None else (1 if op in _OUT_OPS else 0)
         fds[fd] = stream
+        _assign_fd(sh, r, fd)
     return fds
+
+
+def _free_fd(fds: dict[int, Stream]) -> int:
+    fd = 10
+    while fd in fds:
+        fd += 1
+    return fd
+
+
+def _assign_fd(sh: Interp, r: Redirect, fd: int) -> None:
+    if r.var is None:
+        return
+    from kshell.exec.varops import ReadonlyError
+
+    try:
+        sh.assign_scalar(r.var, str(fd))
+    except ReadonlyError:
+        sh.error(f"{r.var}: readonly variable")
+        raise CommandError(f"{r.var}: cannot assign fd to variable") from None

@@ -128,6 +128,6 @@ def run_child(child: Interp, source: str, filename: str) -> int:
         status = e.status
     trap = child.traps.pop("EXIT", None)
     if trap:
-        child.run_trap(trap, status)
+        child.run_trap(trap, status, exit_trap=True)
     child.cleanup_tmp()
     return status & 0xFF

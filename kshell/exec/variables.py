@@ -2,7 +2,8 @@
 function-local variables (bash's dynamic scoping), so a lookup is one dict access.
 
 A value is a str (scalar), a dict[int, str] (indexed array, sparse) or a dict[str, str]
-(associative array), or None for a variable declared but not set (`declare x`).
+(associative array), or None for a variable declared but not set (`declare x`). A name
+reference (`declare -n r=x`, flag NAMEREF) holds a `NameRef`: the name of its target.
 """
 
 from __future__ import annotations
@@ -14,9 +15,18 @@ ARRAY = 8
 ASSOC = 16
 LOWER = 32
 UPPER = 64
+NAMEREF = 128
 
-FLAG_LETTERS = (("a", ARRAY), ("A", ASSOC), ("i", INTEGER), ("l", LOWER), ("r", READONLY),
-                ("u", UPPER), ("x", EXPORT))
+# in the order bash prints them (`declare -p`, `${x@a}`)
+FLAG_LETTERS = (("a", ARRAY), ("A", ASSOC), ("i", INTEGER), ("n", NAMEREF), ("r", READONLY),
+                ("x", EXPORT), ("l", LOWER), ("u", UPPER))
+
+
+class NameRef(str):
+    """The value of a name reference: its target's name (`x`, or an element `a[1]`). Not a
+    plain str, so that the fast paths that return a scalar (`type(value) is str`) skip it."""
+
+    __slots__ = ()
 
 
 class Var:

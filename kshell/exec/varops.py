@@ -10,8 +10,20 @@ import time
 from typing import TYPE_CHECKING
 
 from kshell.exec.errors import AbortCommand
-from kshell.exec.variables import ARRAY, ASSOC, EXPORT, FLAG_LETTERS, INTEGER, LOWER, READONLY, UPPER, Var
-from kshell.expand import arith
+from kshell.exec.variables import (
+    ARRAY,
+    ASSOC,
+    EXPORT,
+    FLAG_LETTERS,
+    INTEGER,
+    LOWER,
+    NAMEREF,
+    READONLY,
+    UPPER,
+    NameRef,
+    Var,
+)
+from kshell.expand import arith, charset
 from kshell.syntax.ast import Word
 
 if TYPE_CHECKING:
@@ -42,8 +54,46 @@ class VarOps:
                 return value
             if value is None:
                 return None
+            if type(value) is NameRef:
+                return self.deref(value)
             return value.get(0 if var.flags & ASSOC == 0 else "0")
         return self.special_param(name)
+
+    # ------------------------------------------------------------------ name references
+
+    def ref_target(self: Interp, name: str) -> str | None:
+        """Where the name reference `name` leads, through chains of them: a variable name or
+        an element (`a[1]`); `name` itself when it is not a reference; None for a cycle."""
+        table = self.vars.table
+        for _ in range(16):
+            var = table.get(name)
+            if var is None or type(var.value) is not NameRef:
+                return name
+            name = var.value
+        return None
+
+    def lookup_through_ref(self: Interp, name: str) -> Var | None:
+        """The variable `name` stands for (the target's, for a reference), or None."""
+        table = self.vars.table
+        var = table.get(name)
+        if var is not None and var.flags & NAMEREF and type(var.value) is NameRef:
+            return table.get(self.ref_base(name))
+        return var
+
+    def ref_base(self: Interp, name: str) -> str:
+        """The array a name (maybe a reference) stands for in `${name[...]}`-like uses."""
+        target = self.ref_target(name)
+        return name if target is None else target.partition("[")[0]
+
+    def deref(self: Interp, ref: str) -> str | None:
+        """The value a reference's target name `ref` stands for (None: unset)."""
+        target = self.ref_target(ref)
+        if target is None:
+            return None
+        if target.endswith("]") and "[" in target:
+            base, _, key = target[:-1].partition("[")
+            return self.get_element_text(base, key)
+        return self.get_param_or_none(target)
 
     def get_param(self: Interp, name: str) -> str:
         """`$name` as text ("" when unset; `set -u` makes that an error)."""
@@ -53,7 +103,8 @@ class VarOps:
             if type(value) is str:
                 return value
             if value is not None:
-                got = value.get(0 if var.flags & ASSOC == 0 else "0")
+                got = self.deref(value) if type(value) is NameRef else value.get(
+                    0 if var.flags & ASSOC == 0 else "0")
                 if got is not None:
                     return got
         else:
@@ -110,6 +161,18 @@ class VarOps:
             return str(random.getrandbits(32))
         return None
 
+    def utf8_locale(self: Interp) -> bool:
+        """Whether the locale's character set is UTF-8, as bash decides it from LC_ALL, then
+        LC_CTYPE, then LANG. Otherwise (none set, C, POSIX, other sets) the shell works in
+        bytes: `${#x}` counts them, `${x:1:1}` and `?` take one, `\\u00e9` stays an escape."""
+        table = self.vars.table
+        for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+            var = table.get(name)
+            if var is not None and type(var.value) is str and var.value:
+                value = var.value.lower()
+                return "utf-8" in value or "utf8" in value
+        return False
+
     def positional_list(self: Interp) -> list[str]:
         return list(self.positional)
 
@@ -122,10 +185,7 @@ class VarOps:
 
     def ifs_join(self: Interp, values: list[str]) -> str:
         var = self.vars.table.get("IFS")
-        if var is None or type(var.value) is not str:
-            sep = " "
-        else:
-            sep = var.value[:1]
+        sep = " " if var is None or type(var.value) is not str else var.value[:1]
         return sep.join(values)
 
     def variable_names(self: Interp) -> list[str]:
@@ -138,6 +198,8 @@ class VarOps:
             if type(value) is not str:
                 if value is None:
                     value = ""
+                elif type(value) is NameRef:
+                    value = self.deref(value) or ""
                 else:
                     value = value.get(0 if var.flags & ASSOC == 0 else "0", "")
             if value.isdigit() and value.isascii() and (value[0] != "0" or len(value) == 1):
@@ -156,6 +218,8 @@ class VarOps:
 
     def array_values(self: Interp, name: str) -> list[str]:
         var = self.vars.table.get(name)
+        if var is not None and var.flags & NAMEREF:
+            return self.array_values(self.ref_base(name)) if type(var.value) is NameRef else []
         if var is None:
             if name == "FUNCNAME":
                 return list(reversed(self.funcnames))
@@ -173,6 +237,8 @@ class VarOps:
 
     def array_keys(self: Interp, name: str) -> list[str]:
         var = self.vars.table.get(name)
+        if var is not None and var.flags & NAMEREF and type(var.value) is NameRef:
+            return self.array_keys(self.ref_base(name))
         if var is None or var.value is None:
             return []
         value = var.value
@@ -184,39 +250,41 @@ class VarOps:
 
     def subscript_key(self: Interp, name: str, text: str, index_fn) -> str | int:
         """The key for `name[text]` in arithmetic: assoc arrays take the text as is."""
-        var = self.vars.table.get(name)
+        var = self.lookup_through_ref(name)
         if var is not None and var.flags & ASSOC:
             return text
         if index_fn is not None:
             return index_fn(self)
-        return arith.evaluate_text(self, text)
+        return self.eval_arith_text(text, discard=True)
 
     def element_key(self: Interp, name: str, sub: Word) -> str | int:
         from kshell.expand.words import expand_string
 
-        var = self.vars.table.get(name)
+        var = self.lookup_through_ref(name)
         if var is not None and var.flags & ASSOC:
             return expand_string(self, sub)
         text = expand_string(self, sub)
-        return self.eval_arith_text(text)
+        return self.eval_arith_text(text, discard=True)
 
     def element_key_text(self: Interp, name: str, text: str) -> str | int:
-        var = self.vars.table.get(name)
+        var = self.lookup_through_ref(name)
         if var is not None and var.flags & ASSOC:
             return text
-        return self.eval_arith_text(text)
+        return self.eval_arith_text(text, discard=True)
 
     def get_element_word(self: Interp, name: str, sub: Word) -> str | None:
         return self.get_element(name, self.element_key(name, sub))
 
     def get_element_text(self: Interp, name: str, text: str) -> str | None:
-        var = self.vars.table.get(name)
+        var = self.lookup_through_ref(name)
         if var is not None and var.flags & ASSOC:
             return self.get_element(name, text)
-        return self.get_element(name, self.eval_arith_text(text))
+        return self.get_element(name, self.eval_arith_text(text, discard=True))
 
     def get_element(self: Interp, name: str, key: str | int) -> str | None:
         var = self.vars.table.get(name)
+        if var is not None and var.flags & NAMEREF and type(var.value) is NameRef:
+            return self.get_element(self.ref_base(name), key)
         if var is None:
             if name == "FUNCNAME" and isinstance(key, int):
                 names = list(reversed(self.funcnames))
@@ -243,6 +311,9 @@ class VarOps:
     def set_element(self: Interp, name: str, key: str | int, text: str, append: bool = False) -> None:
         table = self.vars.table
         var = table.get(name)
+        if var is not None and var.flags & NAMEREF and type(var.value) is NameRef:
+            self.set_element(self.ref_base(name), key, text, append)
+            return
         if var is None:
             var = table[name] = Var({}, ARRAY)
         if var.flags & READONLY:
@@ -255,7 +326,7 @@ class VarOps:
             key = str(key)
         else:
             if not isinstance(key, int):
-                key = self.eval_arith_text(str(key))
+                key = self.eval_arith_text(str(key), discard=True)
             if key < 0:
                 orig = key
                 key = (max(value) + 1 + key) if value else key
@@ -275,11 +346,11 @@ class VarOps:
     def _convert(self: Interp, var: Var, text: str, old: str | None = None) -> str:
         flags = var.flags
         if flags & INTEGER:
-            text = str(self.eval_arith_text(text))
+            text = str(self.eval_arith_text(text, discard=True))
         if flags & UPPER:
-            text = text.upper()
+            text = charset.upper(text, text.isascii() or self.utf8_locale())
         elif flags & LOWER:
-            text = text.lower()
+            text = charset.lower(text, text.isascii() or self.utf8_locale())
         return text
 
     def assign_scalar(self: Interp, name: str, text: str, append: bool = False) -> None:
@@ -294,18 +365,21 @@ class VarOps:
                 self.var_hook(name)
             return
         if var.flags:
+            if var.flags & NAMEREF:
+                self.assign_through_ref(name, var, text, append)
+                return
             if var.flags & READONLY:
                 self.readonly_error(name)
             if var.flags & INTEGER:
                 if append:
-                    text = str(self.arith_var(name) + self.eval_arith_text(text))
+                    text = str(self.arith_var(name) + self.eval_arith_text(text, discard=True))
                     append = False
                 else:
-                    text = str(self.eval_arith_text(text))
+                    text = str(self.eval_arith_text(text, discard=True))
             if var.flags & UPPER:
-                text = text.upper()
+                text = charset.upper(text, text.isascii() or self.utf8_locale())
             elif var.flags & LOWER:
-                text = text.lower()
+                text = charset.lower(text, text.isascii() or self.utf8_locale())
         value = var.value
         if type(value) is dict:
             key = "0" if var.flags & ASSOC else 0
@@ -324,6 +398,24 @@ class VarOps:
         if name in _HOOKED:
             self.var_hook(name)
 
+    def assign_through_ref(self: Interp, name: str, var: Var, text: str, append: bool) -> None:
+        """`ref=text`: assigns the target; a reference without one takes `text` as its
+        target's name (`declare -n r; r=x`)."""
+        if type(var.value) is not NameRef:
+            if var.flags & READONLY:
+                self.readonly_error(name)
+            var.value = NameRef(text)
+            return
+        target = self.ref_target(name)
+        if target is None:
+            self.error(f"{name}: circular name reference")
+            raise AbortCommand(1)
+        if target.endswith("]") and "[" in target:
+            base, _, key = target[:-1].partition("[")
+            self.set_element(base, self.element_key_text(base, key), text, append)
+        else:
+            self.assign_scalar(target, text, append)
+
     def variable_too_big(self: Interp, name: str) -> None:
         from kshell.limits import LimitExceeded
 
@@ -340,6 +432,9 @@ class VarOps:
                      assoc: bool | None = None) -> None:
         table = self.vars.table
         var = table.get(name)
+        if var is not None and var.flags & NAMEREF and type(var.value) is NameRef:
+            self.assign_array(self.ref_base(name), items, append, assoc)
+            return
         if var is not None and var.flags & READONLY:
             self.readonly_error(name)
         if var is None:
@@ -357,7 +452,7 @@ class VarOps:
             nxt = (max(value) + 1) if value else 0
             for key, text in items:
                 if key is not None:
-                    nxt = self.eval_arith_text(key)
+                    nxt = self.eval_arith_text(key, discard=True)
                     if nxt < 0:
                         nxt += (max(value) + 1) if value else 0
                 value[nxt] = self._convert(var, text)
@@ -378,10 +473,16 @@ class VarOps:
 
         var.value = value
 
-    def unset_var(self: Interp, name: str) -> bool:
+    def unset_var(self: Interp, name: str, follow: bool = True) -> bool:
+        """`unset name`; a name reference unsets its target (`follow`), or itself (unset -n)."""
         var = self.vars.table.get(name)
         if var is None:
             return True
+        if follow and type(var.value) is NameRef:
+            target = self.ref_target(name)
+            if target is None or target.endswith("]"):
+                return True
+            return self.unset_var(target)
         if var.flags & READONLY:
             self.error(f"unset: {name}: cannot unset: readonly variable")
             return False

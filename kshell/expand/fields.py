@@ -127,7 +127,7 @@ class Fields:
 
     def result(self) -> list[tuple[list[tuple[str, int]], bool]]:
         self.finish()
-        return list(zip(self.done, self.magics))
+        return list(zip(self.done, self.magics, strict=True))
 
 
 def field_text(pieces: list[tuple[str, int]]) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kshell.exec.errors import AbortCommand, FatalError
+from kshell.exec.variables import NameRef
+from kshell.expand import charset
 from kshell.expand import pattern as pat
 from kshell.expand.fields import QUO, Fields
 from kshell.syntax.ast import ParamExp, PrefixNames, Word
@@ -25,6 +27,9 @@ def _lookup(sh: Interp, part: ParamExp) -> tuple[str | list[str] | None, bool]:
             if not sh.is_valid_name(name):
                 return None, True
             return sh.array_keys(name), True
+        var = sh.vars.table.get(name)
+        if var is not None and type(var.value) is NameRef:
+            return str(var.value), False  # `${!ref}`: the name a reference holds
         ref = sh.get_param_or_none(name)
         if ref is None:
             if sh.options_u():
@@ -125,7 +130,8 @@ def expand_param(sh: Interp, part: ParamExp, b: Fields, quoted: bool) -> None:
             if value is None and sh.options_u() and not part.name.isdigit() or (
                     value is None and sh.options_u() and part.name.isdigit()):
                 _unbound(sh, _display_name(part))
-            text = str(len(value or ""))
+            text = value or ""  # type: ignore[assignment]
+            text = str(len(text) if text.isascii() or sh.utf8_locale() else charset.byte_length(text))
         _emit(sh, b, text, False, quoted, False)
         return
     if not op:
@@ -186,22 +192,30 @@ def expand_param(sh: Interp, part: ParamExp, b: Fields, quoted: bool) -> None:
         _substring(sh, part, value, is_list, b, quoted, star)
         return
     values = value if is_list else [value]
-    nocase = "nocasematch" in sh.shopts and False
-    if op in ("#", "##"):
+    nocase = False
+    if op[0] in "#%/":
         p = _arg_pattern(sh, part.arg)
-        out = [pat.strip_prefix(v, p, op == "##", nocase) for v in values]  # type: ignore[union-attr]
-    elif op in ("%", "%%"):
-        p = _arg_pattern(sh, part.arg)
-        out = [pat.strip_suffix(v, p, op == "%%", nocase) for v in values]  # type: ignore[union-attr]
-    elif op in ("/", "//", "/#", "/%"):
-        p = _arg_pattern(sh, part.arg)
-        r = _arg_string(sh, part.arg2)
-        out = [pat.replace(v, p, r, op) for v in values]  # type: ignore[union-attr]
+        r = _arg_string(sh, part.arg2) if op[0] == "/" else ""
+        bytewise = not all(v.isascii() for v in values) and not sh.utf8_locale()  # type: ignore[union-attr]
+        if bytewise:  # outside UTF-8, `?` and offsets take bytes
+            values = [charset.to_bytes(v) for v in values]  # type: ignore[arg-type]
+            p, r = charset.to_bytes(p), charset.to_bytes(r)
+        if op in ("#", "##"):
+            out = [pat.strip_prefix(v, p, op == "##", nocase) for v in values]  # type: ignore[arg-type]
+        elif op in ("%", "%%"):
+            out = [pat.strip_suffix(v, p, op == "%%", nocase) for v in values]  # type: ignore[arg-type]
+        else:
+            out = [pat.replace(v, p, r, op) for v in values]  # type: ignore[arg-type]
+        if bytewise:
+            out = [charset.from_bytes(v) for v in out]
     elif op in ("~", "~~"):
-        out = [v.swapcase() if op == "~~" else v[:1].swapcase() + v[1:] for v in values]  # type: ignore[union-attr]
+        utf8 = sh.utf8_locale()
+        out = [charset.swapcase(v, utf8) if op == "~~" else charset.swapcase(v[:1], utf8) + v[1:]  # type: ignore[index]
+               for v in values]  # type: ignore[union-attr]
     elif op in ("^", "^^", ",", ",,"):
         p = _arg_pattern(sh, part.arg) if part.arg is not None else ""
-        out = [_case(v, p, op) for v in values]  # type: ignore[union-attr]
+        utf8 = sh.utf8_locale()
+        out = [_case(v, p, op, utf8) for v in values]  # type: ignore[arg-type]
     elif op.startswith("@"):
         out = [_transform(sh, part, v, op[1:]) for v in values]  # type: ignore[union-attr]
         if op == "@A" or op == "@a":
@@ -212,9 +226,12 @@ def expand_param(sh: Interp, part: ParamExp, b: Fields, quoted: bool) -> None:
     _emit(sh, b, out if is_list else out[0], is_list, quoted, star)
 
 
-def _case(value: str, p: str, op: str) -> str:
+def _case(value: str, p: str, op: str, utf8: bool) -> str:
     upper = op[0] == "^"
-    conv = str.upper if upper else str.lower
+
+    def conv(text: str) -> str:
+        return charset.upper(text, utf8) if upper else charset.lower(text, utf8)
+
     if not p:
         if len(op) == 2:
             return conv(value)
@@ -258,15 +275,15 @@ def _transform(sh: Interp, part: ParamExp, value: str, t: str) -> str:
     if t == "Q":
         return quote_q(value)
     if t == "U":
-        return value.upper()
+        return charset.upper(value, sh.utf8_locale())
     if t == "u":
-        return value[:1].upper() + value[1:]
+        return charset.upper(value[:1], sh.utf8_locale()) + value[1:]
     if t == "L":
-        return value.lower()
+        return charset.lower(value, sh.utf8_locale())
     if t == "E":
         from kshell.syntax.parts import decode_ansi_c
 
-        return decode_ansi_c(value)
+        return decode_ansi_c(value, sh.utf8_locale())
     if t == "a":
         return sh.attr_letters(part.name)
     if t == "A":
@@ -306,6 +323,9 @@ def _substring(sh: Interp, part: ParamExp, value, is_list: bool, b: Fields, quot
         end = len(values) if length is None else offset + length
         _emit(sh, b, values[offset:end], True, quoted, star)
         return
+    bytewise = not value.isascii() and not sh.utf8_locale()
+    if bytewise:
+        value = charset.to_bytes(value)
     n = len(value)
     if offset < 0:
         offset += n
@@ -322,7 +342,7 @@ def _substring(sh: Interp, part: ParamExp, value, is_list: bool, b: Fields, quot
         text = value[offset:end]
     else:
         text = value[offset : offset + length]
-    _emit(sh, b, text, False, quoted, False)
+    _emit(sh, b, charset.from_bytes(text) if bytewise else text, False, quoted, False)
 
 
 def _unbound(sh: Interp, name: str) -> None:

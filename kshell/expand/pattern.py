@@ -288,7 +288,7 @@ def glob_paths(sh: Interp, pattern: str) -> list[str]:
     trailing = comps and comps[-1] == ""
     if trailing:
         comps = comps[:-1]
-    results: list[tuple[str, str]] = list(zip(bases, shown))  # (fs path, shown path)
+    results: list[tuple[str, str]] = list(zip(bases, shown, strict=True))  # (fs path, shown path)
     fs = sh.fs
     for idx, comp in enumerate(comps):
         last = idx == len(comps) - 1
@@ -329,16 +329,13 @@ def glob_paths(sh: Interp, pattern: str) -> list[str]:
             names = [name for name, inode in entries if last or inode.is_dir or inode.is_lnk]
             if not names:
                 continue
-            if nocase:
-                bnames = [_b(n.lower()) for n in names]
-            else:
-                bnames = [_b(n) for n in names]
+            bnames = [_b(n.lower()) for n in names] if nocase else [_b(n) for n in names]
             if rx is not None:
-                hits = {b for n, b in zip(names, bnames)
+                hits = {b for n, b in zip(names, bnames, strict=True)
                         if rx.fullmatch(n) and (not n.startswith(".") or not period)}
             else:
                 hits = set(native.glob_filter(bpat, bnames, period))
-            for name, bname in zip(names, bnames):
+            for name, bname in zip(names, bnames, strict=True):
                 if bname in hits:
                     if dotglob and name in (".", ".."):
                         continue

@@ -324,8 +324,10 @@ def expand_parts_nosplit(sh: Interp, parts, b: Fields) -> None:
             expand_parts(sh, (part,), b, True)
 
 
-def expand_pattern(sh: Interp, word: Word) -> str:
-    """A pattern: unquoted text keeps its pattern characters, quoted text matches literally."""
+def expand_pattern(sh: Interp, word: Word, trace: str = "") -> str:
+    """A pattern: unquoted text keeps its pattern characters, quoted text matches literally.
+    `trace` gives it as set -x shows it: "glob" escapes every quoted character, "regex" the
+    quoted characters special in an ERE (bash's quote_string_for_globbing)."""
     parts = word.parts
     if len(parts) == 1 and type(parts[0]) is Literal:
         return parts[0].text
@@ -348,7 +350,21 @@ def expand_pattern(sh: Interp, word: Word) -> str:
                 for text, kind in pieces:
                     b.add(text, kind)
     fields = b.result()
+    if trace:
+        escape = _trace_escape_regex if trace == "regex" else _trace_escape_glob
+        return "".join(escape(text) if kind == QUO else text for f, _ in fields for text, kind in f)
     return "".join(field_pattern(f) for f, _ in fields)
+
+
+_ERE_CHARS = frozenset(".[\\()*+?{|^$")
+
+
+def _trace_escape_glob(text: str) -> str:
+    return "".join("\\" + c for c in text)
+
+
+def _trace_escape_regex(text: str) -> str:
+    return "".join("\\" + c if c in _ERE_CHARS else c for c in text)
 
 
 def expand_arith_text(sh: Interp, word: Word) -> str:

@@ -7,7 +7,7 @@ Nothing here evaluates anything: expansion and execution live in later stages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -269,11 +269,14 @@ class HereDoc:
 class Redirect:
     """`op` is one of `< > >> >| <> <& >& &> &>> <<< << <<-`; `fd` the explicit descriptor
     (None: 0 for input ops, 1 for output ops). For `<&`/`>&` the target word expands to a
-    descriptor number, `-` (close) or, for `>&`, a file name (like `&>`)."""
+    descriptor number, `-` (close) or, for `>&`, a file name (like `&>`). `var` is the name
+    in `{var}>f`: the shell picks a free descriptor (10 or above) and assigns its number
+    (with `{var}>&-`, it closes the descriptor the variable names)."""
 
     op: str
     fd: int | None
     target: Word | HereDoc
+    var: str | None = None
 
 
 # --------------------------------------------------------------------------- commands
@@ -410,8 +413,12 @@ class FunctionDef:
 
 @_node
 class CondUnary:
+    """A test of one word. `grouped` (in every [[ ]] node) marks a term written in parentheses:
+    printing keeps them; equality ignores them, as evaluation does."""
+
     op: str  # -f -d -e -z -n -L ... ; also "-n" for a bare word `[[ word ]]`
     operand: Word
+    grouped: bool = field(default=False, compare=False)
 
 
 @_node
@@ -422,23 +429,27 @@ class CondBinary:
     op: str
     left: Word
     right: Word
+    grouped: bool = field(default=False, compare=False)
 
 
 @_node
 class CondNot:
     expr: CondNode
+    grouped: bool = field(default=False, compare=False)
 
 
 @_node
 class CondAnd:
     left: CondNode
     right: CondNode
+    grouped: bool = field(default=False, compare=False)
 
 
 @_node
 class CondOr:
     left: CondNode
     right: CondNode
+    grouped: bool = field(default=False, compare=False)
 
 
 CondNode = CondUnary | CondBinary | CondNot | CondAnd | CondOr

@@ -6,6 +6,8 @@ read as a regex word in which `(`, `)` and `|` (and blanks inside parentheses) a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kshell.syntax.ast import CondAnd, CondBinary, CondNode, CondNot, CondOr, CondUnary, Word
 from kshell.syntax.errors import ShellSyntaxError
 from kshell.syntax.lexer import EOF, NEWLINE, WORD, Lexer, Token, WordToken
@@ -134,7 +136,7 @@ class CondParser(Lexer):
                     line, f"unexpected token `{shown}', expected `)'" if shown
                     else "expected `)'", at_eof=close.kind == EOF)
             self._cond_skip_newlines()
-            return node
+            return replace(node, grouped=True)
         shown = _error_text(tok)
         raise self._cond_error(tok, f"unexpected token `{shown}' in conditional command")
 
@@ -180,6 +182,7 @@ class CondParser(Lexer):
             pos += 1
         if pos < n and src[pos] not in "\n)":
             parts, end = self.read_unquoted(pos, CTX_REGEX)
+            src = self.src
             if end > pos:
                 tok = WordToken(pos, end, src[pos:end], Word(tuple(parts)))
                 self.pos = end

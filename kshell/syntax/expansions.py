@@ -85,6 +85,7 @@ class ExpansionReader:
                 p += 3
             else:
                 sub_parts, q = self.read_unquoted(p + 1, CTX_SUBSCRIPT, "}")
+                src, n = self.src, self.n
                 if q >= n:
                     raise self.eof_error(pos, "}")
                 if src[q] == "}":
@@ -114,8 +115,10 @@ class ExpansionReader:
             op = two if two in ("^^", ",,", "~~") else c
         elif c == ":":
             off, q = self.read_unquoted(p + 1, CTX_BRACE, ":", in_dq)
+            src, n = self.src, self.n
             if q < n and src[q] == ":":
                 more, q = self.read_unquoted(q + 1, CTX_BRACE, "", in_dq)
+                src, n = self.src, self.n
                 arg2 = Word(tuple(more))
             if q >= n:
                 raise self.eof_error(pos, "}")
@@ -131,12 +134,15 @@ class ExpansionReader:
         p += len(op)
         if op[0] == "/":
             pat, q = self.read_unquoted(p, CTX_BRACE, "/", in_dq)
+            src, n = self.src, self.n
             if q < n and src[q] == "/":
                 rep, q = self.read_unquoted(q + 1, CTX_BRACE, "", in_dq)
+                src, n = self.src, self.n
                 arg2 = Word(tuple(rep))
         else:
             sq_literal = in_dq and op in _SQ_LITERAL_OPS
             pat, q = self.read_unquoted(p, CTX_BRACE, "", in_dq, sq_literal)
+            src, n = self.src, self.n
         if q >= n:
             raise self.eof_error(pos, "}")
         arg = Word(tuple(pat)) if pat or op[0] not in "^," else None

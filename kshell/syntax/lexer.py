@@ -77,9 +77,10 @@ class WordToken(Token):
 
 
 class RedirToken(Token):
-    """A redirection operator with its optional descriptor number."""
+    """A redirection operator with its optional descriptor number, or the variable name of
+    `{var}>` (`var`)."""
 
-    __slots__ = ("fd", "op")
+    __slots__ = ("fd", "op", "var")
 
 
 _C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\x1b": "\\E", "\f": "\\f", "\n": "\\n",
@@ -102,7 +103,8 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
     lookahead, pending here-documents, nesting depth, and whether an assignment may come."""
 
     def __init__(self, src: str, *, line0: int = 0, depth: int = 0, extglob: bool = False,
-                 comsub_level: int = 0, max_depth: int = 0) -> None:
+                 comsub_level: int = 0, max_depth: int = 0, utf8: bool = True,
+                 aliases: dict[str, str] | None = None) -> None:
         self.src = src
         self.n = len(src)
         self.pos = 0
@@ -110,10 +112,23 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
         self.depth = depth
         self.max_depth = max_depth or nesting_limit(MAX_DEPTH, FRAMES_PER_LEVEL)
         self.extglob = extglob
+        self.utf8 = utf8  # the locale's character set: $'\u00e9' is é only in UTF-8
+        # alias expansion (shopt expand_aliases): the table, None when off; the source spans
+        # of expansions being read ([start, end, name]: an alias is not expanded in its own
+        # text); where the text of an alias ending in a blank ends (the word there is checked
+        # too), or -1
+        self.aliases = aliases
+        self.alias_spans: list[list] = []
+        self.alias_next = -1
         self.comsub_level = comsub_level
         self.cond_mode = False
         # bash's assignment_acceptable(): a word here may be `name[sub]=` or `name=(...)`
         self.cmd_start = True
+        # bash's command_token_position(): where an alias is expanded. As cmd_start, except
+        # that a redirection after an assignment ends it (`a=1 >f ll` does not expand ll)
+        self.alias_pos = True
+        self.alias_after_target = False  # alias_pos for the word after a redirection's target
+        self.last_assign = False  # the last word was an assignment in command position
         self.decl = False  # after a declaration builtin: `declare a=(...)` is allowed
         self.case_pattern = False  # reading case patterns: never assignment position
         self.after_redirect = False  # assignment position resumes after a redirection
@@ -209,7 +224,8 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
             if self.last_kind != NEWLINE and not self.eof_newline and self.last_kind:
                 self.eof_newline = True
                 self.last_kind = NEWLINE
-                self.cmd_start, self.decl = True, False
+                self.cmd_start = self.alias_pos = True
+                self.decl = False
                 tok = Token(NEWLINE, n, n, "\n")
                 if self.pending:
                     self.read_heredocs()
@@ -220,7 +236,8 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
         if c == "\n":
             self.pos = pos + 1
             self.last_kind = NEWLINE
-            self.cmd_start, self.decl = True, False
+            self.cmd_start = self.alias_pos = True
+            self.decl = False
             tok = Token(NEWLINE, pos, pos + 1, "\n")
             if self.pending:
                 self.read_heredocs()
@@ -240,7 +257,8 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
                 op = c
             self.pos = pos + len(op)
             self.last_kind = op
-            self.cmd_start, self.decl = op not in _CASE_ENDS, False
+            self.cmd_start = self.alias_pos = op not in _CASE_ENDS
+            self.decl = False
             return Token(op, pos, self.pos, op)
         if (c == "<" or c == ">") and src[pos + 1:pos + 2] != "(":
             op = _REDIR_OP.match(src, pos).group()  # type: ignore[union-attr]
@@ -251,22 +269,35 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
             return self.redirect(pos, pos, op, None)
         return self.read_word_token(pos)
 
-    def redirect(self, start: int, op_start: int, op: str, fd: int | None) -> Token:
+    def redirect(self, start: int, op_start: int, op: str, fd: int | None,
+                 var: str | None = None) -> Token:
         end = op_start + len(op)
         tok = RedirToken(REDIR, start, end, self.src[start:end])
         tok.op = op
         tok.fd = fd
+        tok.var = var
         self.pos = end
         self.last_kind = REDIR
         self.after_redirect = self.cmd_start  # `>f a=1 cmd`: a=1 is still an assignment
-        self.cmd_start = False
+        self.alias_after_target = self.alias_pos and not self.last_assign
+        self.cmd_start = self.alias_pos = False
         return tok
 
     def read_word_token(self, pos: int) -> Token:
         src, n = self.src, self.n
         assign_pos = self.cmd_start and not self.case_pattern
-        self.cmd_start = self.last_kind == REDIR and self.after_redirect
         m = _PLAIN_WORD.match(src, pos)
+        if self.aliases and m is not None:
+            end = m.end()
+            if (end >= n or src[end] in _SIMPLE_END or src[end] in "<>") and self.expand_alias(
+                    pos, end, self.alias_pos and not self.case_pattern and not self.cond_mode):
+                return self.next_token()
+            if 0 <= self.alias_next <= pos:
+                self.alias_next = -1
+        target = self.last_kind == REDIR
+        self.cmd_start = target and self.after_redirect
+        self.alias_pos = target and self.alias_after_target
+        self.last_assign = False
         if assign_pos and (m is None or "[" in m.group()):
             bracket = _NAME_BRACKET.match(src, pos)
             if bracket is not None:
@@ -289,6 +320,7 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
                         else (Literal(text),))
                 return WordToken(pos, end, text, word)
         parts, end = self.read_unquoted(pos, CTX_WORD)
+        src, n = self.src, self.n
         if end < n:
             c = src[end]
             if (c == "<" or c == ">") and not self.cond_mode and src[end + 1:end + 2] != "(":
@@ -297,10 +329,36 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
                     op = _REDIR_OP.match(src, end).group()  # type: ignore[union-attr]
                     return self.redirect(pos, end, op, int(text))
                 if _VARNAME_FD.fullmatch(text):
-                    raise ShellSyntaxError(
-                        self.line_of(pos),
-                        f"`{text}{c}': {{varname}} redirections are not supported")
+                    op = _REDIR_OP.match(src, end).group()  # type: ignore[union-attr]
+                    return self.redirect(pos, end, op, None, text[1:-1])
         return self.finish_word(pos, end, parts, assign_pos)
+
+    def expand_alias(self, pos: int, end: int, command_pos: bool) -> bool:
+        """bash's alias expansion of the plain word src[pos:end], where a command word may
+        stand or after an alias ending in a blank: the alias's text replaces the word in the
+        source and is read in its place."""
+        name = self.src[pos:end]
+        value = self.aliases.get(name)  # type: ignore[union-attr]
+        if value is None or not (command_pos or 0 <= self.alias_next <= pos):
+            return False
+        spans = self.alias_spans = [s for s in self.alias_spans if s[1] > pos]
+        if any(s[0] <= pos and s[2] == name for s in spans):
+            return False  # inside its own expansion
+        delta = len(value) - (end - pos)
+        for span in spans:
+            span[1] += delta
+        spans.append([pos, pos + len(value), name])
+        self.src = self.src[:pos] + value + self.src[end:]
+        self.n = len(self.src)
+        self._newlines = None
+        self.pos = pos
+        if value[-1:] in (" ", "\t"):
+            self.alias_next = pos + len(value)
+        elif self.alias_next > pos:
+            self.alias_next += delta
+        else:
+            self.alias_next = -1
+        return True
 
     def finish_word(self, pos: int, end: int, parts: list, assign_pos: bool) -> Token:
         src = self.src
@@ -309,6 +367,7 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
         if end < self.n and src[end] == "(" and (assign_pos or self.decl) and \
                 _ASSIGN_WORD.fullmatch(src, pos, end):
             array, end = self.read_array(end)
+            src = self.src
         if parts and type(parts[0]) is Literal and parts[0].text[:1] == "~":
             parts = tilde_word(parts)
         text = src[pos:end]
@@ -324,7 +383,7 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
         """After a word in assignment position: another assignment keeps the position; a
         declaration builtin allows array assignments in its arguments."""
         if "=" in text and _ASSIGN_WORD.match(text):
-            self.cmd_start = True
+            self.cmd_start = self.alias_pos = self.last_assign = True
         elif text in _DECLARATIONS:
             self.decl = True
 
@@ -345,4 +404,5 @@ class Lexer(HeredocReader, ExpansionReader, WordReader):
                 tok = Token(c, pos, pos + 1, c)
                 raise self.unexpected(tok)
             element, pos = self.read_element(pos)
+            src, n = self.src, self.n
             elements.append(element)

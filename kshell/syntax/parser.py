@@ -52,13 +52,17 @@ _TILDE_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
 class Parser(CompoundParser):
-    """A parser over one source text. `extglob` may be changed between `parse_line` calls
-    (bash reads `shopt -s extglob` before it parses the following lines)."""
+    """A parser over one source text. `extglob`, `utf8` (the locale's character set, for
+    `$'\\u...'`) and `aliases` (the alias table when expand_aliases is on, else None) may be
+    changed between `parse_line` calls: bash reads `shopt -s extglob`, `LC_ALL=...` and
+    `alias` before it parses the following lines."""
 
     def __init__(self, src: str, *, filename: str = "", line0: int = 0, depth: int = 0,
-                 extglob: bool = False, comsub_level: int = 0, max_depth: int = 0) -> None:
+                 extglob: bool = False, comsub_level: int = 0, max_depth: int = 0,
+                 utf8: bool = True, aliases: dict[str, str] | None = None) -> None:
         super().__init__(src, line0=line0, depth=depth, extglob=extglob,
-                         comsub_level=comsub_level, max_depth=max_depth)
+                         comsub_level=comsub_level, max_depth=max_depth, utf8=utf8,
+                         aliases=aliases)
         self.filename = filename
 
     # ----------------------------------------------------------------- entry points
@@ -138,25 +142,29 @@ class Parser(CompoundParser):
         """The program inside `$(`, `<(` or `>(` from pos up to its `)`."""
         self.pos = pos
         self.comsub_level += 1
-        saved = self.decl, self.case_pattern
-        self.cmd_start, self.decl, self.case_pattern = True, False, False
+        saved = self.decl, self.case_pattern, self.cond_mode
+        self.cmd_start, self.decl, self.case_pattern, self.cond_mode = True, False, False, False
+        self.alias_pos = True
         body = self.parse_compound_list(allow_empty=True)
         tok = self.advance()
         if tok.kind != ")":
             raise self.unexpected(tok)
         self.comsub_level -= 1
         self.last_kind = WORD
-        self.cmd_start = False
-        self.decl, self.case_pattern = saved
+        self.cmd_start = self.alias_pos = False
+        self.decl, self.case_pattern, self.cond_mode = saved
         return Program(tuple(body)), tok.end
 
     def sub_parse(self, text: str, line0: int) -> Program:
         return Parser(text, line0=line0, depth=self.depth + 1, extglob=self.extglob,
-                      max_depth=self.max_depth).parse_program()
+                      max_depth=self.max_depth, utf8=self.utf8,
+                      aliases=self.aliases).parse_program()
 
     def sub_lexer(self, text: str, line0: int) -> Parser:
+        """For here-document bodies and arithmetic text, read in place of a limit: their
+        command substitutions see no aliases (an expansion would move the limit)."""
         return Parser(text, line0=line0, depth=self.depth + 1, extglob=self.extglob,
-                      max_depth=self.max_depth)
+                      max_depth=self.max_depth, utf8=self.utf8)
 
     # ----------------------------------------------------------------- lists
 
@@ -334,8 +342,8 @@ class Parser(CompoundParser):
         self.advance()
         if op == "<<" or op == "<<-":
             doc = self.register_heredoc(op, target.text, self.line_of(tok.start))
-            return Redirect(op, tok.fd, doc)
-        return Redirect(op, tok.fd, self.plain_word(target))
+            return Redirect(op, tok.fd, doc, tok.var)
+        return Redirect(op, tok.fd, self.plain_word(target), tok.var)
 
     def redirects(self) -> tuple[Redirect, ...]:
         tok = self.peek()
@@ -356,27 +364,29 @@ class Parser(CompoundParser):
     def keyword(self) -> None:
         """Consume a reserved word: a command (or assignment) may follow it."""
         self.advance()
-        self.cmd_start = True
+        self.cmd_start = self.alias_pos = True
 
 
-def parse(source: str, *, filename: str = "", extglob: bool = False) -> Program:
+def parse(source: str, *, filename: str = "", extglob: bool = False, utf8: bool = True,
+          aliases: dict[str, str] | None = None) -> Program:
     """Parse a whole script. Raises ShellSyntaxError (bash's wording) on the first error.
     Trees are immutable, so small sources (`eval` strings, `sh -c` bodies) are cached."""
-    if len(source) <= _CACHE_MAX_SOURCE:
+    if len(source) <= _CACHE_MAX_SOURCE and not aliases:
         try:
-            return _parse_cached(source, extglob)
+            return _parse_cached(source, extglob, utf8)
         except ShellSyntaxError as e:
             e.filename = filename
             raise
-    return Parser(source, filename=filename, extglob=extglob).parse_program()
+    return Parser(source, filename=filename, extglob=extglob, utf8=utf8,
+                  aliases=aliases).parse_program()
 
 
 _CACHE_MAX_SOURCE = 16384
 
 
 @lru_cache(maxsize=256)
-def _parse_cached(source: str, extglob: bool) -> Program:
-    return Parser(source, extglob=extglob).parse_program()
+def _parse_cached(source: str, extglob: bool, utf8: bool) -> Program:
+    return Parser(source, extglob=extglob, utf8=utf8).parse_program()
 
 
 def is_complete(source: str) -> bool:

@@ -31,17 +31,24 @@ def _byte(value: int) -> str:
     return chr(value) if value < 0x80 else chr(0xDC00 + value)
 
 
-def _ansi_escape(m: re.Match[str]) -> str:
+def unicode_char(value: int, utf8: bool, escape: str) -> str:
+    """The character for a `\\u`/`\\U` escape. Outside a UTF-8 locale bash gives ASCII as
+    itself and anything else as an escape (`\\u00E9`); `escape` is the text when invalid."""
+    if value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
+        return escape
+    if value < 0x80 or utf8:
+        return chr(value)
+    return f"\\u{value:04X}" if value <= 0xFFFF else f"\\U{value:08X}"
+
+
+def _ansi_escape(m: re.Match[str], utf8: bool = True) -> str:
     esc = m.group(1)
     c = esc[0]
     if len(esc) > 1:
         if c == "x":
             return _byte(int(esc[1:], 16))
         if c == "u" or c == "U":
-            value = int(esc[1:], 16)
-            if value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
-                return m.group(0)
-            return chr(value)
+            return unicode_char(int(esc[1:], 16), utf8, m.group(0))
         if c == "c":
             ch = esc[1]
             return "\x7f" if ch == "?" else chr(ord(ch.upper()) & 0x1F)
@@ -52,13 +59,18 @@ def _ansi_escape(m: re.Match[str]) -> str:
     return simple if simple is not None else m.group(0)
 
 
-def decode_ansi_c(body: str) -> str:
-    """Decode the escapes of a $'...' body as bash does; a NUL ends the string."""
+def decode_ansi_c(body: str, utf8: bool = True) -> str:
+    """Decode the escapes of a $'...' body as bash does; a NUL ends the string. `utf8`: the
+    locale's character set is UTF-8 (else `\\u` escapes beyond ASCII stay escapes)."""
     if "\\" not in body:
         return body
-    text = _ANSI_ESC.sub(_ansi_escape, body)
+    text = _ANSI_ESC.sub(_ansi_escape if utf8 else _ansi_escape_bytes, body)
     nul = text.find("\0")
     return text if nul < 0 else text[:nul]
+
+
+def _ansi_escape_bytes(m: re.Match[str]) -> str:
+    return _ansi_escape(m, False)
 
 
 def merge_literals(parts: list[Part]) -> list[Part]:

@@ -71,6 +71,7 @@ class WordReader:
     n: int
     pos: int
     extglob: bool
+    utf8: bool
     depth: int
 
     if TYPE_CHECKING:
@@ -141,8 +142,11 @@ class WordReader:
                     lit = ""
                 dq, pos = self.read_dq(pos + 1, pos)
                 parts.append(dq)
+                src, n = self.src, self.n  # an alias in a $( ) may have changed the source
             elif c == "$":
-                part, end = self.read_dollar(pos, in_dq)
+                # extquote: $'...' and $"..." are quoting even in a "${x:-...}" operand
+                part, end = self.read_dollar(pos, in_dq, ctx == CTX_BRACE)
+                src, n = self.src, self.n
                 if part is None:
                     lit += "$"
                     pos += 1
@@ -180,6 +184,7 @@ class WordReader:
                         lit = ""
                     self.enter(pos)
                     program, pos = self.parse_substitution(pos + 2)
+                    src, n = self.src, self.n
                     self.depth -= 1
                     parts.append(ProcessSub(c, program))
                 else:
@@ -233,6 +238,7 @@ class WordReader:
                     pos += 1
             elif c == "$":
                 part, end = self.read_dollar(pos, True)
+                src, n = self.src, self.n
                 if part is None:
                     lit += "$"
                     pos += 1
@@ -332,8 +338,9 @@ class WordReader:
 
     # ----------------------------------------------------------------- $
 
-    def read_dollar(self, pos: int, in_dq: bool) -> tuple[Part | None, int]:
-        """The expansion starting with the `$` at pos, or (None, pos) for a literal `$`."""
+    def read_dollar(self, pos: int, in_dq: bool, ext_quote: bool = False) -> tuple[Part | None, int]:
+        """The expansion starting with the `$` at pos, or (None, pos) for a literal `$`.
+        `ext_quote` reads `$'...'` and `$"..."` even inside double quotes."""
         src, n = self.src, self.n
         p = pos + 1
         if p >= n:
@@ -362,13 +369,13 @@ class WordReader:
         if c == "[":
             close = self.scan_brackets(p + 1, pos)
             return ArithSub(self.make_arith(p + 1, close)), close + 1
-        if not in_dq:
+        if not in_dq or ext_quote:
             if c == "'":
                 m = _ANSI_BODY.match(src, p + 1)
                 end = m.end()  # type: ignore[union-attr]
                 if end >= n:
                     raise self.eof_error(p, "'")
-                return AnsiCQuoted(decode_ansi_c(m.group())), end + 1  # type: ignore[union-attr]
+                return AnsiCQuoted(decode_ansi_c(m.group(), self.utf8)), end + 1  # type: ignore[union-attr]
             if c == '"':
                 return self.read_dq(p + 1, p)
         return None, pos

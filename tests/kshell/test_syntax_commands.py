@@ -126,9 +126,16 @@ def test_digits_not_touching_the_operator_are_a_word() -> None:
     assert [r.fd for r in cmd.redirects] == [None, None]
 
 
-def test_varname_redirection_is_rejected_precisely() -> None:
-    assert error("exec {fd}>file").message == \
-        "`{fd}>': {varname} redirections are not supported"
+def test_varname_redirection_names_its_variable() -> None:
+    assert one("exec {fd}>file {in}<&0 {fd}>&-").redirects == (
+        Redirect(">", None, lit("file"), "fd"), Redirect("<&", None, lit("0"), "in"),
+        Redirect(">&", None, lit("-"), "fd"))
+
+
+def test_braces_not_touching_the_operator_are_a_word() -> None:
+    cmd = one("echo {fd} >f")
+    assert cmd.words == (lit("echo"), lit("{fd}"))
+    assert cmd.redirects == (Redirect(">", None, lit("f")),)
 
 
 # --------------------------------------------------------------------------- here-documents
