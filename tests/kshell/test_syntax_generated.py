@@ -1,11 +1,11 @@
-"""Parsing speed: a generated 2,000-line script of mixed constructs parses in a few tens of
-milliseconds (the bound here is loose, to catch accidental quadratic behaviour only)."""
+"""The generated 2,000-line script that bench/shell.py times: valid bash, and parsed whole.
+
+No timing is asserted here (timings belong to bench/, which prints them beside bash's)."""
 
 from __future__ import annotations
 
 import random
 import subprocess
-import time
 
 from kshell.syntax import parse
 
@@ -44,28 +44,12 @@ def generate_script(lines: int, seed: int = 42) -> str:
     return "\n".join(out) + "\n"
 
 
-def best_parse_time(src: str, runs: int = 3) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        parse(src)
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def test_generated_script_is_valid_bash(bash: str) -> None:
     result = subprocess.run(["bash", "-n", "-c", generate_script(2000)], executable=bash,
                             check=False, capture_output=True, text=True, timeout=30)
     assert (result.returncode, result.stderr) == (0, "")
 
 
-def test_two_thousand_lines_parse_quickly() -> None:
-    src = generate_script(2000)
-    assert len(parse(src).commands) > 500
-    assert best_parse_time(src) < 0.5
-
-
-def test_parse_time_grows_linearly_with_script_size() -> None:
-    small = best_parse_time(generate_script(2000))
-    large = best_parse_time(generate_script(20000), runs=2)
-    assert large < 30 * small
+def test_two_thousand_lines_parse_into_every_command() -> None:
+    program = parse(generate_script(2000))
+    assert len(program.commands) > 500
