@@ -88,13 +88,22 @@ class SessionProcess(asyncssh.SSHServerProcess):
             return
         super().signal_received(signal)
 
+    def exit(self, status: int) -> None:
+        """Stop counting the session when it ends, not when the close handshake finishes: a client
+        may open its next channel before asyncssh cleans this one up (as sshd counts it)."""
+        self._release()
+        super().exit(status)
+
     def connection_lost(self, exc: Exception | None) -> None:
         try:
             super().connection_lost(exc)
         finally:
-            if self._counted:
-                self._counted = False
-                self._k_server.close_session(self._k_conn)
+            self._release()
+
+    def _release(self) -> None:
+        if self._counted:
+            self._counted = False
+            self._k_server.close_session(self._k_conn)
 
 
 class KServer:
@@ -252,7 +261,8 @@ class KServer:
     async def _housekeep(self) -> None:
         """Renew session leases and close connections idle past `idle_timeout`."""
         ttl = self.config.lease_ttl
-        period = max(min(ttl / 3, 10.0), 0.5)
+        idle_check = self.config.idle_timeout / 4 if self.config.idle_timeout > 0 else 10.0
+        period = max(min(ttl / 3, idle_check, 10.0), 0.25)
         while True:
             await asyncio.sleep(period)
             held = list(self._held.items())

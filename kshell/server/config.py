@@ -39,7 +39,7 @@ class ServerConfig:
     max_startups: str = "10:30:100"  # MaxStartups start:rate:full (unauthenticated connections)
     max_sessions: int = 10  # MaxSessions: open sessions (channels) per connection
     max_sessions_per_agent: int = 256  # across all connections of one agent
-    idle_timeout: float = 0.0  # close a connection with no traffic for this long (0: never)
+    idle_timeout: float = 0.0  # close a connection with no input or output for this long (0: never)
     keepalive_interval: float = 15.0  # ClientAliveInterval (0: off)
     keepalive_count_max: int = 3  # ClientAliveCountMax
     lease_ttl: float = 30.0  # a session lease lapses this long after its last renewal

@@ -4,6 +4,8 @@ Exec sessions without a PTY run in bytes mode, so any byte sequence passes throu
 stdout and stderr unchanged. With a PTY, asyncssh's line editor gives line editing and
 history; Ctrl-C arrives as a break (the OpenSSH client sends `\\x03`, never a signal), which
 interrupts the running command (status 130) or clears the half-typed line at the prompt.
+A window change updates `COLUMNS`/`LINES` before the next command (bash's checkwinsize). The K
+shell has no job control yet: Ctrl-Z says so and the command keeps running.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from kshell.server.app import Connection, KServer
 
 INTERRUPTED = 130
+CTRL_Z = "\x1a"
+NO_JOB_CONTROL = "^Z\nk: job control is not available: the command keeps running (Ctrl-C interrupts it)\n"
 
 
 def accepted_env(client_env: dict[str, str], patterns: tuple[str, ...]) -> dict[str, str]:
@@ -44,11 +48,13 @@ def bytes_mode(process: asyncssh.SSHServerProcess) -> None:
 class Output:
     """A channel writer for the shell's bytes: decoded incrementally on a PTY, raw otherwise."""
 
-    def __init__(self, writer: asyncssh.SSHWriter, text: bool) -> None:
+    def __init__(self, writer: asyncssh.SSHWriter, text: bool, touch: Callable[[], None] = lambda: None) -> None:
         self._writer = writer
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace") if text else None
+        self._touch = touch  # output is traffic: a command printing keeps the connection from idling out
 
     async def write(self, data: bytes) -> None:
+        self._touch()
         try:
             self._writer.write(self._decoder.decode(data) if self._decoder else data)
             await self._writer.drain()
@@ -72,6 +78,7 @@ class SessionHandler:
         self.holder = server.new_holder()
         self.status = 0
         self.running = False  # a command is running (a break interrupts it)
+        self._size: tuple[int, int] = (0, 0)  # the COLUMNS/LINES the shell has
         process._k_handler = self  # type: ignore[attr-defined]
 
     def _env(self) -> dict[str, str]:
@@ -88,13 +95,14 @@ class SessionHandler:
             cols, lines = p.term_size[:2]
             if cols:
                 env["COLUMNS"], env["LINES"] = str(cols), str(lines)
+                self._size = (cols, lines)
         env.update(accepted_env(dict(p.env), self.server.config.accept_env))
         return env
 
     async def run(self) -> None:
         process = self.process
-        out = Output(process.stdout, self.pty)
-        err = out if self.pty else Output(process.stderr, False)  # a terminal shows both
+        out = Output(process.stdout, self.pty, self.conn.touch)
+        err = out if self.pty else Output(process.stderr, False, self.conn.touch)  # a terminal shows both
         agent = self.conn.agent
         assert agent is not None
         env = self._env()
@@ -108,6 +116,8 @@ class SessionHandler:
         try:
             self.runner = self.server.make_shell(agent, self.record, env, asyncio.get_running_loop(), tty=self.pty)
             self.conn.cancel_hooks.add(self.cancel)
+            if self.pty:
+                self._bind_ctrl_z(out)
             if command is not None:
                 await self.server.audit("ssh.exec", agent=agent.name, session=self.record.name,
                                         command=command, peer=self.conn.peer_addr, pty=self.pty)
@@ -124,6 +134,33 @@ class SessionHandler:
             await self.server.end_session(self.record, self.runner, self.holder)
         with contextlib.suppress(OSError, asyncssh.Error):
             process.exit(self.status & 0xFF)
+
+    def _bind_ctrl_z(self, out: Output) -> None:
+        """Ctrl-Z reaches the line editor as a key: while a command runs, say that it cannot be
+        stopped (no job control yet); at the prompt it does nothing, as in bash."""
+        chan: Any = self.process.channel
+        loop = asyncio.get_running_loop()
+
+        def say() -> None:
+            with contextlib.suppress(OSError, asyncssh.Error):  # the client may be gone already
+                out.text(NO_JOB_CONTROL)
+
+        def ctrl_z(line: str, pos: int) -> tuple[str, int]:
+            if self.running:  # written after the editor has finished with this key
+                loop.call_soon(say)
+            return line, pos
+
+        with contextlib.suppress(AssertionError, AttributeError):  # no editor: nothing to bind
+            chan.register_key(CTRL_Z, ctrl_z)
+
+    def _sync_size(self) -> None:
+        """The window changed since the last command: update COLUMNS and LINES."""
+        if not self.pty or self.runner is None:
+            return
+        size = tuple(self.process.term_size[:2])
+        if size[0] and size != self._size:
+            self._size = size  # type: ignore[assignment]
+            self.runner.set_terminal_size(*size)
 
     def cancel(self) -> None:
         """The connection went away: stop whatever this session runs."""
@@ -158,6 +195,7 @@ class SessionHandler:
                        interactive: bool = False) -> int:
         runner = self.runner
         assert runner is not None
+        self._sync_size()
         loop = asyncio.get_running_loop()
         feed = StdinFeed(loop, pull=self.pty)
         pump = loop.create_task(self._pump(feed, runner.interrupt)) if stdin else None

@@ -166,6 +166,15 @@ class ShellRunner:
         """`$?` as the next command sees it (130 after Ctrl-C at the prompt, as bash has it)."""
         self.shell.interp.last_status = status
 
+    def set_terminal_size(self, columns: int, lines: int) -> None:
+        """COLUMNS and LINES after a window change (left alone if the user made them readonly)."""
+        interp = self.shell.interp
+        for name, value in (("COLUMNS", columns), ("LINES", lines)):
+            try:
+                interp.assign_scalar(name, str(value))
+            except Exception:  # noqa: BLE001, S112 - readonly or integer-typed: the user's choice
+                continue
+
     @property
     def cwd(self) -> str:
         return self.shell.interp.fs.cwd.decode("utf-8", "surrogateescape")

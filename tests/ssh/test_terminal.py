@@ -1,0 +1,100 @@
+"""Terminal behaviour beyond the prompt: window changes reach COLUMNS/LINES, Ctrl-Z says there
+is no job control (the command keeps running) instead of pretending to stop it."""
+
+from __future__ import annotations
+
+import fcntl
+import signal
+import struct
+import termios
+import time
+
+import paramiko
+from kserver import Bench, need
+from ptyclient import PtySession
+
+PROMPT = b"alice@k:~$ "
+
+
+def paramiko_shell(bench: Bench, width: int, height: int) -> tuple[paramiko.SSHClient, paramiko.Channel]:
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    client.connect("127.0.0.1", bench.port, "alice", key_filename=str(bench.keys["alice"]),
+                   look_for_keys=False, allow_agent=False)
+    return client, client.invoke_shell(width=width, height=height)
+
+
+def read_until(chan: paramiko.Channel, needle: bytes, timeout: float = 10) -> bytes:
+    buf = b""
+    deadline = time.monotonic() + timeout
+    chan.settimeout(0.2)
+    while needle not in buf:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{needle!r} not seen; got {buf!r}")
+        try:
+            chunk = chan.recv(4096)
+        except TimeoutError:
+            continue
+        if not chunk:
+            raise EOFError(f"{needle!r} not seen before end; got {buf!r}")
+        buf += chunk
+    return buf
+
+
+def test_window_change_updates_columns_and_lines(bench: Bench) -> None:
+    client, chan = paramiko_shell(bench, 100, 30)
+    try:
+        read_until(chan, PROMPT)
+        chan.send(b'echo "size=$COLUMNS,$LINES"\r')
+        read_until(chan, b"size=100,30")
+        read_until(chan, PROMPT)
+        chan.resize_pty(width=132, height=43)
+        time.sleep(0.2)
+        chan.send(b'echo "size=$COLUMNS,$LINES"\r')
+        read_until(chan, b"size=132,43")
+    finally:
+        client.close()
+
+
+def test_sigwinch_through_a_real_terminal_reaches_the_shell(bench: Bench) -> None:
+    s = PtySession([need("ssh"), "-tt", *bench.ssh_options(), "alice@127.0.0.1"])
+    try:
+        s.expect(PROMPT)
+        fcntl.ioctl(s.master, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
+        s.proc.send_signal(signal.SIGWINCH)  # the kernel sends it to the foreground group too
+        time.sleep(0.3)
+        s.send(b'echo "size=$COLUMNS,$LINES"\r')
+        s.expect(b"size=120,50")
+    finally:
+        s.close()
+
+
+def test_ctrl_z_says_there_is_no_job_control_and_the_command_goes_on(bench: Bench) -> None:
+    s = PtySession([need("ssh"), "-tt", *bench.ssh_options(), "alice@127.0.0.1"])
+    try:
+        s.expect(PROMPT)
+        s.send(b"i=0; while [ $i -lt 15 ]; do sleep 0.1; i=$((i+1)); done; echo finished=$i\r")
+        time.sleep(0.4)
+        s.send(b"\x1a")
+        s.expect(b"job control is not available")
+        s.expect(b"finished=15", timeout=20)  # not stopped, not interrupted
+        s.expect(PROMPT)
+        s.send(b"echo status=$?\r")
+        s.expect(b"status=0")
+    finally:
+        s.close()
+
+
+def test_ctrl_z_at_the_prompt_keeps_the_line(bench: Bench) -> None:
+    s = PtySession([need("ssh"), "-tt", *bench.ssh_options(), "alice@127.0.0.1"])
+    try:
+        s.expect(PROMPT)
+        s.send(b"echo kept")
+        time.sleep(0.2)
+        s.send(b"\x1a")
+        time.sleep(0.2)
+        s.send(b"\r")
+        seen = s.expect(PROMPT)
+        assert b"kept\r\n" in seen and b"job control" not in seen
+    finally:
+        s.close()
