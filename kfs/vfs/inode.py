@@ -13,6 +13,7 @@ CHUNK_SIZE = 64 * 1024
 NAME_MAX = 255
 PATH_MAX = 4096
 SYMLOOP_MAX = 40
+DIR_SIZE = 4096  # what ext4 shows for a directory, so `ls -l` reads as agents expect
 
 
 @dataclass(slots=True)

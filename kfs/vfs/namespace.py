@@ -14,7 +14,7 @@ from kfs.kstate.schema import U64
 from kfs.vfs import records
 from kfs.vfs.cred import W_OK, X_OK, R_OK, allowed, require, sticky_denies
 from kfs.vfs.errors import fs_error
-from kfs.vfs.inode import ROOT_INO, Inode
+from kfs.vfs.inode import DIR_SIZE, ROOT_INO, Inode
 from kfs.vfs.ops import Op
 
 LINK_MAX = 65000
@@ -72,6 +72,9 @@ def make_node(
     if stripped and kind != st.S_IFDIR and not op.cred.is_root and not op.cred.in_group(gid):
         perm &= ~st.S_ISGID
     child = records.new_inode(txn, kind | perm, op.cred.uid, gid, op.now, rdev)
+    if kind == st.S_IFDIR:
+        child.size = DIR_SIZE
+        records.put_inode(txn, child)
     if target is not None:
         child.size = len(target)
         records.put_inode(txn, child)
