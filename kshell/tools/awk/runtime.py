@@ -1,0 +1,491 @@
+"""awk's run-time state: records and fields, input (main, files, commands), output redirections,
+and the main loop over BEGIN, the rules and END."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from kshell.exec.streams import BufferSink, BytesSource
+from kshell.tools.awk.values import UNINIT, AwkFatal, field, num_to_str, to_num, to_str
+from kshell.tools.sed.pattern import adjust
+from kshell.tools.text.regex import RegexError, translate
+from kshell.tools.text.textio import Output, message, open_chunks
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+_WS = re.compile(r"[^ \t\n]+")
+_ASSIGN_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=", re.S)
+
+
+def run_shell(sh: Interp, cmd: str, stdin=None, stdout=None) -> int:
+    """Run `cmd` as `sh -c` would, in a subshell of the K shell."""
+    child = sh.fork()
+    if stdin is not None:
+        child.fds[0] = stdin
+    if stdout is not None:
+        child.fds[1] = stdout
+    try:
+        return child.run_subshell(lambda: child.run_string(cmd))
+    except BrokenPipeError:
+        return 141
+
+
+class Records:
+    """Records from a stream of chunks, cut by RS as it is when each record is read."""
+
+    def __init__(self, rt: Runtime, chunks: Iterator[bytes]) -> None:
+        self.rt = rt
+        self.chunks = chunks
+        self.buf = ""
+        self.eof = False
+
+    def _more(self) -> bool:
+        if self.eof:
+            return False
+        for chunk in self.chunks:
+            self.buf += chunk.decode("latin-1")
+            return True
+        self.eof = True
+        return False
+
+    def next(self) -> str | None:
+        rs = self.rt.vars["RS"]
+        rs = to_str(rs, "%.6g")
+        if len(rs) == 1:
+            start = 0
+            while True:
+                i = self.buf.find(rs, start)
+                if i >= 0:
+                    rec = self.buf[:i]
+                    self.buf = self.buf[i + 1 :]
+                    return rec
+                start = len(self.buf)
+                if not self._more():
+                    if self.buf:
+                        rec, self.buf = self.buf, ""
+                        return rec
+                    return None
+        while self._more():
+            pass
+        if rs == "":
+            self.buf = self.buf.lstrip("\n")
+            if not self.buf:
+                return None
+            m = re.search(r"\n\n+", self.buf)
+            if m is None:
+                rec, self.buf = self.buf.rstrip("\n"), ""
+                return rec
+            rec = self.buf[: m.start()]
+            self.buf = self.buf[m.end() :]
+            return rec
+        if not self.buf:
+            return None
+        m = self.rt.dyn_regex(rs).search(self.buf)
+        if m is None or m.end() == m.start():
+            rec, self.buf = self.buf, ""
+            return rec
+        rec = self.buf[: m.start()]
+        self.buf = self.buf[m.end() :]
+        return rec
+
+    def close(self) -> None:
+        close = getattr(self.chunks, "close", None)
+        if close is not None:
+            close()
+
+
+class OutFile:
+    def __init__(self, rt: Runtime, op: str, name: str) -> None:
+        self.rt = rt
+        self.name = name
+        self.op = op
+        self.parts: list[str] = []
+        self.handle = None
+        self.stream = None
+        self.offset = 0
+        sh = rt.sh
+        if op == "|":
+            return
+        if name in ("/dev/stdout", "-"):
+            self.stream = "stdout"
+            return
+        if name == "/dev/stderr":
+            self.stream = "stderr"
+            return
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if op == ">>" else os.O_TRUNC)
+        try:
+            self.handle = sh.fs.open(name, flags)
+        except OSError as e:
+            raise AwkFatal(f"cannot redirect to `{name}': {message(e)}") from None
+        if op == ">>":
+            self.offset = self.handle.inode.size if hasattr(self.handle, "inode") else 0
+
+    def write(self, s: str) -> None:
+        if self.stream == "stdout":
+            self.rt.write(s)
+        elif self.stream == "stderr":
+            self.rt.flush()
+            self.rt.sh.write_err(s)
+        else:
+            self.parts.append(s)
+            if self.handle is not None and len(self.parts) > 512:
+                self.flush()
+
+    def flush(self) -> None:
+        if self.handle is not None and self.parts:
+            data = "".join(self.parts).encode("latin-1")
+            self.parts.clear()
+            if self.op == ">>":
+                self.handle.pwrite(data, self.handle_size())
+            else:
+                self.handle.pwrite(data, self.offset)
+                self.offset += len(data)
+
+    def handle_size(self) -> int:
+        try:
+            return self.rt.sh.fs.stat(self.name).size
+        except OSError:
+            return 0
+
+    def close(self) -> int:
+        if self.op == "|":
+            self.rt.flush()
+            data = "".join(self.parts).encode("latin-1")
+            self.parts.clear()
+            return run_shell(self.rt.sh, self.name, stdin=BytesSource(data))
+        if self.handle is not None:
+            self.flush()
+            self.handle.close()
+            self.handle = None
+        return 0
+
+
+class Runtime:
+    def __init__(self, sh: Interp) -> None:
+        self.sh = sh
+        self.out = Output(sh)
+        self.vars: dict = {
+            "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "NR": 0.0, "FNR": 0.0, "NF": 0.0,
+            "SUBSEP": "\x1c", "CONVFMT": "%.6g", "OFMT": "%.6g", "RSTART": 0.0, "RLENGTH": -1.0,
+            "FILENAME": "",
+        }
+        env = {}
+        for k, v in sh.exported_env().items():
+            env[k] = field(v)
+        self.vars["ENVIRON"] = env
+        self.record = ""
+        self.fields: list[str] | None = []
+        self.frame: list = []
+        self.depth = 0
+        self.seed = 0.0
+        self.random = random.Random(0)
+        self.regex_cache: dict[str, re.Pattern[str]] = {}
+        self.outputs: dict[str, OutFile] = {}
+        self.readers: dict[str, Records] = {}
+        self.main: Records | None = None
+        self.argi = 1
+        self.used_files = False
+        self.status = 0
+
+    # ---------------------------------------------------------------- conversions
+
+    def convfmt(self) -> str:
+        return self.vars["CONVFMT"]
+
+    def out_str(self, x: float) -> str:
+        return num_to_str(x, self.vars["OFMT"])
+
+    def key_str(self, x: float) -> str:
+        return num_to_str(x, self.vars["CONVFMT"])
+
+    def warn(self, text: str) -> None:
+        self.flush()
+        self.sh.write_err(f"awk: cmd. line:1: warning: {text}\n")
+
+    def regex(self, src: str) -> re.Pattern[str]:
+        cached = self.regex_cache.get(src)
+        if cached is not None:
+            return cached
+        try:
+            text, _ = translate(src, True)
+            compiled = re.compile(adjust(text), re.ASCII)
+        except (RegexError, re.error) as e:
+            msg = e.message if isinstance(e, RegexError) else str(e)
+            raise AwkFatal(f"invalid regexp: {msg}: /{src}/") from None
+        self.regex_cache[src] = compiled
+        return compiled
+
+    def dyn_regex(self, v) -> re.Pattern[str]:
+        return self.regex(_escapes(to_str(v, self.vars["CONVFMT"])))
+
+    # ---------------------------------------------------------------- fields
+
+    def set_record(self, text: str) -> None:
+        self.record = text
+        self.fields = None
+
+    def split_fs(self, s: str, fs: str) -> tuple[list[str], list[str]]:
+        if fs == " ":
+            parts = _WS.findall(s)
+            return parts, []
+        if s == "":
+            return [], []
+        if len(fs) == 1 and fs != "\\" and (fs == "\t" or not fs.isalnum()):
+            return s.split(fs), []
+        if fs == "":
+            return list(s), []
+        return self.split_regex(s, self.dyn_regex(fs))
+
+    def split_regex(self, s: str, regex: re.Pattern[str]) -> tuple[list[str], list[str]]:
+        if s == "":
+            return [], []
+        parts: list[str] = []
+        seps: list[str] = []
+        pos = 0
+        for m in regex.finditer(s):
+            if m.end() == m.start():
+                continue
+            parts.append(s[pos : m.start()])
+            seps.append(m.group())
+            pos = m.end()
+        parts.append(s[pos:])
+        return parts, seps
+
+    def split(self) -> list[str]:
+        f = self.fields
+        if f is None:
+            f = self.fields = self.split_fs(self.record, to_str(self.vars["FS"]))[0]
+        return f
+
+    def get_record(self) -> str:
+        return self.record
+
+    def get_record_value(self):
+        return field(self.record)
+
+    def get_field(self, i: int):
+        if i == 0:
+            return field(self.record)
+        if i < 0:
+            raise AwkFatal(f"attempt to access field {i}")
+        f = self.fields if self.fields is not None else self.split()
+        if i > len(f):
+            return UNINIT
+        return field(f[i - 1])
+
+    def get_nf(self) -> float:
+        return float(len(self.split()))
+
+    def rebuild(self) -> None:
+        self.record = to_str(self.vars["OFS"], self.convfmt()).join(self.fields or [])
+
+    def set_field(self, i: int, v) -> None:
+        s = v if type(v) is str else to_str(v, self.convfmt())
+        if i == 0:
+            self.set_record(s)
+            return
+        if i < 0:
+            raise AwkFatal(f"attempt to access field {i}")
+        f = self.split()
+        if i > len(f):
+            f.extend([""] * (i - len(f)))
+        f[i - 1] = s
+        self.rebuild()
+
+    def set_special(self, name: str, v):
+        if name == "NF":
+            n = int(to_num(v))
+            if n < 0:
+                raise AwkFatal("NF set to negative value")
+            f = self.split()
+            if n < len(f):
+                del f[n:]
+            else:
+                f.extend([""] * (n - len(f)))
+            self.rebuild()
+            return v
+        self.vars[name] = v if type(v) is str else to_str(v, self.convfmt())
+        return v
+
+    # ---------------------------------------------------------------- output
+
+    def write(self, s: str) -> None:
+        self.out.write(s.encode("latin-1"))
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def output(self, op: str, name: str) -> OutFile:
+        f = self.outputs.get(name)
+        if f is None:
+            f = self.outputs[name] = OutFile(self, op, name)
+        return f
+
+    def close(self, name: str) -> int:
+        status = -1
+        f = self.outputs.pop(name, None)
+        if f is not None:
+            status = f.close()
+        r = self.readers.pop(name, None)
+        if r is not None:
+            r.close()
+            status = 0 if status == -1 else status
+        return status
+
+    def close_all(self) -> None:
+        for name in list(self.outputs):
+            self.close(name)
+        for name in list(self.readers):
+            self.close(name)
+        if self.main is not None:
+            self.main.close()
+            self.main = None
+
+    def fflush(self) -> float:
+        self.flush()
+        for f in self.outputs.values():
+            f.flush()
+        return 0.0
+
+    def system(self, cmd: str) -> int:
+        self.fflush()
+        return run_shell(self.sh, cmd)
+
+    # ---------------------------------------------------------------- input
+
+    def next_main(self) -> str | None:
+        """The next record of the main input (ARGV operands, or standard input)."""
+        while True:
+            if self.main is not None:
+                rec = self.main.next()
+                if rec is not None:
+                    return rec
+                self.main.close()
+                self.main = None
+            argv = self.vars["ARGV"]
+            argc = int(to_num(self.vars.get("ARGC", 0.0)))
+            if self.argi >= argc:
+                if self.used_files:
+                    return None
+                self.used_files = True
+                self.vars["FILENAME"] = ""
+                self.vars["FNR"] = 0.0
+                self.main = Records(self, open_chunks(self.sh, "-"))
+                continue
+            arg = to_str(argv.get(str(self.argi), ""), self.convfmt())
+            self.argi += 1
+            if arg == "":
+                continue
+            if _ASSIGN_ARG.match(arg):
+                name, _, value = arg.partition("=")
+                self.assign_arg(name, value)
+                continue
+            self.used_files = True
+            try:
+                if arg != "-" and self.sh.fs.stat(arg).is_dir:
+                    self.warn_plain(f"command line argument `{arg}' is a directory: skipped")
+                    continue
+                chunks = open_chunks(self.sh, arg)
+            except OSError as e:
+                self.flush()
+                self.sh.write_err(f"awk: fatal: cannot open file `{arg}' for reading: {message(e)}\n")
+                raise AwkFatal("", 2) from None
+            self.vars["FILENAME"] = arg
+            self.vars["FNR"] = 0.0
+            self.main = Records(self, chunks)
+
+    def warn_plain(self, text: str) -> None:
+        self.flush()
+        self.sh.write_err(f"awk: warning: {text}\n")
+
+    def assign_arg(self, name: str, value: str) -> None:
+        v = field(_escapes_str(value))
+        if name in ("FS", "OFS", "ORS", "RS", "SUBSEP", "CONVFMT", "OFMT"):
+            self.vars[name] = str(v)
+        else:
+            self.vars[name] = v
+
+    def getline_main(self, setter) -> float:
+        rec = self.next_main()
+        if rec is None:
+            return 0.0
+        self.vars["NR"] = to_num(self.vars["NR"]) + 1
+        self.vars["FNR"] = to_num(self.vars["FNR"]) + 1
+        if setter is None:
+            self.set_record(rec)
+        else:
+            setter(field(rec))
+        return 1.0
+
+    def getline_file(self, name: str, setter) -> float:
+        r = self.readers.get(name)
+        if r is None:
+            try:
+                r = Records(self, open_chunks(self.sh, name))
+            except OSError:
+                return -1.0
+            self.readers[name] = r
+        try:
+            rec = r.next()
+        except OSError:
+            return -1.0
+        if rec is None:
+            return 0.0
+        if setter is None:
+            self.set_record(rec)
+            self.vars["NR"] = to_num(self.vars["NR"]) + 1
+        else:
+            setter(field(rec))
+        return 1.0
+
+    def getline_cmd(self, cmd: str, setter) -> float:
+        r = self.readers.get(cmd)
+        if r is None:
+            self.fflush()
+            sink = BufferSink(1 << 30, "command output")
+            run_shell(self.sh, cmd, stdout=sink)
+            r = Records(self, iter([bytes(sink.data)]))
+            self.readers[cmd] = r
+        rec = r.next()
+        if rec is None:
+            return 0.0
+        self.vars["NR"] = to_num(self.vars["NR"]) + 1
+        if setter is None:
+            self.set_record(rec)
+        else:
+            setter(field(rec))
+        return 1.0
+
+
+def _escapes(s: str) -> str:
+    return s
+
+
+_STR_ESC = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "/": "/", "a": "\a",
+            "b": "\b", "f": "\f", "v": "\v"}
+
+
+def _escapes_str(s: str) -> str:
+    """Escape sequences in a -v or command-line assignment value, as in a string literal."""
+    if "\\" not in s:
+        return s
+    out = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            d = s[i + 1]
+            if d in _STR_ESC:
+                out.append(_STR_ESC[d])
+            else:
+                out.append("\\" + d)
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)

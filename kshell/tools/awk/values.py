@@ -1,0 +1,211 @@
+"""awk values: numbers are floats, strings are str (latin-1, one char per byte), and input that
+looks numeric is a `StrNum` (a string that compares as a number); conversions and printf."""
+
+from __future__ import annotations
+
+import math
+import re
+
+_NUMERIC = re.compile(r"[ \t\n\r\f\v]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[ \t\n\r\f\v]*\Z")
+_PREFIX = re.compile(r"[ \t\n\r\f\v]*([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))")
+_SPECIAL = re.compile(r"[ \t\n]*([-+])(inf|nan)", re.IGNORECASE)
+
+
+class AwkFatal(Exception):
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class StrNum(str):
+    """Input text that looks like a number: compared numerically against numbers."""
+
+    num: float
+
+
+class Uninit(StrNum):
+    """The value of a variable never assigned: "" and 0 at once."""
+
+
+class LazyArray(Uninit):
+    """An uninitialized variable passed to a function: becomes an array if the callee uses it so."""
+
+    def __init__(self, *args: object) -> None:
+        self.setter = None
+
+
+UNINIT = Uninit("")
+UNINIT.num = 0.0
+
+
+def field(text: str):
+    """A field or other input value: a StrNum when it looks numeric."""
+    if _NUMERIC.match(text):
+        v = StrNum(text)
+        v.num = float(text)
+        return v
+    return text
+
+
+def str_to_num(s: str) -> float:
+    m = _PREFIX.match(s)
+    if m:
+        return float(m.group(1))
+    m = _SPECIAL.match(s)
+    if m:
+        return float(m.group(1) + m.group(2))
+    return 0.0
+
+
+def to_num(v) -> float:
+    t = type(v)
+    if t is float:
+        return v
+    if t is StrNum or t is Uninit or t is LazyArray:
+        return v.num
+    if t is str:
+        return str_to_num(v)
+    if t is dict:
+        raise AwkFatal("attempt to use array in a scalar context")
+    return float(v)
+
+
+def num_to_str(x: float, fmt: str) -> str:
+    if x == x and x not in (math.inf, -math.inf):
+        i = int(x)
+        if i == x:
+            return str(i)
+        return fmt_number(fmt, x)
+    return special(x)
+
+
+def special(x: float) -> str:
+    if x != x:
+        return "-nan" if math.copysign(1, x) < 0 else "+nan"
+    return "+inf" if x > 0 else "-inf"
+
+
+def fmt_number(fmt: str, x: float) -> str:
+    try:
+        return fmt % x
+    except (TypeError, ValueError):
+        return format_printf(fmt, [x], "%.6g")
+
+
+def to_str(v, convfmt: str = "%.6g") -> str:
+    t = type(v)
+    if t is float:
+        return num_to_str(v, convfmt)
+    if t is dict:
+        raise AwkFatal("attempt to use array in a scalar context")
+    return v
+
+
+def to_bool(v) -> bool:
+    t = type(v)
+    if t is float:
+        return v != 0.0
+    if t is StrNum or t is Uninit or t is LazyArray:
+        return v.num != 0.0
+    if t is dict:
+        raise AwkFatal("attempt to use array in a scalar context")
+    return v != ""
+
+
+def is_num(v) -> bool:
+    t = type(v)
+    return t is float or t is StrNum or t is Uninit or t is LazyArray
+
+
+def compare(a, b, convfmt: str) -> int:
+    if is_num(a) and is_num(b):
+        x = to_num(a)
+        y = to_num(b)
+    else:
+        x = to_str(a, convfmt)
+        y = to_str(b, convfmt)
+    return (x > y) - (x < y)
+
+
+_SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?([a-zA-Z%])")
+
+
+def format_printf(fmt: str, args: list, convfmt: str) -> str:
+    out: list[str] = []
+    pos = 0
+    ai = 0
+    n = len(fmt)
+
+    def take():
+        nonlocal ai
+        if ai >= len(args):
+            raise AwkFatal("not enough arguments to satisfy format string\n\t`" + fmt
+                           + "'\n\t" + " " * (m.end() - 1) + "^ ran out for this one")
+        v = args[ai]
+        ai += 1
+        return v
+
+    while pos < n:
+        i = fmt.find("%", pos)
+        if i < 0:
+            out.append(fmt[pos:])
+            break
+        out.append(fmt[pos:i])
+        m = _SPEC.match(fmt, i)
+        if not m:
+            out.append(fmt[i:])
+            break
+        flags, width, prec, conv = m.groups()
+        pos = m.end()
+        if conv == "%":
+            out.append("%")
+            continue
+        if width == "*":
+            w = int(to_num(take()))
+            if w < 0:
+                flags += "-"
+                w = -w
+            width = str(w)
+        if prec == "*":
+            p = int(to_num(take()))
+            prec = str(p) if p >= 0 else None
+        spec = "%" + flags + (width or "") + ("." + (prec or "0") if prec is not None else "")
+        v = take()
+        if conv in "di":
+            x = to_num(v)
+            if x != x or x in (math.inf, -math.inf):
+                out.append(("%" + flags.replace("0", "") + (width or "") + "s") % special(x))
+                continue
+            out.append((spec + "d") % int(x))
+        elif conv in "oxXu":
+            x = to_num(v)
+            k = int(x)
+            if k < 0:
+                k += 1 << 64
+            if conv == "o" and "#" in flags:
+                text = (spec.replace("#", "") + "o") % k
+                out.append(text if text.lstrip(" ").startswith("0") else
+                           (spec.replace("#", "") + "s") % f"0{k:o}")
+            else:
+                out.append((spec + ("d" if conv == "u" else conv)) % k)
+        elif conv == "c":
+            if type(v) is float or type(v) is StrNum:
+                k = int(to_num(v))
+                ch = chr(k) if 0 <= k < 256 else chr(k & 0xFF)
+            else:
+                s = to_str(v, convfmt)
+                ch = s[:1]
+            out.append(("%" + flags + (width or "") + "s") % ch)
+        elif conv == "s":
+            out.append((spec + "s") % to_str(v, convfmt))
+        elif conv in "eEfFgG":
+            x = to_num(v)
+            if x != x or x in (math.inf, -math.inf):
+                out.append(("%" + flags.replace("0", "") + (width or "") + "s") % special(x))
+                continue
+            out.append((spec + conv) % x)
+        else:
+            out.append(m.group())
+            ai -= 1
+    return "".join(out)
