@@ -1,0 +1,13 @@
+"""Data tools: jq (libjq), diff, patch, tar, gzip/gunzip/zcat, one module per tool or family."""
+
+from __future__ import annotations
+
+from kshell.builtins import Builtin
+from kshell.tools.data import gzip, jq
+
+TOOLS: dict[str, Builtin] = {
+    "jq": jq.jq,
+    "gzip": gzip.gzip,
+    "gunzip": gzip.gunzip,
+    "zcat": gzip.zcat,
+}

@@ -1,0 +1,479 @@
+"""jq: the real libjq (the `jq` PyPI binding) runs the program; this module does what the jq
+command line does around it, as Debian's jq 1.6 prints it: option parsing, reading inputs from
+the VFS, output formatting (1.6's number format, escapes, --indent/--tab/-S/-a), messages and
+exit statuses (2 usage/IO, 3 compile, 5 runtime, -e's 1 and 4).
+
+The binding bundles a newer libjq (1.8), whose messages are reworded here to jq 1.6's where they
+differ: `Cannot index number with "a"`-style index errors, compile errors without the column and
+caret, `(Unix shell quoting issues?)` after syntax errors. `env`/`$ENV` see the shell's exported
+variables, never the host's. `input`/`inputs` work with -n (the remaining inputs).
+Known differences from the peer, from libjq itself: `error(null)` is an error where 1.6 treated
+it as `empty`; `-0` prints as `0` (the binding hands integers over as ints); numbers inside
+`tojson`/`tostring` are formatted by libjq 1.8 (`1e17` as `100000000000000000`, 1.6: `1e+17`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+import jq as libjq
+
+from kshell.tools.text.textio import Output, read_all
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+USAGE_HINT = ("Use jq --help for help with command-line options,\n"
+              "or see the jq manpage, or online docs  at https://stedolan.github.io/jq\n")
+
+
+class _Exit(Exception):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+# --------------------------------------------------------------------------- output format
+
+
+def number(x: float | int) -> str:
+    """A number as jq 1.6 prints it: shortest round-trip digits, exponent form when the
+    decimal point is far out (`1e+17`, `1e-05`), NaN as null, infinities as DBL_MAX."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    x = float(x)
+    if math.isnan(x):
+        return "null"
+    if math.isinf(x):
+        return ("-" if x < 0 else "") + "1.7976931348623157e+308"
+    if x == 0:
+        return "-0" if math.copysign(1, x) < 0 else "0"
+    sign = "-" if x < 0 else ""
+    mant, _, exp = f"{abs(x):.17e}".partition("e")
+    digits = repr(abs(x))
+    # shortest digits and decimal point position from Python's repr
+    if "e" in digits:
+        m, _, e = digits.partition("e")
+        ip, _, fp = m.partition(".")
+        raw = (ip + fp).lstrip("0")
+        decpt = int(e) + len(ip)
+    else:
+        ip, _, fp = digits.partition(".")
+        if ip.strip("0"):
+            raw = (ip + fp).lstrip("0")
+            decpt = len(ip.lstrip("0"))
+        else:
+            stripped = fp.lstrip("0")
+            decpt = -(len(fp) - len(stripped))
+            raw = stripped
+    raw = raw.rstrip("0") or "0"
+    del mant, exp
+    n = len(raw)
+    if decpt <= -4 or decpt > n + 15:
+        e = decpt - 1
+        body = raw[0] + ("." + raw[1:] if n > 1 else "")
+        return f"{sign}{body}e{'-' if e < 0 else '+'}{abs(e):02d}"
+    if decpt <= 0:
+        return f"{sign}0.{'0' * -decpt}{raw}"
+    if decpt >= n:
+        return sign + raw + "0" * (decpt - n)
+    return f"{sign}{raw[:decpt]}.{raw[decpt:]}"
+
+
+_ESC = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NEEDS = re.compile(r'["\\\x00-\x1f\x7f]')
+_NEEDS_ASCII = re.compile(r'["\\\x00-\x1f\x7f-\U0010ffff]')
+
+
+def _esc_char(m: re.Match) -> str:
+    c = m.group()
+    if c in _ESC:
+        return _ESC[c]
+    o = ord(c)
+    if o > 0xFFFF:
+        o -= 0x10000
+        return f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}"
+    return f"\\u{o:04x}"
+
+
+def string(s: str, ascii_only: bool = False) -> str:
+    pat = _NEEDS_ASCII if ascii_only else _NEEDS
+    return '"' + pat.sub(_esc_char, s) + '"'
+
+
+class Dumper:
+    def __init__(self, indent: str | None, sort_keys: bool, ascii_only: bool) -> None:
+        self.indent = indent
+        self.sort_keys = sort_keys
+        self.ascii_only = ascii_only
+
+    def dump(self, v: Any) -> str:
+        out: list[str] = []
+        self._dump(v, out, 0)
+        return "".join(out)
+
+    def _dump(self, v: Any, out: list[str], level: int) -> None:
+        if v is None:
+            out.append("null")
+        elif v is True:
+            out.append("true")
+        elif v is False:
+            out.append("false")
+        elif isinstance(v, str):
+            out.append(string(v, self.ascii_only))
+        elif isinstance(v, (int, float)):
+            out.append(number(v))
+        elif isinstance(v, list):
+            if not v:
+                out.append("[]")
+                return
+            out.append("[")
+            ind = self.indent
+            for i, item in enumerate(v):
+                if i:
+                    out.append(",")
+                if ind is not None:
+                    out.append("\n" + ind * (level + 1))
+                self._dump(item, out, level + 1)
+            if ind is not None:
+                out.append("\n" + ind * level)
+            out.append("]")
+        elif isinstance(v, dict):
+            if not v:
+                out.append("{}")
+                return
+            out.append("{")
+            ind = self.indent
+            keys = sorted(v) if self.sort_keys else list(v)
+            for i, k in enumerate(keys):
+                if i:
+                    out.append(",")
+                if ind is not None:
+                    out.append("\n" + ind * (level + 1))
+                out.append(string(k, self.ascii_only))
+                out.append(": " if ind is not None else ":")
+                self._dump(v[k], out, level + 1)
+            if ind is not None:
+                out.append("\n" + ind * level)
+            out.append("}")
+        else:
+            out.append("null")
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def runtime_message(msg: str) -> str:
+    """libjq 1.8's wording of a runtime error, as jq 1.6 says it."""
+    m = re.fullmatch(r"Cannot index (\w+) with (\w+) \((.*)\)", msg, re.S)
+    if m:
+        if m.group(2) == "string":
+            return f"Cannot index {m.group(1)} with string {m.group(3)}"
+        return f"Cannot index {m.group(1)} with {m.group(2)}"
+    m = re.fullmatch(r'string \((".*")\) cannot be parsed as a number', msg, re.S)
+    if m:
+        text = json.loads(m.group(1))
+        return f"Invalid numeric literal at EOF at line 1, column {len(text)} (while parsing '{text}')"
+    return msg
+
+
+def compile_message(msg: str) -> str:
+    """A 1.8 compile error (`at <top-level>, line L, column C:` + source line + caret) as 1.6
+    prints it: the line, then spaces up to the error's column."""
+    out: list[str] = []
+    lines = msg.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"(jq: error: .*) at (<[^>]*>|\S+), line (\d+), column (\d+):$", line)
+        if m and i + 1 < len(lines):
+            text = m.group(1)
+            if "syntax error" in text:
+                text = text.replace("unexpected end of file", "unexpected $end")
+                text += " (Unix shell quoting issues?)"
+            src = lines[i + 1][4:] if lines[i + 1].startswith("    ") else lines[i + 1]
+            out.append(f"{text} at {m.group(2)}, line {m.group(3)}:")
+            out.append(src + " " * (int(m.group(4)) - 1))
+            i += 2
+            if i < len(lines) and lines[i].strip().startswith("^"):
+                i += 1
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _values(text: str) -> tuple[list[Any], list[int], str | None]:
+    """The JSON texts in `text` parsed by libjq: (values, line of each for messages, the parse
+    error message or None)."""
+    values: list[Any] = []
+    err = None
+    try:
+        for v in libjq.compile(".").input_text(text):
+            values.append(v)
+    except ValueError as e:
+        err = str(e)
+    # lines as jq reports them: newlines consumed up to one character past each value
+    lines: list[int] = []
+    dec = json.JSONDecoder()
+    pos = 0
+    n = len(text)
+    for _ in values:
+        while pos < n and text[pos] in " \t\r\n":
+            pos += 1
+        try:
+            _, end = dec.raw_decode(text, pos)
+        except ValueError:
+            end = n
+        pos = end
+        nl = text.find("\n", max(end - 1, 0))  # jq 1.6 feeds its parser whole lines
+        lines.append(text.count("\n", 0, nl + 1) if nl >= 0 else text.count("\n"))
+    return values, lines, err
+
+
+# --------------------------------------------------------------------------- the command
+
+_FLAGS = {"r": "raw", "j": "join", "c": "compact", "n": "null", "s": "slurp", "S": "sort", "e": "exit",
+          "a": "ascii", "M": "mono", "R": "rawin", "h": "help"}
+_LONG = {"raw-output": "raw", "join-output": "join", "compact-output": "compact", "null-input": "null",
+         "slurp": "slurp", "sort-keys": "sort", "exit-status": "exit", "ascii-output": "ascii",
+         "monochrome-output": "mono", "raw-input": "rawin", "tab": "tab", "help": "help"}
+
+
+def jq(sh: Interp, argv: list[str]) -> int:
+    try:
+        return _jq(sh, argv)
+    except _Exit as e:
+        if e.message:
+            sh.write_err(e.message)
+        return e.status
+
+
+def _usage_error(text: str) -> _Exit:
+    return _Exit(f"jq: {text}\n{USAGE_HINT}", 2)
+
+
+def _parse_json_arg(text: str) -> list[Any] | None:
+    try:
+        return libjq.compile(".").input_text(text).all()
+    except ValueError:
+        return None
+
+
+def _jq(sh: Interp, argv: list[str]) -> int:
+    flags: set[str] = set()
+    indent = 2
+    named: dict[str, Any] = {}
+    program: str | None = None
+    files: list[str] = []
+    from_file: str | None = None
+    args = argv[1:]
+    i = 0
+    only_files = False
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if only_files or not a.startswith("-") or a == "-":
+            if program is None and from_file is None:
+                program = a
+            else:
+                files.append(a)
+            continue
+        if a == "--":
+            only_files = True
+            continue
+        if a.startswith("--"):
+            name = a[2:]
+            if name in _LONG:
+                flags.add(_LONG[name])
+            elif name in ("arg", "argjson", "slurpfile", "rawfile"):
+                if i + 1 >= len(args):
+                    example = {"arg": "value", "argjson": "text"}.get(name, "filename")
+                    what = f"two parameters (e.g. --{name} varname {example})"
+                    raise _usage_error(f"--{name} takes {what}")
+                var, val = args[i], args[i + 1]
+                i += 2
+                if name == "arg":
+                    named[var] = val
+                elif name == "argjson":
+                    vals = _parse_json_arg(val)
+                    if vals is None or len(vals) != 1:
+                        raise _usage_error("invalid JSON text passed to --argjson")
+                    named[var] = vals[0]
+                else:
+                    try:
+                        data = sh.fs.read_file(val).decode("utf-8", "replace")
+                    except OSError as e:
+                        raise _Exit(f"jq: Bad JSON in --{name} {var} {val}: Could not open {val}: "
+                                    f"{e.strerror}\n", 2) from None
+                    if name == "rawfile":
+                        named[var] = data
+                    else:
+                        vals, _, err = _values(data)
+                        if err is not None:
+                            raise _Exit(f"jq: Bad JSON in --{name} {var} {val}: {err.removeprefix('parse error: ')}\n",
+                                        2)
+                        named[var] = vals
+            elif name == "indent":
+                if i >= len(args):
+                    raise _usage_error("--indent takes one parameter")
+                try:
+                    indent = int(args[i])
+                except ValueError:
+                    indent = 0
+                i += 1
+                if indent < -1 or indent > 7:
+                    raise _usage_error("--indent takes a number between -1 and 7")
+            elif name == "from-file":
+                flags.add("fromfile")
+            else:
+                raise _usage_error(f"Unknown option {a}")
+            continue
+        for c in a[1:]:
+            if c in _FLAGS:
+                flags.add(_FLAGS[c])
+            elif c == "f":
+                flags.add("fromfile")
+            else:
+                raise _usage_error(f"Unknown option {a}")
+    if "help" in flags:
+        sh.out("Usage:\tjq [OPTIONS] FILTER [FILES...]\n")
+        return 0
+    if "fromfile" in flags and program is not None:
+        from_file, program = program, None
+        try:
+            program = sh.fs.read_file(from_file).decode("utf-8", "replace")
+        except OSError as e:
+            raise _Exit(f"jq: error: Could not open {from_file}: {e.strerror}\n", 2) from None
+    if program is None:
+        program = "."
+    return _run(sh, program, files, flags, indent, named)
+
+
+def _compile(program: str, named: dict[str, Any], env: dict[str, str], null_inputs: list[Any] | None,
+             null_error: str | None = None):
+    prelude = "def env: $__k_env; "
+    body = program.replace("$ENV", "$__k_env")
+    args = dict(named, __k_env=env)
+    if null_inputs is not None:
+        prelude += ("def inputs: $__k_inputs[], if $__k_error then error($__k_error) else empty end; "
+                    "def input: if ($__k_inputs|length) > 0 then $__k_inputs[0] "
+                    "elif $__k_error then error($__k_error) else error(\"No more inputs\") end; ")
+        args["__k_inputs"] = null_inputs
+        args["__k_error"] = null_error
+    try:
+        return libjq.compile(prelude + body, args=args)
+    except ValueError:
+        pass
+    try:
+        libjq.compile(program, args=named)
+    except ValueError as e:
+        raise _Exit(compile_message(str(e)) + "\n", 3) from None
+    raise _Exit("jq: error: could not compile the program\njq: 1 compile error\n", 3)
+
+
+def _run(sh: Interp, program: str, files: list[str], flags: set[str], indent: int,
+         named: dict[str, Any]) -> int:
+    status = 0
+    # inputs: (values, line numbers, source name, parse error)
+    sources: list[tuple[list[Any], list[int], str, str | None]] = []
+    raw_in = "rawin" in flags
+    for name in files or ["-"]:
+        label = "<stdin>" if name == "-" else name
+        try:
+            data = read_all(sh, name).decode("utf-8", "replace")
+        except OSError as e:
+            if e.errno != 21:
+                sh.write_err(f"jq: error: Could not open file {name}: {e.strerror}\n")
+            status = 2
+            continue
+        if raw_in:
+            if "slurp" in flags:
+                sources.append(([data], [data.count("\n")], label, None))
+            else:
+                parts = data.split("\n")
+                if parts[-1] == "":
+                    parts.pop()
+                sources.append((parts, list(range(1, len(parts) + 1)), label, None))
+        else:
+            vals, lines, err = _values(data)
+            sources.append((vals, lines, label, err))
+    env = sh.exported_env()
+    if "slurp" in flags:
+        if raw_in:
+            merged: list[Any] = ["".join(v for s in sources for v in s[0])]
+        else:
+            merged = [[v for s in sources for v in s[0]]]
+        errs = [s for s in sources if s[3] is not None]
+        last = sources[-1] if sources else ([], [], "<stdin>", None)
+        total = sum(s[1][-1] if s[1] else 0 for s in sources)
+        sources = [(merged, [total], last[2], None)] + [([], [], s[2], s[3]) for s in errs]
+        if errs:
+            sources = [([], [], s[2], s[3]) for s in errs]
+    if "null" in flags:
+        rest = [v for s in sources for v in s[0]]
+        bad = next((s for s in sources if s[3] is not None), None)
+        null_error = bad[3].removeprefix("parse error: ") if bad is not None and bad[3] else None
+        prog = _compile(program, named, env, rest, null_error)
+        where = f"{bad[2]}:{_err_line(bad[3])}" if bad is not None and bad[3] else "<unknown>"
+        work = [([None], [0], where, None)]
+    else:
+        prog = _compile(program, named, env, None)
+        work = sources
+    pretty = None if "compact" in flags or indent == 0 else ("\t" if "tab" in flags else " " * max(indent, 0))
+    if indent == -1 and "tab" not in flags:
+        pretty = None
+    dumper = Dumper(pretty, "sort" in flags, "ascii" in flags)
+    raw = "raw" in flags or "join" in flags
+    end = "" if "join" in flags else "\n"
+    out = Output(sh)
+    last_output: list[Any] = []
+    for values, lines, label, err in work:
+        for value, line in zip(values, lines, strict=False):
+            try:
+                for result in prog.input_value(value):
+                    last_output[:] = [result]
+                    if raw and isinstance(result, str):
+                        out.write((result + end).encode("utf-8", "surrogateescape"))
+                    else:
+                        out.write((dumper.dump(result) + end).encode("utf-8", "surrogateescape"))
+            except ValueError as e:
+                out.flush()
+                where = label if "null" in flags else f"{label}:{line}"
+                sh.write_err(_runtime_line(str(e), where))
+                status = 5
+        if err is not None:
+            out.flush()
+            sh.write_err(f"{err}\n")
+            status = 4
+    out.flush()
+    if status:
+        return status
+    if "exit" in flags:
+        if not last_output:
+            return 4
+        return 1 if last_output[0] in (None, False) else 0
+    return 0
+
+
+def _err_line(err: str) -> str:
+    m = re.search(r"line (\d+)", err)
+    return str(int(m.group(1)) - 1) if m else "0"
+
+
+def _runtime_line(msg: str, where: str) -> str:
+    try:
+        parsed = json.loads(msg)
+    except ValueError:
+        parsed = msg
+    if not isinstance(parsed, str) and json.dumps(parsed) == msg:
+        compact = Dumper(None, False, False).dump(parsed)
+        return f"jq: error (at {where}) (not a string): {compact}\n"
+    return f"jq: error (at {where}): {runtime_message(msg)}\n"

@@ -1,0 +1,110 @@
+"""env, printenv, id, whoami, hostname, uname, date, which, help, nproc: against GNU where the
+appliance and the host agree, and against K's documented virtual values where they must not."""
+
+from __future__ import annotations
+
+import os
+import platform
+
+import pytest
+from differential import Case, Dir, File, assert_same, run_k
+
+F = {"a": "x\n", "d/": Dir(), "old": File("o\n", mtime=1000000000)}
+
+ENV = [
+    Case("env_i_cmd", "env -i NAME=value printenv NAME", F),
+    Case("env_i_list", "env -i A=1 B=2 env", F),
+    Case("env_assign_cmd", "env FOO=bar printenv FOO; echo ${FOO-unset}", F),
+    Case("env_scoped", "env X=1 true; echo ${X-unset}", F),
+    Case("env_unset", "export Q=1; env -u Q printenv Q; echo $?", F),
+    Case("env_unset_list", "export Q=1; env -u Q env | grep -c ^Q=", F),
+    Case("env_grep_home", "env | grep ^HOME=", F),
+    Case("env_missing_cmd", "env nosuchcmd; echo $?", F),
+    Case("env_bad_option", "env -z; echo $?", F),
+    Case("env_u_missing", "env -u; echo $?", F),
+    Case("env_status", "env sh -c 'exit 3'; echo $?" if False else "env false; echo $?", F),
+    Case("env_null", "env -i -0 A=1 B=2 | od -c | head -1" if False else "env -i -0 A=1 B=2 | tr '\\0' '|'", F),
+    Case("env_i_empty", "env -i; echo $?", F),
+    Case("env_tool_args", "env -i A=b cat a", F),
+    Case("env_new_var_visible", "env Z=9 env | grep ^Z=", F),
+    Case("printenv_one", "printenv HOME", F),
+    Case("printenv_many", "printenv USER HOME", F),
+    Case("printenv_missing", "printenv NOPE; echo $?", F),
+    Case("printenv_unexported", "V=1; printenv V; echo $?", F),
+    Case("printenv_exported", "export V=1; printenv V", F),
+    Case("printenv_bad", "printenv -x; echo $?", F),
+]
+IDENT = [
+    Case("id_root", "id", F), Case("id_u", "id -u", F), Case("id_g", "id -g", F), Case("id_un", "id -un", F),
+    Case("id_gn", "id -gn", F), Case("id_G", "id -G", F), Case("id_bad", "id -x; echo $?", F),
+    Case("id_conflict", "id -u -g; echo $?", F), Case("id_name_only", "id -n; echo $?", F),
+    Case("id_nosuch", "id nosuchuser; echo $?", F), Case("id_nobody", "id -u nobody", F),
+    Case("id_user", "id -u", F, user=1000),
+    Case("whoami", "whoami", F), Case("whoami_extra", "whoami x; echo $?", F),
+    Case("whoami_bad", "whoami -x; echo $?", F),
+    Case("uname_bad", "uname -x; echo $?", F), Case("uname_extra", "uname a; echo $?", F),
+    Case("uname_s", "uname", F), Case("uname_m", "uname -m", F), Case("uname_o", "uname -o", F),
+    Case("nproc", "nproc", F), Case("nproc_all", "nproc --all", F), Case("nproc_bad", "nproc -x; echo $?", F),
+    Case("nproc_extra", "nproc 3; echo $?", F),
+]
+DATE = [
+    Case("date_epoch", "date -d @0", F), Case("date_format", "date -d @1704164645 +%Y-%m-%d_%H:%M:%S", F),
+    Case("date_u", "date -u -d @86399 '+%F %T %Z %z'", F),
+    Case("date_iso", "date -d '2024-03-05 10:20:30' -I", F),
+    Case("date_iso_seconds", "date -d '2024-03-05T10:20:30Z' -Iseconds", F),
+    Case("date_iso_minutes", "date -d '2024-03-05 10:20' --iso-8601=minutes", F),
+    Case("date_rfc_email", "date -R -d '2024-03-05 10:20:30'", F),
+    Case("date_default", "date -d '2024-02-29 01:02:03'", F),
+    Case("date_reference", "date -r old +%s", F), Case("date_reference_missing", "date -r nope; echo $?", F),
+    Case("date_bad", "date -d xyz; echo $?", F), Case("date_bad_option", "date -x; echo $?", F),
+    Case("date_rel_days", "date -d '2024-01-30 +3 days' +%F", F),
+    Case("date_rel_ago", "date -d '2024-01-01 2 hours ago' '+%F %T'", F),
+    Case("date_rel_month", "date -d '2024-01-15 1 month' +%F", F),
+    Case("date_ns", "date -d @1.5 +%s.%N", F),
+    Case("date_padding", "date -d '2024-03-05 04:05:06' '+%-d %_m %e %j %u %w %a %A %b %B %p %I %y %C'", F),
+    Case("date_weeks", "date -d 2024-12-30 '+%V %G %U %W'", F),
+    Case("date_literal", "date -d @0 '+%% %n %t x'", F),
+    Case("date_zone_offset", "date -d '2024-03-05T10:00:00+02:00' -u +%T", F),
+    Case("date_tz_env", "TZ=America/New_York date -d @0 '+%F %T %Z %z %:z'", F),
+    Case("date_extra_operand", "date +%s x; echo $?", F),
+    Case("date_multiple_formats", "date -I -R; echo $?", F),
+    Case("date_now_shape", "date +%Y | grep -c '^20[0-9][0-9]$'", F),
+    Case("date_now_same", "[ $(date +%s) -ge 1704164645 ] && echo ok", F),
+]
+WHICH = [
+    Case("which_missing", "which nosuchcmd; echo $?", F), Case("which_none", "which; echo $?", F),
+    Case("which_script", "mkdir -p bin; printf '#!/bin/sh\\n' > bin/t; chmod +x bin/t; PATH=$PWD/bin:$PATH which t", F),
+    Case("which_not_exec", "mkdir -p bin; touch bin/t; PATH=$PWD/bin:/usr/bin which t; echo $?", F),
+    Case("which_path", "mkdir -p bin; touch bin/t; chmod +x bin/t; which bin/t ./bin/t; echo $?", F),
+]
+
+
+@pytest.mark.parametrize("case", ENV + IDENT + DATE + WHICH, ids=Case.id)
+def test_system(case: Case) -> None:
+    assert_same(case)
+
+
+def test_uname_a_shows_the_appliance() -> None:
+    r = run_k("unset HOSTNAME; uname -a; uname -snrvm; hostname; HOSTNAME=box.example; hostname; hostname -s")
+    machine = platform.machine()
+    assert r.stdout.decode().splitlines() == [
+        f"Linux komputer 0.1.0-k #1 K shell {machine} GNU/Linux",
+        f"Linux komputer 0.1.0-k #1 K shell {machine}", "komputer", "box.example", "box"]
+
+
+def test_which_finds_tools() -> None:
+    assert run_k("which ls jq; echo $?").stdout == b"/usr/bin/ls\n/usr/bin/jq\n0\n"
+
+
+def test_help_lists_builtins_and_tools() -> None:
+    out = run_k("help").stdout.decode()
+    assert "Shell builtins:" in out and " cd " in out and " jq " in out and " grep " in out
+
+
+def test_nproc_counts_cpus() -> None:
+    assert run_k("nproc").stdout == f"{len(os.sched_getaffinity(0))}\n".encode()
+
+
+def test_env_never_leaks() -> None:
+    assert run_k("env -i A=1 env; echo ${A-unset}; env -u HOME printenv HOME; echo $HOME").stdout == \
+        b"A=1\nunset\n/home/agent\n"
