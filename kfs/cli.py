@@ -274,7 +274,12 @@ Command = Callable[[argparse.Namespace], int]
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--state", metavar="DIR", default=argparse.SUPPRESS, help="the KState directory (default: $KOMPUTER_STATE or the embedded default)")
+    common.add_argument(
+        "--state",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="the KState directory (default: $KOMPUTER_STATE or the embedded default)",
+    )
     parser = argparse.ArgumentParser(prog=PROG, description="K: a durable computer for AI agents.", parents=[common])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 

@@ -10,6 +10,7 @@ import time
 
 from kfs.vfs.inode import Inode
 
+_DEVICES = (st.S_IFCHR, st.S_IFBLK)
 _TYPE_NAMES = {
     st.S_IFREG: "regular file",
     st.S_IFDIR: "directory",
@@ -61,7 +62,7 @@ def stat_text(name: str, inode: Inode, target: str | None = None, device: str = 
         f"  File: {shown}",
         f"  Size: {inode.size:<10}\tBlocks: {inode.blocks:<10} IO Block: 4096   {kind}",
         f"Device: {device}\tInode: {inode.ino:<11} Links: {inode.nlink}"
-        + (f"     Device type: {inode.rdev >> 8},{inode.rdev & 0xFF}" if inode.kind in (st.S_IFCHR, st.S_IFBLK) else ""),
+        + (f"     Device type: {inode.rdev >> 8},{inode.rdev & 0xFF}" if inode.kind in _DEVICES else ""),
         f"Access: ({inode.perm:04o}/{mode_string(inode.mode)})  "
         f"Uid: ({inode.uid:5}/{user_name(inode.uid):>8})   Gid: ({inode.gid:5}/{group_name(inode.gid):>8})",
         f"Access: {timestamp(inode.atime)}",

@@ -310,7 +310,8 @@ class PathFS:
             attrs.drop_privileges_on_write(op, inode)
             inode.mtime = inode.ctime = op.now
             records.put_inode(op.txn, inode)
-            op.receipt("vfs.append" if append else "vfs.write", shown, len(payload), **({"created": True} if created else {}))
+            extra = {"created": True} if created else {}
+            op.receipt("vfs.append" if append else "vfs.write", shown, len(payload), **extra)
             if not created:  # a new file's entry change already tells followers
                 op.changed(ChangeKind.DATA, inode.ino)
             return len(payload)
@@ -531,7 +532,9 @@ class PathFS:
 
     def setxattr(self, path: PathLike, name: bytes, value: bytes, flags: int = 0, *, follow: bool = True) -> None:
         shown = self.abspath(path)
-        self._run(lambda op: attrs.setxattr(op, self._existing(op.txn, path, follow=follow), name, value, flags, shown), path)
+        self._run(
+            lambda op: attrs.setxattr(op, self._existing(op.txn, path, follow=follow), name, value, flags, shown), path
+        )
 
     def removexattr(self, path: PathLike, name: bytes, *, follow: bool = True) -> None:
         shown = self.abspath(path)

@@ -30,7 +30,8 @@ def _ranges(spec: str, what: str) -> list[tuple[int, int]]:
             if part == "-":
                 raise Usage("invalid range with no endpoint: -")
             raise Usage(f"invalid {'field' if what == 'fields' else 'byte/character'} value {part!r}".replace('"', "'")
-                        if not re.match(r"[\d-]+\Z", part) else f"invalid {'field' if what == 'fields' else 'byte/character'} range")
+                        if not re.match(r"[\d-]+\Z", part)
+                        else f"invalid {'field' if what == 'fields' else 'byte/character'} range")
         lo_s, dash, hi_s = m.groups()
         lo = int(lo_s) if lo_s else 1
         hi = (int(hi_s) if hi_s else BIG) if dash else lo

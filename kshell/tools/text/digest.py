@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64 as b64
 import binascii
+import contextlib
 import hashlib
 import re
 from typing import TYPE_CHECKING
@@ -52,10 +53,8 @@ def base64(sh: Interp, argv: list[str]) -> int:
             result = b64.b64decode(clean, validate=True)
         except (binascii.Error, ValueError):
             good = clean[: len(clean) // 4 * 4]
-            try:
+            with contextlib.suppress(binascii.Error, ValueError):
                 out.write(b64.b64decode(re.sub(rb"[^A-Za-z0-9+/=].*", b"", good, flags=re.S)[: len(good) // 4 * 4]))
-            except (binascii.Error, ValueError):
-                pass
             out.flush()
             raise Fail("invalid input") from None
         out.write(result)
@@ -144,7 +143,9 @@ def _check(sh: Interp, name: str, algo: str, files: list[str], keys: set[str], o
                 if not t:
                     bad_format += 1
                     if "w" in keys:
-                        sh.write_err(f"{name}: {listing}: {number}: improperly formatted {algo.upper()} checksum line\n")
+                        sh.write_err(
+                            f"{name}: {listing}: {number}: improperly formatted {algo.upper()} checksum line\n"
+                        )
                     continue
                 esc, path, digest = t.groups()
             if esc:

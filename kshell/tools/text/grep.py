@@ -357,9 +357,9 @@ class _Run:
     def _excluded_file(self, path: str, command_line: bool = False) -> bool:
         base = path.rstrip("/").rsplit("/", 1)[-1]
         cfg = self.cfg
-        if cfg.include and not any(fnmatch.fnmatchcase(base, g) for g in cfg.include):
-            if not cfg.exclude or not command_line:
-                return True
+        if (cfg.include and not any(fnmatch.fnmatchcase(base, g) for g in cfg.include)
+                and (not cfg.exclude or not command_line)):
+            return True
         return any(fnmatch.fnmatchcase(base, g) or (command_line and fnmatch.fnmatchcase(path, g))
                    for g in cfg.exclude)
 

@@ -3,6 +3,7 @@ command is cancelled or reaches its wall-time bound), as GNU coreutils."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import deque
 from typing import TYPE_CHECKING
@@ -353,7 +354,5 @@ def _follow(sh: Interp, followed: list, out: Output, header: _Headers, interval:
                 state[name] = (handle, offset)
     finally:
         for handle, _ in state.values():
-            try:
+            with contextlib.suppress(OSError):
                 handle.close()
-            except OSError:
-                pass

@@ -306,7 +306,7 @@ def sort(sh: Interp, argv: list[str]) -> int:
             result = []
             last = None
             for k, line in decorated:
-                if last is None or not (k == last):
+                if last is None or k != last:
                     result.append(line)
                     last = k
             lines = result

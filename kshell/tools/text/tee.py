@@ -45,7 +45,7 @@ def tee(sh: Interp, argv: list[str]) -> int:
         for chunk in open_chunks(sh, "-", 65536):
             if stdout is not None:
                 stdout.write(chunk)
-            for name, w in writers:
+            for _, w in writers:
                 w.write(chunk)
     finally:
         for name, w in writers:

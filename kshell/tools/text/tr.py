@@ -139,7 +139,10 @@ def tr(sh: Interp, argv: list[str]) -> int:
         raise Usage("missing operand")
     if len(operands) < need:
         if delete and squeeze:
-            raise Usage(f"missing operand after '{operands[0]}'\nTwo strings must be given when both deleting and squeezing repeats.")
+            raise Usage(
+                f"missing operand after '{operands[0]}'\n"
+                "Two strings must be given when both deleting and squeezing repeats."
+            )
         raise Usage(f"missing operand after '{operands[0]}'\nTwo strings must be given when translating.")
     maxops = 2 if not delete or squeeze else 1
     if len(operands) > maxops:

@@ -162,10 +162,7 @@ def xargs(sh: Interp, argv: list[str]) -> int:
         batches = [[]]
     status = 0
     for batch in batches:
-        if replace is not None:
-            cmd = [a.replace(replace, batch[0]) for a in command]
-        else:
-            cmd = command + batch
+        cmd = [a.replace(replace, batch[0]) for a in command] if replace is not None else command + batch
         if verbose:
             sh.write_err(" ".join(cmd) + "\n")
         rc = _run(sh, cmd)
