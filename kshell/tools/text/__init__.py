@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from kshell.builtins import Builtin
 from kshell.tools.text import cat, cut, digest, grep, headtail, seq, small, sort, tee, tr, uniq, wc, xargs
+from kshell.tools.text.cmp import cmp
+from kshell.tools.text.layout import column, expand, fold, nl
+from kshell.tools.text.merge import comm, join, paste
+from kshell.tools.text.split import split
 
 TOOLS: dict[str, Builtin] = {
     "cat": cat.cat,
@@ -32,4 +36,13 @@ TOOLS: dict[str, Builtin] = {
     "timeout": small.timeout,
     "tac": small.tac,
     "rev": small.rev,
+    "nl": nl,
+    "fold": fold,
+    "expand": expand,
+    "column": column,
+    "paste": paste,
+    "comm": comm,
+    "join": join,
+    "split": split,
+    "cmp": cmp,
 }

@@ -1,0 +1,312 @@
+"""cp (-r -R -a -p -P -d -n -f -T -v -t) and mv (-f -n -T -v -t): copying and moving on the
+VFS with GNU's target rules (into a directory, -T, -t), refusals and messages."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+from typing import TYPE_CHECKING
+
+from kshell.tools.files.args import NO, REQUIRED, Usage, fail, join, parse, quote, usage_error
+from kshell.tools.files.paths import canonical
+
+if TYPE_CHECKING:
+    from kfs.vfs.inode import Inode
+    from kfs.vfs.paths import PathFS
+    from kshell.exec.interp import Interp
+
+CP_LONG = {
+    "recursive": ("r", NO),
+    "archive": ("a", NO),
+    "preserve": ("p", NO),
+    "no-dereference": ("P", NO),
+    "dereference": ("L", NO),
+    "no-clobber": ("n", NO),
+    "force": ("f", NO),
+    "no-target-directory": ("T", NO),
+    "target-directory": ("t", REQUIRED),
+    "verbose": ("v", NO),
+    "interactive": ("i", NO),
+}
+MV_LONG = {
+    "force": ("f", NO),
+    "no-clobber": ("n", NO),
+    "no-target-directory": ("T", NO),
+    "target-directory": ("t", REQUIRED),
+    "verbose": ("v", NO),
+    "interactive": ("i", NO),
+}
+
+
+def _base(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1] or "/"
+
+
+def _lstat(fs: PathFS, path: str) -> Inode | None:
+    try:
+        return fs.lstat(path)
+    except OSError:
+        return None
+
+
+def _stat(fs: PathFS, path: str) -> Inode | None:
+    try:
+        return fs.stat(path)
+    except OSError:
+        return None
+
+
+def _clobber_mode(opts) -> str:
+    """The last of -f, -i and -n: "f" overwrite, "i" ask, "n" never overwrite."""
+    picked = [k for k, _ in opts.items if k in ("f", "i", "n")]
+    return picked[-1] if picked else "f"
+
+
+def confirm(sh: Interp, prog: str, dst: str) -> bool:
+    """Ask `prog: overwrite 'dst'? ` and read one answer line from standard input."""
+    sh.write_err(f"{prog}: overwrite {quote(dst)}? ")
+    stream = sh.fds.get(0)
+    if stream is None:
+        return False
+    try:
+        answer = stream.read_until(b"\n")
+    except OSError:
+        return False
+    return answer.lstrip()[:1] in (b"y", b"Y")
+
+
+def _inside(fs: PathFS, src: str, dst: str) -> bool:
+    """Whether `dst` lies in the directory `src` (or is it)."""
+    try:
+        top = canonical(fs, src, "e")
+        where = canonical(fs, dst, "m")
+    except OSError:
+        return False
+    return where == top or where.startswith(top.rstrip("/") + "/")
+
+
+def _pairs(sh: Interp, prog: str, opts, follow_dest: bool = True) -> list[tuple[str, str]] | int:
+    """(source, destination) pairs as GNU resolves the operands, or an exit status."""
+    fs = sh.fs
+    ops = opts.operands
+    target = opts.last("t")
+    if target is not None:
+        if opts.has("T"):
+            return usage_error(sh, prog, Usage("cannot combine --target-directory (-t) and --no-target-directory (-T)"))
+        inode = _stat(fs, target)
+        if inode is None:
+            try:
+                fs.stat(target)
+            except OSError as e:
+                fail(sh, prog, f"target directory {quote(target)}", e)
+            return 1
+        if not inode.is_dir:
+            sh.write_err(f"{prog}: target directory {quote(target)}: Not a directory\n")
+            return 1
+        if not ops:
+            return usage_error(sh, prog, Usage("missing file operand"))
+        return [(src, join(target, _base(src))) for src in ops]
+    if not ops:
+        return usage_error(sh, prog, Usage("missing file operand"))
+    if len(ops) == 1:
+        return usage_error(sh, prog, Usage(f"missing destination file operand after {quote(ops[0])}"))
+    dest = ops[-1]
+    if opts.has("T"):
+        if len(ops) > 2:
+            return usage_error(sh, prog, Usage(f"extra operand {quote(ops[2])}"))
+        return [(ops[0], dest)]
+    inode = _stat(fs, dest)
+    if inode is not None and inode.is_dir:
+        return [(src, join(dest, _base(src))) for src in ops[:-1]]
+    if len(ops) > 2:
+        if inode is not None or _lstat(fs, dest) is not None:
+            sh.write_err(f"{prog}: target {quote(dest)}: Not a directory\n")
+        else:
+            sh.write_err(f"{prog}: target {quote(dest)}: No such file or directory\n")
+        return 1
+    return [(ops[0], dest)]
+
+
+class Copier:
+    def __init__(self, sh: Interp, opts) -> None:
+        self.sh = sh
+        self.fs = sh.fs
+        flags = {k for k, _ in opts.items}
+        self.recursive = bool(flags & {"r", "R", "a"})
+        self.preserve = bool(flags & {"p", "a"})
+        self.deref = "L" in flags or not (self.recursive or flags & {"P", "d", "a"})
+        if "L" in flags:
+            self.deref = True
+        self.clobber = _clobber_mode(opts)
+        self.force = "f" in flags
+        self.verbose = "v" in flags
+
+    def copy(self, src: str, dst: str, top: bool) -> bool:
+        fs, sh = self.fs, self.sh
+        try:
+            inode = fs.stat(src) if self.deref else fs.lstat(src)
+        except OSError as e:
+            fail(sh, "cp", f"cannot stat {quote(src)}", e)
+            return False
+        if inode.is_dir and not self.recursive:
+            sh.write_err(f"cp: -r not specified; omitting directory {quote(src)}\n")
+            return False
+        existing = _lstat(fs, dst)
+        target = _stat(fs, dst) if existing is not None else None
+        if existing is not None:
+            followed = _stat(fs, src)
+            if target is not None and followed is not None and target.ino == followed.ino:
+                sh.write_err(f"cp: {quote(src)} and {quote(dst)} are the same file\n")
+                return False
+            if inode.is_dir and not (target and target.is_dir):
+                sh.write_err(f"cp: cannot overwrite non-directory {quote(dst)} with directory {quote(src)}\n")
+                return False
+            if not inode.is_dir and target is not None and target.is_dir:
+                sh.write_err(f"cp: cannot overwrite directory {quote(dst)} with non-directory\n")
+                return False
+            if self.clobber == "n" and not inode.is_dir:
+                return True
+            if self.clobber == "i" and not inode.is_dir and not confirm(sh, "cp", dst):
+                return True
+        if inode.is_dir:
+            if _inside(fs, src, dst):
+                sh.write_err(f"cp: cannot copy a directory, {quote(src)}, into itself, {quote(dst)}\n")
+                return False
+            return self.copy_dir(src, dst, inode, existing is None)
+        if inode.is_lnk:
+            try:
+                if existing is not None:
+                    fs.unlink(dst)
+                fs.symlink(fs.readlink(src), dst)
+            except OSError as e:
+                fail(sh, "cp", f"cannot create symbolic link {quote(dst)}", e)
+                return False
+            self.say(src, dst)
+            return True
+        try:
+            content = fs.read_file(src)
+        except OSError as e:
+            fail(sh, "cp", f"cannot open {quote(src)} for reading", e)
+            return False
+        try:
+            fs.write_file(dst, content, mode=inode.perm)
+        except OSError as e:
+            if e.errno == errno.EISDIR and existing is None and dst.endswith("/"):
+                e = OSError(errno.ENOTDIR, "", dst)
+            if not (self.force and e.errno == errno.EACCES and existing is not None):
+                fail(sh, "cp", f"cannot create regular file {quote(dst)}", e)
+                return False
+            try:
+                fs.unlink(dst)
+                fs.write_file(dst, content, mode=inode.perm)
+            except OSError as e2:
+                fail(sh, "cp", f"cannot remove {quote(dst)}", e2)
+                return False
+        self.say(src, dst)
+        self.keep(dst, inode)
+        return True
+
+    def copy_dir(self, src: str, dst: str, inode: Inode, new: bool) -> bool:
+        fs, sh = self.fs, self.sh
+        try:
+            names = sorted(name for name, _ in fs.scandir(src))
+        except OSError as e:
+            fail(sh, "cp", f"cannot access {quote(src)}", e)
+            return False
+        if new:
+            try:
+                fs.mkdir(dst, 0o700)
+            except OSError as e:
+                fail(sh, "cp", f"cannot create directory {quote(dst)}", e)
+                return False
+            self.say(src, dst)
+        ok = True
+        for name in names:
+            ok = self.copy(join(src, name), join(dst, name), False) and ok
+        with contextlib.suppress(OSError):
+            if self.preserve:
+                self.keep(dst, inode)
+            elif new:
+                fs.chmod(dst, inode.perm & ~fs.umask)
+        return ok
+
+    def keep(self, dst: str, inode: Inode) -> None:
+        if not self.preserve:
+            return
+        fs = self.fs
+        for action in (
+            lambda: fs.chown(dst, inode.uid, inode.gid),
+            lambda: fs.chmod(dst, inode.perm),
+            lambda: fs.utime(dst, inode.atime, inode.mtime),
+        ):
+            with contextlib.suppress(OSError):
+                action()
+
+    def say(self, src: str, dst: str) -> None:
+        if self.verbose:
+            self.sh.out(f"{quote(src)} -> {quote(dst)}\n")
+
+
+def cp(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "rRapPdLnfTt:vi", CP_LONG)
+    except Usage as e:
+        return usage_error(sh, "cp", e)
+    pairs = _pairs(sh, "cp", opts)
+    if isinstance(pairs, int):
+        return pairs
+    copier = Copier(sh, opts)
+    status = 0
+    for src, dst in pairs:
+        if not copier.copy(src, dst, True):
+            status = 1
+    return status
+
+
+def mv(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "fnTt:vi", MV_LONG)
+    except Usage as e:
+        return usage_error(sh, "mv", e)
+    pairs = _pairs(sh, "mv", opts)
+    if isinstance(pairs, int):
+        return pairs
+    fs = sh.fs
+    clobber = _clobber_mode(opts)
+    status = 0
+    for src, dst in pairs:
+        try:
+            inode = fs.lstat(src)
+        except OSError as e:
+            fail(sh, "mv", f"cannot stat {quote(src)}", e)
+            status = 1
+            continue
+        existing = _lstat(fs, dst)
+        if existing is not None:
+            if existing.ino == inode.ino:
+                sh.write_err(f"mv: {quote(src)} and {quote(dst)} are the same file\n")
+                status = 1
+                continue
+            if clobber == "n" or clobber == "i" and not confirm(sh, "mv", dst):
+                continue
+            if inode.is_dir and not existing.is_dir:
+                sh.write_err(f"mv: cannot overwrite non-directory {quote(dst)} with directory {quote(src)}\n")
+                status = 1
+                continue
+            if not inode.is_dir and existing.is_dir:
+                sh.write_err(f"mv: cannot overwrite directory {quote(dst)} with non-directory\n")
+                status = 1
+                continue
+        if inode.is_dir and _inside(fs, src, dst):
+            sh.write_err(f"mv: cannot move {quote(src)} to a subdirectory of itself, {quote(dst)}\n")
+            status = 1
+            continue
+        try:
+            fs.rename(src, dst)
+        except OSError as e:
+            fail(sh, "mv", f"cannot move {quote(src)} to {quote(dst)}", e)
+            status = 1
+            continue
+        if opts.has("v"):
+            sh.out(f"renamed {quote(src)} -> {quote(dst)}\n")
+    return status

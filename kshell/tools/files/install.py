@@ -1,0 +1,252 @@
+"""install (-m -d -D -t -T -p -v -C) and mktemp (-d -p -t -u -q --suffix, templates), as GNU
+coreutils: install replaces the target with a fresh file of exactly the given mode."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from typing import TYPE_CHECKING
+
+from kshell.tools.files.args import NO, OPTIONAL, REQUIRED, Usage, fail, join, parse, quote, usage_error
+from kshell.tools.files.modes import apply_mode
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+INSTALL_LONG = {
+    "mode": ("m", REQUIRED),
+    "directory": ("d", NO),
+    "target-directory": ("t", REQUIRED),
+    "no-target-directory": ("T", NO),
+    "preserve-timestamps": ("p", NO),
+    "verbose": ("v", NO),
+    "compare": ("C", NO),
+    "owner": ("o", REQUIRED),
+    "group": ("g", REQUIRED),
+    "strip": ("s", NO),
+}
+
+
+def _base(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1] or "/"
+
+
+def _mkdirs(sh: Interp, path: str, verbose: bool, last_mode: int | None) -> bool:
+    """mkdir -p with install's messages; `last_mode` (when given) is set on the final directory."""
+    fs = sh.fs
+    parts = [p for p in path.split("/") if p]
+    prefix = "/" if path.startswith("/") else ""
+    for i in range(len(parts)):
+        sub = prefix + "/".join(parts[: i + 1])
+        try:
+            inode = fs.stat(sub)
+        except OSError as e:
+            if e.errno != errno.ENOENT:
+                fail(sh, "install", f"cannot create directory {quote(sub)}", e)
+                return False
+            try:
+                fs.mkdir(sub, 0o755)
+                fs.chmod(sub, 0o755)
+            except OSError as e2:
+                fail(sh, "install", f"cannot create directory {quote(sub)}", e2)
+                return False
+            if verbose:
+                sh.out(f"install: creating directory {quote(sub)}\n")
+            continue
+        if not inode.is_dir:
+            fail(sh, "install", f"cannot create directory {quote(sub)}", errno.EEXIST)
+            return False
+    if last_mode is not None and parts:
+        try:
+            fs.chmod(path, last_mode)
+        except OSError as e:
+            fail(sh, "install", f"cannot change permissions of {quote(path)}", e)
+            return False
+    return True
+
+
+def install(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "m:dt:TpvCo:g:sD", INSTALL_LONG)
+    except Usage as e:
+        return usage_error(sh, "install", e)
+    fs = sh.fs
+    mode = 0o755
+    text = opts.last("m")
+    if text is not None:
+        value = apply_mode(text, 0o755, False, 0)
+        if value is None:
+            sh.write_err(f"install: invalid mode {quote(text)}\n")
+            return 1
+        mode = value
+    verbose = opts.has("v")
+    ops = opts.operands
+    if opts.has("d"):
+        if not ops:
+            return usage_error(sh, "install", Usage("missing file operand"))
+        ok = True
+        for path in ops:
+            ok = _mkdirs(sh, path, verbose, mode) and ok
+        return 0 if ok else 1
+    target = opts.last("t")
+    if target is not None:
+        if opts.has("D") and not _mkdirs(sh, target, verbose, None):
+            return 1
+        if not ops:
+            return usage_error(sh, "install", Usage("missing file operand"))
+        try:
+            if not fs.stat(target).is_dir:
+                sh.write_err(f"install: target directory {quote(target)}: Not a directory\n")
+                return 1
+        except OSError as e:
+            fail(sh, "install", f"failed to access {quote(target)}", e)
+            return 1
+        pairs = [(src, join(target, _base(src))) for src in ops]
+    else:
+        if not ops:
+            return usage_error(sh, "install", Usage("missing file operand"))
+        if len(ops) == 1:
+            return usage_error(sh, "install", Usage(f"missing destination file operand after {quote(ops[0])}"))
+        dest = ops[-1]
+        is_dir = False
+        if not opts.has("T"):
+            with contextlib.suppress(OSError):
+                is_dir = fs.stat(dest).is_dir
+        if len(ops) > 2 and not is_dir:
+            if opts.has("T"):
+                return usage_error(sh, "install", Usage(f"extra operand {quote(ops[2])}"))
+            if fs.exists(dest):
+                sh.write_err(f"install: target {quote(dest)}: Not a directory\n")
+            else:
+                sh.write_err(f"install: target {quote(dest)}: No such file or directory\n")
+            return 1
+        pairs = [(src, join(dest, _base(src))) for src in ops[:-1]] if is_dir else [(ops[0], dest)]
+        if opts.has("D") and not is_dir:
+            parent = dest.rstrip("/").rsplit("/", 1)[0] if "/" in dest.rstrip("/") else ""
+            if parent and not _mkdirs(sh, parent, verbose, None):
+                return 1
+    status = 0
+    for src, dst in pairs:
+        try:
+            inode = fs.stat(src)
+        except OSError as e:
+            fail(sh, "install", f"cannot stat {quote(src)}", e)
+            status = 1
+            continue
+        if inode.is_dir:
+            sh.write_err(f"install: omitting directory {quote(src)}\n")
+            status = 1
+            continue
+        try:
+            existing = fs.stat(dst)
+        except OSError:
+            existing = None
+        if existing is not None and existing.ino == inode.ino:
+            sh.write_err(f"install: {quote(src)} and {quote(dst)} are the same file\n")
+            status = 1
+            continue
+        if existing is not None and existing.is_dir:
+            sh.write_err(f"install: cannot overwrite directory {quote(dst)} with non-directory\n")
+            status = 1
+            continue
+        try:
+            content = fs.read_file(src)
+        except OSError as e:
+            fail(sh, "install", f"cannot open {quote(src)} for reading", e)
+            status = 1
+            continue
+        try:
+            if existing is not None:
+                fs.unlink(dst)
+            fs.write_file(dst, content, mode=0o600)
+        except OSError as e:
+            if e.errno == errno.EISDIR and existing is None and dst.endswith("/"):
+                e = OSError(errno.ENOTDIR, "", dst)
+            fail(sh, "install", f"cannot create regular file {quote(dst)}", e)
+            status = 1
+            continue
+        try:
+            fs.chmod(dst, mode)
+            if opts.has("p"):
+                fs.utime(dst, inode.atime, inode.mtime)
+        except OSError as e:
+            fail(sh, "install", f"cannot change permissions of {quote(dst)}", e)
+            status = 1
+            continue
+        if verbose:
+            sh.out(f"{quote(src)} -> {quote(dst)}\n")
+    return status
+
+
+MKTEMP_LONG = {
+    "directory": ("d", NO),
+    "dry-run": ("u", NO),
+    "quiet": ("q", NO),
+    "suffix": ("suffix", REQUIRED),
+    "tmpdir": ("p", OPTIONAL),
+}
+_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def mktemp(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "dp:qtu", MKTEMP_LONG)
+    except Usage as e:
+        return usage_error(sh, "mktemp", e)
+    if len(opts.operands) > 1:
+        return usage_error(sh, "mktemp", Usage("too many templates"))
+    quiet = opts.has("q")
+
+    def error(text: str, creating: bool = False) -> int:
+        if not (quiet and creating):
+            sh.write_err(f"mktemp: {text}\n")
+        return 1
+
+    given = opts.operands[0] if opts.operands else None
+    template = given or "tmp.XXXXXXXXXX"
+    suffix = opts.last("suffix") or ""
+    if "/" in suffix:
+        return error(f"invalid suffix {quote(suffix)}, contains directory separator")
+    stem = template.rstrip("X")
+    xs = len(template) - len(stem)
+    if xs < 3:
+        return error(f"too few X's in template {quote(template + (suffix if opts.has('suffix') else ''))}")
+    tmpdir_opt = None
+    if opts.has("p"):
+        tmpdir_opt = opts.last("p") or None
+    use_dir = opts.has("t") or opts.has("p") or given is None
+    base = ""
+    if use_dir:
+        if opts.has("t") and "/" in template:
+            return error(f"invalid template, {quote(template)}, contains directory separator")
+        env_tmp = sh.get_param_or_none("TMPDIR")
+        order = (env_tmp, tmpdir_opt) if opts.has("t") else (tmpdir_opt, env_tmp)
+        base = order[0] or order[1] or "/tmp"
+    prefix_path = join(base, stem) if base else stem
+    fs = sh.fs
+    shown_template = join(base, template) if base else template
+    for _ in range(100):
+        name = prefix_path + "".join(secrets.choice(_CHARS) for _ in range(xs)) + suffix
+        if opts.has("u"):
+            if not fs.exists(name):
+                sh.out(name + "\n")
+                return 0
+            continue
+        try:
+            if opts.has("d"):
+                fs.mkdir(name, 0o700)
+                fs.chmod(name, 0o700)
+            else:
+                fs.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600).close()
+                fs.chmod(name, 0o600)
+        except OSError as e:
+            if e.errno == errno.EEXIST:
+                continue
+            kind = "directory" if opts.has("d") else "file"
+            return error(f"failed to create {kind} via template {quote(shown_template)}: "
+                         f"{os.strerror(e.errno or errno.EIO)}", True)
+        sh.out(name + "\n")
+        return 0
+    return error(f"failed to create file via template {quote(shown_template)}: File exists", True)

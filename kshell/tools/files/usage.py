@@ -1,0 +1,200 @@
+"""du (-a -b -c -d/--max-depth -h -k -m -s --apparent-size) and df (-h -k, FILE...): space as
+the VFS accounts it.
+
+du counts each inode's st_blocks (4 KiB pages, as the VFS reports them; a directory is one
+page, as on ext4; a symlink none) once per hard link set, and with several operands once per
+inode. df reports the one K filesystem ("kfs", mounted on /) from statfs: its size is the byte
+quota (or the store's map size when no quota is set) and its use the stored bytes."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from kshell.tools.files.args import NO, REQUIRED, Usage, fail, join, parse, quote, usage_error
+
+if TYPE_CHECKING:
+    from kfs.vfs.inode import Inode
+    from kshell.exec.interp import Interp
+
+DU_LONG = {
+    "all": ("a", NO),
+    "apparent-size": ("A", NO),
+    "bytes": ("b", NO),
+    "total": ("c", NO),
+    "max-depth": ("d", REQUIRED),
+    "human-readable": ("h", NO),
+    "summarize": ("s", NO),
+    "null": ("0", NO),
+}
+
+
+def human(n: int) -> str:
+    """GNU's -h rendering: powers of 1024, rounded up, one decimal below 10."""
+    if n < 1024:
+        return str(n)
+    value = float(n)
+    for unit in "KMGTPEZY":
+        value /= 1024
+        if value < 10:
+            tenths = math.ceil(value * 10 - 1e-9)
+            if tenths < 100:
+                return f"{tenths // 10}.{tenths % 10}{unit}"
+            value = 10.0
+        whole = math.ceil(value - 1e-9)
+        if whole < 1024:
+            return f"{whole}{unit}"
+    return f"{math.ceil(value)}Y"
+
+
+class DiskUsage:
+    def __init__(self, sh: Interp, apparent: bool, show_all: bool, depth: int | None, fmt) -> None:
+        self.sh = sh
+        self.fs = sh.fs
+        self.apparent = apparent
+        self.show_all = show_all
+        self.depth = depth
+        self.fmt = fmt
+        self.seen: set[int] = set()
+        self.hash_all = False
+        self.ok = True
+        self.lines: list[str] = []
+
+    def size(self, inode: Inode) -> int:
+        if self.apparent:
+            return inode.size
+        return 0 if inode.is_lnk else inode.blocks * 512  # a symlink's target lives in its inode, as stat shows
+
+    def first_time(self, inode: Inode, top: bool) -> bool:
+        """Whether this inode is new: hard links count once; with several operands (GNU's
+        hash_all) every file and directory counts once."""
+        if not (self.hash_all or top or inode.nlink > 1 and not inode.is_dir):
+            return True
+        if inode.ino in self.seen:
+            return False
+        self.seen.add(inode.ino)
+        return True
+
+    def emit(self, n: int, path: str) -> None:
+        self.lines.append(f"{self.fmt(n)}\t{path}\n")
+
+    def walk(self, path: str, inode: Inode, level: int) -> int:
+        if not self.first_time(inode, level == 0):
+            return 0
+        total = self.size(inode)
+        if inode.is_dir:
+            try:
+                entries = sorted(self.fs.scandir(path))
+            except OSError as e:
+                fail(self.sh, "du", f"cannot read directory {quote(path)}", e)
+                self.ok = False
+                entries = []
+            for name, child in entries:
+                total += self.walk(join(path, name), child, level + 1)
+            if self.depth is None or level <= self.depth:
+                self.emit(total, path)
+        elif (self.show_all or level == 0) and (self.depth is None or level <= self.depth):
+            self.emit(total, path)
+        return total
+
+
+def du(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "abcd:hkmsAL0", DU_LONG)
+    except Usage as e:
+        return usage_error(sh, "du", e)
+    apparent = scale_human = False
+    block = 1024
+    depth: int | None = None
+    for key, value in opts.items:
+        if key == "A":
+            apparent = True
+        elif key == "b":
+            apparent, block, scale_human = True, 1, False
+        elif key == "h":
+            scale_human = True
+        elif key == "k":
+            block, scale_human = 1024, False
+        elif key == "m":
+            block, scale_human = 1024 * 1024, False
+        elif key == "d":
+            if not (value or "").isdigit():
+                return usage_error(sh, "du", Usage(f"invalid maximum depth {quote(value or '')}"))
+            depth = int(value or "0")
+    summarize, show_all = opts.has("s"), opts.has("a")
+    if summarize and show_all:
+        return usage_error(sh, "du", Usage("cannot both summarize and show all entries"))
+    if summarize and depth not in (None, 0):
+        return usage_error(sh, "du", Usage(f"warning: summarizing conflicts with --max-depth={depth}"))
+    if summarize:
+        depth = 0
+
+    def fmt(n: int) -> str:
+        return human(n) if scale_human else str(-(-n // block))
+
+    walker = DiskUsage(sh, apparent, show_all, depth, fmt)
+    walker.hash_all = len(opts.operands) > 1
+    grand = 0
+    for path in opts.operands or ["."]:
+        try:
+            inode = sh.fs.lstat(path)
+        except OSError as e:
+            sh.out("".join(walker.lines))
+            walker.lines.clear()
+            fail(sh, "du", f"cannot access {quote(path)}", e)
+            walker.ok = False
+            continue
+        grand += walker.walk(path, inode, 0)
+        sh.out("".join(walker.lines))
+        walker.lines.clear()
+    if opts.has("c"):
+        sh.out(f"{fmt(grand)}\ttotal\n")
+    return 0 if walker.ok else 1
+
+
+def df(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts = parse(argv, "hkaHlPTt:x:", {"human-readable": ("h", NO), "all": ("a", NO), "si": ("H", NO),
+                                            "local": ("l", NO), "portability": ("P", NO),
+                                            "print-type": ("T", NO), "type": ("t", REQUIRED),
+                                            "exclude-type": ("x", REQUIRED)})
+    except Usage as e:
+        return usage_error(sh, "df", e)
+    status = 0
+    found = 0
+    for path in opts.operands:
+        try:
+            sh.fs.stat(path)
+            found += 1
+        except OSError as e:
+            fail(sh, "df", path, e)
+            status = 1
+    if opts.operands and not found:
+        return status
+    st = sh.fs.statfs()
+    size = st.blocks * st.block_size
+    avail = st.blocks_free * st.block_size
+    used = size - avail
+    scale_human = [k for k, _ in opts.items if k in "hk"][-1:] == ["h"]
+    pct = f"{math.ceil(used * 100 / (used + avail))}%" if used + avail else "-"
+
+    def fmt(n: int) -> str:
+        return human(n) if scale_human else str(-(-n // 1024))
+
+    size_label, avail_label = ("Size", "Avail") if scale_human else ("1K-blocks", "Available")
+    rows = [["Filesystem", "Type", size_label, "Used", avail_label, "Use%", "Mounted on"]]
+    for _ in range(max(1, found)):
+        rows.append(["kfs", "kfs", fmt(size), fmt(used), fmt(avail), pct, "/"])
+    if not opts.has("T"):
+        rows = [r[:1] + r[2:] for r in rows]
+    mins = [14, 4, 5, 5, 5, 4] if opts.has("T") else [14, 5, 5, 5, 4]
+    widths = [max([m] + [len(r[i]) for r in rows]) for i, m in enumerate(mins)]
+    out = []
+    for r in rows:
+        cells = [r[0].ljust(widths[0])]
+        if opts.has("T"):
+            cells.append(r[1].ljust(widths[1]))
+        cells += [c.rjust(w) for c, w in zip(r[len(cells):-1], widths[len(cells):], strict=True)]
+        out.append(" ".join(cells + [r[-1]]) + "\n")
+    sh.out("".join(out))
+    return status
