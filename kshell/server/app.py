@@ -234,17 +234,20 @@ class KServer:
         env = {**saved.get("exported", {}), **env, "HOSTNAME": self.hostname}
         env.pop("PWD", None)
         shell = factory(fs, name="k", env=env)
-        return ShellRunner(shell, loop, tty=tty)
+        runner = ShellRunner(shell, loop, tty=tty)
+        if saved.get("functions"):
+            runner.define(saved["functions"])
+        return runner
 
     async def end_session(self, record: SessionRecord | None, runner: ShellRunner | None,
                           holder: dict[str, Any]) -> None:
-        """Save what `K_SESSION` resumes (cwd, exported variables) and release the lease."""
+        """Save what `K_SESSION` resumes (cwd, exported variables, functions); release the lease."""
         if record is None:
             return
         if runner is not None:
             try:
                 record.cwd = runner.cwd
-                record.shell = {"exported": runner.exported()}
+                record.shell = {"exported": runner.exported(), "functions": runner.functions()}
             except Exception as e:  # noqa: BLE001 - never lose the logout over it
                 log.warning("could not save the shell state of %s: %s", record.name, e)
 

@@ -182,6 +182,20 @@ class ShellRunner:
     def exported(self) -> dict[str, str]:
         return dict(self.shell.interp.exported_env())
 
+    def functions(self) -> str:
+        """Every function as `declare -f` prints it: the source `K_SESSION` re-reads on resume."""
+        from kshell.exec.printer import function_text
+
+        return "".join(function_text(f) + "\n" for f in self.shell.interp.funcs.values())
+
+    def define(self, source: str) -> None:
+        """Re-read saved function definitions (nothing else runs: they are only definitions)."""
+        self.shell.run_streaming(source, stdout=_discard, stderr=_discard, script=False)
+
+
+def _discard(data: bytes) -> None:
+    pass
+
 
 def _settle(fut: asyncio.Future[int], status: int | None, exc: BaseException | None) -> None:
     if fut.done():

@@ -66,11 +66,14 @@ def test_forced_command_replaces_the_request(bench: Bench, tmp_path) -> None:
     assert bench.ssh("echo asked", user="dave").stdout == b"forced\n"
 
 
-def test_k_session_resumes_cwd_and_exports(bench: Bench) -> None:
+def test_k_session_resumes_cwd_exports_and_functions(bench: Bench) -> None:
     env = ["-o", "SetEnv=K_SESSION=work"]
-    assert bench.ssh("cd /home; export PROJECT=k", extra=env).returncode == 0
-    assert bench.ssh('pwd; echo "$PROJECT"', extra=env).stdout == b"/home\nk\n"
-    assert bench.ssh('pwd; echo "[$PROJECT]"').stdout == b"/home/alice\n[]\n"  # no session named
+    define = 'cd /home; export PROJECT=k; greet() { local who=${1:-you}; echo "hi $who"; }'
+    assert bench.ssh(define, extra=env).returncode == 0
+    assert bench.ssh('pwd; echo "$PROJECT"; greet K', extra=env).stdout == b"/home\nk\nhi K\n"
+    unnamed = bench.ssh('pwd; echo "[$PROJECT]"; greet')
+    assert unnamed.stdout == b"/home/alice\n[]\n"  # no session named: nothing carried over
+    assert b"greet: command not found" in unnamed.stderr
 
 
 def test_a_live_session_cannot_be_taken_twice(bench: Bench) -> None:
