@@ -1,0 +1,422 @@
+"""patch on VFS files, as GNU patch applies unified diffs (those `diff -u` and `git diff`
+write): -p N, -R, --dry-run, -i FILE, standard input, an explicit file operand; offsets and
+fuzz (up to 2 lines) with GNU's messages, backups (`.orig`) when a hunk did not match exactly,
+rejects (`.rej`), file creation and deletion, the reversed-patch check answered "no" as GNU
+patch does without a terminal. Statuses: 0 applied, 1 hunks failed, 2 trouble.
+Without -p a name is reduced to its last component (GNU's default), except in git diffs (-p1).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from kshell.tools.text.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.text.textio import Output, message, read_all
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+_HUNK = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_LONG = {"strip": ("p", REQUIRED), "reverse": ("R", NONE), "dry-run": ("dry-run", NONE),
+         "input": ("i", REQUIRED), "no-backup-if-mismatch": ("nobackup", NONE), "backup": ("b", NONE)}
+
+
+@dataclass
+class Hunk:
+    old_start: int
+    new_start: int
+    lines: list[tuple[bytes, bytes]]  # (tag, text with its terminator)
+    raw: list[bytes]
+
+    def sides(self, reverse: bool) -> tuple[list[bytes], list[bytes], int, int]:
+        old = [t for tag, t in self.lines if tag in b" -"]
+        new = [t for tag, t in self.lines if tag in b" +"]
+        if reverse:
+            return new, old, self.new_start, self.old_start
+        return old, new, self.old_start, self.new_start
+
+    def context(self) -> tuple[int, int]:
+        pre = 0
+        while pre < len(self.lines) and self.lines[pre][0] == b" ":
+            pre += 1
+        suf = 0
+        while suf < len(self.lines) - pre and self.lines[-1 - suf][0] == b" ":
+            suf += 1
+        return pre, suf
+
+
+@dataclass
+class FilePatch:
+    old: str | None = None
+    new: str | None = None
+    git: bool = False
+    header: list[bytes] = field(default_factory=list)
+    header_line: int = 0
+    hunks: list[Hunk] = field(default_factory=list)
+    diff_lines: list[bytes] = field(default_factory=list)
+    absent: tuple[bool, bool] = (False, False)
+
+
+def _name(line: bytes) -> str | None:
+    """The file name of a `---`/`+++` line: None for /dev/null."""
+    text = line[4:].rstrip(b"\n").decode("utf-8", "surrogateescape")
+    text, _, when = text.partition("\t")
+    if text.startswith('"') and text.endswith('"'):
+        text = text[1:-1]
+    return None if text == "/dev/null" else text
+
+
+def _absent(line: bytes) -> bool:
+    """Whether a `---`/`+++` line names no file: /dev/null, or the epoch's time stamp that
+    diff -N writes for a file that does not exist."""
+    text = line[4:].rstrip(b"\n").decode("utf-8", "surrogateescape")
+    name, _, when = text.partition("\t")
+    return name == "/dev/null" or _epoch(when)
+
+
+def _epoch(when: str) -> bool:
+    m = re.match(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)? ([+-]\d{4})$", when.strip())
+    if not m:
+        return False
+    try:
+        return datetime.strptime(f"{m.group(1)} {m.group(2)}", "%Y-%m-%d %H:%M:%S %z").timestamp() == 0
+    except ValueError:
+        return False
+
+
+def parse_patch(data: bytes) -> list[FilePatch]:
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    lines = [x + b"\n" for x in lines]
+    if data and not data.endswith(b"\n"):
+        lines[-1] = lines[-1][:-1]
+    out: list[FilePatch] = []
+    pending: list[bytes] = []
+    git = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith(b"diff --git "):
+            pending = []
+            git = True
+        if line.startswith(b"--- ") and i + 1 < len(lines) and lines[i + 1].startswith(b"+++ ") \
+                and i + 2 < len(lines) and lines[i + 2].startswith(b"@@ "):
+            fp = FilePatch(_name(line), _name(lines[i + 1]), git, pending + [line, lines[i + 1]], i + 3,
+                           diff_lines=[line, lines[i + 1]], absent=(_absent(line), _absent(lines[i + 1])))
+            git = False
+            pending = []
+            i += 2
+            while i < len(lines) and lines[i].startswith(b"@@ "):
+                m = _HUNK.match(lines[i])
+                if not m:
+                    break
+                o_start = int(m.group(1))
+                o_len = int(m.group(2)) if m.group(2) is not None else 1
+                n_start = int(m.group(3))
+                n_len = int(m.group(4)) if m.group(4) is not None else 1
+                raw = [lines[i]]
+                i += 1
+                hl: list[tuple[bytes, bytes]] = []
+                o = n = 0
+                while i < len(lines) and (o < o_len or n < n_len):
+                    text = lines[i]
+                    tag = text[:1]
+                    if text in (b"\n", b""):
+                        tag, text = b" ", b" \n"
+                    if tag == b" ":
+                        o += 1
+                        n += 1
+                    elif tag == b"-":
+                        o += 1
+                    elif tag == b"+":
+                        n += 1
+                    elif tag == b"\\":
+                        if hl:
+                            hl[-1] = (hl[-1][0], hl[-1][1].rstrip(b"\n"))
+                        raw.append(lines[i])
+                        i += 1
+                        continue
+                    else:
+                        break
+                    hl.append((tag, text[1:] if text.endswith(b"\n") else text[1:] + b"\n"))
+                    raw.append(lines[i])
+                    i += 1
+                while i < len(lines) and lines[i].startswith(b"\\"):
+                    if hl:
+                        hl[-1] = (hl[-1][0], hl[-1][1].rstrip(b"\n"))
+                    raw.append(lines[i])
+                    i += 1
+                fp.hunks.append(Hunk(o_start, n_start, hl, raw))
+            out.append(fp)
+            continue
+        pending.append(line)
+        i += 1
+    return out
+
+
+def _split(data: bytes) -> list[bytes]:
+    if not data:
+        return []
+    parts = data.split(b"\n")
+    last = parts.pop()
+    out = [p + b"\n" for p in parts]
+    if last:
+        out.append(last)
+    return out
+
+
+def _match(lines: list[bytes], at: int, pat: list[bytes], pre: int, suf: int) -> bool:
+    if at < 0 or at + len(pat) > len(lines):
+        return False
+    return all(lines[at + k] == pat[k] for k in range(pre, len(pat) - suf))
+
+
+def _locate(lines: list[bytes], hunk: Hunk, reverse: bool, fuzz: int, offset: int, low: int = 0) -> int | None:
+    """Where the hunk's old side starts (0-based), GNU's locate_hunk: None when not found.
+    `offset` moves the hunk's own line number; nothing before `low` (what earlier hunks wrote)
+    is matched."""
+    old, _, first, _ = hunk.sides(reverse)
+    pre_ctx, suf_ctx = hunk.context()
+    context = max(pre_ctx, suf_ctx)
+    pre_fuzz = fuzz + pre_ctx - context
+    suf_fuzz = fuzz + suf_ctx - context
+    guess = (first - 1 if old else first) + offset
+    n = len(lines)
+    if pre_fuzz < 0 and first <= 1:
+        if suf_fuzz < 0 and len(old) != n:
+            return None
+        return 0 if low == 0 and _match(lines, 0, old, 0, max(suf_fuzz, 0)) else None
+    pre_fuzz = max(pre_fuzz, 0)
+    if suf_fuzz < 0:
+        at = n - len(old)
+        return at if at >= low and _match(lines, at, old, pre_fuzz, 0) else None
+    if guess < low:
+        guess = low
+    if _match(lines, guess, old, pre_fuzz, suf_fuzz):
+        return guess
+    k = 1
+    while True:
+        after = guess + k <= n - len(old)
+        before = guess - k >= low
+        if after and _match(lines, guess + k, old, pre_fuzz, suf_fuzz):
+            return guess + k
+        if before and _match(lines, guess - k, old, pre_fuzz, suf_fuzz):
+            return guess - k
+        if not after and not before:
+            return None
+        k += 1
+
+
+class _Patcher:
+    def __init__(self, sh: Interp, out: Output, strip: int | None, reverse: bool, dry: bool,
+                 backup: bool) -> None:
+        self.sh = sh
+        self.out = out
+        self.strip = strip
+        self.reverse = reverse
+        self.dry = dry
+        self.backup = backup
+        self.always = False
+
+    def say(self, text: str) -> None:
+        self.out.write(text.encode("utf-8", "surrogateescape"))
+
+    def stripped(self, name: str | None, git: bool) -> str | None:
+        if name is None:
+            return None
+        strip = self.strip if self.strip is not None else (1 if git else None)
+        if strip is None:
+            return name.rsplit("/", 1)[-1]
+        parts = name.split("/")
+        if strip == 0:
+            return name
+        while parts and parts[0] == "" and strip:
+            parts.pop(0)
+        if len(parts) <= strip:
+            return None
+        return "/".join(parts[strip:])
+
+    def apply(self, fp: FilePatch, explicit: str | None) -> int:
+        old, new = fp.old, fp.new
+        gone_old, gone_new = fp.absent[::-1] if self.reverse else fp.absent
+        creating = gone_old and all(not h.sides(self.reverse)[0] and h.sides(self.reverse)[2] == 0 for h in fp.hunks)
+        deleting = gone_new and all(not h.sides(self.reverse)[1] and h.sides(self.reverse)[3] == 0 for h in fp.hunks)
+        nhunks = len(fp.hunks)
+        plural = "hunk" if nhunks == 1 else "hunks"
+        if explicit is not None:
+            target = explicit
+        else:
+            cands = [self.stripped(n, fp.git) for n in (old, new) if n is not None]
+            target = next((c for c in cands if c is not None and self.sh.fs.exists(c)), None)
+            if target is None and (creating or deleting):
+                order = cands[::-1] if creating else cands
+                target = next((c for c in order if c is not None), None)
+            if target is None:
+                if self.strip is not None:
+                    hint = "Perhaps you used the wrong -p or --strip option?"
+                else:
+                    hint = "Perhaps you should have used the -p or --strip option?"
+                lines = "".join("|" + h.decode("utf-8", "surrogateescape") for h in fp.header)
+                self.say(
+                    f"can't find file to patch at input line {fp.header_line}\n{hint}\n"
+                    f"The text leading up to this was:\n--------------------------\n{lines}"
+                    f"--------------------------\nFile to patch: \nSkip this patch? [y] \n"
+                    f"Skipping patch.\n{nhunks} out of {nhunks} {plural} ignored\n"
+                )
+                return 1
+        exists = self.sh.fs.exists(target)
+        if creating and exists and self.sh.fs.stat(target).size > 0:
+            self.say(
+                f"The next patch would create the file {target},\nwhich already exists!  Assume -R? [n] \n"
+                f"Apply anyway? [n] \nSkipping patch.\n{nhunks} out of {nhunks} {plural} ignored\n"
+            )
+            return 1
+        if deleting and not exists:
+            self.say(
+                f"The next patch would delete the file {target},\nwhich does not exist!  Assume -R? [n] \n"
+                f"Apply anyway? [n] \nSkipping patch.\n{nhunks} out of {nhunks} {plural} ignored\n"
+            )
+            return 1
+        self.say(f"{'checking' if self.dry else 'patching'} file {target}\n")
+        try:
+            data = read_all(self.sh, target) if exists else b""
+        except OSError as e:
+            raise Fail(f"**** Can't open file {target} : {message(e)}", 2) from None
+        lines = _split(data)
+        offset = 0
+        delta = 0
+        low = 0
+        failed: list[Hunk] = []
+        mismatch = False
+        for number, hunk in enumerate(fp.hunks, 1):
+            where = None
+            fuzz = 0
+            pre_ctx, suf_ctx = hunk.context()
+            maxfuzz = min(2, max(pre_ctx, suf_ctx))
+            while True:
+                where = _locate(lines, hunk, self.reverse, fuzz, offset + delta, low)
+                if where is None and number == 1 and \
+                        _locate(lines, hunk, not self.reverse, fuzz, offset + delta, low) is not None:
+                    what = ("Unreversed patch detected!  Ignore -R? [n] " if self.reverse
+                            else "Reversed (or previously applied) patch detected!  Assume -R? [n] ")
+                    saving = "" if self.dry else f" -- saving rejects to file {target}.rej"
+                    self.say(f"{what}\nApply anyway? [n] \nSkipping patch.\n"
+                             f"{nhunks} out of {nhunks} {plural} ignored{saving}\n")
+                    if not self.dry:
+                        self.write_rej(target, fp, fp.hunks)
+                    return 1
+                if where is not None or fuzz >= maxfuzz:
+                    break
+                fuzz += 1
+            old_side, new_side, first, new_first = hunk.sides(self.reverse)
+            if where is None:
+                failed.append(hunk)
+                mismatch = True
+                self.say(f"Hunk #{number} FAILED at {first}.\n")
+                continue
+            offset = where - delta - (first - 1 if old_side else first)
+            if fuzz or offset:
+                mismatch = True
+                text = f"Hunk #{number} succeeded at {new_first + offset}"
+                if fuzz:
+                    text += f" with fuzz {fuzz}"
+                if offset:
+                    text += f" (offset {offset} line{'' if abs(offset) == 1 else 's'})"
+                self.say(text + ".\n")
+            # keep the file's own lines where fuzz ignored context
+            pre_f, suf_f = _fuzz_split(hunk, fuzz)
+            repl = list(new_side)
+            if pre_f:
+                repl[:pre_f] = lines[where : where + pre_f]
+            if suf_f:
+                repl[len(repl) - suf_f :] = lines[where + len(old_side) - suf_f : where + len(old_side)]
+            lines[where : where + len(old_side)] = repl
+            delta += len(new_side) - len(old_side)
+            low = where + len(new_side)
+        if failed:
+            saving = "" if self.dry else f" -- saving rejects to file {target}.rej"
+            self.say(f"{len(failed)} out of {nhunks} {plural} FAILED{saving}\n")
+        if self.dry:
+            return 1 if failed else 0
+        result = b"".join(lines)
+        fs = self.sh.fs
+        try:
+            if (self.always or mismatch and self.backup) and exists:
+                fs.write_file(target + ".orig", data)
+            if deleting and not result:
+                fs.unlink(target)
+            else:
+                if not exists and "/" in target:
+                    fs.mkdir(target.rsplit("/", 1)[0], parents=True)
+                fs.write_file(target, result)
+            if failed:
+                self.write_rej(target, fp, failed)
+        except OSError as e:
+            raise Fail(f"**** Can't create file {target} : {message(e)}", 2) from None
+        return 1 if failed else 0
+
+    def write_rej(self, target: str, fp: FilePatch, hunks: list[Hunk]) -> None:
+        self.sh.fs.write_file(target + ".rej", b"".join(fp.diff_lines + [x for h in hunks for x in h.raw]))
+
+
+def _fuzz_split(hunk: Hunk, fuzz: int) -> tuple[int, int]:
+    pre_ctx, suf_ctx = hunk.context()
+    context = max(pre_ctx, suf_ctx)
+    return max(0, fuzz + pre_ctx - context), max(0, fuzz + suf_ctx - context)
+
+
+@tool("patch", 2)
+def patch(sh: Interp, argv: list[str]) -> int:
+    try:
+        opts, operands = parse(argv, "p:Ri:b", _LONG)
+    except Usage as e:
+        raise Usage(e.message + "\npatch: Try 'patch --help' for more information.", hint=False) from None
+    strip: int | None = None
+    reverse = dry = False
+    source: str | None = None
+    backup = True
+    always = False
+    for k, v in opts:
+        if k == "p":
+            if not v.isdigit():
+                raise Fail(f"**** strip count {v} is not a number", 2)
+            strip = int(v)
+        elif k == "R":
+            reverse = True
+        elif k == "dry-run":
+            dry = True
+        elif k == "i":
+            source = v
+        elif k == "nobackup":
+            backup = False
+        elif k == "b":
+            always = True
+    explicit = operands[0] if operands else None
+    if len(operands) > 1:
+        source = operands[1]
+    if len(operands) > 2:
+        raise Usage(f"{operands[2]}: extra operand\npatch: Try 'patch --help' for more information.", hint=False)
+    name = source or "-"
+    try:
+        data = read_all(sh, name)
+    except OSError as e:
+        raise Fail(f"**** Can't open patch file {name} : {message(e)}", 2) from None
+    patches = parse_patch(data)
+    if not patches:
+        if data.strip():
+            raise Fail("**** Only garbage was found in the patch input.", 2)
+        return 0
+    out = Output(sh)
+    p = _Patcher(sh, out, strip, reverse, dry, backup)
+    p.always = always
+    status = 0
+    try:
+        for fp in patches:
+            status = max(status, p.apply(fp, explicit))
+    finally:
+        out.flush()
+    return status

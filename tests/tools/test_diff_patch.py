@@ -1,0 +1,210 @@
+"""diff and patch against GNU diffutils and GNU patch: normal and unified hunks byte for byte
+(GNU's own algorithm, checked also on many random inputs), recursive comparisons, messages and
+statuses; patches written by `diff -u` and by git applied alike."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+from differential import Case, Dir, File, assert_same
+
+from kshell.tools.data.diff import changes, normal, split, unified
+
+A = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"
+B = "one\n2\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\n"
+F = {
+    "a": A, "b": B, "same": A, "c": "x\ny\n", "nonl": "x\ny", "empty": "",
+    "d1/": Dir(), "d1/f": "f\n1\n", "d1/only1": "o\n", "d1/s/": Dir(), "d1/s/k": "k\n", "d1/sub/": Dir(),
+    "d2/": Dir(), "d2/f": "f\n2\n", "d2/only2": "p\n", "d2/s/": Dir(), "d2/s/k": "K\n", "d2/sub": "file\n",
+    "bin1": b"a\0b\n", "bin2": b"a\0c\n", "secret": File("s\n", 0o200),
+}
+
+DIFF = [
+    Case("diff_same", "diff a same; echo $?", F),
+    Case("diff_normal", "diff a b; echo $?", F),
+    Case("diff_unified", "diff -u --label a --label b a b", F),
+    Case("diff_unified_dates", "touch -d '2024-03-04 05:06:07.5' a b; diff -u a b", F),
+    Case("diff_U1", "diff -U1 --label x --label y a b", F),
+    Case("diff_U0", "diff -U 0 --label x --label y a b", F),
+    Case("diff_unified_eq", "diff --unified=2 --label x --label y a b", F),
+    Case("diff_nonl_normal", "diff c nonl; echo $?", F),
+    Case("diff_nonl_unified", "diff -u --label c --label n c nonl", F),
+    Case("diff_empty", "diff empty a; diff -u --label e --label a empty a", F),
+    Case("diff_brief", "diff -q a b; echo $?; diff -q a same; echo $?", F),
+    Case("diff_identical", "diff -s a same", F),
+    Case("diff_missing", "diff a nope; echo $?", F),
+    Case("diff_missing_first", "diff nope a; echo $?", F),
+    Case("diff_new_file", "diff -N a nope; echo $?", F),
+    Case("diff_new_file_u", "diff -uN --label a --label nope a nope; echo $?", F),
+    Case("diff_dirs", "diff d1 d2; echo $?", F),
+    Case("diff_dirs_r", "diff -r d1 d2; echo $?", F),
+    Case("diff_dirs_rq", "diff -rq d1 d2; echo $?", F),
+    Case("diff_dirs_rN", "rm d2/sub; diff -r -N d1 d2; echo $?", F),
+    Case("diff_dirs_ru", "rm -r d1/sub d2/sub; touch -d @0 d1/f d2/f d1/s/k d2/s/k; diff -ru d1 d2", F),
+    Case("diff_exclude", "diff -r -x s -x 'only*' d1 d2; echo $?", F),
+    Case("diff_dev_null", "diff -u --label e --label a /dev/null a | head -n 4; diff a /dev/null | tail -n 1", F),
+    Case("diff_file_dir", "cp d1/f f; diff f d2; echo $?", F),
+    Case("diff_file_dir_missing", "diff a d1; echo $?", F),
+    Case("diff_stdin", "printf 'one\\n' | diff - a | head -n 3", F),
+    Case("diff_binary", "diff bin1 bin2; echo $?", F),
+    Case("diff_binary_text", "diff -a bin1 bin2 | tr '\\000' @", F),
+    Case("diff_bad_option", "diff -j a b; echo $?", F),
+    Case("diff_bad_long", "diff --frobnicate a b; echo $?", F),
+    Case("diff_bad_context", "diff -U x a b; echo $?", F),
+    Case("diff_missing_operand", "diff a; echo $?; diff; echo $?", F),
+    Case("diff_extra_operand", "diff a b c; echo $?", F),
+    Case("diff_permission", "diff secret a; echo $?", F, user=1000),
+    Case("diff_repeated", "printf 'a\\nb\\na\\nb\\na\\n' > x; printf 'b\\na\\nb\\na\\nb\\n' > y; diff x y", F),
+    Case("diff_many_hunks", "seq 1 100 > x; seq 1 100 | sed -e 's/^5$/five/' -e '/^50$/d' -e '90a\\\nnew' > y;"
+         " diff x y; diff -u --label x --label y x y", F),
+    Case("diff_ignore_space", "printf 'a b\\nX\\n c  d \\nq\\n' > p; printf 'ab\\nx\\n c d\\nq\\n' > q;"
+         " diff -w p q; echo $?; diff -b p q; echo $?; diff -i p q; echo $?; diff -iw p q; echo $?;"
+         " diff -qw p q; echo $?; diff -ib -u --label p --label q p q", F),
+    Case("diff_process_substitution", "diff <(sort a) <(sort b); echo $?; sort b | diff -u --label a --label - a -", F),
+    Case("diff_pipe_wc", "seq 1 1000 > x; seq 1 3 1000 > y; diff x y | wc -l; diff -u x y | tail -n 3", F),
+]
+
+
+@pytest.mark.parametrize("case", DIFF, ids=Case.id)
+def test_diff(case: Case) -> None:
+    assert_same(case)
+
+
+class _Out:
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.parts.append(data)
+
+
+def _random_pair(rnd: random.Random, size: int) -> tuple[bytes, bytes]:
+    k = rnd.choice([2, 3, 4, 6, 10, 26])
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    a = [rnd.choice(letters[:k]) + "\n" for _ in range(rnd.randint(0, size))]
+    b = list(a)
+    for _ in range(rnd.randint(0, max(6, size // 10))):
+        op = rnd.random()
+        if op < 0.4 and b:
+            del b[rnd.randrange(len(b))]
+        elif op < 0.8:
+            b.insert(rnd.randint(0, len(b)), rnd.choice(letters[: k + 1]) + "\n")
+        elif b:
+            b[rnd.randrange(len(b))] = rnd.choice(letters) + "\n"
+    if rnd.random() < 0.2:
+        a = [rnd.choice(letters[:k]) + "\n" for _ in range(rnd.randint(0, 15))]
+    ea, eb = "".join(a).encode(), "".join(b).encode()
+    if rnd.random() < 0.15:
+        ea = ea.rstrip(b"\n")
+    if rnd.random() < 0.15:
+        eb = eb.rstrip(b"\n")
+    return ea, eb
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_diff_hunks_match_gnu_on_random_inputs(seed: int, tmp_path: Path) -> None:
+    """GNU's hunks, byte for byte, on random small and larger inputs (normal and unified)."""
+    rnd = random.Random(seed)
+    pa, pb = tmp_path / "A", tmp_path / "B"
+    for _ in range(150):
+        a, b = _random_pair(rnd, rnd.choice([8, 20, 60, 300]))
+        pa.write_bytes(a)
+        pb.write_bytes(b)
+        ctx = rnd.choice([None, 0, 1, 3, 5])
+        args = ["diff"] if ctx is None else ["diff", f"-U{ctx}", "--label", "A", "--label", "B"]
+        real = subprocess.run([*args, str(pa), str(pb)], capture_output=True).stdout
+        la, lb = split(a), split(b)
+        script = changes(la, lb, ctx or 0)
+        out = _Out()
+        if ctx is None:
+            normal(out, la, lb, script)  # type: ignore[arg-type]
+        elif script:
+            out.write(b"--- A\n+++ B\n")
+            unified(out, la, lb, script, ctx)  # type: ignore[arg-type]
+        assert b"".join(out.parts) == real, (a, b, ctx)
+
+
+# --------------------------------------------------------------------------- patch
+
+N = "".join(f"{i}\n" for i in range(1, 31))
+N2 = N.replace("\n3\n", "\nx\n").replace("\n25\n", "\ny\n")
+P = {
+    "m": N, "m2": N2, "w/": Dir(), "w/m": N, "w2/": Dir(), "w2/m": N2, "sub/": Dir(), "sub/m": N,
+    "nl": "a\nb", "nl2": "a\nc\n",
+}
+MK = "diff -u m m2 > p.diff; "
+
+PATCH = [
+    Case("patch_stdin", MK + "patch < p.diff; echo $?; cmp m m2 && echo same; ls", P),
+    Case("patch_i", MK + "patch -i p.diff; echo $?; cmp m m2 && echo same", P),
+    Case("patch_backup", MK + "patch -b < p.diff; echo $?; ls m*; cmp m.orig sub/m && echo kept", P),
+    Case("patch_no_backup", MK + "(echo new; cat sub/m) > m; patch --no-backup-if-mismatch < p.diff; ls m*", P),
+    Case("patch_file_operand", MK + "cp m other; patch other p.diff; echo $?; cmp other m2 && echo same", P),
+    Case("patch_reverse", MK + "patch < p.diff; patch -R < p.diff; echo $?; cmp m sub/m && echo back", P),
+    Case("patch_dry_run", MK + "patch --dry-run < p.diff; echo $?; cmp m sub/m && echo untouched", P),
+    Case("patch_p1", "diff -ru w w2 > p.diff; patch -p1 < p.diff; echo $?; cmp m m2 && echo same", P),
+    Case("patch_p0", "diff -u w/m w2/m > p.diff; patch -p0 < p.diff; echo $?; cmp w/m m2 && echo same", P),
+    Case("patch_basename", "diff -u w/m w2/m > p.diff; patch < p.diff; echo $?; cmp m m2 && echo same", P),
+    Case("patch_offset", MK + "(echo new; cat sub/m) > m; patch < p.diff; echo $?; ls m*; head -n 4 m", P),
+    Case("patch_fuzz", MK + "sed -i 's/^23$/Q/' m; patch < p.diff; echo $?; ls m*", P),
+    Case("patch_failed", MK + "sed -i 's/^24$/Q/;s/^26$/Q/;s/^23$/Q/' m; patch < p.diff; echo $?; ls m*; cat m.rej", P),
+    Case("patch_failed_after_offset", MK + "(echo a; echo b; echo c; cat sub/m) | sed 's/^25$/Q/' > m; patch < p.diff; echo $?;"
+         " cat m.rej", P),
+    Case("patch_failed_dry", MK + "sed -i 's/^24$/Q/;s/^26$/Q/;s/^23$/Q/' m; patch --dry-run < p.diff; echo $?; ls m*", P),
+    Case("patch_reversed_detected", MK + "cp m2 m; patch < p.diff; echo $?; ls m*", P),
+    Case("patch_unreversed_detected", MK + "patch -R --dry-run < p.diff; echo $?", P),
+    Case("patch_no_newline", "diff -u nl nl2 > p.diff; patch nl < p.diff; cat nl; patch -R nl < p.diff; cat -A nl", P),
+    Case("patch_new_file", "diff -uN none m > p.diff; patch < p.diff; echo $?; cmp none m && echo created", P),
+    Case("patch_create", "diff -uN none m > p.diff; mv m keep; patch < p.diff; echo $?; ls; cmp keep m && echo same", P),
+    Case("patch_delete_file", "diff -uN m none > p.diff; patch < p.diff; echo $?; ls m 2>&1", P),
+    Case("patch_empty_result_kept", "diff -u --label m --label m m /dev/null > p.diff; patch < p.diff; echo $?;"
+         " wc -c m; patch -R < p.diff; cmp m sub/m && echo back", P),
+    Case("patch_missing_target", MK + "rm m; patch < p.diff; echo $?", P),
+    Case("patch_wrong_p", "diff -u w/m w2/m > p.diff; patch -p3 < p.diff; echo $?", P),
+    Case("patch_missing_patch_file", "patch -i nope; echo $?", P),
+    Case("patch_garbage", "echo garbage | patch; echo $?", P),
+    Case("patch_empty", "patch < /dev/null; echo $?", P),
+    Case("patch_bad_option", "patch --frobnicate < /dev/null; echo $?", P),
+    Case("patch_two_files", "cp w2/m w/n; cp m w2/n; touch -d @0 w/* w2/*; diff -ru w w2 > p.diff;"
+         " cp w/n n; patch -p1 < p.diff; echo $?; head -n 3 n; cmp m m2 && echo same", P),
+    Case("patch_git_diff", "printf 'diff --git a/m b/m\\nindex 1234567..89abcde 100644\\n' > p.diff;"
+         " diff -u m m2 | sed -e 's,^--- m.*,--- a/m,' -e 's,^+++ m2.*,+++ b/m,' >> p.diff;"
+         " patch < p.diff; echo $?; cmp m m2 && echo same", P),
+    Case("patch_git_new_and_deleted", "printf 'diff --git a/gone b/gone\\ndeleted file mode 100644\\nindex 01e79c3..0000000\\n"
+         "--- a/gone\\n+++ /dev/null\\n@@ -1,2 +0,0 @@\\n-1\\n-2\\ndiff --git a/n b/n\\nnew file mode 100644\\n"
+         "index 0000000..3e75765\\n--- /dev/null\\n+++ b/n\\n@@ -0,0 +1 @@\\n+new\\n' > p.diff; printf '1\\n2\\n' > gone;"
+         " patch -p1 < p.diff; echo $?; ls; cat n; patch -p1 < p.diff; echo $?", P),
+]
+
+
+@pytest.mark.parametrize("case", PATCH, ids=Case.id)
+def test_patch(case: Case) -> None:
+    assert_same(case)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_patch_round_trips_random_diffs(seed: int, tmp_path: Path) -> None:
+    """Real `diff -u` output applied by K's patch (forward and -R) restores each side."""
+    from differential import run_k
+
+    rnd = random.Random(100 + seed)
+    files: dict[str, File] = {}
+    script = []
+    for n in range(25):
+        a, b = _random_pair(rnd, rnd.choice([10, 40, 200]))
+        pa, pb = tmp_path / "A", tmp_path / "B"
+        pa.write_bytes(a)
+        pb.write_bytes(b)
+        ctx = rnd.choice([0, 1, 3])
+        d = subprocess.run(["diff", f"-U{ctx}", "--label", f"a{n}", "--label", f"a{n}", str(pa), str(pb)],
+                           capture_output=True).stdout
+        files[f"a{n}"] = File(a)
+        files[f"b{n}"] = File(b)
+        files[f"p{n}"] = File(d)
+        script.append(f"cp a{n} o{n}; patch a{n} < p{n} >/dev/null; cmp a{n} b{n} || echo FWD{n};"
+                      f" patch -R a{n} < p{n} >/dev/null; cmp a{n} o{n} || echo REV{n}")
+    r = run_k("\n".join(script), files)
+    assert r.stdout == b"" and r.stderr == b"", (r.stdout, r.stderr)

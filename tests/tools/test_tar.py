@@ -1,0 +1,114 @@
+"""tar against GNU tar: create, list and extract (c x t, -f -z -v -C, old-style clusters),
+messages and statuses; and archives crossing over: what K's tar writes real tar reads, and
+what real tar writes K's tar reads (plain and gzip).
+
+GNU tar archives a directory in the disk's order, which is arbitrary; K's tar in name order,
+so the listings of archives a case creates are sorted before they are compared."""
+
+from __future__ import annotations
+
+import base64
+import io
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+from differential import SEED_MTIME, Case, Dir, File, Link, assert_same, run_k
+
+F = {
+    "d/": Dir(), "d/a": "hello\n", "d/s/": Dir(0o750), "d/s/b": File("yo\n", 0o600), "d/l": Link("a"),
+    "top.txt": "top\n", "out/": Dir(), "secret": File("s\n", 0o200), "junk": "not a tar\n",
+}
+
+TAR = [
+    Case("tar_create_list", "tar cf x.tar d top.txt; echo $?; tar tf x.tar | sort", F),
+    Case("tar_create_list_v", "tar cf x.tar top.txt d/a; tar tvf x.tar", F),
+    Case("tar_create_verbose", "tar cvf x.tar d | sort; echo $?", F),
+    Case("tar_create_stdout_verbose", "tar cvf - top.txt 2>err | tar tf -; cat err", F),
+    Case("tar_list_v_dir", "tar cf x.tar d/s; tar -tvf x.tar", F),
+    Case("tar_list_symlink", "tar cf x.tar d/l; tar tvf x.tar | sed 's/ 20[0-9-]* [0-9:]* / DATE /'", F),
+    Case("tar_gzip", "tar czf x.tgz d; echo $?; tar tzf x.tgz | sort; tar tf x.tgz | sort; gunzip -c x.tgz | tar tf - | sort", F),
+    Case("tar_extract", "tar cf x.tar d top.txt; rm -r d top.txt; tar xf x.tar; echo $?;"
+         " find d top.txt | sort; cat d/a; stat -c '%a %Y %n' d d/s d/s/b top.txt | sort -k3", F),
+    Case("tar_extract_C", "tar czf x.tgz d; tar xzf x.tgz -C out; find out | sort; readlink out/d/l", F),
+    Case("tar_extract_C_first", "tar -C out -xf /dev/null; echo $?; tar cf x.tar d/a; tar -C out -xvf x.tar; cat out/d/a", F),
+    Case("tar_create_C", "tar -C d -cf x.tar a s; tar tf x.tar | sort", F),
+    Case("tar_extract_verbose", "tar cf x.tar top.txt d/a; rm top.txt; tar xvf x.tar", F),
+    Case("tar_extract_member", "tar cf x.tar d top.txt; tar xf x.tar -C out top.txt; ls out", F),
+    Case("tar_extract_overwrite", "tar cf x.tar top.txt; echo changed > top.txt; tar xf x.tar; cat top.txt", F),
+    Case("tar_pipe", "tar cf - d | tar xf - -C out; echo $?; cat out/d/s/b", F),
+    Case("tar_long_options", "tar --create --gzip --file=x.tgz top.txt; tar --list --file x.tgz", F),
+    Case("tar_leading_slash", "tar cf x.tar \"$HOME/top.txt\"; echo $?; tar tf x.tar | sed 's,^[a-z].*/top.txt$,REL,'", F),
+    Case("tar_missing_member", "tar cf x.tar top.txt nope; echo $?; tar tf x.tar", F),
+    Case("tar_missing_archive", "tar tf nope.tar; echo $?; tar xf nope.tar; echo $?", F),
+    Case("tar_not_in_archive", "tar cf x.tar top.txt; tar tf x.tar zz; echo $?; tar xf x.tar zz; echo $?", F),
+    Case("tar_not_a_tar", "tar tf junk; echo $?", F),
+    Case("tar_z_not_gzip", "tar cf x.tar top.txt; tar tzf x.tar; echo $?", F),
+    Case("tar_empty_create", "tar cf x.tar; echo $?", F),
+    Case("tar_no_mode", "tar f x.tar; echo $?; tar; echo $?", F),
+    Case("tar_two_modes", "tar -c -t -f x.tar top.txt; echo $?", F),
+    Case("tar_bad_option", "tar -q; echo $?; tar --frob; echo $?", F),
+    Case("tar_C_missing", "tar cf x.tar top.txt; tar xf x.tar -C nope; echo $?", F),
+    Case("tar_extract_as_user", "tar cf x.tar d; tar xf x.tar -C out; echo $?; stat -c '%a %Y %n' out/d out/d/s out/d/s/b"
+         " out/d/a | sort -k3; cat out/d/s/b", F, user=1000),
+    Case("tar_extract_over_symlink", "tar cf x.tar d/l; rm d/l; ln -s top.txt d/l; tar xvf x.tar; readlink d/l", F),
+    Case("tar_verbose_twice", "tar cf x.tar top.txt; tar -tvvf x.tar", F),
+    Case("tar_dot_members", "tar -czf x.tgz -C d . && tar tzf x.tgz | sort", F),
+    Case("tar_trailing_slash", "tar cf x.tar d/ ./top.txt && tar tf x.tar | sort", F),
+    Case("tar_missing_default_archive", "tar tf x.tar; echo $?", F),
+    Case("tar_permission", "tar cf x.tar secret top.txt; echo $?; tar tf x.tar", F, user=1000),
+]
+
+
+@pytest.mark.parametrize("case", TAR, ids=Case.id)
+def test_tar(case: Case) -> None:
+    assert_same(case)
+
+
+# --------------------------------------------------------------------------- crossing over
+
+
+@pytest.mark.parametrize("z", ["", "z"])
+def test_real_tar_reads_k_archives(z: str, tmp_path: Path) -> None:
+    r = run_k(f"tar c{z}f x.tar d top.txt && base64 -w0 x.tar", F)
+    assert r.status == 0, r.stderr
+    archive = tmp_path / "x.tar"
+    archive.write_bytes(base64.b64decode(r.stdout))
+    listing = subprocess.run(["tar", f"t{z}vf", str(archive)], capture_output=True, text=True, env={"TZ": "UTC"})
+    assert listing.returncode == 0, listing.stderr
+    lines = listing.stdout.splitlines()
+    assert "-rw-r--r-- root/root         6 2024-01-02 03:04 d/a" in lines
+    assert "drwxr-x--- root/root         0 2024-01-02 03:04 d/s/" in lines
+    assert any(x.startswith("lrwxrwxrwx root/root") and x.endswith("d/l -> a") for x in lines)
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run(["tar", f"x{z}f", str(archive), "-C", str(out)], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert (out / "d/s/b").read_text() == "yo\n"
+    assert (out / "d/s/b").stat().st_mode & 0o777 == 0o600
+    assert int((out / "d/a").stat().st_mtime) == SEED_MTIME
+    assert (out / "d/l").readlink() == Path("a")
+
+
+@pytest.mark.parametrize("z", ["", "z"])
+def test_k_reads_real_archives(z: str, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "p" / "q").mkdir(parents=True)
+    (src / "p" / "f").write_bytes(b"data\n" * 100)
+    (src / "p" / "q" / "g").write_text("g\n")
+    (src / "p" / "q" / "g").chmod(0o640)
+    (src / "p" / "ln").symlink_to("f")
+    subprocess.run(["touch", "-h", "-d", "@1704164645", *map(str, src.glob("p/**/*")), str(src / "p")], check=True)
+    made = subprocess.run(["tar", f"c{z}f", "-", "--sort=name", "-C", str(src), "p"], capture_output=True, check=True)
+    files = {"a.tar": File(made.stdout), "out/": Dir()}
+    r = run_k(f"tar t{z}vf a.tar; tar x{z}f a.tar -C out; echo $?; cat out/p/q/g; stat -c '%a %s %Y' out/p/q/g out/p/f;"
+              " readlink out/p/ln", files)
+    assert r.stderr == b""
+    with tarfile.open(fileobj=io.BytesIO(made.stdout)) as tf:
+        names = [m.name for m in tf]
+    listed = [x.rsplit(" ", 1)[-1] if "->" not in x else x.split(" -> ")[0].rsplit(" ", 1)[-1]
+              for x in r.stdout.decode().splitlines()[: len(names)]]
+    assert [n.rstrip("/") for n in listed] == names
+    rest = r.stdout.decode().splitlines()[len(names):]
+    assert rest == ["0", "g", "640 2 1704164645", "644 500 1704164645", "f"]
