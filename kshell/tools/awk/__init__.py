@@ -151,6 +151,8 @@ def _run(rt: Runtime, begins, ends, rules, funcs) -> int:
 
 def _main_loop(rt: Runtime, rules) -> int | None:
     """Run the rules over every record; a negative result means `exit` (status -r - 1)."""
+    if all(end is None for _, end, _ in rules):
+        return _simple_loop(rt, rules)
     active = [False] * len(rules)
     vars_ = rt.vars
     nr = vars_["NR"]
@@ -182,6 +184,42 @@ def _main_loop(rt: Runtime, rules) -> int | None:
                 if matched:
                     if act is None:
                         rt.write(rt.record + vars_["ORS"])
+                    else:
+                        act()
+        except Next:
+            continue
+        except NextFile:
+            if rt.main is not None:
+                rt.main.close()
+                rt.main = None
+            continue
+        except Exit as x:
+            return -(x.status or 0) - 1
+
+
+def _simple_loop(rt: Runtime, rules) -> int | None:
+    """_main_loop for rules without range patterns (the usual program), with less work per
+    record: records already cut are taken straight from the reader."""
+    vars_ = rt.vars
+    write = rt.write
+    pairs = [(pat, act) for pat, _, act in rules]
+    while True:
+        main = rt.main
+        if main is not None and main.pending and vars_["RS"] == main.pending_rs:
+            rec = main.pending.pop()
+        else:
+            rec = rt.next_main()
+            if rec is None:
+                return None
+        vars_["NR"] = float(vars_["NR"]) + 1.0
+        vars_["FNR"] = float(vars_["FNR"]) + 1.0
+        rt.record = rec
+        rt.fields = None
+        try:
+            for pat, act in pairs:
+                if pat is None or pat():
+                    if act is None:
+                        write(rt.record + vars_["ORS"])
                     else:
                         act()
         except Next:

@@ -14,8 +14,10 @@ from kshell.tools.awk.values import (
     StrNum,
     Uninit,
     compare,
+    field,
     format_printf,
     is_num,
+    str_to_num,
     to_bool,
     to_num,
     to_str,
@@ -224,6 +226,17 @@ class Compiler:
         elif not fns:
             def text() -> str:
                 return rt.get_record() + rt.vars["ORS"]
+        elif all(_const_field(a) is not None for a in args):
+            texts = [self.field_text(_const_field(a)) for a in args]
+            vs = rt.vars
+            if len(texts) == 1:
+                t0 = texts[0]
+
+                def text() -> str:
+                    return t0() + vs["ORS"]
+            else:
+                def text() -> str:
+                    return vs["OFS"].join([t() for t in texts]) + vs["ORS"]
         elif len(fns) == 1:
             f0 = fns[0]
 
@@ -235,11 +248,27 @@ class Compiler:
                 vs = rt.vars
                 return vs["OFS"].join([v if type(v) is not float else rt.out_str(v)
                                        for v in [f() for f in fns]]) + vs["ORS"]
-        if target is None:
-            write = rt.write
+        if target is None:  # rt.write, inlined
+            pending = rt.pending
+            drain = rt.drain
+            one = _const_field(args[0]) if kind == "print" and len(args) == 1 else None
+            if one:
+                j = one - 1
+                vs = rt.vars
+
+                def run_print_field() -> None:
+                    f = rt.fields
+                    if f is None:
+                        f = rt.split()
+                    pending.append((f[j] if j < len(f) else "") + vs["ORS"])
+                    if len(pending) >= 512:
+                        drain()
+                return run_print_field
 
             def run_print() -> None:
-                write(text())
+                pending.append(text())
+                if len(pending) >= 512:
+                    drain()
             return run_print
 
         def run_print_to() -> None:
@@ -255,14 +284,45 @@ class Compiler:
             rt = self.rt
             return lambda: regex.search(rt.get_record()) is not None
         if node[0] == "cmp":
-            f = self.expr(node)
-            return lambda: f() == 1.0
+            rt = self.rt
+            a = self.expr(node[2])
+            b = self.expr(node[3])
+            test = _CMP[node[1]]
+            if node[3][0] == "num":  # `NR > 1`: a number on the right
+                y = node[3][1]
+
+                def cmp_num_cond() -> bool:
+                    x = a()
+                    if type(x) is float:
+                        return test((x > y) - (x < y))
+                    return test(compare(x, y, rt.convfmt()))
+                return cmp_num_cond
+
+            def cmp_cond() -> bool:
+                x = a()
+                y = b()
+                if type(x) is float and type(y) is float:
+                    return test((x > y) - (x < y))
+                return test(compare(x, y, rt.convfmt()))
+            return cmp_cond
         f = self.expr(node)
         return lambda: to_bool(f())
 
     def subscript(self, subs):
         rt = self.rt
         if len(subs) == 1:
+            node = subs[0]
+            while node[0] == "group":
+                node = node[1]
+            if node[0] == "field" and node[1][0] == "num" and int(node[1][1]) > 0:
+                j = int(node[1][1]) - 1
+
+                def field_key() -> str:  # the field's own text, as str(field(text)) is
+                    f = rt.fields
+                    if f is None:
+                        f = rt.split()
+                    return f[j] if j < len(f) else ""
+                return field_key
             f = self.expr(subs[0])
 
             def key() -> str:
@@ -379,6 +439,94 @@ class Compiler:
             return set_field
         raise AwkFatal("invalid assignment target")
 
+    def field_text(self, i: int):
+        """Field i's text as print shows it (the field's own text; "" past NF)."""
+        rt = self.rt
+        if i == 0:
+            return rt.get_record
+        j = i - 1
+
+        def text() -> str:
+            f = rt.fields
+            if f is None:
+                f = rt.split()
+            return f[j] if j < len(f) else ""
+        return text
+
+    def num_expr(self, node):
+        """An expression's value as a number, or None when no faster than to_num(expr()):
+        a constant field is converted straight from its text (to_num(field(t)) is
+        str_to_num(t))."""
+        if node[0] == "group":
+            return self.num_expr(node[1])
+        if node[0] == "field" and node[1][0] == "num" and int(node[1][1]) > 0:
+            rt = self.rt
+            j = int(node[1][1]) - 1
+
+            def num_field() -> float:
+                f = rt.fields
+                if f is None:
+                    f = rt.split()
+                if j < len(f):
+                    t = f[j]
+                    return float(t) if t.isdigit() and t.isascii() else str_to_num(t)
+                return 0.0
+            return num_field
+        return None
+
+    def assign_op_fast(self, op: str, target, val, value_node):
+        """`x OP= v` on a global variable, or `a[k] OP= v` with a side-effect-free subscript:
+        the variable (array and key) looked up once; the same order and results as the
+        general getter-then-setter path."""
+        rt = self.rt
+        fn = _ARITH[op]
+        num = self.num_expr(value_node)
+        if num is not None:
+            val = num
+        if target[0] == "var":
+            name = target[1]
+            if (self.locals is not None and name in self.locals) or name in _NOT_PLAIN \
+                    or name in GAWK_ONLY_VARS or name in self.funcs:
+                return None
+            vars_ = rt.vars
+
+            def assign_global() -> object:
+                v = val()
+                cur = vars_.get(name, UNINIT)
+                t = type(cur)
+                if t is dict:
+                    raise AwkFatal(f"attempt to use array `{name}' in a scalar context")
+                r = fn(cur if t is float else to_num(cur), v if type(v) is float else to_num(v))
+                vars_[name] = r
+                return r
+            if op == "+":
+                def add_global() -> object:
+                    v = val()
+                    cur = vars_.get(name, UNINIT)
+                    t = type(cur)
+                    if t is dict:
+                        raise AwkFatal(f"attempt to use array `{name}' in a scalar context")
+                    r = (cur if t is float else to_num(cur)) + (v if type(v) is float else to_num(v))
+                    vars_[name] = r
+                    return r
+                return add_global
+            return assign_global
+        if target[0] == "index" and all(_pure(s) for s in target[2]):
+            arr = self.array(target[1])
+            key = self.subscript(target[2])
+
+            def assign_elem() -> object:
+                v = val()
+                a = arr()
+                k = key()
+                cur = a.get(k)
+                r = fn(0.0 if cur is None else cur if type(cur) is float else to_num(cur),
+                       v if type(v) is float else to_num(v))
+                a[k] = r
+                return r
+            return assign_elem
+        return None
+
     def lvalue_get(self, target):
         if target[0] == "var":
             return self.getter(target[1])
@@ -418,7 +566,16 @@ class Compiler:
                 i = int(inner[1])
                 if i == 0:
                     return rt.get_record_value
-                return lambda: rt.get_field(i)
+                if i < 0:
+                    return lambda: rt.get_field(i)
+                j = i - 1
+
+                def const_field() -> object:
+                    f = rt.fields
+                    if f is None:
+                        f = rt.split()
+                    return field(f[j]) if j < len(f) else UNINIT
+                return const_field
             idx = self.expr(inner)
             return lambda: rt.get_field(int(to_num(idx())))
         if k == "assign":
@@ -432,8 +589,11 @@ class Compiler:
                         v = UNINIT
                     return setter(v)
                 return assign
-            get = self.lvalue_get(target)
             fn = _ARITH[op[:-1]]
+            fast = self.assign_op_fast(op[:-1], target, val, value)
+            if fast is not None:
+                return fast
+            get = self.lvalue_get(target)
 
             def assign_op() -> object:
                 v = val()
@@ -511,8 +671,16 @@ class Compiler:
             return concat
         if k == "bin":
             fn = _ARITH[node[1]]
-            a = self.expr(node[2])
-            b = self.expr(node[3])
+            na = self.num_expr(node[2])
+            nb = self.num_expr(node[3])
+            a = na or self.expr(node[2])
+            b = nb or self.expr(node[3])
+            if na is not None and nb is not None:
+                return lambda: fn(a(), b())
+            if na is not None:
+                return lambda: fn(a(), to_num(b()))
+            if nb is not None:
+                return lambda: fn(to_num(a()), b())
             return lambda: fn(to_num(a()), to_num(b()))
         if k in ("preinc", "postinc"):
             delta = node[1]
@@ -631,6 +799,32 @@ class Compiler:
                 return lazy
             return v
         return global_ref
+
+
+# variables whose assignment does more than store (the setter's special cases)
+_NOT_PLAIN = frozenset({"NF", "FS", "RS", "CONVFMT", "OFMT", "SUBSEP", "OFS", "ORS"})
+_PURE = frozenset({"num", "str", "var", "field", "group", "concat"})
+
+
+def _const_field(node) -> int | None:
+    """i for `$i` with a constant i >= 0 (in parentheses or not), else None."""
+    while node[0] == "group":
+        node = node[1]
+    if node[0] == "field" and node[1][0] == "num" and node[1][1] >= 0 and node[1][1] == int(node[1][1]):
+        return int(node[1][1])
+    return None
+
+
+def _pure(node) -> bool:
+    """Whether evaluating an expression twice is the same as once (no side effects)."""
+    k = node[0]
+    if k not in _PURE:
+        return False
+    if k == "field" or k == "group":
+        return _pure(node[1])
+    if k == "concat":
+        return _pure(node[1]) and _pure(node[2])
+    return True
 
 
 def _div(a: float, b: float) -> float:

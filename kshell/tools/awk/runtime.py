@@ -43,6 +43,10 @@ class Records:
         self.chunks = chunks
         self.buf = ""
         self.eof = False
+        # records already cut from `buf` by a one-character RS (`pending_rs`), the next last:
+        # a chunk is split once, not sliced per record
+        self.pending: list[str] = []
+        self.pending_rs = ""
 
     def _more(self) -> bool:
         if self.eof:
@@ -53,17 +57,36 @@ class Records:
         self.eof = True
         return False
 
+    def _unsplit(self) -> None:
+        """Put the records cut ahead back into `buf` (RS changed, or another RS form reads)."""
+        if self.pending:
+            rs = self.pending_rs
+            self.pending.reverse()
+            self.buf = rs.join(self.pending) + rs + self.buf
+            self.pending = []
+
     def next(self) -> str | None:
         rs = self.rt.vars["RS"]
-        rs = to_str(rs, "%.6g")
+        if type(rs) is not str:
+            rs = to_str(rs, "%.6g")
+        pending = self.pending
+        if pending:
+            if rs == self.pending_rs:
+                return pending.pop()
+            self._unsplit()
         if len(rs) == 1:
             start = 0
             while True:
-                i = self.buf.find(rs, start)
-                if i >= 0:
-                    rec = self.buf[:i]
-                    self.buf = self.buf[i + 1 :]
-                    return rec
+                if self.buf.find(rs, start) >= 0:
+                    parts = self.buf.split(rs)
+                    self.buf = parts.pop()
+                    if len(parts) > 1:
+                        parts.reverse()
+                        rec = parts.pop()
+                        self.pending = parts
+                        self.pending_rs = rs
+                        return rec
+                    return parts[0]
                 start = len(self.buf)
                 if not self._more():
                     if self.buf:
@@ -169,6 +192,7 @@ class Runtime:
     def __init__(self, sh: Interp) -> None:
         self.sh = sh
         self.out = Output(sh)
+        self.pending: list[str] = []  # written, not yet encoded into `out`
         self.vars: dict = {
             "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "NR": 0.0, "FNR": 0.0, "NF": 0.0,
             "SUBSEP": "\x1c", "CONVFMT": "%.6g", "OFMT": "%.6g", "RSTART": 0.0, "RLENGTH": -1.0,
@@ -180,6 +204,7 @@ class Runtime:
         self.vars["ENVIRON"] = env
         self.record = ""
         self.fields: list[str] | None = []
+        self._char_fs = "\0\0"  # the last FS seen that splits on its one character (str.split)
         self.frame: list = []
         self.depth = 0
         self.seed = 0.0
@@ -259,7 +284,18 @@ class Runtime:
     def split(self) -> list[str]:
         f = self.fields
         if f is None:
-            f = self.fields = self.split_fs(self.record, to_str(self.vars["FS"]))[0]
+            fs = self.vars["FS"]
+            rec = self.record
+            if fs == self._char_fs and type(fs) is str:  # split_fs's one-character case
+                f = self.fields = rec.split(fs) if rec else []
+            elif fs == " " and rec.isprintable():
+                # no tab, newline or other white space that str.split() would also cut at
+                f = self.fields = rec.split()
+            else:
+                fs = to_str(fs)
+                if len(fs) == 1 and fs != " " and fs != "\\" and (fs == "\t" or not fs.isalnum()):
+                    self._char_fs = fs
+                f = self.fields = self.split_fs(rec, fs)[0]
         return f
 
     def get_record(self) -> str:
@@ -315,9 +351,20 @@ class Runtime:
     # ---------------------------------------------------------------- output
 
     def write(self, s: str) -> None:
-        self.out.write(s.encode("latin-1"))
+        pending = self.pending
+        pending.append(s)
+        if len(pending) >= 512:  # as compile's print does
+            self.drain()
+
+    def drain(self) -> None:
+        """Hand the text written so far to the output buffer (encoded once for many writes)."""
+        if self.pending:
+            data = "".join(self.pending).encode("latin-1")
+            self.pending.clear()
+            self.out.write(data)
 
     def flush(self) -> None:
+        self.drain()
         self.out.flush()
 
     def output(self, op: str, name: str) -> OutFile:

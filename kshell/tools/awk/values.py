@@ -41,6 +41,10 @@ UNINIT.num = 0.0
 
 def field(text: str):
     """A field or other input value: a StrNum when it looks numeric."""
+    if text.isdigit() and text.isascii():  # the common case, without the regex
+        v = StrNum(text)
+        v.num = float(text)
+        return v
     if _NUMERIC.match(text):
         v = StrNum(text)
         v.num = float(text)

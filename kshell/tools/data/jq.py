@@ -238,6 +238,65 @@ def _values(text: str) -> tuple[list[Any], list[int], str | None]:
     return values, lines, err
 
 
+# --------------------------------------------------------------------------- the fast path
+
+# The usual way to run a program: libjq parses the file's text and runs the program on each value
+# in one pass (no Python round trip of the input). The value-by-value path below (libjq parses,
+# Python holds the values, each is re-encoded for the program) differs from it only where a
+# number literal is not canonical (libjq 1.8 keeps `1.000`, `1e2`, `-0`, 16+ digit integers as
+# written, and `nan`/`infinity` as such, where a Python round trip normalises them), and in
+# `input`/`halt`/`debug`/`stderr`, which see the stream; such texts and programs take the
+# value-by-value path, as do inputs whose program fails (for the per-value messages and the
+# values after a failing one).
+_CANON = bytes.maketrans(b"123456789eENAIF", b"000000000..naif")  # a fraction or exponent: "0."
+_SPACE = frozenset(b" \t\r\n")
+_BEFORE_VALUE = frozenset(b":,[]}")  # what precedes a value in a container, white space aside
+_AFTER_SCALAR = frozenset(b'"0.l')  # how a string, number, true/false/null ends, as folded
+_MINUS_ZERO = re.compile(rb"-0(?!0)")
+_STREAM_WORDS = ("input", "halt", "debug", "stderr")
+
+
+def _value_here(t: bytes, pos: int) -> bool:
+    """Whether a JSON value may start at `pos` of the folded text: at the start, after `:,[]}`
+    (white space aside), or after white space that follows a top-level scalar. (Not caught: a
+    top-level value written flush against the scalar before it, as in `"a"nan`.)"""
+    before = pos - 1
+    while before >= 0 and t[before] in _SPACE:
+        before -= 1
+    if before < 0 or t[before] in _BEFORE_VALUE:
+        return True
+    return before < pos - 1 and t[before] in _AFTER_SCALAR
+
+
+def _canonical_numbers(data: bytes) -> bool:
+    """Whether every number in the JSON text `data` reads back as written after a round trip
+    through Python (integers of at most 15 digits, no fraction, exponent, -0, nan or infinity).
+    Looks at the text with digits and case folded; a string that merely looks like such a
+    number only costs the fast path."""
+    t = data.translate(_CANON)
+    if b"0." in t or b"0000000000000000" in t:
+        return False
+    for m in _MINUS_ZERO.finditer(t):
+        if _value_here(t, m.start()):
+            return False
+    for word in (b"nan", b"inf"):
+        pos = t.find(word)
+        while pos >= 0:
+            if _value_here(t, pos - 1 if pos and t[pos - 1] == 45 else pos):  # 45: "-"
+                return False
+            pos = t.find(word, pos + 3)
+    return True
+
+
+def _fast_results(prog: Any, data: str) -> list[Any] | None:
+    """All the program's results over the text's values, or None when libjq reports an error
+    (the caller then takes the value-by-value path, which reports it as jq does)."""
+    try:
+        return prog.input_text(data).all()
+    except ValueError:
+        return None
+
+
 # --------------------------------------------------------------------------- the command
 
 _FLAGS = {"r": "raw", "j": "join", "c": "compact", "n": "null", "s": "slurp", "S": "sort", "e": "exit",
@@ -385,14 +444,23 @@ def _run(sh: Interp, program: str, files: list[str], flags: set[str], indent: in
     # inputs: (values, line numbers, source name, parse error)
     sources: list[tuple[list[Any], list[int], str, str | None]] = []
     raw_in = "rawin" in flags
+    fast = not raw_in and "slurp" not in flags and "null" not in flags and \
+        not any(w in program for w in _STREAM_WORDS)
+    # the texts left for the fast path: source index -> text
+    texts: dict[int, str] = {}
     for name in files or ["-"]:
         label = "<stdin>" if name == "-" else name
         try:
-            data = read_all(sh, name).decode("utf-8", "replace")
+            raw_data = read_all(sh, name)
         except OSError as e:
             if e.errno != 21:
                 sh.write_err(f"jq: error: Could not open file {name}: {e.strerror}\n")
             status = 2
+            continue
+        data = raw_data.decode("utf-8", "replace")
+        if fast and _canonical_numbers(raw_data):
+            texts[len(sources)] = data
+            sources.append(([], [], label, None))
             continue
         if raw_in:
             if "slurp" in flags:
@@ -435,7 +503,20 @@ def _run(sh: Interp, program: str, files: list[str], flags: set[str], indent: in
     end = "" if "join" in flags else "\n"
     out = Output(sh)
     last_output: list[Any] = []
-    for values, lines, label, err in work:
+    for index, (values, lines, label, err) in enumerate(work):
+        text = texts.get(index)
+        if text is not None:
+            results = _fast_results(prog, text)
+            if results is not None:
+                for result in results:
+                    if raw and isinstance(result, str):
+                        out.write((result + end).encode("utf-8", "surrogateescape"))
+                    else:
+                        out.write((dumper.dump(result) + end).encode("utf-8", "surrogateescape"))
+                if results:
+                    last_output[:] = [results[-1]]
+                continue
+            values, lines, err = _values(text)
         for value, line in zip(values, lines, strict=False):
             try:
                 for result in prog.input_value(value):

@@ -55,6 +55,11 @@ class Lister:
         self.first = True  # nothing printed yet (for the blank lines between directories)
         self.now = now_ns()
         self.tz = zone(sh)
+        # per-command caches: owner and group names, mode strings and dates repeat across entries
+        self.users: dict[int, str] = {}
+        self.groups: dict[int, str] = {}
+        self.modes: dict[int, str] = {}
+        self.dates: dict[int, str] = {}
 
     def out(self, text: str) -> None:
         self.sh.out(text)
@@ -118,13 +123,29 @@ class Lister:
             self.out("".join(lines))
             return
         rows = []
+        numeric = "n" in self.flags
+        show_ino = "i" in self.flags
+        show_blocks = "s" in self.flags
+        users, groups, modes, dates = self.users, self.groups, self.modes, self.dates
         for e in entries:
             i = e.inode
             if i is None:
                 continue
-            numeric = "n" in self.flags
-            owner = str(i.uid) if numeric else user_name(i.uid)
-            group = str(i.gid) if numeric else group_name(i.gid)
+            if numeric:
+                owner, group = str(i.uid), str(i.gid)
+            else:
+                owner = users.get(i.uid)
+                if owner is None:
+                    owner = users[i.uid] = user_name(i.uid)
+                group = groups.get(i.gid)
+                if group is None:
+                    group = groups[i.gid] = group_name(i.gid)
+            mode = modes.get(i.mode)
+            if mode is None:
+                mode = modes[i.mode] = mode_string(i.mode)
+            date = dates.get(i.mtime)
+            if date is None:
+                date = dates[i.mtime] = self.date(i.mtime)
             if i.kind in (st.S_IFCHR, st.S_IFBLK):
                 size = f"{i.rdev >> 8}, {i.rdev & 0xFF}"
             else:
@@ -140,23 +161,24 @@ class Lister:
                 name += self.indicator(i)
             rows.append(
                 (
-                    str(i.ino),
-                    str(_kblocks(i)),
-                    mode_string(i.mode),
+                    str(i.ino) if show_ino else "",
+                    str(_kblocks(i)) if show_blocks else "",
+                    mode,
                     str(i.nlink),
                     owner,
                     group,
                     size,
-                    self.date(i.mtime),
+                    date,
                     name,
                 )
             )
-        w = [max((len(r[k]) for r in rows), default=0) for k in range(9)]
+        w = [max(map(len, col), default=0) for col in zip(*rows)] if rows else [0] * 9
         if total:
             lines.append(f"total {self.total(entries)}\n")
+        w3, w4, w5, w6 = w[3], w[4], w[5], w[6]
         for r in rows:
-            pre = (f"{r[0]:>{w[0]}} " if "i" in self.flags else "") + (f"{r[1]:>{w[1]}} " if "s" in self.flags else "")
-            lines.append(f"{pre}{r[2]} {r[3]:>{w[3]}} {r[4]:<{w[4]}} {r[5]:<{w[5]}} {r[6]:>{w[6]}} {r[7]} {r[8]}\n")
+            pre = (f"{r[0]:>{w[0]}} " if show_ino else "") + (f"{r[1]:>{w[1]}} " if show_blocks else "")
+            lines.append(f"{pre}{r[2]} {r[3]:>{w3}} {r[4]:<{w4}} {r[5]:<{w5}} {r[6]:>{w6}} {r[7]} {r[8]}\n")
         self.out("".join(lines))
 
     def total(self, entries: list[Entry]) -> str:

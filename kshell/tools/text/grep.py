@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, check_class_syntax, translate
-from kshell.tools.text.textio import Output, blocks, message, open_chunks, read_all
+from kshell.tools.text.textio import READ_SIZE, Output, blocks, message, open_chunks, read_all
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -352,7 +352,7 @@ class _Run:
             return
         if self._excluded_file(name, command_line=True):
             return
-        self.file(name, name)
+        self.file(name, name, inode)
 
     def _excluded_file(self, path: str, command_line: bool = False) -> bool:
         base = path.rstrip("/").rsplit("/", 1)[-1]
@@ -394,13 +394,18 @@ class _Run:
                 continue
             if not inode.is_reg or self._excluded_file(path):
                 continue
-            self.file(path, path)
+            self.file(path, path, inode)
 
     # ------------------------------------------------------------------ one input
 
-    def file(self, name: str, shown: str) -> None:
+    def file(self, name: str, shown: str, inode=None) -> None:
         try:
-            chunks = open_chunks(self.sh, name)
+            if inode is not None and inode.is_reg and inode.size <= READ_SIZE:
+                # a small file is one chunk either way: read it in one read transaction
+                data = self.sh.fs.read_file(name)
+                chunks = iter([data] if data else [])
+            else:
+                chunks = open_chunks(self.sh, name)
             count = self.scan(chunks, shown)
         except _Stop:
             self.done = True
