@@ -4,6 +4,9 @@ VFS, with state kept between calls (so an interactive session can reuse one Shel
     shell = Shell(fs, name="k", env={"HOME": "/home/agent"}, limits=Limits())
     result = shell.run("echo hi > f; cat f", stdin=b"", args=["a1"])  # Result(stdout, stderr, status)
     status = shell.run_streaming(script, stdout=write_fn, stderr=write_fn, stdin=b"")
+
+`Shell(fs, hosts={"api": {"/hello": "hello\\n"}})` binds virtual hosts for curl and wget
+(kshell.tools.net.hosts), listed in /sys/hosts.md; `network=True` allows real HTTP.
 """
 
 from __future__ import annotations
@@ -80,7 +83,7 @@ class Shell:
     prints `bash: line 1: ...`; K prints `k: line 1: ...`)."""
 
     def __init__(self, fs, *, name: str = "k", env: dict[str, str] | None = None,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None, hosts: dict | None = None, network: bool = False) -> None:
         from kfs.vfs import PathFS
 
         self.limits = limits or Limits()
@@ -93,6 +96,24 @@ class Shell:
             self.interp.init_env(env)
         init_defaults(self.interp)
         self.exited: int | None = None
+        self.bind_hosts(hosts or {}, network=network, clear=False)
+
+    def bind_hosts(self, hosts: dict, *, network: bool = False, clear: bool = True) -> None:
+        """Bind virtual hosts for curl and wget (name -> {path: response} or a handler) and
+        list them in /sys/hosts.md (removed, unless `clear` is false, when none are bound);
+        `network` allows real HTTP to other hosts."""
+        from kfs.vfs import Cred, PathFS
+        from kshell.tools.net.hosts import bind
+
+        self.hosts = bind(self.session, hosts, network)
+        if not hosts and not clear:
+            return
+        root = PathFS(self.interp.fs.vfs, cred=Cred(0, 0), cwd="/", home="/", umask=0o022)
+        if hosts:
+            root.mkdir("/sys", 0o755, parents=True)
+            root.write_file("/sys/hosts.md", self.hosts.markdown())
+        elif root.exists("/sys/hosts.md"):
+            root.unlink("/sys/hosts.md")
 
     @property
     def tools(self) -> dict:

@@ -594,17 +594,10 @@ def let(sh: Interp, argv: list[str]) -> int:
 
 @builtin("wait")
 def wait(sh: Interp, argv: list[str]) -> int:
-    """Background commands run to completion when started, so waiting only reports."""
-    status = 0
-    for arg in argv[1:]:
-        if arg.startswith("-"):
-            continue
-        if not arg.isdigit() or int(arg) not in sh.session.jobs:
-            sh.error(f"wait: pid {arg} is not a child of this shell")
-            status = 127
-            continue
-        status = sh.session.jobs[int(arg)]
-    return status
+    """Wait for background jobs (kshell.tools.jobs has the job table's tools)."""
+    from kshell.tools.jobs import wait as wait_jobs
+
+    return wait_jobs(sh, argv)
 
 
 @builtin("umask")

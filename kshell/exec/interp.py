@@ -26,6 +26,7 @@ from kshell.exec.errors import (
     FatalError,
     ReturnSignal,
 )
+from kshell.exec.jobs import JobTable
 from kshell.exec.printer import (
     trace_array_literal,
     trace_quote,
@@ -33,7 +34,7 @@ from kshell.exec.printer import (
     trace_value,
     word_text,
 )
-from kshell.exec.streams import BufferSink, Cancel, NullStream, Pipe, PipeReader, PipeWriter, Stream
+from kshell.exec.streams import BufferSink, Cancel, Pipe, PipeReader, PipeWriter, Stream
 from kshell.exec.variables import EXPORT, READONLY, Var, Variables
 from kshell.exec.varops import ReadonlyError, VarOps
 from kshell.expand import arith
@@ -92,7 +93,7 @@ class Session:
         self.cancel = Cancel(time.monotonic() + limits.wall_time)
         self.iterations = 0
         self.tmp_counter = 0
-        self.jobs: dict[int, int] = {}  # pid of a finished background command -> status
+        self.jobs = JobTable()  # background commands (`&`), for jobs/wait/kill and $!
         self.tools: dict[str, Builtin] = {}
 
     def new_pid(self) -> int:
@@ -930,14 +931,9 @@ class Interp(VarOps):
         return status
 
     def exec_background(self, node: Background) -> int:
-        """`cmd &`: run to completion now, in a subshell (jobs come with the SSH issue)."""
-        child = self.fork()
-        child.fds = dict(self.fds)
-        child.fds[0] = NullStream()
-        pid = child.pid
-        status = child.run_subshell(lambda: child.execute(node.command))
-        self.session.jobs[pid] = status
-        self.last_bg = pid
+        """`cmd &`: run concurrently, in a subshell on its own thread, as a job of the session."""
+        job = self.session.jobs.start(self, node.command)
+        self.last_bg = job.pid
         self.last_status = 0
         return 0
 

@@ -11,6 +11,7 @@ from kshell.builtins import Builtin
 
 def registry() -> dict[str, Builtin]:
     """Every tool of every family (imported on first use, not when kshell is imported)."""
-    from kshell.tools import awk, data, files, sed, system, text
+    from kshell.tools import awk, data, files, jobs, net, sed, system, text
 
-    return {**files.TOOLS, **text.TOOLS, **sed.TOOLS, **awk.TOOLS, **data.TOOLS, **system.TOOLS}
+    return {**files.TOOLS, **text.TOOLS, **sed.TOOLS, **awk.TOOLS, **data.TOOLS, **system.TOOLS,
+            **net.TOOLS, **jobs.TOOLS}

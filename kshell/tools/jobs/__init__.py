@@ -1,0 +1,280 @@
+"""Job control for K-local background work (`cmd &`): jobs, kill, wait, fg, bg, ps, on the
+session's job table (kshell.exec.jobs). K jobs are threads, not host processes: signals are
+virtual (a terminating signal cancels the job), and a job cannot be stopped, so `fg` waits for
+it and `bg` finds it already running."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kshell.builtins import Builtin
+from kshell.exec.jobs import SIGNALS, STOPS, Job, JobTable, describe, signal_number
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+KILL_USAGE = "kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]\n"
+WAIT_USAGE = "wait: usage: wait [-fn] [-p var] [id ...]\n"
+JOBS_USAGE = "jobs: usage: jobs [-lnprs] [jobspec ...] or jobs -x command [args]\n"
+
+
+def table(sh: Interp) -> JobTable:
+    return sh.session.jobs
+
+
+def _line(job: Job, mark: str, long: bool) -> str:
+    text = job.text + (" &" if job.status is None else "")
+    pid = f"{job.pid:>5} " if long else " "
+    return f"[{job.number}]{mark} {pid}{job.state():<24}{text}\n"
+
+
+def jobs(sh: Interp, argv: list[str]) -> int:
+    """`jobs [-lprs] [%N...]`: running jobs, and finished ones once (then they leave the table)."""
+    flags = ""
+    args = argv[1:]
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        if args[0] == "--":
+            args = args[1:]
+            break
+        for c in args[0][1:]:
+            if c not in "lnprs":
+                sh.error(f"jobs: -{c}: invalid option")
+                sh.write_err(JOBS_USAGE)
+                return 2
+        flags += args[0][1:]
+        args = args[1:]
+    tab = table(sh)
+    marks = tab.marks()
+    chosen: list[Job] = []
+    status = 0
+    if args:
+        for spec in args:
+            job = tab.find(spec if spec.startswith("%") else "%" + spec)
+            if job is None:
+                sh.error(f"jobs: {spec}: no such job")
+                status = 1
+            else:
+                chosen.append(job)
+    else:
+        chosen = tab.ordered()
+    for job in chosen:
+        running = job.status is None
+        if ("r" in flags and not running) or "s" in flags:
+            continue
+        if "p" in flags:
+            sh.out(f"{job.pid}\n")
+        else:
+            sh.out(_line(job, marks.get(job.number, " "), "l" in flags))
+        if not running:
+            tab.remove(job)
+    return status
+
+
+def _kill_list(sh: Interp, args: list[str]) -> int:
+    if not args:
+        entries = [f"{n:2d}) SIG{name}" for n, name in sorted(SIGNALS.items())]
+        out = ""
+        for i, entry in enumerate(entries, 1):
+            out += entry + ("\n" if i % 5 == 0 else "\t")
+        sh.out(out if out.endswith("\n") else out + "\n")
+        return 0
+    status = 0
+    for arg in args:
+        if arg.isdigit():
+            n = int(arg)
+            n = n - 128 if n > 128 else n
+            if n in SIGNALS:
+                sh.out(SIGNALS[n] + "\n")
+                continue
+        else:
+            n = signal_number(arg)
+            if n:
+                sh.out(f"{n}\n")
+                continue
+        sh.error(f"kill: {arg}: invalid signal specification")
+        status = 1
+    return status
+
+
+def kill(sh: Interp, argv: list[str]) -> int:
+    """`kill [-s SIG | -n N | -SIG] %N|PID...`, `kill -l [SIG]`."""
+    args = argv[1:]
+    sig = 15
+    if args and args[0] in ("-l", "-L"):
+        return _kill_list(sh, args[1:])
+    if args and args[0] in ("-s", "-n"):
+        if len(args) < 2:
+            sh.error(f"kill: {args[0]}: option requires an argument")
+            return 1
+        n = signal_number(args[1])
+        if n is None:
+            sh.error(f"kill: {args[1]}: invalid signal specification")
+            return 1
+        sig, args = n, args[2:]
+    elif args and args[0].startswith("-") and args[0] != "--" and len(args[0]) > 1:
+        n = signal_number(args[0][1:])
+        if n is None:
+            sh.error(f"kill: {args[0][1:]}: invalid signal specification")
+            return 1
+        sig, args = n, args[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args:
+        sh.write_err(KILL_USAGE)
+        return 2
+    tab = table(sh)
+    status = 0
+    for target in args:
+        job = tab.find(target)
+        if job is None:
+            if target.startswith("%"):
+                sh.error(f"kill: {target}: no such job")
+            elif not target.lstrip("-").isdigit():
+                sh.error(f"kill: {target}: arguments must be process or job IDs")
+            elif int(target) == sh.session.pid and sig == 0:
+                continue
+            else:
+                sh.error(f"kill: ({target}) - No such process")
+            status = 1
+            continue
+        if sig in STOPS:
+            sh.error(f"kill: ({job.pid}) - Operation not supported (a K job cannot be stopped)")
+            status = 1
+            continue
+        tab.signal(job, sig)
+    return status
+
+
+def _report_signalled(sh: Interp, job: Job) -> None:
+    """bash, waiting on a job killed by a signal other than INT, TERM or PIPE, reports it."""
+    if job.signal and job.signal not in (2, 13, 15):
+        sh.error(f"{job.pid:>5} {describe(job.signal):<24}{job.text}")
+
+
+def wait(sh: Interp, argv: list[str]) -> int:
+    """`wait` (every job), `wait ID...` (%N or a pid: the last one's status), `wait -n [ID...]`
+    (the next job to end). 127 for an unknown ID, as bash."""
+    args = argv[1:]
+    any_one = False
+    var = None
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        opt = args.pop(0)
+        if opt == "--":
+            break
+        for i, c in enumerate(opt[1:]):
+            if c == "n":
+                any_one = True
+            elif c == "f":
+                pass
+            elif c == "p":
+                rest = opt[i + 2:]
+                if not rest and not args:
+                    sh.error("wait: -p: option requires an argument")
+                    sh.write_err(WAIT_USAGE)
+                    return 2
+                var = rest or args.pop(0)
+                break
+            else:
+                sh.error(f"wait: -{c}: invalid option")
+                sh.write_err(WAIT_USAGE)
+                return 2
+    tab = table(sh)
+    cancel = sh.session.cancel
+    if any_one:
+        pool = [j for j in (tab.find(a) for a in args) if j is not None] if args else tab.ordered()
+        job = tab.wait_any(pool, cancel)
+        if job is None:
+            return 127
+        tab.remove(job)
+        _report_signalled(sh, job)
+        if var is not None:
+            sh.assign_scalar(var, str(job.pid))
+        return job.status or 0
+    if not args:
+        for job in tab.ordered():
+            tab.wait_job(job, cancel)
+            tab.remove(job)
+            _report_signalled(sh, job)
+        return 0
+    status = 0
+    for spec in args:
+        job = tab.find(spec)
+        if job is not None:
+            status = tab.wait_job(job, cancel)
+            tab.remove(job)
+            _report_signalled(sh, job)
+            if var is not None:
+                sh.assign_scalar(var, str(job.pid))
+        elif spec.startswith("%"):
+            sh.error(f"wait: {spec}: no such job")
+            status = 127
+        elif not spec.isdigit():
+            sh.error(f"wait: `{spec}': not a pid or valid job spec")
+            status = 1
+        elif int(spec) in tab.finished:
+            status = tab.finished[int(spec)]
+        else:
+            sh.error(f"wait: pid {spec} is not a child of this shell")
+            status = 127
+    return status
+
+
+def fg(sh: Interp, argv: list[str]) -> int:
+    """`fg [%N]`: print the job's command and wait for it (a K job is never stopped)."""
+    tab = table(sh)
+    spec = argv[1] if len(argv) > 1 else "%+"
+    job = tab.find(spec if spec.startswith("%") else "%" + spec)
+    if job is None:
+        sh.error(f"fg: {spec if len(argv) > 1 else 'current'}: no such job")
+        return 1
+    sh.out(job.text + "\n")
+    status = tab.wait_job(job, sh.session.cancel)
+    tab.remove(job)
+    _report_signalled(sh, job)
+    return status
+
+
+def bg(sh: Interp, argv: list[str]) -> int:
+    """`bg [%N]`: K jobs always run in the background, so this only confirms the job."""
+    tab = table(sh)
+    status = 0
+    for spec in argv[1:] or ["%+"]:
+        job = tab.find(spec if spec.startswith("%") else "%" + spec)
+        if job is None:
+            sh.error(f"bg: {spec if len(argv) > 1 else 'current'}: no such job")
+            status = 1
+        elif job.status is None:
+            sh.error(f"bg: job {job.number} already in background")
+        else:
+            sh.error("bg: job has terminated")
+            status = 1
+    return status
+
+
+def ps(sh: Interp, argv: list[str]) -> int:
+    """`ps [-e|-A|-f|-ef|aux]`: the shell, its running jobs, and ps itself (virtual processes)."""
+    full = False
+    for arg in argv[1:]:
+        letters = arg.lstrip("-")
+        if not letters or any(c not in "eAfauxlw" for c in letters):
+            sh.write_err("error: unsupported option (BSD syntax)\n\nUsage:\n ps [options]\n")
+            return 1
+        full = full or "f" in letters or "u" in letters
+    rows = [(sh.session.pid, 1, "bash", "bash")]
+    rows += [(j.pid, sh.session.pid, j.text.split()[0] if j.text else "?", j.text)
+             for j in table(sh).ordered() if j.status is None]
+    rows.append((sh.session.new_pid(), sh.session.pid, "ps", " ".join(argv)))
+    if full:
+        uid = sh.fs.cred.uid
+        user = "root" if uid == 0 else "agent"
+        out = "UID          PID    PPID  C STIME TTY          TIME CMD\n"
+        out += "".join(f"{user:<8} {pid:>7} {ppid:>7}  0 00:00 pts/0    00:00:00 {cmd}\n"
+                       for pid, ppid, _, cmd in rows)
+    else:
+        out = "    PID TTY          TIME CMD\n"
+        out += "".join(f"{pid:>7} pts/0    00:00:00 {name}\n" for pid, _, name, _ in rows)
+    sh.out(out)
+    return 0
+
+
+TOOLS: dict[str, Builtin] = {"jobs": jobs, "kill": kill, "fg": fg, "bg": bg, "ps": ps}

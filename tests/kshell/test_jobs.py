@@ -1,0 +1,195 @@
+"""Background jobs: `&` runs concurrently (a thread with its own cancel flag), with jobs, kill,
+wait, fg, bg and ps on the session's job table. Deterministic cases are compared with bash (pids
+normalised); the rest check K's own behaviour (fg/bg without host job control, ps, jobs kept
+across run() calls, cancellation)."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from kshell import Limits
+from tests.kshell.interp_support import KWorld, run_bash, run_k
+
+PID = re.compile(rb" *\b\d{4,7}\b")
+
+CASES = [
+    "sleep 10 & jobs; kill %1; wait %1; echo st=$?",
+    "sleep 10 & sleep 10 & jobs; jobs -p | wc -l; kill %1 %2; wait; echo done",
+    "sleep 10 & sleep 10 & sleep 10 & jobs; kill %1 %2 %3; wait",
+    "sleep 10 & jobs -l; kill %+; wait",
+    "sleep 10 & jobs %1; jobs %2; echo $?; kill %%; wait",
+    "sleep 10 & jobs -r; kill $!; wait $!; echo st=$?",
+    "sleep 10 & sleep 0.3; kill -9 $!; wait $!; echo st=$?",
+    "sleep 10 & sleep 0.3; kill -s KILL %1; wait %1; echo st=$?",
+    "sleep 10 & sleep 0.3; kill -KILL %1; wait; echo st=$?",
+    "sleep 10 & kill -SIGTERM %1; wait %1; echo st=$?",
+    "sleep 10 & sleep 0.3; kill -n 1 %1; wait %1; echo st=$?",
+    "sleep 10 & sleep 0.3; kill -HUP %sleep; wait %1; echo st=$?",
+    "sleep 10 & sleep 0.3; kill -USR1 %?leep; wait %1; echo st=$?",
+    "sleep 10 & kill -0 %1; echo $?; kill %1; wait",
+    "(exit 5) & wait $!; echo \"status $?\"",
+    "(exit 5) & p=$!; sleep 0.2; wait $p; echo \"status $?\"",
+    "false & true & wait %1; echo $?; wait %2; echo $?",
+    "{ echo bg; } & wait; echo after-wait",
+    "echo a | cat & wait; echo b",
+    "x=1 & wait; echo \"[$x]\"",
+    "true & p=$!; wait; case $p in ''|*[!0-9]*) echo no-pid;; *) echo pid;; esac",
+    "sleep 0.2 & sleep 10 & wait -n; echo n=$?; kill %2; wait",
+    "(sleep 0.1; exit 3) & sleep 10 & wait -n; echo n=$?; kill %2; wait",
+    "wait -n; echo $?",
+    "wait; echo $?",
+    "wait 99999; echo $?",
+    "wait %3; echo $?",
+    "wait abc; echo $?",
+    "wait -x; echo $?",
+    "for i in 1 2 3; do (sleep 0.$i; echo $i) & done; wait; echo end",
+    "sleep 0.1 & wait $! $!; echo $?",
+    "echo start; sleep 0.3 && echo late & echo early; wait",
+    "kill -l | head -3",
+    "kill -l | tail -2",
+    "kill -l 9 137 SIGTERM kill 64",
+    "kill -l 300; echo $?",
+    "kill -s FOO 1; echo $?",
+    "kill -FOO 1; echo $?",
+    "kill; echo $?",
+    "kill -s; echo $?",
+    "kill 99999; echo $?",
+    "kill %x; echo $?",
+    "kill -9 %1; echo $?",
+    "kill abc; echo $?",
+    "jobs; echo $?",
+    "jobs -z; echo $?",
+    "while :; do :; done & kill %1; wait %1; echo st=$?",
+    "yes | cat > /dev/null & kill %1; wait %1; echo st=$?",
+    "sleep 10 | cat & kill %1; wait; echo st=$?",
+    "kill -n; echo $?",
+]
+
+
+def _norm(data: bytes) -> str:
+    return PID.sub(b" PID", data).decode(errors="replace")
+
+
+@pytest.mark.parametrize("script", CASES)
+def test_jobs_like_bash(bash, script):
+    started = time.monotonic()
+    k = run_k(script)
+    elapsed = time.monotonic() - started
+    b = run_bash(bash, script)
+    assert (_norm(k.stdout), _norm(k.stderr), k.status) == (_norm(b.stdout), _norm(b.stderr), b.status), script
+    assert elapsed < 5, f"{script}: took {elapsed:.1f}s (a killed job must end promptly)"
+
+
+@pytest.fixture
+def world():
+    with tempfile.TemporaryDirectory() as tmp:
+        w = KWorld(Path(tmp))
+        try:
+            yield w
+        finally:
+            w.close()
+
+
+def test_jobs_persist_across_runs(world):
+    sh = world.shell()
+    assert sh.run("sleep 10 &").status == 0
+    r = sh.run("jobs")
+    assert r.stdout == b"[1]+  Running                 sleep 10 &\n"
+    r = sh.run("kill %1; wait %1; echo $?; jobs")
+    assert r.stdout == b"143\n"
+
+
+def test_background_runs_concurrently(world):
+    sh = world.shell()
+    started = time.monotonic()
+    r = sh.run("sleep 1 & sleep 1 & sleep 1 & wait; echo done")
+    assert r.stdout == b"done\n"
+    assert time.monotonic() - started < 2.5
+
+
+def test_finished_job_reported_once(world):
+    sh = world.shell()
+    sh.run("(exit 3) & true &")
+    time.sleep(0.3)
+    r = sh.run("jobs; echo -; jobs")
+    assert r.stdout == b"[1]-  Exit 3                  ( exit 3 )\n[2]+  Done                    true\n-\n"
+
+
+def test_fg_waits_and_returns_status(world):
+    sh = world.shell()
+    r = sh.run("(sleep 0.2; exit 4) & fg; echo st=$?")
+    assert r.stdout == b"( sleep 0.2; exit 4 )\nst=4\n"
+    r = sh.run("fg; echo $?; fg %3; echo $?")
+    assert r.stdout == b"1\n1\n"
+    assert r.stderr == b"bash: line 1: fg: current: no such job\nbash: line 1: fg: %3: no such job\n"
+
+
+def test_bg_reports_running_job(world):
+    sh = world.shell()
+    r = sh.run("sleep 10 & bg %1; echo $?; kill %1; wait")
+    assert r.stdout == b"0\n"
+    assert r.stderr == b"bash: line 1: bg: job 1 already in background\n"
+
+
+def test_ps_lists_shell_and_running_jobs(world):
+    sh = world.shell()
+    r = sh.run("sleep 10 & ps; kill %1; wait; ps | wc -l")
+    lines = r.stdout.decode().splitlines()
+    assert lines[0] == "    PID TTY          TIME CMD"
+    assert lines[1].endswith(" bash") and lines[2].endswith(" sleep") and lines[3].endswith(" ps")
+    assert lines[-1] == "3"
+    r = sh.run("ps -ef | head -1; ps -q; echo $?")
+    assert r.stdout.startswith(b"UID          PID    PPID  C STIME TTY          TIME CMD\n")
+    assert r.stdout.endswith(b"1\n")
+
+
+def test_wait_p_sets_variable(world):
+    sh = world.shell()
+    r = sh.run("sleep 0.1 & p=$!; wait -n -p got; [ \"$got\" = \"$p\" ] && echo same")
+    assert r.stdout == b"same\n"
+
+
+def test_killing_a_job_leaves_the_foreground_alone(world):
+    sh = world.shell()
+    r = sh.run("while :; do :; done & for i in 1 2 3; do echo $i; done; kill %1; wait; echo ok")
+    assert r.stdout == b"1\n2\n3\nok\n"
+
+
+def test_interrupt_ends_a_k_job(world):
+    # non-interactive bash starts background commands ignoring SIGINT; a K job is interruptible
+    sh = world.shell()
+    assert sh.run("sleep 10 & kill -INT %1; wait %1; echo st=$?").stdout == b"st=130\n"
+
+
+def test_stop_signals_are_refused(world):
+    sh = world.shell()
+    r = sh.run("sleep 10 & kill -STOP %1; echo $?; kill -CONT %1; echo $?; kill %1; wait")
+    assert r.stdout == b"1\n0\n"
+    assert b"cannot be stopped" in r.stderr
+
+
+def test_wait_is_bounded_by_wall_time(world):
+    sh = world.shell(limits=Limits(wall_time=0.5))
+    started = time.monotonic()
+    r = sh.run("sleep 0.2; sleep 30 & wait; echo never")
+    assert time.monotonic() - started < 3
+    assert b"never" not in r.stdout and r.status != 0
+    sh.run("kill %1")
+
+
+def test_background_job_has_its_own_deadline(world):
+    sh = world.shell(limits=Limits(wall_time=0.5))
+    assert sh.run("sleep 10 &").status == 0
+    time.sleep(1.0)
+    assert sh.run("jobs").stdout == b"[1]+  Exit 1                  sleep 10\n"
+
+
+def test_jobs_see_job_output_in_order(bash):
+    script = "seq 3 > f & wait; cat f"
+    k = run_k(script)
+    assert k.stdout == run_bash(bash, script).stdout == b"1\n2\n3\n"
