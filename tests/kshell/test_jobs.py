@@ -34,7 +34,8 @@ CASES = [
     "sleep 10 & kill -0 %1; echo $?; kill %1; wait",
     "(exit 5) & wait $!; echo \"status $?\"",
     "(exit 5) & p=$!; sleep 0.2; wait $p; echo \"status $?\"",
-    "false & true & wait %1; echo $?; wait %2; echo $?",
+    # by pid, not %N: bash forgets a finished job once another wait reaps it, a race
+    "false & p1=$!; true & p2=$!; wait $p1; echo $?; wait $p2; echo $?",
     "{ echo bg; } & wait; echo after-wait",
     "echo a | cat & wait; echo b",
     "x=1 & wait; echo \"[$x]\"",
