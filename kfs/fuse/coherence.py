@@ -37,7 +37,8 @@ class ChangeFollower:
     """Polls the change feed from where it stood at start; skips rows this VFS wrote.
 
     `known(ino)` says whether the kernel holds a reference to an inode: invalidating one it
-    never looked up is a wasted system call (and fails with ENOENT).
+    never looked up is a wasted system call (and fails with ENOENT). `chores`, if given, runs
+    after every poll: the daemon's housekeeping, kept off the thread that answers requests.
     """
 
     def __init__(
@@ -46,11 +47,13 @@ class ChangeFollower:
         known: Callable[[int], bool],
         invalidate: Invalidations | None = None,
         poll: float = POLL_SECONDS,
+        chores: Callable[[], None] | None = None,
     ) -> None:
         self.vfs = vfs
         self.known = known
         self.invalidate = invalidate or Invalidations()
         self.poll = poll
+        self.chores = chores
         self.seq = last_change(vfs.state)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kfs-coherence", daemon=True)
@@ -69,6 +72,11 @@ class ChangeFollower:
                 self.catch_up()
             except Exception:  # a failed poll must not end coherence for the mount's life
                 log.exception("following the change feed failed")
+            if self.chores is not None:
+                try:
+                    self.chores()
+                except Exception:
+                    log.exception("the daemon's housekeeping failed")
 
     def catch_up(self) -> int:
         """Apply every change since the last call; returns how many rows came from elsewhere."""

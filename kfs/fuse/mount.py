@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from pathlib import Path
 log = logging.getLogger("kfs.fuse")
 
 PROG = "komputer mount"
+READAHEAD_KB = 1024  # the kernel's default is 128 KiB; FUSE requests carry up to 1 MiB
 FUSE_CONF = Path("/etc/fuse.conf")
 BASE_OPTIONS = frozenset({"default_permissions", "subtype=kfs"})
 
@@ -79,6 +81,41 @@ def clear_stale_mount(mountpoint: Path, say: Callable[[str], None] = print) -> b
     return False
 
 
+def mount_device(mountpoint: Path, mountinfo: Path = Path("/proc/self/mountinfo")) -> str | None:
+    """The "major:minor" of the filesystem mounted at `mountpoint`, read without touching it."""
+    where = str(mountpoint)
+    device = None
+    for line in mountinfo.read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 4 and _unescape(fields[4]) == where:
+            device = fields[2]  # the last one listed is the one on top
+    return device
+
+
+def _unescape(field: str) -> str:
+    """mountinfo writes space, tab, newline and backslash in a path as octal escapes."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def raise_readahead(mountpoint: Path, kib: int = READAHEAD_KB, sysfs: Path = Path("/sys/class/bdi")) -> bool:
+    """Let the kernel read ahead `kib` per request on this mount (root only); returns whether it did.
+
+    Sequential reads then arrive as 1 MiB requests instead of 128 KiB ones: an eighth of
+    the round trips for the same bytes. Anything in the way (not root, no sysfs) leaves
+    the kernel's default, which is only slower. Call it once FUSE's INIT has been answered:
+    the kernel lowers read-ahead to what the INIT reply allows (its own default).
+    """
+    device = mount_device(mountpoint)
+    if device is None:
+        return False
+    try:
+        (sysfs / device / "read_ahead_kb").write_text(f"{kib}\n")
+    except OSError as e:
+        log.debug("read-ahead stays at the kernel's default: %s", e)
+        return False
+    return True
+
+
 def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[[], None] | None = None) -> None:
     """Mount, answer requests until unmounted or SIGINT/SIGTERM, then unmount."""
     import pyfuse3
@@ -97,7 +134,16 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
     except RuntimeError as e:
         state.close()
         raise MountError(f"{mountpoint}: mount failed ({e}); see the messages above") from None
-    follower = ChangeFollower(vfs, ops.lookups.__contains__)
+    tuned = False
+
+    def chores() -> None:  # the coherence thread runs this every poll, between its own work
+        nonlocal tuned
+        if not tuned and ops.initialised:  # the kernel lowers read-ahead when it reads INIT's reply
+            tuned = True
+            raise_readahead(mountpoint)
+        ops.tick()
+
+    follower = ChangeFollower(vfs, ops.known, chores=chores)
     unmount = False
     try:
         follower.start()
@@ -108,8 +154,11 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
         unmount = True
     finally:
         follower.stop()
-        pyfuse3.close(unmount=unmount)
-        state.close()
+        try:
+            ops.shutdown()
+        finally:
+            pyfuse3.close(unmount=unmount)
+            state.close()
     log.info("unmounted %s", mountpoint)
 
 

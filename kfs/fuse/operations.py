@@ -21,7 +21,7 @@ import pyfuse3
 import trio
 from pyfuse3 import EntryAttributes, FileInfo, FUSEError, SetattrFields, StatvfsData
 
-from kfs.vfs import NOW, ROOT, VFS, Cred, FileHandle, Inode
+from kfs.vfs import NOW, ROOT, ROOT_INO, VFS, Cred, FileHandle, Inode
 from kfs.vfs.inode import CHUNK_SIZE
 
 log = logging.getLogger("kfs.fuse")
@@ -99,6 +99,28 @@ class Operations(pyfuse3.Operations):
         self.files: dict[int, FileHandle] = {}
         self.dirs: dict[int, FileHandle] = {}
         self._next_fh = itertools.count(1)
+        self._read_buffer = bytearray(0)
+        self.initialised = False
+
+    def init(self) -> None:
+        """pyfuse3 calls this while answering the kernel's INIT: the mount is live after it."""
+        self.initialised = True
+
+    def known(self, ino: int) -> bool:
+        """Whether the kernel may cache anything of `ino` (the root it never looks up)."""
+        return ino == ROOT_INO or ino in self.lookups
+
+    def tick(self) -> None:
+        """Housekeeping, every few milliseconds: drop the open records of closed files.
+
+        Runs on the coherence thread (the VFS serialises its transactions); a release
+        usually rides along with the next request's transaction before this finds it.
+        """
+        self.vfs.settle_releases()
+
+    def shutdown(self) -> None:
+        """Unmounting: drop the open records of closed files."""
+        self.vfs.settle_releases()
 
     # -- translation helpers -----------------------------------------------------------------
 
@@ -281,8 +303,19 @@ class Operations(pyfuse3.Operations):
         return self._add_file(handle), self.entry(inode)
 
     @_translated
-    async def read(self, fh: int, off: int, size: int) -> bytes:
-        return self._file(fh).pread(size, off)
+    async def read(self, fh: int, off: int, size: int) -> bytes | memoryview:
+        """Reads past one chunk are copied into one reused buffer, not a fresh one each time.
+
+        Safe because pyfuse3 sends the reply before any other request runs: this handler
+        never awaits anything.
+        """
+        handle = self._file(fh)
+        if size <= CHUNK_SIZE:
+            return handle.pread(size, off)
+        if len(self._read_buffer) < size:
+            self._read_buffer = bytearray(size)
+        view = memoryview(self._read_buffer)[:size]
+        return view[: handle.pread_into(view, off)]
 
     @_translated
     async def write(self, fh: int, off: int, buf: bytes) -> int:
@@ -290,13 +323,18 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def flush(self, fh: int) -> None:
-        """Every write is already committed: nothing is buffered here."""
+        """Every write is committed when it is answered: close(2) has nothing to wait for.
+
+        ENOSYS tells the kernel so once and for all (it stops sending FLUSH, and close
+        succeeds): a round trip saved on every close.
+        """
+        raise FUSEError(errno.ENOSYS)
 
     @_translated
     async def release(self, fh: int) -> None:
         handle = self.files.pop(fh, None)
         if handle is not None:
-            handle.close()
+            self.vfs.release_later(handle)
 
     @_translated
     async def fsync(self, fh: int, datasync: bool) -> None:

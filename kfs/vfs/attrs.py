@@ -118,11 +118,16 @@ def _check_xattr(op: Op, inode: Inode, name: bytes, want: int, path: str | None)
 
 
 def getxattr(op: Op, inode: Inode, name: bytes, path: str | None = None) -> bytes:
-    _check_xattr(op, inode, name, R_OK, path)
-    value = op.txn.get("xattrs", _xattr_key(inode, name))
+    value = find_xattr(op, inode, name, path)
     if value is None:
         raise fs_error(errno.ENODATA, path)
     return value
+
+
+def find_xattr(op: Op, inode: Inode, name: bytes, path: str | None = None) -> bytes | None:
+    """getxattr's value, or None where getxattr raises ENODATA for a missing attribute."""
+    _check_xattr(op, inode, name, R_OK, path)
+    return op.txn.get("xattrs", _xattr_key(inode, name))
 
 
 def listxattr(op: Op, inode: Inode) -> list[bytes]:

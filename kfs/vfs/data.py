@@ -1,7 +1,9 @@
 """File contents as fixed-size chunks keyed by (ino, chunk index).
 
 Missing chunks and the gap past a short chunk read as zeros, which makes sparse files and
-truncate-up free. A meta counter tracks stored bytes for the `max_bytes` quota.
+truncate-up free. A meta counter tracks stored bytes for the `max_bytes` quota. No chunk lies
+at or past the file's size (truncate drops them; fsck checks it), so a write there needs no
+lookup of what was stored before.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from kfs.vfs.inode import CHUNK_SIZE, Inode
 DATA_BYTES = b"data_bytes"
 MAX_BYTES = b"max_bytes"
 MAX_FILE_SIZE = 1 << 62
+_ZEROS = memoryview(bytes(CHUNK_SIZE))
+
+Buffer = bytes | bytearray | memoryview
 
 
 def _charge(txn: Txn, delta: int, path: str | None = None) -> None:
@@ -40,20 +45,47 @@ def read(txn: Txn, inode: Inode, offset: int, length: int) -> bytes:
         piece = chunk[lo:hi]
         return piece if len(piece) == hi - lo else piece + bytes(hi - lo - len(piece))
     out = bytearray(end - offset)
-    prefix = U64.pack(inode.ino)
-    for key, chunk in txn.scan("chunks", prefix, U64x2.pack(inode.ino, first)):
+    read_into(txn, inode, offset, memoryview(out))
+    return bytes(out)
+
+
+def read_into(txn: Txn, inode: Inode, offset: int, out: memoryview) -> int:
+    """Copy the bytes at `offset` into `out` (at most its length); returns how many (0 at EOF).
+
+    The copy goes straight from each stored chunk into `out`: no intermediate buffer, which
+    matters for large reads (a fresh megabyte costs page faults and cache misses).
+    """
+    end = min(offset + len(out), inode.size)
+    if offset >= end:
+        return 0
+    first, last = offset // CHUNK_SIZE, (end - 1) // CHUNK_SIZE
+    filled = offset  # out holds [offset, filled)
+    for key, chunk in txn.scan("chunks", U64.pack(inode.ino), U64x2.pack(inode.ino, first)):
         index = U64x2.unpack(key)[1]
         if index > last:
             break
         base = index * CHUNK_SIZE
         lo = max(offset, base)
         hi = min(end, base + len(chunk))
-        if hi > lo:
-            out[lo - offset : hi - offset] = chunk[lo - base : hi - base]
-    return bytes(out)
+        if hi <= lo:
+            continue
+        if lo > filled:
+            _zero(out, filled - offset, lo - offset)
+        out[lo - offset : hi - offset] = memoryview(chunk)[lo - base : hi - base]
+        filled = hi
+    if filled < end:
+        _zero(out, filled - offset, end - offset)
+    return end - offset
 
 
-def write(txn: Txn, inode: Inode, offset: int, data: bytes | memoryview, path: str | None = None) -> None:
+def _zero(out: memoryview, lo: int, hi: int) -> None:
+    while lo < hi:
+        n = min(hi - lo, CHUNK_SIZE)
+        out[lo : lo + n] = _ZEROS[:n]
+        lo += n
+
+
+def write(txn: Txn, inode: Inode, offset: int, data: Buffer, path: str | None = None) -> None:
     """Write `data` at `offset`, growing the file; the caller stores the updated inode."""
     if offset < 0:
         raise fs_error(errno.EINVAL, path)
@@ -67,15 +99,16 @@ def write(txn: Txn, inode: Inode, offset: int, data: bytes | memoryview, path: s
         take = min(CHUNK_SIZE - within, end - pos)
         key = U64x2.pack(inode.ino, index)
         piece = view[pos - offset : pos - offset + take]
-        old = txn.get("chunks", key)
+        old = txn.get("chunks", key) if index * CHUNK_SIZE < inode.size else None  # none lie past the size
+        new: Buffer
         if within == 0 and (take == CHUNK_SIZE or old is None or len(old) <= take):
-            new = bytes(piece)
+            new = piece  # LMDB copies it in: no intermediate bytes object
         else:
             buf = bytearray(old or b"")
             if len(buf) < within:
                 buf.extend(bytes(within - len(buf)))
             buf[within : within + take] = piece
-            new = bytes(buf)
+            new = buf
         delta += len(new) - (len(old) if old is not None else 0)
         txn.put("chunks", key, new)
         pos += take
@@ -93,24 +126,30 @@ def truncate(txn: Txn, inode: Inode, size: int, path: str | None = None) -> None
     if size < inode.size:
         keep = (size + CHUNK_SIZE - 1) // CHUNK_SIZE  # chunks [0, keep) survive
         delta = 0
-        prefix = U64.pack(inode.ino)
         tail = size % CHUNK_SIZE
-        rows = list(txn.scan("chunks", prefix, U64x2.pack(inode.ino, max(keep - 1, 0))))
-        for key, chunk in rows:  # mutate only after the cursor is done
-            index = U64x2.unpack(key)[1]
-            if index >= keep:
-                txn.delete("chunks", key)
+        doomed: list[bytes] = []
+        cut: tuple[bytes, bytes] | None = None
+        for key, chunk in txn.scan("chunks", U64.pack(inode.ino), U64x2.pack(inode.ino, max(keep - 1, 0))):
+            if U64x2.unpack(key)[1] >= keep:
+                doomed.append(key)  # keys only: holding every chunk would cost their size in memory
                 delta -= len(chunk)
             elif tail and len(chunk) > tail:
-                txn.put("chunks", key, chunk[:tail])
+                cut = (key, chunk[:tail])
                 delta -= len(chunk) - tail
+        for key in doomed:  # mutate only after the cursor is done
+            txn.delete("chunks", key)
+        if cut is not None:
+            txn.put("chunks", *cut)
         _charge(txn, delta)
     inode.size = size
 
 
 def drop_data(txn: Txn, inode: Inode) -> None:
     delta = 0
-    for key, chunk in list(txn.scan("chunks", U64.pack(inode.ino))):
+    doomed: list[bytes] = []
+    for key, chunk in txn.scan("chunks", U64.pack(inode.ino)):
+        doomed.append(key)
         delta -= len(chunk)
+    for key in doomed:
         txn.delete("chunks", key)
     _charge(txn, delta)

@@ -12,7 +12,7 @@ import stat as st
 from kfs.journal import ChangeKind
 from kfs.kstate.schema import U64
 from kfs.vfs import records
-from kfs.vfs.cred import W_OK, X_OK, R_OK, allowed, require, sticky_denies
+from kfs.vfs.cred import R_OK, W_OK, X_OK, allowed, require, sticky_denies
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import DIR_SIZE, ROOT_INO, Inode
 from kfs.vfs.ops import Op

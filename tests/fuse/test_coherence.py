@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+import pytest
 from kfs_mounts import Mount, child_env, require_tool
 
 from kfs.vfs import PathFS
@@ -77,6 +78,20 @@ def test_a_file_removed_elsewhere_disappears_within_100ms(mnt: Path, kfs_mount: 
     os.stat(mnt / "gone")  # cached entry
     peer.unlink(kpath(mnt, kfs_mount, "gone"))
     assert visible_within(lambda: not (mnt / "gone").exists()) < BOUND
+
+
+def test_a_rename_elsewhere_in_the_mount_root_shows_within_100ms(
+    kfs_mount: Mount, peer: PathFS, request: pytest.FixtureRequest
+) -> None:
+    a, b = (f"root-{request.node.name}-{os.getpid()}-{n}" for n in "ab")
+    old, new = kfs_mount.path / a, kfs_mount.path / b  # the kernel never looks the root up
+    old.write_bytes(b"A")
+    os.stat(old)  # a cached entry of the root
+    peer.rename(f"/{a}", f"/{b}")
+    try:
+        assert visible_within(lambda: not old.exists() and new.read_bytes() == b"A") < BOUND
+    finally:
+        peer.unlink(f"/{b}")
 
 
 def test_a_chmod_elsewhere_shows_within_100ms(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:

@@ -10,6 +10,7 @@ import errno
 import logging
 import os
 import stat
+import threading
 from types import SimpleNamespace
 from typing import Any
 
@@ -19,7 +20,7 @@ import trio
 
 from kfs.fuse.coherence import ChangeFollower
 from kfs.fuse.operations import Operations
-from kfs.vfs import ROOT_INO, VFS, PathFS
+from kfs.vfs import CHUNK_SIZE, ROOT_INO, VFS, PathFS
 
 ROOT_CTX = SimpleNamespace(uid=0, gid=0, pid=os.getpid(), umask=0o022)
 
@@ -195,3 +196,81 @@ def test_the_follower_skips_inodes_the_kernel_does_not_know(vfs: VFS, state: Any
     other.write_file("/theirs", b"y")
     follower.catch_up()
     assert recorder.calls == []
+
+
+# -- the fast paths: reused read buffer, no FLUSH, closes that ride along --------------------
+
+
+def open_records(state: Any, ino: int) -> int:
+    with state.read() as txn:
+        return sum(1 for _ in txn.scan("opens", ino.to_bytes(8, "big")))
+
+
+def test_a_read_across_chunks_holes_and_the_end_returns_exactly_the_file(ops: Operations, fs: PathFS) -> None:
+    head, tail = os.urandom(CHUNK_SIZE + 100), os.urandom(3 * CHUNK_SIZE // 2)
+    with fs.open("/sparse", os.O_CREAT | os.O_RDWR) as handle:
+        handle.pwrite(head, 0)
+        handle.pwrite(tail, 3 * CHUNK_SIZE + 7)  # a hole of two chunks and a bit between them
+    model = head + bytes(3 * CHUNK_SIZE + 7 - len(head)) + tail
+    info = call(ops.open, fs.stat("/sparse").ino, os.O_RDONLY, ROOT_CTX)
+    reads = [(0, 1 << 20), (5, 2 * CHUNK_SIZE), (CHUNK_SIZE - 1, 3 * CHUNK_SIZE), (len(model) - 9, 1 << 20)]
+    for offset, size in reads:
+        assert bytes(call(ops.read, info.fh, offset, size)) == model[offset : offset + size]
+    assert bytes(call(ops.read, info.fh, len(model), 1 << 20)) == b""
+    call(ops.release, info.fh)
+
+
+def test_flush_answers_enosys_so_the_kernel_stops_sending_it(ops: Operations) -> None:
+    info, _ = call(ops.create, ROOT_INO, b"f", stat.S_IFREG | 0o644, os.O_WRONLY, ROOT_CTX)
+    call(ops.write, info.fh, 0, b"committed before the reply")
+    assert errno_of(ops.flush, info.fh) == errno.ENOSYS
+    call(ops.release, info.fh)
+
+
+def test_a_release_drops_the_open_record_with_the_next_transaction(ops: Operations, state: Any) -> None:
+    info, entry = call(ops.create, ROOT_INO, b"f", stat.S_IFREG | 0o644, os.O_WRONLY, ROOT_CTX)
+    call(ops.release, info.fh)
+    assert open_records(state, entry.st_ino) == 1  # not yet: no transaction since
+    call(ops.mkdir, ROOT_INO, b"d", 0o755, ROOT_CTX)
+    assert open_records(state, entry.st_ino) == 0
+
+
+def test_an_unlinked_file_is_freed_once_its_queued_release_lands(ops: Operations, state: Any) -> None:
+    other = PathFS(VFS(state, by="other"))
+    info, entry = call(ops.create, ROOT_INO, b"f", stat.S_IFREG | 0o644, os.O_RDWR, ROOT_CTX)
+    call(ops.write, info.fh, 0, b"x" * 1000)
+    call(ops.release, info.fh)
+    other.unlink("/f")  # the open record, not yet dropped, still holds the data
+    assert other.vfs.getattr(entry.st_ino).nlink == 0
+    ops.tick()  # the daemon's housekeeping
+    assert open_records(state, entry.st_ino) == 0
+    with pytest.raises(FileNotFoundError):
+        other.vfs.getattr(entry.st_ino)
+
+
+def test_a_file_reopened_before_its_release_lands_stays_open(ops: Operations, state: Any) -> None:
+    other = PathFS(VFS(state, by="other"))
+    info, entry = call(ops.create, ROOT_INO, b"f", stat.S_IFREG | 0o644, os.O_RDWR, ROOT_CTX)
+    call(ops.release, info.fh)
+    again = call(ops.open, entry.st_ino, os.O_RDONLY, ROOT_CTX)
+    ops.tick()
+    other.unlink("/f")
+    assert call(ops.getattr, entry.st_ino, ROOT_CTX).st_nlink == 0  # still there for the open handle
+    call(ops.release, again.fh)
+    ops.shutdown()
+    assert open_records(state, entry.st_ino) == 0
+
+
+def test_the_root_is_always_known_to_the_kernel(ops: Operations) -> None:
+    assert ops.known(ROOT_INO)
+    assert not ops.known(12345)
+
+
+def test_the_follower_runs_the_daemons_chores_after_every_poll(vfs: VFS) -> None:
+    polls = threading.Semaphore(0)
+    follower = ChangeFollower(vfs, lambda ino: True, Recorder(), poll=0.001, chores=polls.release)
+    follower.start()
+    try:
+        assert all(polls.acquire(timeout=5) for _ in range(3)), "the chores never ran"
+    finally:
+        follower.stop()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from kfs_mounts import Mount, komputer, require_fuse
 
-from kfs.fuse.mount import MountError, check_allow_other
+from kfs.fuse.mount import READAHEAD_KB, MountError, check_allow_other, mount_device
 
 
 def _alive(pid: int) -> bool:
@@ -82,3 +82,25 @@ def test_a_read_only_mount_refuses_writes_with_erofs(tmp_path: Path) -> None:
         assert os.listdir(mount.path) == []
     finally:
         mount.stop()
+
+
+def test_the_mount_device_comes_from_mountinfo_with_octal_escapes(tmp_path: Path) -> None:
+    info = tmp_path / "mountinfo"
+    info.write_text(
+        "22 1 0:21 / /tmp rw - tmpfs tmpfs rw\n"
+        "40 22 0:40 / /tmp/a\\040b rw - fuse.kfs kfs:/s rw\n"
+        "41 22 0:41 / /tmp/a\\040b rw - fuse.kfs kfs:/t rw\n"  # stacked on top: this one is seen
+    )
+    assert mount_device(Path("/tmp/a b"), info) == "0:41"
+    assert mount_device(Path("/tmp/elsewhere"), info) is None
+
+
+def test_the_mount_reads_ahead_a_megabyte(kfs_mount: Mount) -> None:
+    """Sequential reads come as 1 MiB requests, not 128 KiB ones (root sets this through /sys)."""
+    device = mount_device(kfs_mount.path)
+    assert device is not None
+    setting = Path("/sys/class/bdi") / device / "read_ahead_kb"
+    deadline = time.monotonic() + 5
+    while setting.read_text().strip() != str(READAHEAD_KB):  # set once INIT is answered
+        assert time.monotonic() < deadline, f"read-ahead stayed at {setting.read_text().strip()} KiB"
+        time.sleep(0.01)

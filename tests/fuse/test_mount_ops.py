@@ -138,6 +138,22 @@ def test_sparse_writes_past_4_gib_read_back_with_zero_holes(mnt: Path, kfs_mount
     assert free_before - peer.statfs().blocks_free < 64  # holes cost nothing
 
 
+def test_large_reads_return_every_byte_of_a_file_with_holes(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:
+    size = 5 << 20
+    model = bytearray(size)
+    with open(mnt / "big", "wb") as fh:
+        for at in range(0, size - 300_000, 700_001):  # pieces with holes between them, across chunks
+            piece = os.urandom(300_000)
+            fh.seek(at)
+            fh.write(piece)
+            model[at : at + len(piece)] = piece
+        fh.truncate(size)  # and a hole at the end
+    with open(mnt / "big", "rb", buffering=0) as fh:
+        os.posix_fadvise(fh.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)  # read from the daemon, not the page cache
+        assert b"".join(iter(lambda: fh.read(1 << 20), b"")) == model
+    assert peer.read_file(kpath(mnt, kfs_mount, "big")) == model
+
+
 def test_mmap_writes_reach_kstate_and_mmap_reads_see_writes(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:
     f = mnt / "m"
     f.write_bytes(bytes(200_000))
