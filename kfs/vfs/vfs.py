@@ -198,7 +198,9 @@ class VFS:
     # -- namespace ---------------------------------------------------------------------------
 
     def mknod(self, parent: int, name: bytes, mode: int, rdev: int = 0, cred: Cred = ROOT) -> Inode:
-        return self.run(cred, lambda op: namespace.make_node(op, records.get_inode(op.txn, parent), name, mode, rdev=rdev))
+        return self.run(
+            cred, lambda op: namespace.make_node(op, records.get_inode(op.txn, parent), name, mode, rdev=rdev)
+        )
 
     def mkdir(self, parent: int, name: bytes, mode: int, cred: Cred = ROOT) -> Inode:
         return self.mknod(parent, name, st.S_IFDIR | st.S_IMODE(mode), 0, cred)
@@ -206,8 +208,9 @@ class VFS:
     def symlink(self, parent: int, name: bytes, target: bytes, cred: Cred = ROOT) -> Inode:
         if not target:
             raise fs_error(errno.ENOENT)
+        mode = st.S_IFLNK | 0o777
         return self.run(
-            cred, lambda op: namespace.make_node(op, records.get_inode(op.txn, parent), name, st.S_IFLNK | 0o777, target=target)
+            cred, lambda op: namespace.make_node(op, records.get_inode(op.txn, parent), name, mode, target=target)
         )
 
     def link(self, ino: int, new_parent: int, new_name: bytes, cred: Cred = ROOT) -> Inode:
@@ -285,7 +288,9 @@ class VFS:
     def open(self, ino: int, flags: int, cred: Cred = ROOT, path: str | None = None) -> FileHandle:
         return self.run(cred, lambda op: self.open_in(op, records.get_inode(op.txn, ino, path), flags, path))
 
-    def open_in(self, op: Op, inode: Inode, flags: int, path: str | None = None, *, created: bool = False) -> FileHandle:
+    def open_in(
+        self, op: Op, inode: Inode, flags: int, path: str | None = None, *, created: bool = False
+    ) -> FileHandle:
         """Open an inode inside an operation: permission checks, O_TRUNC, holder record.
 
         A file the same call just created is opened whatever its mode, as open(2) does.
