@@ -3,7 +3,7 @@
     .venv/bin/python bench/fs.py [--scale 0.25] [--only tmpfs,kfs,...] [--repeat 3]
 
 Targets: tmpfs (the limit), bindfs and fuse-overlayfs over tmpfs (C FUSE peers: apt-get
-install bindfs fuse-overlayfs), sshfs to a localhost sshd when one answers, and kfs. Workloads
+install bindfs fuse-overlayfs), sshfs to Debian's sshd started by the bench on a loopback port, and kfs. Workloads
 (sizes at --scale 1, the issue's): sequential write with fsync and read of a 1 GiB file, 4 KiB
 random reads and writes, create+stat+unlink of 10,000 files, `ls -l` of a 10,000-entry
 directory, `grep -r` over 2,000 files, `tar c` and `tar x` of a 200 MiB tree. Prints one table
@@ -20,6 +20,7 @@ import os
 import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -62,6 +63,44 @@ def wait_mounted(path: Path, proc: subprocess.Popen[bytes] | None = None, timeou
 
 
 @contextmanager
+def local_sshd(base: Path) -> Iterator[tuple[int, Path]]:
+    """Debian's sshd on a free loopback port, root let in by a throwaway key: the sshfs peer.
+
+    Its own config, host key and authorized keys live in `base`; the system's sshd is untouched.
+    """
+    if not Path("/usr/sbin/sshd").exists():
+        sys.exit("the sshfs peer needs sshd: apt-get install openssh-server")
+    d = base / "sshd"
+    d.mkdir()
+    for key in ("host", "client"):
+        sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / key))
+    shutil.copy(d / "client.pub", d / "authorized_keys")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (d / "config").write_text(
+        f"Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host\nPidFile {d}/sshd.pid\n"
+        f"AuthorizedKeysFile {d}/authorized_keys\nPermitRootLogin prohibit-password\n"
+        "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n"
+        "Subsystem sftp /usr/lib/openssh/sftp-server\n"
+    )
+    os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+    proc = subprocess.Popen(["/usr/sbin/sshd", "-D", "-f", str(d / "config")])
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("sshd did not start")
+            time.sleep(0.05)
+        yield port, d / "client"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@contextmanager
 def target(name: str, base: Path) -> Iterator[Path]:
     if name == "tmpfs":
         with tmpfs(base, "tmpfs") as path:
@@ -90,10 +129,11 @@ def target(name: str, base: Path) -> Iterator[Path]:
                 sh("fusermount3", "-u", str(mnt))
         return
     if name == "sshfs":
-        with tmpfs(base, "ssh-src") as src:
+        with tmpfs(base, "ssh-src") as src, local_sshd(base) as (port, key):
             mnt = base / "sshfs"
             mnt.mkdir()
-            sh("sshfs", "-o", "StrictHostKeyChecking=no,BatchMode=yes", f"root@localhost:{src}", str(mnt))
+            options = f"IdentityFile={key},StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,BatchMode=yes"
+            sh("sshfs", "-p", str(port), "-o", options, f"root@127.0.0.1:{src}", str(mnt))
             try:
                 yield mnt
             finally:
