@@ -353,6 +353,15 @@ REAL_CASES = [
     "wget -qO- {u}/hello {u}/data.json",
     "wget --bogus {u}/hello; echo $?",
     "wget -q -O; echo $?",
+    "wget; echo $?",
+    "wget -qO- {u}/data.json",
+    "wget -q -O out {u}/missing; echo $?; ls",
+    "wget -q --output-document=x {u}/hello && cat x",
+    "wget -q -O nodir/x {u}/hello; echo $?",
+    "wget -q -P dl {u}/hello && cat dl/hello",
+    "wget -qO- --post-data 'a=1' {u}/post",
+    "wget -qO- --header 'Authorization: Bearer t' {u}/auth",
+    "wget -qO - {u}/hello | tr a-z A-Z",
 ]
 
 

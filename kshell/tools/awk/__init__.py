@@ -16,7 +16,7 @@ from kshell.tools.awk.parse import AwkSyntaxError, Parser
 from kshell.tools.awk.runtime import Runtime, _escapes_str
 from kshell.tools.awk.usage import USAGE
 from kshell.tools.awk.values import AwkFatal, field, to_bool
-from kshell.tools.text.options import REQUIRED, Usage, parse
+from kshell.tools.options import REQUIRED, Usage, parse
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:

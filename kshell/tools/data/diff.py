@@ -16,7 +16,7 @@ import stat as st
 import time
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
@@ -489,7 +489,7 @@ def _switches(argv: list[str]) -> str:
 def _stamp(sh: Interp, ns: int) -> str:
     from datetime import datetime
 
-    from kshell.tools.files.args import zone
+    from kshell.tools.clock import zone
 
     t = datetime.fromtimestamp(ns // 1_000_000_000, zone(sh))
     return t.strftime("%Y-%m-%d %H:%M:%S") + f".{ns % 1_000_000_000:09d} " + t.strftime("%z")

@@ -8,45 +8,62 @@ import gzip as gz
 import zlib
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, Usage, parse
+from kshell.tools.options import NONE, Usage, parse
 from kshell.tools.text.textio import read_all
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 _LONG = {"stdout": ("c", NONE), "to-stdout": ("c", NONE), "decompress": ("d", NONE), "uncompress": ("d", NONE),
-         "keep": ("k", NONE), "force": ("f", NONE), "quiet": ("q", NONE), "verbose": ("v", NONE),
+         "keep": ("k", NONE), "force": ("f", NONE), "test": ("t", NONE), "quiet": ("q", NONE), "verbose": ("v", NONE),
          "fast": ("1", NONE), "best": ("9", NONE), "help": ("help", NONE)}
 
 
-def _decompress(data: bytes) -> tuple[bytes, str | None]:
-    """(the bytes decompressed, None or the error: a truncated stream yields what it had)."""
+def _decompress(data: bytes, passthrough: bool = False) -> tuple[bytes, tuple[str, int] | None]:
+    """(the bytes decompressed, None or (the message, its status: 1 an error, 2 a warning)): a
+    truncated stream yields what it had; `passthrough` (-f with -c) copies non-gzip data as is."""
     out = []
+    if not data and not passthrough:
+        return b"", ("unexpected end of file", 1)
     first = True
     while data:
         if data[:2] != b"\x1f\x8b":
-            return b"".join(out), "not in gzip format" if first else "trailing garbage ignored"
+            if passthrough:
+                out.append(data)
+                break
+            if first:
+                return b"".join(out), ("not in gzip format", 1)
+            return b"".join(out), ("decompression OK, trailing garbage ignored", 2)
         d = zlib.decompressobj(16 + zlib.MAX_WBITS)
         try:
             out.append(d.decompress(data))
         except zlib.error:
-            return b"".join(out), "invalid compressed data--format violated"
+            return b"".join(out), ("invalid compressed data--format violated", 1)
         if not d.eof:
-            return b"".join(out), "unexpected end of file"
+            return b"".join(out), ("unexpected end of file", 1)
         data = d.unused_data
         first = False
     return b"".join(out), None
 
 
+def _lexists(sh: Interp, name: str) -> bool:
+    try:
+        sh.fs.lstat(name)
+    except OSError:
+        return False
+    return True
+
+
 def run(sh: Interp, argv: list[str], prog: str, decompress: bool, to_stdout: bool) -> int:
     try:
-        opts, files = parse(argv, "cdkfqv123456789", _LONG)
+        opts, files = parse(argv, "cdkfqtv123456789", _LONG)
     except Usage as e:
         sh.write_err(f"{prog}: {e.message}\nTry `{prog} --help' for more information.\n")
         return 1
     keys = {k for k, _ in opts}
-    decompress = decompress or "d" in keys
-    to_stdout = to_stdout or "c" in keys
+    test = "t" in keys  # decompress to nowhere
+    decompress = decompress or "d" in keys or test
+    to_stdout = to_stdout or "c" in keys or test
     keep = "k" in keys or to_stdout
     force = "f" in keys
     quiet = "q" in keys
@@ -64,6 +81,8 @@ def run(sh: Interp, argv: list[str], prog: str, decompress: bool, to_stdout: boo
 
     for name in files or ["-"]:
         if name != "-":
+            if decompress and not name.endswith(".gz") and not _lexists(sh, name):
+                name += ".gz"  # gzip -d looks for the compressed name
             try:
                 inode = sh.fs.stat(name)
             except OSError as e:
@@ -88,12 +107,20 @@ def run(sh: Interp, argv: list[str], prog: str, decompress: bool, to_stdout: boo
             continue
         shown = "stdin" if name == "-" else name
         if decompress:
-            result, err = _decompress(data)
-            if err is not None:
-                if to_stdout or name == "-":
+            result, err = _decompress(data, force and to_stdout)
+            if err is not None and err[1] == 1:
+                if (to_stdout or name == "-") and not test:
                     sh.out(result)
-                sh.write_err(f"\n{prog}: {shown}: {err}\n")
+                sh.write_err(f"\n{prog}: {shown}: {err[0]}\n")
                 status = 1
+                continue
+            if err is not None:  # a warning (status 2) that -q silences
+                if not quiet:
+                    sh.write_err(f"\n{prog}: {shown}: {err[0]}\n")
+                status = max(status, 2) if status != 1 else 1
+            if test:
+                if "v" in keys:
+                    sh.write_err(f"{shown}:\t OK\n")
                 continue
             target = name[:-3]
         else:

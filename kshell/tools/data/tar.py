@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kfs.format import group_name, user_name
-from kshell.tools.text.options import NONE, REQUIRED, Usage, parse
+from kshell.tools.options import NONE, REQUIRED, Usage, parse
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ class _Tar:
             return None
 
     def shown(self, info: tarfile.TarInfo) -> str:
-        from kshell.tools.files.args import zone
+        from kshell.tools.clock import zone
 
         kind = _KINDS.get(info.type, st.S_IFREG)
         mode = st.filemode(kind | info.mode)

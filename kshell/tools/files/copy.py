@@ -7,8 +7,9 @@ import contextlib
 import errno
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import NO, REQUIRED, Usage, fail, join, parse, quote, usage_error
+from kshell.tools.files.names import fail, join, quote
 from kshell.tools.files.paths import canonical
+from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kfs.vfs.inode import Inode
@@ -16,25 +17,25 @@ if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 CP_LONG = {
-    "recursive": ("r", NO),
-    "archive": ("a", NO),
-    "preserve": ("p", NO),
-    "no-dereference": ("P", NO),
-    "dereference": ("L", NO),
-    "no-clobber": ("n", NO),
-    "force": ("f", NO),
-    "no-target-directory": ("T", NO),
+    "recursive": ("r", NONE),
+    "archive": ("a", NONE),
+    "preserve": ("p", NONE),
+    "no-dereference": ("P", NONE),
+    "dereference": ("L", NONE),
+    "no-clobber": ("n", NONE),
+    "force": ("f", NONE),
+    "no-target-directory": ("T", NONE),
     "target-directory": ("t", REQUIRED),
-    "verbose": ("v", NO),
-    "interactive": ("i", NO),
+    "verbose": ("v", NONE),
+    "interactive": ("i", NONE),
 }
 MV_LONG = {
-    "force": ("f", NO),
-    "no-clobber": ("n", NO),
-    "no-target-directory": ("T", NO),
+    "force": ("f", NONE),
+    "no-clobber": ("n", NONE),
+    "no-target-directory": ("T", NONE),
     "target-directory": ("t", REQUIRED),
-    "verbose": ("v", NO),
-    "interactive": ("i", NO),
+    "verbose": ("v", NONE),
+    "interactive": ("i", NONE),
 }
 
 
@@ -56,9 +57,9 @@ def _stat(fs: PathFS, path: str) -> Inode | None:
         return None
 
 
-def _clobber_mode(opts) -> str:
+def _clobber_mode(opts: list[tuple[str, str]]) -> str:
     """The last of -f, -i and -n: "f" overwrite, "i" ask, "n" never overwrite."""
-    picked = [k for k, _ in opts.items if k in ("f", "i", "n")]
+    picked = [k for k, _ in opts if k in ("f", "i", "n")]
     return picked[-1] if picked else "f"
 
 
@@ -85,14 +86,14 @@ def _inside(fs: PathFS, src: str, dst: str) -> bool:
     return where == top or where.startswith(top.rstrip("/") + "/")
 
 
-def _pairs(sh: Interp, prog: str, opts, follow_dest: bool = True) -> list[tuple[str, str]] | int:
+def _pairs(sh: Interp, prog: str, opts: list[tuple[str, str]], ops: list[str]) -> list[tuple[str, str]] | int:
     """(source, destination) pairs as GNU resolves the operands, or an exit status."""
     fs = sh.fs
-    ops = opts.operands
-    target = opts.last("t")
+    given = dict(opts)
+    target = given.get("t")
     if target is not None:
-        if opts.has("T"):
-            return usage_error(sh, prog, Usage("cannot combine --target-directory (-t) and --no-target-directory (-T)"))
+        if "T" in given:
+            raise Usage("cannot combine --target-directory (-t) and --no-target-directory (-T)")
         inode = _stat(fs, target)
         if inode is None:
             try:
@@ -104,16 +105,16 @@ def _pairs(sh: Interp, prog: str, opts, follow_dest: bool = True) -> list[tuple[
             sh.write_err(f"{prog}: target directory {quote(target)}: Not a directory\n")
             return 1
         if not ops:
-            return usage_error(sh, prog, Usage("missing file operand"))
+            raise Usage("missing file operand")
         return [(src, join(target, _base(src))) for src in ops]
     if not ops:
-        return usage_error(sh, prog, Usage("missing file operand"))
+        raise Usage("missing file operand")
     if len(ops) == 1:
-        return usage_error(sh, prog, Usage(f"missing destination file operand after {quote(ops[0])}"))
+        raise Usage(f"missing destination file operand after {quote(ops[0])}")
     dest = ops[-1]
-    if opts.has("T"):
+    if "T" in given:
         if len(ops) > 2:
-            return usage_error(sh, prog, Usage(f"extra operand {quote(ops[2])}"))
+            raise Usage(f"extra operand {quote(ops[2])}")
         return [(ops[0], dest)]
     inode = _stat(fs, dest)
     if inode is not None and inode.is_dir:
@@ -128,10 +129,10 @@ def _pairs(sh: Interp, prog: str, opts, follow_dest: bool = True) -> list[tuple[
 
 
 class Copier:
-    def __init__(self, sh: Interp, opts) -> None:
+    def __init__(self, sh: Interp, opts: list[tuple[str, str]]) -> None:
         self.sh = sh
         self.fs = sh.fs
-        flags = {k for k, _ in opts.items}
+        flags = {k for k, _ in opts}
         self.recursive = bool(flags & {"r", "R", "a"})
         self.preserve = bool(flags & {"p", "a"})
         self.deref = "L" in flags or not (self.recursive or flags & {"P", "d", "a"})
@@ -247,12 +248,10 @@ class Copier:
             self.sh.out(f"{quote(src)} -> {quote(dst)}\n")
 
 
+@tool("cp")
 def cp(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "rRapPdLnfTt:vi", CP_LONG)
-    except Usage as e:
-        return usage_error(sh, "cp", e)
-    pairs = _pairs(sh, "cp", opts)
+    opts, ops = parse(argv, "rRapPdLnfTt:vi", CP_LONG)
+    pairs = _pairs(sh, "cp", opts, ops)
     if isinstance(pairs, int):
         return pairs
     copier = Copier(sh, opts)
@@ -263,16 +262,15 @@ def cp(sh: Interp, argv: list[str]) -> int:
     return status
 
 
+@tool("mv")
 def mv(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "fnTt:vi", MV_LONG)
-    except Usage as e:
-        return usage_error(sh, "mv", e)
-    pairs = _pairs(sh, "mv", opts)
+    opts, ops = parse(argv, "fnTt:vi", MV_LONG)
+    pairs = _pairs(sh, "mv", opts, ops)
     if isinstance(pairs, int):
         return pairs
     fs = sh.fs
     clobber = _clobber_mode(opts)
+    verbose = "v" in dict(opts)
     status = 0
     for src, dst in pairs:
         try:
@@ -307,6 +305,6 @@ def mv(sh: Interp, argv: list[str]) -> int:
             fail(sh, "mv", f"cannot move {quote(src)} to {quote(dst)}", e)
             status = 1
             continue
-        if opts.has("v"):
+        if verbose:
             sh.out(f"renamed {quote(src)} -> {quote(dst)}\n")
     return status

@@ -12,7 +12,7 @@ import struct
 import time
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import NO, Usage, parse
+from kshell.tools.options import NONE, Usage, parse
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -25,8 +25,8 @@ USAGE = (
     "       file -C [-m <magicfiles>]\n"
     "       file [--help]\n"
 )
-LONG = {"brief": ("b", NO), "dereference": ("L", NO), "no-dereference": ("h", NO), "mime": ("i", NO),
-        "mime-type": ("mime-type", NO), "mime-encoding": ("mime-encoding", NO)}
+LONG = {"brief": ("b", NONE), "dereference": ("L", NONE), "no-dereference": ("h", NONE), "mime": ("i", NONE),
+        "mime-type": ("mime-type", NONE), "mime-encoding": ("mime-encoding", NONE)}
 _TEXT = frozenset(range(0x20, 0x7F)) | {7, 8, 9, 10, 11, 12, 13, 27}
 _INTERPRETERS = {"sh": "POSIX shell script", "bash": "Bourne-Again shell script", "python": "Python script",
                  "python3": "Python script", "python2": "Python script", "zsh": "Paul Falstad's zsh script",
@@ -172,19 +172,20 @@ def describe(data: bytes) -> tuple[str, str]:
 
 def file(sh: Interp, argv: list[str]) -> int:
     try:
-        opts = parse(argv, "bLhi", LONG)
+        opts, operands = parse(argv, "bLhi", LONG)
     except Usage as e:
         sh.write_err(f"file: {e.message}\n" + USAGE)
         return 1
-    if not opts.operands:
+    if not operands:
         sh.write_err(USAGE)
         return 1
-    brief = opts.has("b")
-    follow = [k for k, _ in opts.items if k in "Lh"][-1:] == ["L"]
-    mime = "full" if opts.has("i") else "type" if opts.has("mime-type") else None
+    given = dict(opts)
+    brief = "b" in given
+    follow = [k for k, _ in opts if k in "Lh"][-1:] == ["L"]
+    mime = "full" if "i" in given else "type" if "mime-type" in given else None
     fs = sh.fs
     rows: list[tuple[str, str]] = []
-    for name in opts.operands:
+    for name in operands:
         shown = "/dev/stdin" if name == "-" else name
         rows.append((shown, _one(sh, fs, name, follow, mime)))
     width = max(len(n) for n, _ in rows) + 1

@@ -5,12 +5,13 @@ from __future__ import annotations
 import fnmatch
 import re
 import stat as st
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kfs.format import user_name
 from kfs.vfs.inode import Inode
-from kshell.tools.files.args import join, now_ns, quote
+from kshell.tools.files.names import join, quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -62,7 +63,7 @@ class Find:
         self.depth_first = False
         self.has_action = False
         self.batches: list[tuple[list[str], list[str]]] = []
-        self.now = now_ns()
+        self.now = time.time_ns()
 
     # -- parsing ---------------------------------------------------------------------------------
 

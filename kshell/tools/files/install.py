@@ -9,23 +9,24 @@ import os
 import secrets
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import NO, OPTIONAL, REQUIRED, Usage, fail, join, parse, quote, usage_error
 from kshell.tools.files.modes import apply_mode
+from kshell.tools.files.names import fail, join, quote
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 INSTALL_LONG = {
     "mode": ("m", REQUIRED),
-    "directory": ("d", NO),
+    "directory": ("d", NONE),
     "target-directory": ("t", REQUIRED),
-    "no-target-directory": ("T", NO),
-    "preserve-timestamps": ("p", NO),
-    "verbose": ("v", NO),
-    "compare": ("C", NO),
+    "no-target-directory": ("T", NONE),
+    "preserve-timestamps": ("p", NONE),
+    "verbose": ("v", NONE),
+    "compare": ("C", NONE),
     "owner": ("o", REQUIRED),
     "group": ("g", REQUIRED),
-    "strip": ("s", NO),
+    "strip": ("s", NONE),
 }
 
 
@@ -67,35 +68,33 @@ def _mkdirs(sh: Interp, path: str, verbose: bool, last_mode: int | None) -> bool
     return True
 
 
+@tool("install")
 def install(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "m:dt:TpvCo:g:sD", INSTALL_LONG)
-    except Usage as e:
-        return usage_error(sh, "install", e)
+    opts, ops = parse(argv, "m:dt:TpvCo:g:sD", INSTALL_LONG)
+    given = dict(opts)
     fs = sh.fs
     mode = 0o755
-    text = opts.last("m")
+    text = given.get("m")
     if text is not None:
         value = apply_mode(text, 0o755, False, 0)
         if value is None:
             sh.write_err(f"install: invalid mode {quote(text)}\n")
             return 1
         mode = value
-    verbose = opts.has("v")
-    ops = opts.operands
-    if opts.has("d"):
+    verbose = "v" in given
+    if "d" in given:
         if not ops:
-            return usage_error(sh, "install", Usage("missing file operand"))
+            raise Usage("missing file operand")
         ok = True
         for path in ops:
             ok = _mkdirs(sh, path, verbose, mode) and ok
         return 0 if ok else 1
-    target = opts.last("t")
+    target = given.get("t")
     if target is not None:
-        if opts.has("D") and not _mkdirs(sh, target, verbose, None):
+        if "D" in given and not _mkdirs(sh, target, verbose, None):
             return 1
         if not ops:
-            return usage_error(sh, "install", Usage("missing file operand"))
+            raise Usage("missing file operand")
         try:
             if not fs.stat(target).is_dir:
                 sh.write_err(f"install: target directory {quote(target)}: Not a directory\n")
@@ -106,24 +105,24 @@ def install(sh: Interp, argv: list[str]) -> int:
         pairs = [(src, join(target, _base(src))) for src in ops]
     else:
         if not ops:
-            return usage_error(sh, "install", Usage("missing file operand"))
+            raise Usage("missing file operand")
         if len(ops) == 1:
-            return usage_error(sh, "install", Usage(f"missing destination file operand after {quote(ops[0])}"))
+            raise Usage(f"missing destination file operand after {quote(ops[0])}")
         dest = ops[-1]
         is_dir = False
-        if not opts.has("T"):
+        if "T" not in given:
             with contextlib.suppress(OSError):
                 is_dir = fs.stat(dest).is_dir
         if len(ops) > 2 and not is_dir:
-            if opts.has("T"):
-                return usage_error(sh, "install", Usage(f"extra operand {quote(ops[2])}"))
+            if "T" in given:
+                raise Usage(f"extra operand {quote(ops[2])}")
             if fs.exists(dest):
                 sh.write_err(f"install: target {quote(dest)}: Not a directory\n")
             else:
                 sh.write_err(f"install: target {quote(dest)}: No such file or directory\n")
             return 1
         pairs = [(src, join(dest, _base(src))) for src in ops[:-1]] if is_dir else [(ops[0], dest)]
-        if opts.has("D") and not is_dir:
+        if "D" in given and not is_dir:
             parent = dest.rstrip("/").rsplit("/", 1)[0] if "/" in dest.rstrip("/") else ""
             if parent and not _mkdirs(sh, parent, verbose, None):
                 return 1
@@ -169,7 +168,7 @@ def install(sh: Interp, argv: list[str]) -> int:
             continue
         try:
             fs.chmod(dst, mode)
-            if opts.has("p"):
+            if "p" in given:
                 fs.utime(dst, inode.atime, inode.mtime)
         except OSError as e:
             fail(sh, "install", f"cannot change permissions of {quote(dst)}", e)
@@ -181,61 +180,58 @@ def install(sh: Interp, argv: list[str]) -> int:
 
 
 MKTEMP_LONG = {
-    "directory": ("d", NO),
-    "dry-run": ("u", NO),
-    "quiet": ("q", NO),
+    "directory": ("d", NONE),
+    "dry-run": ("u", NONE),
+    "quiet": ("q", NONE),
     "suffix": ("suffix", REQUIRED),
     "tmpdir": ("p", OPTIONAL),
 }
 _CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
+@tool("mktemp")
 def mktemp(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "dp:qtu", MKTEMP_LONG)
-    except Usage as e:
-        return usage_error(sh, "mktemp", e)
-    if len(opts.operands) > 1:
-        return usage_error(sh, "mktemp", Usage("too many templates"))
-    quiet = opts.has("q")
+    opts, operands = parse(argv, "dp:qtu", MKTEMP_LONG)
+    given = dict(opts)
+    if len(operands) > 1:
+        raise Usage("too many templates")
+    quiet = "q" in given
 
     def error(text: str, creating: bool = False) -> int:
         if not (quiet and creating):
             sh.write_err(f"mktemp: {text}\n")
         return 1
 
-    given = opts.operands[0] if opts.operands else None
-    template = given or "tmp.XXXXXXXXXX"
-    suffix = opts.last("suffix") or ""
+    template_arg = operands[0] if operands else None
+    template = template_arg or "tmp.XXXXXXXXXX"
+    suffix = given.get("suffix") or ""
     if "/" in suffix:
         return error(f"invalid suffix {quote(suffix)}, contains directory separator")
     stem = template.rstrip("X")
     xs = len(template) - len(stem)
     if xs < 3:
-        return error(f"too few X's in template {quote(template + (suffix if opts.has('suffix') else ''))}")
-    tmpdir_opt = None
-    if opts.has("p"):
-        tmpdir_opt = opts.last("p") or None
-    use_dir = opts.has("t") or opts.has("p") or given is None
+        return error(f"too few X's in template {quote(template + (suffix if 'suffix' in given else ''))}")
+    tmpdir_opt = given.get("p") or None
+    use_dir = "t" in given or "p" in given or template_arg is None
     base = ""
     if use_dir:
-        if opts.has("t") and "/" in template:
+        if "t" in given and "/" in template:
             return error(f"invalid template, {quote(template)}, contains directory separator")
         env_tmp = sh.get_param_or_none("TMPDIR")
-        order = (env_tmp, tmpdir_opt) if opts.has("t") else (tmpdir_opt, env_tmp)
+        order = (env_tmp, tmpdir_opt) if "t" in given else (tmpdir_opt, env_tmp)
         base = order[0] or order[1] or "/tmp"
     prefix_path = join(base, stem) if base else stem
     fs = sh.fs
     shown_template = join(base, template) if base else template
     for _ in range(100):
         name = prefix_path + "".join(secrets.choice(_CHARS) for _ in range(xs)) + suffix
-        if opts.has("u"):
+        if "u" in given:
             if not fs.exists(name):
                 sh.out(name + "\n")
                 return 0
             continue
         try:
-            if opts.has("d"):
+            if "d" in given:
                 fs.mkdir(name, 0o700)
                 fs.chmod(name, 0o700)
             else:
@@ -244,7 +240,7 @@ def mktemp(sh: Interp, argv: list[str]) -> int:
         except OSError as e:
             if e.errno == errno.EEXIST:
                 continue
-            kind = "directory" if opts.has("d") else "file"
+            kind = "directory" if "d" in given else "file"
             return error(f"failed to create {kind} via template {quote(shown_template)}: "
                          f"{os.strerror(e.errno or errno.EIO)}", True)
         sh.out(name + "\n")

@@ -5,19 +5,21 @@ from __future__ import annotations
 import errno
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import NO, Usage, fail, missing_operand, parse, quote, usage_error
+from kshell.tools.files.names import fail, quote
 from kshell.tools.files.paths import canonical
+from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 LN_LONG = {
-    "symbolic": ("s", NO),
-    "force": ("f", NO),
-    "no-dereference": ("n", NO),
-    "no-target-directory": ("T", NO),
-    "verbose": ("v", NO),
-    "relative": ("r", NO),
+    "symbolic": ("s", NONE),
+    "force": ("f", NONE),
+    "no-dereference": ("n", NONE),
+    "no-target-directory": ("T", NONE),
+    "verbose": ("v", NONE),
+    "relative": ("r", NONE),
+    "target-directory": ("t", REQUIRED),
 }
 
 
@@ -25,18 +27,16 @@ def _base(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1] or "/"
 
 
+@tool("ln")
 def ln(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "sfnTvt:", LN_LONG | {"target-directory": ("t", 1)})
-    except Usage as e:
-        return usage_error(sh, "ln", e)
+    opts, ops = parse(argv, "sfnTvt:", LN_LONG)
+    given = dict(opts)
     fs = sh.fs
-    ops = opts.operands
-    symbolic, force = opts.has("s"), opts.has("f")
-    no_deref = opts.has("n")
+    symbolic, force = "s" in given, "f" in given
+    no_deref = "n" in given
     if not ops:
-        return usage_error(sh, "ln", Usage("missing file operand"))
-    target_dir = opts.last("t")
+        raise Usage("missing file operand")
+    target_dir = given.get("t")
     pairs: list[tuple[str, str]] = []
     if target_dir is not None:
         pairs = [(src, f"{target_dir.rstrip('/')}/{_base(src)}") for src in ops]
@@ -45,14 +45,14 @@ def ln(sh: Interp, argv: list[str]) -> int:
     else:
         dest = ops[-1]
         is_dir = False
-        if not opts.has("T"):
+        if "T" not in given:
             try:
                 is_dir = (fs.lstat(dest) if no_deref else fs.stat(dest)).is_dir
             except OSError:
                 is_dir = False
         if len(ops) > 2 and not is_dir:
-            if opts.has("T"):
-                return usage_error(sh, "ln", Usage(f"extra operand {quote(ops[2])}"))
+            if "T" in given:
+                raise Usage(f"extra operand {quote(ops[2])}")
             if fs.exists(dest) or _lexists(fs, dest):
                 sh.write_err(f"ln: target {quote(dest)} is not a directory\n")
             else:
@@ -84,7 +84,7 @@ def ln(sh: Interp, argv: list[str]) -> int:
                 fs.symlink(src, dest)
             else:
                 fs.link(src, dest)
-            if opts.has("v"):
+            if "v" in given:
                 sh.out(f"{quote(dest)} {'->' if symbolic else '=>'} {quote(src)}\n")
         except OSError as e:
             if not symbolic and e.filename == src:
@@ -95,41 +95,40 @@ def ln(sh: Interp, argv: list[str]) -> int:
     return status
 
 
+@tool("readlink")
 def readlink(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(
-            argv,
-            "femnqsvz",
-            {
-                "canonicalize": ("f", NO),
-                "canonicalize-existing": ("e", NO),
-                "canonicalize-missing": ("m", NO),
-                "no-newline": ("n", NO),
-                "quiet": ("q", NO),
-                "silent": ("s", NO),
-                "verbose": ("v", NO),
-                "zero": ("z", NO),
-            },
-        )
-    except Usage as e:
-        return usage_error(sh, "readlink", e)
-    if not opts.operands:
-        return missing_operand(sh, "readlink")
+    opts, operands = parse(
+        argv,
+        "femnqsvz",
+        {
+            "canonicalize": ("f", NONE),
+            "canonicalize-existing": ("e", NONE),
+            "canonicalize-missing": ("m", NONE),
+            "no-newline": ("n", NONE),
+            "quiet": ("q", NONE),
+            "silent": ("s", NONE),
+            "verbose": ("v", NONE),
+            "zero": ("z", NONE),
+        },
+    )
+    given = dict(opts)
+    if not operands:
+        raise Usage("missing operand")
     mode = None
-    for key, _ in opts.items:
+    for key, _ in opts:
         if key in "fem":
             mode = key
-    end = "\0" if opts.has("z") else "\n"
-    if opts.has("n") and len(opts.operands) == 1:
+    end = "\0" if "z" in given else "\n"
+    if "n" in given and len(operands) == 1:
         end = ""
-    elif opts.has("n"):
+    elif "n" in given:
         sh.write_err("readlink: ignoring --no-newline with multiple arguments\n")
     status = 0
-    for path in opts.operands:
+    for path in operands:
         try:
             text = canonical(sh.fs, path, mode) if mode else sh.fs.readlink(path)
         except OSError as e:
-            if opts.has("v"):
+            if "v" in given:
                 fail(sh, "readlink", path, e)
             status = 1
             continue

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import stat as st
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kfs.format import group_name, human_size, mode_string, user_name
 from kfs.vfs.inode import Inode
-from kshell.tools.files.args import NO, OPTIONAL, Usage, fail, join, now_ns, parse, quote, usage_error, zone
+from kshell.tools.clock import zone
+from kshell.tools.files.names import fail, join, quote
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, parse, tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -18,20 +21,20 @@ if TYPE_CHECKING:
 SIX_MONTHS_NS = 31556952 // 2 * 1_000_000_000
 
 LONG = {
-    "all": ("a", NO),
-    "almost-all": ("A", NO),
-    "classify": ("F", NO),
-    "recursive": ("R", NO),
-    "directory": ("d", NO),
-    "human-readable": ("h", NO),
-    "inode": ("i", NO),
-    "reverse": ("r", NO),
+    "all": ("a", NONE),
+    "almost-all": ("A", NONE),
+    "classify": ("F", NONE),
+    "recursive": ("R", NONE),
+    "directory": ("d", NONE),
+    "human-readable": ("h", NONE),
+    "inode": ("i", NONE),
+    "reverse": ("r", NONE),
     "color": ("color", OPTIONAL),
-    "numeric-uid-gid": ("n", NO),
-    "dereference": ("L", NO),
-    "size": ("s", NO),
-    "indicator-style": ("indicator-style", 1),
-    "group-directories-first": ("gdf", NO),
+    "numeric-uid-gid": ("n", NONE),
+    "dereference": ("L", NONE),
+    "size": ("s", NONE),
+    "indicator-style": ("indicator-style", REQUIRED),
+    "group-directories-first": ("gdf", NONE),
 }
 
 
@@ -53,7 +56,7 @@ class Lister:
         self.long = "l" in flags or "n" in flags
         self.status = 0
         self.first = True  # nothing printed yet (for the blank lines between directories)
-        self.now = now_ns()
+        self.now = time.time_ns()
         self.tz = zone(sh)
         # per-command caches: owner and group names, mode strings and dates repeat across entries
         self.users: dict[int, str] = {}
@@ -276,14 +279,12 @@ def _kblocks(inode: Inode) -> int:
     return (_blocks(inode) + 1) // 2
 
 
+@tool("ls", 2)
 def ls(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "aAlFR1dhtSrinLsUfC", LONG)
-    except Usage as e:
-        return usage_error(sh, "ls", e, 2)
+    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfC", LONG)
     flags: set[str] = set()
     sort = "name"
-    for key, value in opts.items:
+    for key, value in opts:
         if key in ("t", "S"):
             sort = key
         elif key == "U":
@@ -309,4 +310,4 @@ def ls(sh: Interp, argv: list[str]) -> int:
             flags.add("A")
         else:
             flags.add(key)
-    return Lister(sh, flags, sort).run(opts.operands)
+    return Lister(sh, flags, sort).run(operands)

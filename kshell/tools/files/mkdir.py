@@ -2,34 +2,35 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import NO, REQUIRED, Usage, fail, missing_operand, parse, quote, usage_error
 from kshell.tools.files.modes import apply_mode
+from kshell.tools.files.names import fail, quote
+from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 
+@tool("mkdir")
 def mkdir(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "pm:v", {"parents": ("p", NO), "mode": ("m", REQUIRED), "verbose": ("v", NO)})
-    except Usage as e:
-        return usage_error(sh, "mkdir", e)
-    if not opts.operands:
-        return missing_operand(sh, "mkdir")
+    opts, operands = parse(argv, "pm:v", {"parents": ("p", NONE), "mode": ("m", REQUIRED), "verbose": ("v", NONE)})
+    given = dict(opts)
+    if not operands:
+        raise Usage("missing operand")
     fs = sh.fs
-    mode_text = opts.last("m")
+    mode_text = given.get("m")
     mode: int | None = None
     if mode_text is not None:
         mode = apply_mode(mode_text, 0o777 & ~fs.umask, True, fs.umask)
         if mode is None:
             sh.write_err(f"mkdir: invalid mode {quote(mode_text)}\n")
             return 1
-    parents, verbose = opts.has("p"), opts.has("v")
+    parents, verbose = "p" in given, "v" in given
     status = 0
-    for path in opts.operands:
+    for path in operands:
         try:
             if parents:
                 parts = [p for p in path.split("/") if p]
@@ -68,27 +69,37 @@ def mkdir(sh: Interp, argv: list[str]) -> int:
     return status
 
 
+@tool("rmdir")
 def rmdir(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "pv", {"parents": ("p", NO), "verbose": ("v", NO), "ignore-fail-on-non-empty": ("i", NO)})
-    except Usage as e:
-        return usage_error(sh, "rmdir", e)
-    if not opts.operands:
-        return missing_operand(sh, "rmdir")
+    opts, operands = parse(argv, "pv", {"parents": ("p", NONE), "verbose": ("v", NONE),
+                                        "ignore-fail-on-non-empty": ("i", NONE)})
+    given = dict(opts)
+    if not operands:
+        raise Usage("missing operand")
     status = 0
-    for path in opts.operands:
+    for path in operands:
         targets = [path]
-        if opts.has("p"):
+        if "p" in given:
             parts = path.rstrip("/").split("/")
             targets = ["/".join(parts[:i]) for i in range(len(parts), 0, -1) if "/".join(parts[:i])]
         for target in targets:
+            if "v" in given:  # GNU announces each removal before trying it
+                sh.out(f"rmdir: removing directory, {quote(target)}\n")
             try:
                 sh.fs.rmdir(target)
-                if opts.has("v"):
-                    sh.out(f"rmdir: removing directory, {quote(target)}\n")
             except OSError as e:
-                if not (e.errno == errno.ENOTEMPTY and opts.has("i")):
-                    fail(sh, "rmdir", f"failed to remove {quote(target)}", e)
+                if not (e.errno == errno.ENOTEMPTY and "i" in given):
+                    # GNU names a parent (-p) "directory"; `link/` to a directory is not followed
+                    what = "directory " if target != targets[0] else ""
+                    err: OSError | str = e
+                    if e.errno == errno.ENOTDIR and target.endswith("/"):
+                        with contextlib.suppress(OSError):
+                            if sh.fs.lstat(target.rstrip("/")).is_lnk and sh.fs.stat(target).is_dir:
+                                err = "Symbolic link not followed"
+                    if isinstance(err, str):
+                        sh.write_err(f"rmdir: failed to remove {quote(target)}: {err}\n")
+                    else:
+                        fail(sh, "rmdir", f"failed to remove {what}{quote(target)}", e)
                     status = 1
                 break
     return status

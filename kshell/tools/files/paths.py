@@ -7,7 +7,8 @@ import os
 import posixpath
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import NO, REQUIRED, Usage, fail, missing_operand, parse, quote, usage_error
+from kshell.tools.files.names import fail, quote
+from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kfs.vfs import PathFS
@@ -68,23 +69,21 @@ def canonical(fs: PathFS, path: str, mode: str = "f", *, physical: bool = True) 
     return "/" + "/".join(done)
 
 
+@tool("basename")
 def basename(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "as:z", {"multiple": ("a", NO), "suffix": ("s", REQUIRED), "zero": ("z", NO)})
-    except Usage as e:
-        return usage_error(sh, "basename", e)
-    ops = opts.operands
-    suffix = opts.last("s")
-    multiple = opts.has("a") or suffix is not None
+    opts, ops = parse(argv, "as:z", {"multiple": ("a", NONE), "suffix": ("s", REQUIRED), "zero": ("z", NONE)})
+    given = dict(opts)
+    suffix = given.get("s")
+    multiple = "a" in given or suffix is not None
     if not ops:
-        return missing_operand(sh, "basename")
+        raise Usage("missing operand")
     if not multiple:
         if len(ops) > 2:
-            return usage_error(sh, "basename", Usage(f"extra operand {quote(ops[2])}"))
+            raise Usage(f"extra operand {quote(ops[2])}")
         if len(ops) == 2:
             suffix = ops[1]
         ops = ops[:1]
-    end = "\0" if opts.has("z") else "\n"
+    end = "\0" if "z" in given else "\n"
     for name in ops:
         stripped = name.rstrip("/")
         base = stripped.rsplit("/", 1)[-1] if stripped else ("/" if name else "")
@@ -94,15 +93,13 @@ def basename(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
+@tool("dirname")
 def dirname(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "z", {"zero": ("z", NO)})
-    except Usage as e:
-        return usage_error(sh, "dirname", e)
-    if not opts.operands:
-        return missing_operand(sh, "dirname")
-    end = "\0" if opts.has("z") else "\n"
-    for name in opts.operands:
+    opts, operands = parse(argv, "z", {"zero": ("z", NONE)})
+    if not operands:
+        raise Usage("missing operand")
+    end = "\0" if opts else "\n"
+    for name in operands:
         stripped = name.rstrip("/")
         if not stripped:
             sh.out(("/" if name else ".") + end)
@@ -115,38 +112,37 @@ def dirname(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
+@tool("realpath")
 def realpath(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(
-            argv,
-            "emsqzELP",
-            {
-                "canonicalize-existing": ("e", NO),
-                "canonicalize-missing": ("m", NO),
-                "strip": ("s", NO),
-                "no-symlinks": ("s", NO),
-                "quiet": ("q", NO),
-                "zero": ("z", NO),
-                "relative-to": ("rel", REQUIRED),
-                "relative-base": ("base", REQUIRED),
-                "logical": ("L", NO),
-                "physical": ("P", NO),
-            },
-        )
-    except Usage as e:
-        return usage_error(sh, "realpath", e)
-    if not opts.operands:
-        return missing_operand(sh, "realpath")
+    opts, operands = parse(
+        argv,
+        "emsqzELP",
+        {
+            "canonicalize-existing": ("e", NONE),
+            "canonicalize-missing": ("m", NONE),
+            "strip": ("s", NONE),
+            "no-symlinks": ("s", NONE),
+            "quiet": ("q", NONE),
+            "zero": ("z", NONE),
+            "relative-to": ("rel", REQUIRED),
+            "relative-base": ("base", REQUIRED),
+            "logical": ("L", NONE),
+            "physical": ("P", NONE),
+        },
+    )
+    given = dict(opts)
+    if not operands:
+        raise Usage("missing operand")
     mode = "f"
-    for key, _ in opts.items:
+    for key, _ in opts:
         if key in ("e", "m"):
             mode = key
         elif key == "E":
             mode = "f"
-    physical = not opts.has("s")
-    end = "\0" if opts.has("z") else "\n"
-    rel = opts.last("rel")
-    base = opts.last("base")
+    physical = "s" not in given
+    end = "\0" if "z" in given else "\n"
+    rel = given.get("rel")
+    base = given.get("base")
     try:
         rel_abs = canonical(sh.fs, rel, mode, physical=physical) if rel is not None else None
         base_abs = canonical(sh.fs, base, mode, physical=physical) if base is not None else None
@@ -154,11 +150,11 @@ def realpath(sh: Interp, argv: list[str]) -> int:
         fail(sh, "realpath", rel if rel is not None else base or "", e)
         return 1
     status = 0
-    for path in opts.operands:
+    for path in operands:
         try:
             text = canonical(sh.fs, path, mode, physical=physical)
         except OSError as e:
-            if not opts.has("q"):
+            if "q" not in given:
                 fail(sh, "realpath", path, e)
             status = 1
             continue

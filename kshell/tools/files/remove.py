@@ -5,18 +5,19 @@ from __future__ import annotations
 import errno
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import NO, Usage, fail, join, missing_operand, parse, quote, usage_error
+from kshell.tools.files.names import fail, join, quote
+from kshell.tools.options import NONE, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 LONG = {
-    "recursive": ("r", NO),
-    "force": ("f", NO),
-    "dir": ("d", NO),
-    "verbose": ("v", NO),
-    "no-preserve-root": ("npr", NO),
-    "preserve-root": ("pr", NO),
+    "recursive": ("r", NONE),
+    "force": ("f", NONE),
+    "dir": ("d", NONE),
+    "verbose": ("v", NONE),
+    "no-preserve-root": ("npr", NONE),
+    "preserve-root": ("pr", NONE),
 }
 
 
@@ -78,23 +79,26 @@ class Remover:
         return True
 
 
+@tool("rm")
 def rm(sh: Interp, argv: list[str]) -> int:
     try:
-        opts = parse(argv, "rRfdviI", LONG)
+        opts, operands = parse(argv, "rRfdviI", LONG)
     except Usage as e:
-        status = usage_error(sh, "rm", Usage(e.message, hint=False))
+        sh.write_err(f"rm: {e.message}\n")
         for arg in argv[1:]:
             if arg.startswith("-") and arg != "--" and sh.fs.exists(arg) or arg.startswith("-") and _lexists(sh, arg):
                 sh.write_err(f"Try 'rm ./{arg}' to remove the file {quote(arg)}.\n")
                 break
         sh.write_err("Try 'rm --help' for more information.\n")
-        return status
-    flags = {"r" if k == "R" else k for k, _ in opts.items}
-    if not opts.operands:
-        return 0 if "f" in flags else missing_operand(sh, "rm")
+        return 1
+    flags = {"r" if k == "R" else k for k, _ in opts}
+    if not operands:
+        if "f" in flags:
+            return 0
+        raise Usage("missing operand")
     remover = Remover(sh, flags)
     status = 0
-    for path in opts.operands:
+    for path in operands:
         last = path.rstrip("/").rsplit("/", 1)[-1]
         if "r" in flags and last in (".", ".."):
             sh.write_err(f"rm: refusing to remove '.' or '..' directory: skipping {quote(path)}\n")

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 
 from kfs.format import group_name, mode_string, stat_text, type_name, user_name
 from kfs.vfs.inode import Inode
-from kshell.tools.files.args import NO, REQUIRED, Usage, fail, join, missing_operand, parse, quote, usage_error, zone
+from kshell.tools.clock import zone
 from kshell.tools.files.modes import apply_mode
+from kshell.tools.files.names import fail, join, quote
+from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -85,22 +87,21 @@ def _escapes(text: str) -> str:
     return text.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
 
 
+@tool("stat")
 def stat(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(
-            argv,
-            "c:Lt",
-            {"format": ("c", REQUIRED), "printf": ("printf", REQUIRED), "dereference": ("L", NO), "terse": ("t", NO)},
-        )
-    except Usage as e:
-        return usage_error(sh, "stat", e)
-    if not opts.operands:
-        return missing_operand(sh, "stat")
-    fmt = opts.last("c")
-    printf = opts.last("printf")
-    follow = opts.has("L")
+    opts, operands = parse(
+        argv,
+        "c:Lt",
+        {"format": ("c", REQUIRED), "printf": ("printf", REQUIRED), "dereference": ("L", NONE), "terse": ("t", NONE)},
+    )
+    given = dict(opts)
+    if not operands:
+        raise Usage("missing operand")
+    fmt = given.get("c")
+    printf = given.get("printf")
+    follow = "L" in given
     status = 0
-    for path in opts.operands:
+    for path in operands:
         try:
             inode = sh.fs.stat(path) if follow else sh.fs.lstat(path)
             target = sh.fs.readlink(path) if inode.is_lnk else None
@@ -117,6 +118,7 @@ def stat(sh: Interp, argv: list[str]) -> int:
     return status
 
 
+@tool("chmod")
 def chmod(sh: Interp, argv: list[str]) -> int:
     # a leading "-w"/"-x" is a mode, not an option: take modes out before parsing
     args = [argv[0]]
@@ -126,23 +128,20 @@ def chmod(sh: Interp, argv: list[str]) -> int:
             mode_arg = a
         else:
             args.append(a)
-    try:
-        opts = parse(
-            args,
-            "RvcfH",
-            {
-                "recursive": ("R", NO),
-                "verbose": ("v", NO),
-                "changes": ("c", NO),
-                "silent": ("f", NO),
-                "quiet": ("f", NO),
-                "reference": ("ref", REQUIRED),
-            },
-        )
-    except Usage as e:
-        return usage_error(sh, "chmod", e)
-    ops = list(opts.operands)
-    ref = opts.last("ref")
+    opts, ops = parse(
+        args,
+        "RvcfH",
+        {
+            "recursive": ("R", NONE),
+            "verbose": ("v", NONE),
+            "changes": ("c", NONE),
+            "silent": ("f", NONE),
+            "quiet": ("f", NONE),
+            "reference": ("ref", REQUIRED),
+        },
+    )
+    given = dict(opts)
+    ref = given.get("ref")
     fs = sh.fs
     ref_mode: int | None = None
     if ref is not None:
@@ -153,16 +152,14 @@ def chmod(sh: Interp, argv: list[str]) -> int:
             return 1
     elif mode_arg is None:
         if not ops:
-            return missing_operand(sh, "chmod")
+            raise Usage("missing operand")
         mode_arg = ops.pop(0)
     if not ops:
         if mode_arg is not None and ref is None:
-            return usage_error(sh, "chmod", Usage(f"missing operand after {quote(mode_arg)}"))
-        return missing_operand(sh, "chmod")
+            raise Usage(f"missing operand after {quote(mode_arg)}")
+        raise Usage("missing operand")
     if mode_arg is not None and apply_mode(mode_arg, 0, False, fs.umask) is None:
-        sh.write_err(f"chmod: invalid mode: {quote(mode_arg)}\n")
-        sh.write_err("Try 'chmod --help' for more information.\n")
-        return 1
+        raise Usage(f"invalid mode: {quote(mode_arg)}")
     status = 0
 
     def change(path: str, top: bool) -> None:
@@ -170,7 +167,7 @@ def chmod(sh: Interp, argv: list[str]) -> int:
         try:
             inode = fs.stat(path) if top else fs.lstat(path)
         except OSError as e:
-            if not opts.has("f"):
+            if "f" not in given:
                 fail(sh, "chmod", f"cannot access {quote(path)}", e)
             status = 1
             return
@@ -181,7 +178,7 @@ def chmod(sh: Interp, argv: list[str]) -> int:
         try:
             if new != inode.perm:
                 fs.chmod(path, new)
-            if opts.has("v") or (opts.has("c") and new != inode.perm):
+            if "v" in given or ("c" in given and new != inode.perm):
                 verb = "changed from" if new != inode.perm else "retained as"
                 old_s, new_s = (
                     f"{inode.perm:04o} ({mode_string(inode.mode)[1:]})",
@@ -192,11 +189,11 @@ def chmod(sh: Interp, argv: list[str]) -> int:
                 else:
                     sh.out(f"mode of {quote(path)} {verb} {new_s}\n")
         except OSError as e:
-            if not opts.has("f"):
+            if "f" not in given:
                 fail(sh, "chmod", f"changing permissions of {quote(path)}", e)
             status = 1
             return
-        if opts.has("R") and inode.is_dir:
+        if "R" in given and inode.is_dir:
             try:
                 names = sorted(n for n, _ in fs.scandir(path))
             except OSError as e:

@@ -9,17 +9,19 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from kfs.vfs import NOW
-from kshell.tools.files.args import NO, REQUIRED, Usage, fail, parse, quote, usage_error, zone
+from kshell.tools.clock import zone
+from kshell.tools.files.names import fail, quote
+from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 LONG = {
-    "no-create": ("c", NO),
+    "no-create": ("c", NONE),
     "date": ("d", REQUIRED),
     "reference": ("r", REQUIRED),
     "time": ("time", REQUIRED),
-    "no-dereference": ("h", NO),
+    "no-dereference": ("h", NONE),
 }
 _DATE = re.compile(
     r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
@@ -80,43 +82,40 @@ def parse_stamp(text: str, sh: Interp) -> int | None:
     return int(when.timestamp()) * 1_000_000_000
 
 
+@tool("touch")
 def touch(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "acd:fhmr:t:", LONG)
-    except Usage as e:
-        return usage_error(sh, "touch", e)
+    opts, operands = parse(argv, "acd:fhmr:t:", LONG)
+    given = dict(opts)
     fs = sh.fs
     atime = mtime = NOW
-    only_a = opts.has("a") or opts.last("time") in ("atime", "access", "use")
-    only_m = opts.has("m") or opts.last("time") in ("mtime", "modify")
-    for key, value in opts.items:
+    only_a = "a" in given or given.get("time") in ("atime", "access", "use")
+    only_m = "m" in given or given.get("time") in ("mtime", "modify")
+    for key, value in opts:
         if key == "d" or key == "t":
-            assert value is not None
             ns = parse_date(value, sh) if key == "d" else parse_stamp(value, sh)
             if ns is None:
                 sh.write_err(f"touch: invalid date format {quote(value)}\n")
                 return 1
             atime = mtime = NOW if ns == NOW_SENTINEL else ns
         elif key == "r":
-            assert value is not None
             try:
                 ref = fs.stat(value)
             except OSError as e:
                 fail(sh, "touch", f"failed to get attributes of {quote(value)}", e)
                 return 1
             atime, mtime = ref.atime, ref.mtime
-    if not opts.operands:
-        return usage_error(sh, "touch", Usage("missing file operand"))
+    if not operands:
+        raise Usage("missing file operand")
     if only_a and not only_m:
         mtime = None
     elif only_m and not only_a:
         atime = None
     status = 0
-    for path in opts.operands:
+    for path in operands:
         try:
             fs.stat(path)
         except OSError as e:
-            if e.errno != errno.ENOENT or opts.has("c"):
+            if e.errno != errno.ENOENT or "c" in given:
                 if e.errno != errno.ENOENT:
                     fail(sh, "touch", f"cannot touch {quote(path)}", e)
                     status = 1

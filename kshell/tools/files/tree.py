@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import join
+from kshell.tools.files.names import join
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp

@@ -11,21 +11,22 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import NO, REQUIRED, Usage, fail, join, parse, quote, usage_error
+from kshell.tools.files.names import fail, join, quote
+from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kfs.vfs.inode import Inode
     from kshell.exec.interp import Interp
 
 DU_LONG = {
-    "all": ("a", NO),
-    "apparent-size": ("A", NO),
-    "bytes": ("b", NO),
-    "total": ("c", NO),
+    "all": ("a", NONE),
+    "apparent-size": ("A", NONE),
+    "bytes": ("b", NONE),
+    "total": ("c", NONE),
     "max-depth": ("d", REQUIRED),
-    "human-readable": ("h", NO),
-    "summarize": ("s", NO),
-    "null": ("0", NO),
+    "human-readable": ("h", NONE),
+    "summarize": ("s", NONE),
+    "null": ("0", NONE),
 }
 
 
@@ -98,15 +99,14 @@ class DiskUsage:
         return total
 
 
+@tool("du")
 def du(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "abcd:hkmsAL0", DU_LONG)
-    except Usage as e:
-        return usage_error(sh, "du", e)
+    opts, operands = parse(argv, "abcd:hkmsAL0", DU_LONG)
+    given = dict(opts)
     apparent = scale_human = False
     block = 1024
     depth: int | None = None
-    for key, value in opts.items:
+    for key, value in opts:
         if key == "A":
             apparent = True
         elif key == "b":
@@ -118,14 +118,14 @@ def du(sh: Interp, argv: list[str]) -> int:
         elif key == "m":
             block, scale_human = 1024 * 1024, False
         elif key == "d":
-            if not (value or "").isdigit():
-                return usage_error(sh, "du", Usage(f"invalid maximum depth {quote(value or '')}"))
-            depth = int(value or "0")
-    summarize, show_all = opts.has("s"), opts.has("a")
+            if not value.isdigit():
+                raise Usage(f"invalid maximum depth {quote(value)}")
+            depth = int(value)
+    summarize, show_all = "s" in given, "a" in given
     if summarize and show_all:
-        return usage_error(sh, "du", Usage("cannot both summarize and show all entries"))
+        raise Usage("cannot both summarize and show all entries")
     if summarize and depth not in (None, 0):
-        return usage_error(sh, "du", Usage(f"warning: summarizing conflicts with --max-depth={depth}"))
+        raise Usage(f"warning: summarizing conflicts with --max-depth={depth}")
     if summarize:
         depth = 0
 
@@ -133,9 +133,9 @@ def du(sh: Interp, argv: list[str]) -> int:
         return human(n) if scale_human else str(-(-n // block))
 
     walker = DiskUsage(sh, apparent, show_all, depth, fmt)
-    walker.hash_all = len(opts.operands) > 1
+    walker.hash_all = len(operands) > 1
     grand = 0
-    for path in opts.operands or ["."]:
+    for path in operands or ["."]:
         try:
             inode = sh.fs.lstat(path)
         except OSError as e:
@@ -147,52 +147,67 @@ def du(sh: Interp, argv: list[str]) -> int:
         grand += walker.walk(path, inode, 0)
         sh.out("".join(walker.lines))
         walker.lines.clear()
-    if opts.has("c"):
+    if "c" in given:
         sh.out(f"{fmt(grand)}\ttotal\n")
     return 0 if walker.ok else 1
 
 
+@tool("df")
 def df(sh: Interp, argv: list[str]) -> int:
-    try:
-        opts = parse(argv, "hkaHlPTt:x:", {"human-readable": ("h", NO), "all": ("a", NO), "si": ("H", NO),
-                                            "local": ("l", NO), "portability": ("P", NO),
-                                            "print-type": ("T", NO), "type": ("t", REQUIRED),
-                                            "exclude-type": ("x", REQUIRED)})
-    except Usage as e:
-        return usage_error(sh, "df", e)
+    opts, operands = parse(argv, "hkaHlPTt:x:", {"human-readable": ("h", NONE), "all": ("a", NONE), "si": ("H", NONE),
+                                                 "local": ("l", NONE), "portability": ("P", NONE),
+                                                 "print-type": ("T", NONE), "type": ("t", REQUIRED),
+                                                 "exclude-type": ("x", REQUIRED)})
+    types = "T" in dict(opts)
     status = 0
     found = 0
-    for path in opts.operands:
+    for path in operands:
         try:
             sh.fs.stat(path)
             found += 1
         except OSError as e:
             fail(sh, "df", path, e)
             status = 1
-    if opts.operands and not found:
+    if operands and not found:
         return status
+    wanted = [v for k, v in opts if k == "t"]
+    if (wanted and "kfs" not in wanted) or "kfs" in [v for k, v in opts if k == "x"]:
+        sh.write_err("df: no file systems processed\n")  # the VFS is the one file system, "kfs"
+        return 1
     st = sh.fs.statfs()
     size = st.blocks * st.block_size
     avail = st.blocks_free * st.block_size
     used = size - avail
-    scale_human = [k for k, _ in opts.items if k in "hk"][-1:] == ["h"]
+    scale = ([k for k, _ in opts if k in "hHk"][-1:] or ["k"])[0]
     pct = f"{math.ceil(used * 100 / (used + avail))}%" if used + avail else "-"
 
     def fmt(n: int) -> str:
-        return human(n) if scale_human else str(-(-n // 1024))
+        if scale == "H":  # --si: powers of 1000, rounded up
+            units, value = "kMGTPEZY", float(n)
+            if value < 1000:
+                return str(n)
+            for unit in units:
+                value /= 1000
+                if value < 10:
+                    return f"{math.ceil(value * 10 - 1e-9) / 10:.1f}{unit}"
+                if value < 1000:
+                    return f"{math.ceil(value - 1e-9)}{unit}"
+        return human(n) if scale == "h" else str(-(-n // 1024))
 
-    size_label, avail_label = ("Size", "Avail") if scale_human else ("1K-blocks", "Available")
-    rows = [["Filesystem", "Type", size_label, "Used", avail_label, "Use%", "Mounted on"]]
+    posix = "P" in dict(opts) and scale == "k"  # POSIX headers, unless -h/-H
+    size_label, avail_label = ("Size", "Avail") if scale in "hH" else (
+        "1024-blocks" if posix else "1K-blocks", "Available")
+    rows = [["Filesystem", "Type", size_label, "Used", avail_label, "Capacity" if posix else "Use%", "Mounted on"]]
     for _ in range(max(1, found)):
         rows.append(["kfs", "kfs", fmt(size), fmt(used), fmt(avail), pct, "/"])
-    if not opts.has("T"):
+    if not types:
         rows = [r[:1] + r[2:] for r in rows]
-    mins = [14, 4, 5, 5, 5, 4] if opts.has("T") else [14, 5, 5, 5, 4]
+    mins = [14, 4, 5, 5, 5, 4] if types else [14, 5, 5, 5, 4]
     widths = [max([m] + [len(r[i]) for r in rows]) for i, m in enumerate(mins)]
     out = []
     for r in rows:
         cells = [r[0].ljust(widths[0])]
-        if opts.has("T"):
+        if types:
             cells.append(r[1].ljust(widths[1]))
         cells += [c.rjust(w) for c, w in zip(r[len(cells):-1], widths[len(cells):], strict=True)]
         out.append(" ".join(cells + [r[-1]]) + "\n")

@@ -10,12 +10,13 @@ wget: -q -O FILE / -O - (`-qO-`), follows redirects; exit 4 (network), 8 (server
 from __future__ import annotations
 
 import base64
+import contextlib
 import re
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from kshell.tools.net.hosts import FetchError, HostTable, Reply, Request, split_url
-from kshell.tools.text.options import NONE, REQUIRED, Usage, parse
+from kshell.tools.options import NONE, REQUIRED, Usage, parse
 from kshell.tools.text.textio import read_all
 
 if TYPE_CHECKING:
@@ -244,12 +245,12 @@ _WGET_LONG = {"quiet": ("q", NONE), "output-document": ("O", REQUIRED), "verbose
               "no-verbose": ("nv", NONE), "timeout": ("T", REQUIRED), "tries": ("t", REQUIRED),
               "header": ("header", REQUIRED), "post-data": ("post-data", REQUIRED),
               "no-check-certificate": ("k", NONE), "user-agent": ("U", REQUIRED),
-              "max-redirect": ("max-redirect", REQUIRED)}
+              "max-redirect": ("max-redirect", REQUIRED), "directory-prefix": ("P", REQUIRED)}
 
 
 def wget(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, urls = parse(argv, "qvO:T:t:U:", _WGET_LONG)
+        opts, urls = parse(argv, "qvO:P:T:t:U:", _WGET_LONG)
     except Usage as e:
         sh.write_err(f"wget: {e.message}\nUsage: wget [OPTION]... [URL]...\n\n"
                      "Try `wget --help' for more options.\n")
@@ -274,11 +275,19 @@ def wget(sh: Interp, argv: list[str]) -> int:
             headers[name.strip()] = value.strip()
         elif k == "post-data":
             body = v.encode()
+            headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
         elif k == "U":
             headers["User-Agent"] = v
         elif k == "max-redirect" and v.isdigit():
             max_redirs = int(v)
     insecure = any(k == "k" for k, _ in opts)
+    prefix = ([v for k, v in opts if k == "P"] or [""])[-1]
+    if output is not None and output != "-":  # wget opens (truncates) -O's file first
+        try:
+            sh.fs.write_file(output, b"")
+        except OSError as e:
+            sh.write_err(f"{output}: {e.strerror}\n")
+            return 1
     table = hosts_of(sh)
     status = 0
     collected: list[bytes] = []
@@ -306,6 +315,10 @@ def wget(sh: Interp, argv: list[str]) -> int:
             collected.append(reply.body)
             continue
         name = split_url(final)[2].split("?", 1)[0].rsplit("/", 1)[-1] or "index.html"
+        if prefix:  # -P: under that directory, made as needed
+            with contextlib.suppress(OSError):
+                sh.fs.mkdir(prefix, parents=True)
+            name = f"{prefix.rstrip('/')}/{name}"
         target, n = name, 0
         while sh.fs.exists(target):
             n += 1

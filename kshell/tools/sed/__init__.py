@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kshell.builtins import Builtin
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse
 from kshell.tools.sed.run import Input, Quit, Runner, Sink
 from kshell.tools.sed.script import Parser, SedError
-from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from kshell.tools.options import Fail
 from kshell.tools.sed.script import Cmd, SedError, Subst
-from kshell.tools.text.options import Fail
 from kshell.tools.text.textio import Output, lines, message, open_chunks
 
 if TYPE_CHECKING:

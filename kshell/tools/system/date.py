@@ -13,8 +13,8 @@ import time
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.args import zone
-from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.clock import zone
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp

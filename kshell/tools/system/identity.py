@@ -8,8 +8,10 @@ K is not the host, so uname reports the appliance's own virtual values:
   -m machine          the CPU architecture the appliance runs on (platform.machine(): binaries
                       an agent downloads must match it)
   -o operating system `GNU/Linux`
+  -p -i               `unknown`, as Debian's coreutils (and left out of -a)
 hostname prints the same node name. id/whoami read the shell's credential (the VFS uid/gid) and
-name it as `ls -l` does. nproc is the number of CPUs available to the appliance process.
+name it as `ls -l` does. nproc is the number of CPUs available to the appliance process
+(OMP_NUM_THREADS overrides it and OMP_THREAD_LIMIT caps it, as in GNU nproc).
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import re
 from typing import TYPE_CHECKING
 
 from kfs.format import group_name, user_name
-from kshell.tools.text.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -52,40 +55,100 @@ def id_(sh: Interp, argv: list[str]) -> int:
                                             "name": ("n", NONE), "real": ("r", NONE), "zero": ("z", NONE),
                                             **_HELP})
     keys = {k for k, _ in opts}
-    if len(operands) > 1:
-        raise Usage(f"extra operand '{operands[1]}'")
-    cred = sh.fs.cred
-    uid, gid, groups = cred.uid, cred.gid, sorted(cred.groups - {cred.gid})
-    if operands:
-        import pwd
-
-        try:
-            pw = pwd.getpwnam(operands[0])
-        except KeyError:
-            raise Fail(f"'{operands[0]}': no such user") from None
-        uid, gid, groups = pw.pw_uid, pw.pw_gid, []
     which = [k for k in "ugG" if k in keys]
     if len(which) > 1:
         raise Usage("cannot print \"only\" of more than one choice", hint=False)
     if not which and ({"n", "r"} & keys):
         raise Usage("cannot print only names or real IDs in default format", hint=False)
+    if not which and "z" in keys:
+        raise Usage("option --zero not permitted in default format", hint=False)
     name = "n" in keys
-    if which == ["u"]:
-        sh.out((user_name(uid) if name else str(uid)) + "\n")
-    elif which == ["g"]:
-        sh.out((group_name(gid) if name else str(gid)) + "\n")
-    elif which == ["G"]:
-        ids = [gid, *groups]
-        sh.out(" ".join(group_name(g) if name else str(g) for g in ids) + "\n")
-    else:
-        gs = ",".join(f"{g}({group_name(g)})" for g in [gid, *groups])
-        sh.out(f"uid={uid}({user_name(uid)}) gid={gid}({group_name(gid)}) groups={gs}\n")
-    return 0
+    end = "\0" if "z" in keys else "\n"
+    cred = sh.fs.cred
+    people: list[tuple[int, int, list[int]]] = []
+    status = 0
+    for user in operands or [None]:  # GNU id takes any number of users, reporting each
+        if user is None:
+            people.append((cred.uid, cred.gid, sorted(cred.groups - {cred.gid})))
+            continue
+        import pwd
+
+        try:
+            pw = pwd.getpwnam(user)
+        except KeyError:
+            sh.write_err(f"id: '{user}': no such user\n")
+            status = 1
+            continue
+        try:
+            extra = [g for g in os.getgrouplist(pw.pw_name, pw.pw_gid) if g != pw.pw_gid]
+        except OSError:
+            extra = []
+        people.append((pw.pw_uid, pw.pw_gid, extra))
+    for uid, gid, groups in people:
+        if which == ["u"]:
+            sh.out((user_name(uid) if name else str(uid)) + end)
+        elif which == ["g"]:
+            sh.out((group_name(gid) if name else str(gid)) + end)
+        elif which == ["G"]:
+            ids = [gid, *groups]
+            shown = [group_name(g) if name else str(g) for g in ids]
+            sh.out("".join(f + end for f in shown) if end == "\0" else " ".join(shown) + end)
+        else:
+            gs = ",".join(f"{g}({group_name(g)})" for g in [gid, *groups])
+            sh.out(f"uid={uid}({user_name(uid)}) gid={gid}({group_name(gid)}) groups={gs}\n")
+    return status
+
+
+# Debian's hostname (net-tools) prints this on standard output for --help and bad options, exit 255
+_HOSTNAME_USAGE = """\
+Usage: hostname [-b] {hostname|-F file}         set host name (from file)
+       hostname [-a|-A|-d|-f|-i|-I|-s|-y]       display formatted name
+       hostname                                 display host name
+
+       {yp,nis,}domainname {nisdomain|-F file}  set NIS domain name (from file)
+       {yp,nis,}domainname                      display NIS domain name
+
+       dnsdomainname                            display dns domain name
+
+       hostname -V|--version|-h|--help          print info and exit
+
+Program name:
+       {yp,nis,}domainname=hostname -y
+       dnsdomainname=hostname -d
+
+Program options:
+    -a, --alias            alias names
+    -A, --all-fqdns        all long host names (FQDNs)
+    -b, --boot             set default hostname if none available
+    -d, --domain           DNS domain name
+    -f, --fqdn, --long     long host name (FQDN)
+    -F, --file             read host name or NIS domain name from given file
+    -i, --ip-address       addresses for the host name
+    -I, --all-ip-addresses all addresses for the host
+    -s, --short            short host name
+    -y, --yp, --nis        NIS/YP domain name
+
+Description:
+   This command can get or set the host name or the NIS domain name. You can
+   also get the DNS domain or the FQDN (fully qualified domain name).
+   Unless you are using bind or NIS for host lookups you can change the
+   FQDN (Fully Qualified Domain Name) and the DNS domain name (which is
+   part of the FQDN) in the /etc/hosts file.
+"""
 
 
 @tool("hostname")
 def hostname(sh: Interp, argv: list[str]) -> int:
-    opts, operands = parse(argv, "sf", {"short": ("s", NONE), "fqdn": ("f", NONE), **_HELP})
+    try:
+        opts, operands = parse(argv, "sf", {"short": ("s", NONE), "fqdn": ("f", NONE), "long": ("f", NONE),
+                                            **_HELP})
+    except Usage as e:
+        sh.write_err(f"hostname: {e.message}\n")
+        sh.out(_HOSTNAME_USAGE)
+        return 255
+    if any(k == "help" for k, _ in opts):
+        sh.out(_HOSTNAME_USAGE)
+        return 255
     if operands:
         raise Fail("you must be root to change the host name")
     name = node_name(sh)
@@ -112,11 +175,18 @@ def uname(sh: Interp, argv: list[str]) -> int:
     if not keys:
         keys = {"s"}
     machine = platform.machine() or "unknown"
+    # Debian's coreutils: processor and hardware platform are "unknown", which -a leaves out
     fields = [("s", SYSNAME), ("n", node_name(sh)), ("r", RELEASE), ("v", VERSION), ("m", machine),
-              ("p", machine if "p" in keys and "a" not in keys else None),
-              ("i", machine if "i" in keys and "a" not in keys else None), ("o", OS_NAME)]
+              ("p", "unknown" if "p" in keys and "a" not in keys else None),
+              ("i", "unknown" if "i" in keys and "a" not in keys else None), ("o", OS_NAME)]
     sh.out(" ".join(v for k, v in fields if k in keys and v is not None) + "\n")
     return 0
+
+
+def _omp(value: str | None) -> int:
+    """An OMP_* variable as gnulib reads it: the first of a comma list, 0 when invalid."""
+    m = re.fullmatch(r"\s*(\d+)\s*(,.*)?", value or "", re.S)
+    return int(m.group(1)) if m else 0
 
 
 @tool("nproc")
@@ -128,6 +198,13 @@ def nproc(sh: Interp, argv: list[str]) -> int:
     if not any(k == "all" for k, _ in opts):
         with contextlib.suppress(AttributeError, OSError):
             count = len(os.sched_getaffinity(0))
+        # gnulib's num_processors: OMP_NUM_THREADS overrides, OMP_THREAD_LIMIT caps
+        env = sh.exported_env()
+        limit = _omp(env.get("OMP_THREAD_LIMIT"))
+        threads = _omp(env.get("OMP_NUM_THREADS"))
+        count = threads or count
+        if limit:
+            count = min(count, limit)
     for k, v in opts:
         if k == "ignore":
             if not v.isdigit():

@@ -3,9 +3,10 @@ the K shell offers: its builtins and its in-process tools)."""
 
 from __future__ import annotations
 
+import fnmatch
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, parse, tool
+from kshell.tools.options import tool
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -24,15 +25,18 @@ def tool_dir(sh: Interp) -> str:
 
 def which(sh: Interp, argv: list[str]) -> int:
     show_all = False
-    names: list[str] = []
-    for a in argv[1:]:
-        if a == "-a" and not names:
+    args = argv[1:]
+    while args and args[0].startswith("-") and args[0] != "-":  # the script's getopts
+        arg = args.pop(0)
+        if arg == "--":
+            break
+        for c in arg[1:]:
+            if c != "a":  # dash's getopts complains, the script prints its usage
+                sh.write_err(f"Illegal option -{c}\n")
+                sh.out("Usage: /usr/bin/which [-a] args\n")
+                return 2
             show_all = True
-        elif a.startswith("-") and not names:
-            sh.write_err("Usage: /usr/bin/which [-a] args\n")
-            return 2
-        else:
-            names.append(a)
+    names = args
     if not names:
         return 1
     status = 0
@@ -65,13 +69,53 @@ def which(sh: Interp, argv: list[str]) -> int:
 
 @tool("help")
 def help_(sh: Interp, argv: list[str]) -> int:
-    parse(argv, "", {"help": ("help", NONE)})
+    """bash's `help [-dms] [pattern ...]`: its option errors, prefix or glob matching and the
+    no-match error; what it prints about a command is the K shell's own (builtins and tools)."""
+    args = argv[1:]
+    style = ""
+    while args and args[0].startswith("-") and args[0] != "-":
+        arg = args.pop(0)
+        if arg == "--":
+            break
+        for c in arg[1:]:
+            if c not in "dms":
+                sh.error(f"help: -{c}: invalid option")
+                sh.write_err("help: usage: help [-dms] [pattern ...]\n")
+                return 2
+            style = c
     builtins = sorted(sh.builtins)
     tools = sorted(sh.session.tools)
-    out = ["K shell: a bash-compatible shell whose commands run in-process on the VFS.",
-           "", "Shell builtins:", _columns(builtins), "", "Tools:", _columns(tools), "",
-           "Each tool follows its GNU counterpart; `CMD --help` where the tool offers it.", ""]
-    sh.out("\n".join(out))
+    if not args:
+        out = ["K shell: a bash-compatible shell whose commands run in-process on the VFS.",
+               "", "Shell builtins:", _columns(builtins), "", "Tools:", _columns(tools), "",
+               "Each tool follows its GNU counterpart; `CMD --help` where the tool offers it.", ""]
+        sh.out("\n".join(out))
+        return 0
+    names = sorted(set(builtins) | set(tools))
+    found = False
+    for pattern in args:
+        hits = [n for n in names if n.startswith(pattern) or fnmatch.fnmatchcase(n, pattern)]
+        if not hits:
+            continue
+        found = True
+        if any(c in pattern for c in "*?["):
+            sh.out(f"Shell commands matching keyword `{pattern}'\n\n")
+        for name in hits:
+            what = ("a builtin of the K shell, as in bash" if name in sh.builtins else
+                    f"a K tool that runs in-process on the VFS, as GNU {name}; `{name} --help`")
+            if style == "d":
+                sh.out(f"{name} - {what}.\n")
+            elif style == "s":
+                sh.out(f"{name}: {what}.\n")
+            elif style == "m":
+                sh.out(f"NAME\n    {name} - {what}.\n\n")
+            else:
+                sh.out(f"{name}: {what}.\n")
+    if not found:
+        last = args[-1]
+        sh.error(f"help: no help topics match `{last}'.  Try `help help' or `man -k {last}' "
+                 f"or `info {last}'.")
+        return 1
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, parse, tool
+from kshell.tools.options import NONE, parse, tool
 from kshell.tools.text.textio import Output, lines, message, open_chunks
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, REQUIRED, Usage, parse
+from kshell.tools.options import NONE, REQUIRED, Usage, parse
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.text.textio import Output, blocks, message, open_chunks
 
 if TYPE_CHECKING:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import base64 as b64
 import binascii
 import contextlib
+import errno
 import hashlib
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, read_all
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ def _summer(algo: str, tag: str) -> object:
             sh.out(f"Usage: {name} [OPTION]... [FILE]...\n".encode())
             return 0
         binary = "b" in keys
+        _check_modes(keys, [k for k, _ in opts if k in ("b", "t", "tag")][-1:])
+        end = "\0" if "z" in keys else "\n"
         out = Output(sh)
         if "c" in keys:
             return _check(sh, name, algo, files or ["-"], keys, out)
@@ -103,18 +106,36 @@ def _summer(algo: str, tag: str) -> object:
                 continue
             shown = f
             prefix = ""
-            if "\\" in shown or "\n" in shown or "\r" in shown:
+            if end == "\n" and ("\\" in shown or "\n" in shown or "\r" in shown):
                 prefix = "\\"
                 shown = shown.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
             if "tag" in keys:
-                line = f"{prefix}{tag} ({shown}) = {h.hexdigest()}\n"
+                line = f"{prefix}{tag} ({shown}) = {h.hexdigest()}{end}"
             else:
-                line = f"{prefix}{h.hexdigest()} {'*' if binary else ' '}{shown}\n"
+                line = f"{prefix}{h.hexdigest()} {'*' if binary else ' '}{shown}{end}"
             out.write(line.encode("utf-8", "surrogateescape"))
         out.flush()
         return status
 
     return run
+
+
+def _check_modes(keys: set[str], mode: list[str]) -> None:
+    """GNU's refusals of options that do not fit checking (or not checking) sums."""
+    if mode == ["t"] and "tag" in keys:  # --tag implies -b: only a later -t conflicts
+        raise Usage("--tag does not support --text mode")
+    if "c" in keys:
+        if "z" in keys:
+            raise Usage("the --zero option is not supported when verifying checksums")
+        if "tag" in keys:
+            raise Usage("the --tag option is meaningless when verifying checksums")
+        if "b" in keys or "t" in keys:
+            raise Usage("the --binary and --text options are meaningless when verifying checksums")
+        return
+    for key, option in (("ignore-missing", "ignore-missing"), ("status", "status"), ("w", "warn"),
+                        ("quiet", "quiet"), ("strict", "strict")):
+        if key in keys:
+            raise Usage(f"the --{option} option is meaningful only when verifying checksums")
 
 
 def _check(sh: Interp, name: str, algo: str, files: list[str], keys: set[str], out: Output) -> int:
@@ -129,7 +150,10 @@ def _check(sh: Interp, name: str, algo: str, files: list[str], keys: set[str], o
             text = read_all(sh, listing).decode("utf-8", "surrogateescape")
         except OSError as e:
             out.flush()
-            sh.write_err(f"{name}: {listing}: {message(e)}\n")
+            if e.errno == errno.EISDIR:  # opened, then read(2) fails: GNU says just that
+                sh.write_err(f"{name}: {listing}: read error\n")
+            else:
+                sh.write_err(f"{name}: {listing}: {message(e)}\n")
             status = 1
             continue
         bad_format = failed = unreadable = 0

@@ -13,7 +13,7 @@ import re
 from collections import deque
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, check_class_syntax, translate
 from kshell.tools.text.textio import READ_SIZE, Output, blocks, message, open_chunks, read_all
 

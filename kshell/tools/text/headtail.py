@@ -8,7 +8,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Fail, parse, parse_size, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, parse, parse_size, tool
 from kshell.tools.text.textio import Output, message, open_chunks, quote
 
 if TYPE_CHECKING:

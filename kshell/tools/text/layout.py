@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, translate
 from kshell.tools.text.textio import Output, lines, message, open_chunks, read_all, split_lines
 

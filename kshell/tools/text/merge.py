@@ -7,7 +7,7 @@ from __future__ import annotations
 import errno
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all, split_lines
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.text.textio import Output
 
 if TYPE_CHECKING:

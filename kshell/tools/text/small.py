@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import re
+import signal
 import time
 from typing import TYPE_CHECKING
 
 from kshell.exec.streams import Cancel
 from kshell.limits import LimitExceeded
-from kshell.tools.text.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.text.regex import RegexError, translate
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
@@ -29,7 +33,7 @@ def yes(sh: Interp, argv: list[str]) -> int:
         cancel.check()
 
 
-_DURATION = re.compile(r"(\d+\.?\d*|\.\d+)([smhd]?)\Z")
+_DURATION = re.compile(r"(\+?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)([smhd]?)\Z")
 
 
 def _seconds(text: str) -> float | None:
@@ -66,6 +70,19 @@ def sleep(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
+def _signal_number(spec: str) -> int:
+    """A signal name (TERM, SIGTERM) or number, as timeout -s takes it."""
+    if spec.isdigit():
+        if int(spec) < 65:
+            return int(spec)
+    else:
+        name = spec.upper()
+        name = name if name.startswith("SIG") else "SIG" + name
+        with contextlib.suppress(KeyError):
+            return int(signal.Signals[name])
+    raise Usage(f"'{spec}': invalid signal")
+
+
 @tool("timeout", usage_status=125)
 def timeout(sh: Interp, argv: list[str]) -> int:
     opts, operands = parse(argv, "k:s:v", {"kill-after": ("k", REQUIRED), "signal": ("s", REQUIRED),
@@ -73,6 +90,10 @@ def timeout(sh: Interp, argv: list[str]) -> int:
                                            "verbose": ("v", NONE), "help": ("help", NONE)},
                            permute=False)
     preserve = any(k == "p" for k, _ in opts)
+    signum = signal.SIGTERM
+    for key, value in opts:
+        if key == "s":
+            signum = _signal_number(value)
     if len(operands) < 2:
         sh.write_err("Try 'timeout --help' for more information.\n")
         return 125
@@ -102,7 +123,11 @@ def timeout(sh: Interp, argv: list[str]) -> int:
     except LimitExceeded:
         if outer.cancelled or time.monotonic() > outer.deadline:
             raise
-        return 137 if preserve else 124
+        # GNU: the command's own status under --preserve-status (killed: 128 + the signal);
+        # with KILL timeout signals its own process group and dies with it (137)
+        if preserve or signum == signal.SIGKILL:
+            return 128 + signum
+        return 124
     finally:
         stop["flag"] = False
         session.cancel = outer
@@ -121,6 +146,15 @@ def _run_keep_stdin(sh: Interp, cmd: list[str]) -> int:
     if "/" not in name and find_in_path(sh, name)[0] is None:
         sh.write_err(f"timeout: failed to run command '{name}': No such file or directory\n")
         return 127
+    if "/" in name:  # execvp's errors, reported by timeout itself
+        try:
+            runnable = not sh.fs.stat(name).is_dir and sh.fs.access(name, 1)
+        except OSError as e:
+            sh.write_err(f"timeout: failed to run command '{name}': {message(e)}\n")
+            return 127 if e.errno == errno.ENOENT else 126
+        if not runnable:
+            sh.write_err(f"timeout: failed to run command '{name}': Permission denied\n")
+            return 126
     child = sh.fork()
     return child.run_subshell(lambda: child.run_external(cmd))
 
@@ -129,10 +163,25 @@ def _run_keep_stdin(sh: Interp, cmd: list[str]) -> int:
 def tac(sh: Interp, argv: list[str]) -> int:
     opts, files = parse(argv, "brs:", {"before": ("b", NONE), "regex": ("r", NONE),
                                        "separator": ("s", REQUIRED), "help": ("help", NONE)})
-    sep = b"\n"
+    sep = "\n"
+    before = regex = False
     for key, value in opts:
         if key == "s":
-            sep = value.encode("utf-8", "surrogateescape")
+            sep = value
+        elif key == "b":
+            before = True
+        elif key == "r":
+            regex = True
+    if regex:
+        if not sep:
+            raise Fail("separator cannot be empty")
+        try:
+            src, _ = translate(sep, False)
+            finder = re.compile(src.encode("utf-8", "surrogateescape"))
+        except (RegexError, re.error) as e:
+            raise Fail(str(e)) from e
+    else:  # an empty separator is GNU's sentinel, a NUL byte
+        finder = re.compile(re.escape(sep.encode("utf-8", "surrogateescape") or b"\0"))
     out = Output(sh)
     status = 0
     for name in files or ["-"]:
@@ -140,15 +189,21 @@ def tac(sh: Interp, argv: list[str]) -> int:
             data = read_all(sh, name)
         except OSError as e:
             out.flush()
-            sh.write_err(f"tac: {name}: {message(e)}\n" if e.errno != 2 else
-                         f"tac: failed to open '{name}' for reading: {message(e)}\n")
+            if e.errno == errno.EISDIR:  # GNU reads the directory and fails so
+                sh.write_err(f"tac: {name}: read error: Invalid argument\n")
+            else:
+                sh.write_err(f"tac: failed to open '{name}' for reading: {message(e)}\n")
             status = 1
             continue
-        parts = data.split(sep)
-        last = parts.pop()
-        records = [p + sep for p in parts]
-        if last:
-            records.append(last)
+        records: list[bytes] = []
+        pos = 0
+        for m in finder.finditer(data):
+            if m.end() == m.start():
+                continue
+            cut = m.start() if before else m.end()
+            records.append(data[pos:cut])
+            pos = cut
+        records.append(data[pos:])
         out.write(b"".join(reversed(records)))
     out.flush()
     return status
@@ -160,12 +215,15 @@ def rev(sh: Interp, argv: list[str]) -> int:
     out = Output(sh)
     status = 0
     utf8 = sh.utf8_locale()
-    for name in files or ["-"]:
-        try:
-            data = read_all(sh, name)
+    for name in files or [None]:
+        try:  # util-linux rev: every operand is a file name, "-" too
+            data = read_all(sh, "-") if name is None else sh.fs.read_file(name)
         except OSError as e:
             out.flush()
-            sh.write_err(f"rev: cannot open {name}: {message(e)}\n")
+            if e.errno == errno.EISDIR:  # opened, then a read error after 0 lines
+                sh.write_err(f"rev: {name}: 0: {message(e)}\n")
+            else:
+                sh.write_err(f"rev: cannot open {name}: {message(e)}\n")
             status = 1
             continue
         lines = data.split(b"\n")

@@ -8,7 +8,7 @@ import random
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, split_lines
 
 if TYPE_CHECKING:

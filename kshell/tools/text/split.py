@@ -8,7 +8,7 @@ import itertools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, parse_size, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, parse_size, tool
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING
 
 from kshell.exec.streams import FileWriter
-from kshell.tools.text.options import NONE, OPTIONAL, parse, tool
+from kshell.tools.options import NONE, OPTIONAL, parse, tool
 from kshell.tools.text.textio import message, open_chunks
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.tools.text.options import NONE, REQUIRED, Fail, parse, tool
+from kshell.tools.options import NONE, REQUIRED, Fail, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, read_all
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kshell.exec.streams import NullStream
-from kshell.tools.text.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import message, open_chunks, read_all
 
 if TYPE_CHECKING:

@@ -1,6 +1,8 @@
-"""GNU getopt_long for the text tools: clustered short options, `-nVALUE`, long options with
+"""GNU getopt_long for every tool: clustered short options, `-nVALUE`, long options with
 unique-prefix abbreviation and `=VALUE`, permutation of operands, `--`; glibc's messages.
 
+`parse` returns ([(key, value)], operands) in command-line order: a flag's value is "", an
+optional argument left out is None, so `dict(opts)` maps each key to its last value.
 A usage error raises `Usage`; `tool()` turns it into `CMD: message` + `Try 'CMD --help' ...`
 and the tool's usage status, as the real tools do.
 """

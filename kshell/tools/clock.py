@@ -1,0 +1,18 @@
+"""The shell's time zone, as the tools that show or read local times use it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+
+def zone(sh: Interp) -> ZoneInfo:
+    """$TZ's zone; UTC when unset or unknown, as the appliance runs in UTC."""
+    name = sh.get_param_or_none("TZ") or "UTC"
+    try:
+        return ZoneInfo(name.lstrip(":"))
+    except (ValueError, OSError, KeyError):
+        return ZoneInfo("UTC")
