@@ -6,6 +6,6 @@ small interface later.
 """
 
 from kfs.kstate.env import DEFAULT_STATE_DIR, KState, default_state_dir
-from kfs.kstate.txn import Txn
+from kfs.kstate.txn import Txn, ViewTxn
 
-__all__ = ["DEFAULT_STATE_DIR", "KState", "Txn", "default_state_dir"]
+__all__ = ["DEFAULT_STATE_DIR", "KState", "Txn", "ViewTxn", "default_state_dir"]

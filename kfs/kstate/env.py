@@ -6,15 +6,15 @@ import errno
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
+from threading import get_ident
 from typing import TypeVar
 
 import lmdb
 
 from kfs.kstate.schema import DATABASES, MIGRATIONS, SCHEMA_VERSION, U64
-from kfs.kstate.txn import Txn
+from kfs.kstate.txn import Txn, ViewTxn
 
 T = TypeVar("T")
 
@@ -89,10 +89,12 @@ class KState:
         if not readonly:
             self._reserve()
         self._cleared_readers = self._env.reader_check()
-        self._wlock = threading.RLock()
-        self._local = threading.local()
+        self._wlock = threading.Lock()
+        self._writer = 0  # ident of the thread inside `write`, to refuse a nested write
         self._readers = 0
-        self._readers_cv = threading.Condition(threading.Lock())
+        self._readers_lock = threading.Lock()
+        self._readers_cv = threading.Condition(self._readers_lock)
+        self._quiescing = 0  # threads waiting in `_quiesce`: only then does a read's end notify
         self._dbs: dict[str, lmdb._Database] = {}
         if readonly:
             with self._env.begin() as t:
@@ -159,51 +161,56 @@ class KState:
 
     # -- transactions ------------------------------------------------------------------------
 
-    @contextmanager
-    def read(self) -> Iterator[Txn]:
-        """A snapshot read transaction; it sees every write committed before it began."""
-        t = self._begin_read()
-        try:
-            yield Txn(t, self._dbs, False)
-        finally:
-            t.abort()
-            with self._readers_cv:
-                self._readers -= 1
-                self._readers_cv.notify_all()
+    def read(self, *, views: bool = False) -> _Read:
+        """A snapshot read transaction; it sees every write committed before it began.
 
-    def _begin_read(self) -> lmdb.Transaction:
+        Use as `with state.read() as txn:`. A small class rather than a generator context
+        manager: a stat is a handful of microseconds, and contextlib's machinery cost a third.
+        views=True gives a `ViewTxn` (see there), for readers that copy out only what they
+        need (a 4 KiB read of a 64 KiB chunk).
+        """
+        return _Read(self, views)
+
+    def _begin_read(self, buffers: bool = False) -> lmdb.Transaction:
         """Begin a read, counted in `_readers` (resizing the map waits for them to end)."""
         while True:
-            with self._readers_cv:
+            with self._readers_lock:
                 self._readers += 1
             try:
-                return self._env.begin()
+                return self._env.begin(buffers=buffers)
             except lmdb.MapResizedError:
-                with self._readers_cv:
-                    self._readers -= 1
-                    self._readers_cv.notify_all()
+                self._end_read()
                 self._adopt_new_size()
             except BaseException:
-                with self._readers_cv:
-                    self._readers -= 1
-                    self._readers_cv.notify_all()
+                self._end_read()
                 raise
 
-    def write(self, fn: Callable[[Txn], T]) -> T:
+    def _end_read(self) -> None:
+        with self._readers_lock:
+            self._readers -= 1
+            if self._quiescing and not self._readers:
+                self._readers_cv.notify_all()
+
+    def write(self, fn: Callable[[Txn], T], *, views: bool = False) -> T:
         """Run `fn` in one write transaction and commit it; all of it happens or none of it.
 
         `fn` may run more than once (after the map grows), so it must have no effects outside
         the transaction. An `OSError` raised by `fn` aborts the transaction and propagates.
+        views=True hands `fn` a `ViewTxn` (see there), for the data hot paths.
         """
         if self.readonly:
             raise OSError(errno.EROFS, "read-only state")
-        if getattr(self._local, "in_write", False):
+        me = get_ident()
+        if self._writer == me:
             raise RuntimeError("nested KState.write in one thread")
         with self._wlock:
-            self._local.in_write = True
+            self._writer = me
             try:
                 while True:
                     try:
+                        if views:
+                            with self._env.begin(write=True, buffers=True) as t:
+                                return fn(ViewTxn(t, self._dbs, True))
                         with self._env.begin(write=True) as t:
                             return fn(Txn(t, self._dbs, True))
                     except lmdb.MapFullError:
@@ -213,15 +220,19 @@ class KState:
                     except lmdb.DiskError as e:
                         raise OSError(errno.ENOSPC, f"{self.path}: {e}") from e
             finally:
-                self._local.in_write = False
+                self._writer = 0
 
     # -- map size ----------------------------------------------------------------------------
 
     def _quiesce(self) -> None:
         """Wait until no read transaction of this process is open (LMDB requires it to resize)."""
         with self._readers_cv:
-            if not self._readers_cv.wait_for(lambda: self._readers == 0, timeout=10):
-                raise OSError(errno.EBUSY, "cannot resize the KState map while read transactions stay open")
+            self._quiescing += 1
+            try:
+                if not self._readers_cv.wait_for(lambda: self._readers == 0, timeout=10):
+                    raise OSError(errno.EBUSY, "cannot resize the KState map while read transactions stay open")
+            finally:
+                self._quiescing -= 1
 
     def _grow(self) -> None:
         current = self._env.info()["map_size"]
@@ -264,3 +275,23 @@ def _migrate(txn: Txn) -> None:
         MIGRATIONS[version](txn)
         version += 1
     txn.put("meta", b"schema", U64.pack(version))
+
+
+class _Read:
+    """The context manager `KState.read` returns: begins on enter, aborts on exit."""
+
+    __slots__ = ("_state", "_buffers", "_t")
+
+    def __init__(self, state: KState, buffers: bool) -> None:
+        self._state = state
+        self._buffers = buffers
+
+    def __enter__(self) -> Txn:
+        self._t = self._state._begin_read(self._buffers)
+        return (ViewTxn if self._buffers else Txn)(self._t, self._state._dbs, False)
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self._t.abort()
+        finally:
+            self._state._end_read()

@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from kfs.kstate.txn import Txn
 
 SCHEMA_VERSION = 1
+# Receipt rows gained a compact binary encoding beside JSON without a version bump: readers
+# take both (kfs/journal/receipts.py), so a state written before it needs no migration, and
+# rewriting every receipt of a long-lived state to save nothing on reads was not worth it.
+# The cost: a komputer from before it fails on `komputer receipts` of a newer state's rows.
 
 # One named database per record family (see shared/DESIGN.md).
 DATABASES: tuple[bytes, ...] = (
@@ -26,7 +30,7 @@ DATABASES: tuple[bytes, ...] = (
     b"xattrs",  # ino u64 + name -> value
     b"changes",  # seq u64 -> change-feed row (cache invalidation for the FUSE daemon)
     b"events",  # seq u64 -> event record (JSON)
-    b"receipts",  # receipt id u64 + row u32 -> receipt state row (JSON)
+    b"receipts",  # receipt id u64 + row u32 -> receipt state row (binary or JSON: journal/receipts.py)
     b"holders",  # holder id u64 -> pid, process start time (who may hold open files)
     b"opens",  # ino u64 + holder id u64 -> open handle count
     b"orphans",  # ino u64 -> b"" : unlinked inodes whose data lives until last close

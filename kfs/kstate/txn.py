@@ -8,6 +8,8 @@ import lmdb
 
 from kfs.kstate.schema import U64
 
+_unpack_u64 = U64.unpack_from
+
 
 class Txn:
     """One LMDB transaction over K's named databases (named by str, e.g. ``"inodes"``).
@@ -23,51 +25,110 @@ class Txn:
         self.write = write
 
     def get(self, db: str, key: bytes) -> bytes | None:
-        return self._t.get(key, db=self._dbs[db])
+        return self._t.get(key, None, self._dbs[db])  # positional: measurably cheaper than db=
 
     def put(self, db: str, key: bytes, value: bytes) -> None:
         self._t.put(key, value, db=self._dbs[db])
+
+    def raw(self, db: str) -> tuple[lmdb.Transaction, lmdb._Database]:
+        """The LMDB transaction and handle of `db`, for hot loops in kfs (`t.get(key, None, h)`).
+
+        In a `ViewTxn` its values are views: use them before the next write, keep none.
+        """
+        return self._t, self._dbs[db]
+
+    def get_view(self, db: str, key: bytes) -> bytes | memoryview | None:
+        """`get` for a caller that uses the value before its next write in this transaction
+        and keeps none of it: a `ViewTxn` answers with a view into the map, not a copy."""
+        return self._t.get(key, None, self._dbs[db])
+
+    def scan_views(
+        self, db: str, prefix: bytes = b"", start: bytes | None = None
+    ) -> Iterator[tuple[bytes | memoryview, bytes | memoryview]]:
+        """`scan` under `get_view`'s rule: each row is used before the next step or write."""
+        return Txn.scan(self, db, prefix, start)
 
     def insert(self, db: str, key: bytes, value: bytes) -> bool:
         """Put only if the key is absent; returns whether it was written."""
         return self._t.put(key, value, db=self._dbs[db], overwrite=False)
 
     def delete(self, db: str, key: bytes) -> bool:
-        return self._t.delete(key, db=self._dbs[db])
+        return self._t.delete(key, b"", self._dbs[db])
 
     def scan(self, db: str, prefix: bytes = b"", start: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
         """Yield (key, value) in key order for keys with `prefix`, from `start` (>=) if given."""
         cur = self._t.cursor(db=self._dbs[db])
         if not cur.set_range(start if start is not None else prefix):
             return
+        n = len(prefix)
         for key, value in cur:
-            if not key.startswith(prefix):
+            if key[:n] != prefix:  # not startswith: a buffers=True read yields memoryviews
                 return
             yield key, value
 
     def scan_keys(self, db: str, prefix: bytes = b"") -> list[bytes]:
         """All keys with `prefix`, materialised (safe to delete while walking the result)."""
-        return [k for k, _ in self.scan(db, prefix)]
+        cur = self._t.cursor(self._dbs[db])
+        if not cur.set_range(prefix):
+            return []
+        n = len(prefix)
+        out = []
+        for key in cur.iternext(keys=True, values=False):
+            if key[:n] != prefix:
+                break
+            out.append(bytes(key))  # a copy only in a buffers=True read, whose views die with it
+        return out
+
+    def has_prefix(self, db: str, prefix: bytes) -> bool:
+        """Whether any key in `db` starts with `prefix` (one cursor seek, no generator)."""
+        cur = self._t.cursor(self._dbs[db])
+        return cur.set_range(prefix) and cur.key()[: len(prefix)] == prefix
 
     def last(self, db: str) -> bytes | None:
         """The greatest key in `db`, or None when it is empty."""
-        cur = self._t.cursor(db=self._dbs[db])
+        cur = self._t.cursor(self._dbs[db])
         return cur.key() if cur.last() else None
 
     def next_seq(self, db: str) -> int:
         """The next sequence number for an append-only db keyed by a leading u64."""
-        key = self.last(db)
-        return 1 if key is None else U64.unpack_from(key)[0] + 1
+        cur = self._t.cursor(self._dbs[db])
+        return _unpack_u64(cur.key())[0] + 1 if cur.last() else 1
 
     def counter(self, name: bytes) -> int:
-        raw = self._t.get(name, db=self._dbs["meta"])
-        return 0 if raw is None else U64.unpack(raw)[0]
+        raw = self._t.get(name, None, self._dbs["meta"])
+        return 0 if raw is None else _unpack_u64(raw)[0]
 
     def incr(self, name: bytes, delta: int = 1) -> int:
         """Add `delta` to a meta counter and return the new value."""
-        value = self.counter(name) + delta
-        self._t.put(name, U64.pack(value), db=self._dbs["meta"])
+        meta = self._dbs["meta"]
+        raw = self._t.get(name, None, meta)
+        value = (0 if raw is None else _unpack_u64(raw)[0]) + delta
+        self._t.put(name, U64.pack(value), db=meta)
         return value
 
     def stat(self, db: str) -> dict[str, int]:
         return self._t.stat(self._dbs[db])
+
+
+class ViewTxn(Txn):
+    """A transaction whose LMDB side was begun with buffers=True, for the data hot paths.
+
+    LMDB then answers with views into the map instead of copies, which spares copying a whole
+    64 KiB chunk to read or rewrite 4 KiB of it. A view dies with the next write in the
+    transaction and with the transaction, so only `get_view`, `scan_views` and `raw` hand
+    views out; every other method copies, and code written for `Txn` stays safe here.
+    """
+
+    __slots__ = ()
+
+    def get(self, db: str, key: bytes) -> bytes | None:
+        value = self._t.get(key, None, self._dbs[db])
+        return None if value is None else bytes(value)
+
+    def scan(self, db: str, prefix: bytes = b"", start: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
+        for key, value in Txn.scan(self, db, prefix, start):
+            yield bytes(key), bytes(value)
+
+    def last(self, db: str) -> bytes | None:
+        key = Txn.last(self, db)
+        return None if key is None else bytes(key)

@@ -35,17 +35,23 @@ def _charge(txn: Txn, delta: int, path: str | None = None) -> None:
 
 
 def read(txn: Txn, inode: Inode, offset: int, length: int) -> bytes:
-    end = min(offset + length, inode.size)
+    """The bytes at `offset`, short at EOF (a copy, also when `txn` is a ViewTxn)."""
+    return read_span(txn, inode.ino, inode.size, offset, length)
+
+
+def read_span(txn: Txn, ino: int, size: int, offset: int, length: int) -> bytes:
+    """`read` of a file known by its ino and size."""
+    end = min(offset + length, size)
     if offset >= end:
         return b""
     first, last = offset // CHUNK_SIZE, (end - 1) // CHUNK_SIZE
     if first == last:  # the common small read: one get, no zero-fill buffer
-        chunk = txn.get("chunks", U64x2.pack(inode.ino, first)) or b""
+        chunk = txn.get_view("chunks", U64x2.pack(ino, first)) or b""
         lo, hi = offset - first * CHUNK_SIZE, end - first * CHUNK_SIZE
-        piece = chunk[lo:hi]
+        piece = bytes(chunk[lo:hi])  # the only copy in a ViewTxn; for bytes, no copy at all
         return piece if len(piece) == hi - lo else piece + bytes(hi - lo - len(piece))
     out = bytearray(end - offset)
-    read_into(txn, inode, offset, memoryview(out))
+    _read_into(txn, ino, size, offset, memoryview(out))
     return bytes(out)
 
 
@@ -55,12 +61,16 @@ def read_into(txn: Txn, inode: Inode, offset: int, out: memoryview) -> int:
     The copy goes straight from each stored chunk into `out`: no intermediate buffer, which
     matters for large reads (a fresh megabyte costs page faults and cache misses).
     """
-    end = min(offset + len(out), inode.size)
+    return _read_into(txn, inode.ino, inode.size, offset, out)
+
+
+def _read_into(txn: Txn, ino: int, size: int, offset: int, out: memoryview) -> int:
+    end = min(offset + len(out), size)
     if offset >= end:
         return 0
     first, last = offset // CHUNK_SIZE, (end - 1) // CHUNK_SIZE
     filled = offset  # out holds [offset, filled)
-    for key, chunk in txn.scan("chunks", U64.pack(inode.ino), U64x2.pack(inode.ino, first)):
+    for key, chunk in txn.scan_views("chunks", U64.pack(ino), U64x2.pack(ino, first)):
         index = U64x2.unpack(key)[1]
         if index > last:
             break
@@ -99,7 +109,8 @@ def write(txn: Txn, inode: Inode, offset: int, data: Buffer, path: str | None = 
         take = min(CHUNK_SIZE - within, end - pos)
         key = U64x2.pack(inode.ino, index)
         piece = view[pos - offset : pos - offset + take]
-        old = txn.get("chunks", key) if index * CHUNK_SIZE < inode.size else None  # none lie past the size
+        # none lie past the size; a view in a ViewTxn, used up before the put below
+        old = txn.get_view("chunks", key) if index * CHUNK_SIZE < inode.size else None
         new: Buffer
         if within == 0 and (take == CHUNK_SIZE or old is None or len(old) <= take):
             new = piece  # LMDB copies it in: no intermediate bytes object

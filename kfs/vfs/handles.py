@@ -49,14 +49,14 @@ def remove_open(txn: Txn, ino: int, holder: int) -> bool:
         txn.put("opens", key, U64.pack(count))
     else:
         txn.delete("opens", key)
-    return any(True for _ in txn.scan("opens", U64.pack(ino)))
+    return txn.has_prefix("opens", U64.pack(ino))
 
 
 def reclaim_if_orphan(txn: Txn, ino: int) -> bool:
     """Free an unlinked inode once no handle holds it; returns whether it was freed."""
     if txn.get("orphans", U64.pack(ino)) is None:
         return False
-    if any(True for _ in txn.scan("opens", U64.pack(ino))):
+    if txn.has_prefix("opens", U64.pack(ino)):
         return False
     inode = records.find_inode(txn, ino)
     if inode is not None:

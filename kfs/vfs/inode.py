@@ -6,7 +6,7 @@ import stat as st
 import struct
 from dataclasses import dataclass
 
-_PACK = struct.Struct(">IIIIQqqqqQQ")
+_PACK = INODE_STRUCT = struct.Struct(">IIIIQqqqqQQ")  # mode uid gid nlink size a/m/c/btime gen rdev
 
 ROOT_INO = 1
 CHUNK_SIZE = 64 * 1024
@@ -47,17 +47,18 @@ class Inode:
     def unpack(cls, ino: int, raw: bytes) -> Inode:
         return cls(ino, *_PACK.unpack(raw))
 
+    # The type tests run several times per path component: plain masks, no stat-module call.
     @property
     def is_dir(self) -> bool:
-        return st.S_ISDIR(self.mode)
+        return self.mode & 0o170000 == 0o040000
 
     @property
     def is_reg(self) -> bool:
-        return st.S_ISREG(self.mode)
+        return self.mode & 0o170000 == 0o100000
 
     @property
     def is_lnk(self) -> bool:
-        return st.S_ISLNK(self.mode)
+        return self.mode & 0o170000 == 0o120000
 
     @property
     def kind(self) -> int:

@@ -47,15 +47,17 @@ def make_node(
     target: bytes | None = None,
     path: str | None = None,
     receipt: bool = True,
+    absent: bool = False,
 ) -> Inode:
     """Create a file of any type (`mode` carries the type bits) in `parent`.
 
     receipt=False is for callers whose own receipt covers the creation (write_file's vfs.write).
+    absent=True says the caller looked `name` up in this transaction and found nothing.
     """
     txn = op.txn
     records.check_name(name, path)
     check_dir_writable(op, parent, path)
-    if records.lookup_entry(txn, parent.ino, name) is not None:
+    if not absent and records.lookup_entry(txn, parent.ino, name) is not None:
         raise fs_error(errno.EEXIST, path)
     kind = st.S_IFMT(mode) or st.S_IFREG
     if kind in (st.S_IFCHR, st.S_IFBLK) and not op.cred.is_root:
@@ -71,13 +73,9 @@ def make_node(
     stripped = perm & st.S_ISGID and perm & st.S_IXGRP  # as Linux's mode_strip_sgid
     if stripped and kind != st.S_IFDIR and not op.cred.is_root and not op.cred.in_group(gid):
         perm &= ~st.S_ISGID
-    child = records.new_inode(txn, kind | perm, op.cred.uid, gid, op.now, rdev)
-    if kind == st.S_IFDIR:
-        child.size = DIR_SIZE
-        records.put_inode(txn, child)
+    size = DIR_SIZE if kind == st.S_IFDIR else len(target) if target is not None else 0
+    child = records.new_inode(txn, kind | perm, op.cred.uid, gid, op.now, rdev, size)
     if target is not None:
-        child.size = len(target)
-        records.put_inode(txn, child)
         txn.put("symlinks", U64.pack(child.ino), target)
     records.add_entry(txn, parent.ino, name, child)
     if kind == st.S_IFDIR:
@@ -136,16 +134,18 @@ def release_link(op: Op, inode: Inode) -> None:
     inode.ctime = op.now
     if inode.nlink > 0:
         records.put_inode(op.txn, inode)
-    elif any(True for _ in op.txn.scan("opens", U64.pack(inode.ino))):
+    elif op.txn.has_prefix("opens", U64.pack(inode.ino)):
         records.put_inode(op.txn, inode)
         op.txn.put("orphans", U64.pack(inode.ino), b"")
     else:
         records.drop_inode(op.txn, inode)
 
 
-def unlink(op: Op, parent: Inode, name: bytes, path: str | None = None) -> None:
+def unlink(op: Op, parent: Inode, name: bytes, path: str | None = None, *, child: Inode | None = None) -> None:
+    """Remove a non-directory entry; `child` is its inode when the caller looked it up already."""
     check_dir_writable(op, parent, path)
-    child = _entry(op, parent, name, path)
+    if child is None:
+        child = _entry(op, parent, name, path)
     if child.is_dir:
         raise fs_error(errno.EISDIR, path)
     if sticky_denies(op.cred, parent, child):
@@ -200,7 +200,10 @@ def rename(
     *,
     src_path: str | None = None,
     dst_path: str | None = None,
+    known: tuple[Inode, Inode | None] | None = None,
 ) -> None:
+    """rename(2) of an entry; `known` is (source inode, destination inode or None) when the
+    caller looked both names up in this transaction already."""
     txn = op.txn
     if flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE) or flags == RENAME_NOREPLACE | RENAME_EXCHANGE:
         raise fs_error(errno.EINVAL, src_path)
@@ -211,10 +214,14 @@ def rename(
     if dst_parent.ino == src_parent.ino:
         dst_parent = src_parent  # one object, so both updates land
     check_dir_writable(op, src_parent, src_path)
-    check_dir_writable(op, dst_parent, dst_path)
-    src = _entry(op, src_parent, src_name, src_path)
-    dst_ino = records.lookup_entry(txn, dst_parent.ino, dst_name)
-    dst = records.get_inode(txn, dst_ino) if dst_ino is not None else None
+    if dst_parent is not src_parent:
+        check_dir_writable(op, dst_parent, dst_path)
+    if known is not None:
+        src, dst = known
+    else:
+        src = _entry(op, src_parent, src_name, src_path)
+        dst_ino = records.lookup_entry(txn, dst_parent.ino, dst_name)
+        dst = records.get_inode(txn, dst_ino) if dst_ino is not None else None
     if sticky_denies(op.cred, src_parent, src):
         raise fs_error(errno.EPERM, src_path)
     if flags & RENAME_EXCHANGE:
@@ -254,9 +261,11 @@ def rename(
         dst_parent.nlink += 1
     src.ctime = op.now
     records.put_inode(txn, src)
-    for parent in {src_parent.ino: src_parent, dst_parent.ino: dst_parent}.values():
-        parent.mtime = parent.ctime = op.now
-        records.put_inode(txn, parent)
+    src_parent.mtime = src_parent.ctime = op.now
+    records.put_inode(txn, src_parent)
+    if dst_parent is not src_parent:
+        dst_parent.mtime = dst_parent.ctime = op.now
+        records.put_inode(txn, dst_parent)
     op.receipt(
         "vfs.rename", _path(op, src_parent, src_name, src_path), to=_path(op, dst_parent, dst_name, dst_path)
     )

@@ -9,8 +9,8 @@ from __future__ import annotations
 import errno
 import os
 import stat as st
+import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TypeVar
 
 import native
@@ -28,22 +28,65 @@ PathLike = str | bytes
 T = TypeVar("T")
 
 
-@dataclass(slots=True)
 class Resolved:
     """Where a path led: the directory holding the last entry, its name, and the inode.
 
     `inode` is None when only the last component is missing (a name one may create).
-    `parent` is None for the root or when the path ends in "..".
+    `parent` is None for the root or when the path ends in "..". `dir_only` marks a missing
+    last component that may only become a directory.
+
+    The walk knows the parent by number; its Inode is read on first access, in the
+    resolving transaction (a stat never asks for it), and then stays the same object.
     """
 
-    parent: Inode | None
-    name: bytes
-    inode: Inode | None
-    dir_only: bool = False  # a missing last component that may only become a directory
+    __slots__ = ("_parent", "_parent_ref", "name", "inode", "dir_only")
+
+    def __init__(
+        self,
+        parent: Inode | None,
+        name: bytes,
+        inode: Inode | None,
+        dir_only: bool = False,
+        *,
+        parent_ref: tuple[Txn, int] | None = None,
+    ) -> None:
+        self._parent = parent
+        self._parent_ref = parent_ref
+        self.name = name
+        self.inode = inode
+        self.dir_only = dir_only
+
+    @property
+    def parent(self) -> Inode | None:
+        if self._parent is None and self._parent_ref is not None:
+            txn, ino = self._parent_ref
+            self._parent = records.get_inode(txn, ino)
+            self._parent_ref = None
+        return self._parent
+
+    @parent.setter
+    def parent(self, value: Inode | None) -> None:
+        self._parent, self._parent_ref = value, None
+
+    def __repr__(self) -> str:
+        return f"Resolved(parent={self.parent!r}, name={self.name!r}, inode={self.inode!r}, dir_only={self.dir_only})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Resolved):
+            return NotImplemented
+        return (self.parent, self.name, self.inode, self.dir_only) == (
+            other.parent, other.name, other.inode, other.dir_only,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaced
+
+
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
 def _fs(path: PathLike) -> bytes:
-    return path if isinstance(path, bytes) else os.fsencode(path)
+    """os.fsencode without its Python-level frame (it runs several times per operation)."""
+    return path if isinstance(path, bytes) else path.encode(_FS_ENCODING, _FS_ERRORS)
 
 
 def _show(path: PathLike) -> str:
@@ -53,6 +96,27 @@ def _show(path: PathLike) -> str:
 def _last_component(raw: bytes) -> bytes:
     stripped = raw.rstrip(b"/")
     return stripped.rsplit(b"/", 1)[-1] if stripped else b"/"
+
+
+def _split(path: bytes) -> list[bytes]:
+    """native.split's answer (components without empty ones and ".", ".." kept) in one C-level
+    bytes.split: for the short paths of every call this is five times cheaper than the cffi
+    round trip, and resolution runs on every operation."""
+    return [comp for comp in path.split(b"/") if comp and comp != b"."]
+
+
+def _is_plain(path: str) -> bool:
+    """Whether an absolute path is already in normal form: no empty, "." or ".." component and
+    no trailing slash ("/." also rules out dot-files, which merely take the slow way)."""
+    return "//" not in path and "/." not in path and path[-1:] != "/"
+
+
+_DOTS = (b".", b"..")
+_DIR_TYPE = st.S_IFDIR >> 12  # file types as a dirent stores them
+_LNK_TYPE = st.S_IFLNK >> 12
+_unpack_child = records.unpack_child  # (child ino, file type)
+pack_ino = records.pack_ino
+key_tail = records.key_tail
 
 
 class PathFS:
@@ -84,6 +148,8 @@ class PathFS:
 
     def abspath(self, path: PathLike) -> str:
         """The lexical absolute form of `path` (what receipts record)."""
+        if isinstance(path, str) and path[:1] == "/" and _is_plain(path):
+            return path  # already normal: what nearly every caller passes, and normalize's fixpoint
         raw = _fs(path)
         if not self.tilde and raw.startswith(b"~"):
             raw = b"./" + raw
@@ -96,65 +162,75 @@ class PathFS:
         it, as Linux does for stat). `entry=True` is for calls that act on the directory entry
         itself (unlink, rmdir, rename, mkdir): the last component is never followed and the
         caller judges a trailing slash.
+
+        The walk reads only directory entries (they carry the child's type): the one inode
+        read is the one the path leads to, plus each directory's for a caller other than root
+        (search permission). A stat of /a/b/c is three entry lookups and one inode read.
         """
-        raw = _fs(path)
+        raw = path if isinstance(path, bytes) else path.encode(_FS_ENCODING, _FS_ERRORS)
         if not raw:
             raise fs_error(errno.ENOENT, path)
         if len(raw) >= PATH_MAX:
             raise fs_error(errno.ENAMETOOLONG, path)
-        if self.tilde and (raw == b"~" or raw.startswith(b"~/")):
+        if self.tilde and raw[:1] == b"~" and (len(raw) == 1 or raw[1:2] == b"/"):
             raw = self.home + raw[1:]
-        comps = native.split(raw) if raw.startswith(b"/") else native.split(self.cwd) + native.split(raw)
-        must_dir = raw.endswith(b"/") or _last_component(raw) in (b".", b"..")
+        comps = _split(raw) if raw[:1] == b"/" else _split(self.cwd) + _split(raw)
         if entry:
             follow = must_dir = False
-        root = records.get_inode(txn, ROOT_INO, path)
-        stack = [root]
+        else:
+            must_dir = raw[-1:] == b"/" or raw.rsplit(b"/", 1)[-1] in _DOTS
+        t, dirents = txn.raw("dirents")
+        # Directories walked, as (ino, file type from the entry that led there): a dirent
+        # records its child's type, so a directory passed through is never read; only the
+        # inode the path leads to is (and the parent, if the caller asks for it).
+        stack: list[tuple[int, int]] = [(ROOT_INO, _DIR_TYPE)]
         pending = comps[::-1]
-        parent: Inode | None = None
+        parent = 0
         name = b""
         hops = 0
         cred = self.cred
+        check = cred.uid != 0
         while pending:
             comp = pending.pop()
-            cur = stack[-1]
-            if not cur.is_dir:
+            cur_ino, cur_type = stack[-1]
+            if cur_type != _DIR_TYPE:
                 raise fs_error(errno.ENOTDIR, path)
-            if cred.uid != 0:
-                require(cred, cur, X_OK, path)
+            if check:
+                require(cred, records.get_inode(txn, cur_ino, path), X_OK, path)
             if comp == b"..":
                 if len(stack) > 1:
                     stack.pop()
-                parent, name = None, b".."
+                parent, name = 0, b".."
                 continue
             if len(comp) > 255:
                 raise fs_error(errno.ENAMETOOLONG, path)
-            ino = records.lookup_entry(txn, cur.ino, comp)
-            if ino is None:
+            ent = t.get(pack_ino(cur_ino) + key_tail(comp), None, dirents)
+            if ent is None:
                 if pending:
                     raise fs_error(errno.ENOENT, path)
-                return Resolved(cur, comp, None, must_dir)
-            child = records.get_inode(txn, ino, path)
-            if child.is_lnk and (pending or follow or must_dir):
+                return Resolved(None, comp, None, must_dir, parent_ref=(txn, cur_ino))
+            child = _unpack_child(ent)
+            if child[1] == _LNK_TYPE and (pending or follow or must_dir):
                 hops += 1
                 if hops > SYMLOOP_MAX:
                     raise fs_error(errno.ELOOP, path)
-                target = records.read_symlink(txn, ino)
-                if not pending and (target.endswith(b"/") or _last_component(target) in (b".", b"..")):
+                target = records.read_symlink(txn, child[0])
+                if not pending and (target.endswith(b"/") or _last_component(target) in _DOTS):
                     must_dir = True
                 if target.startswith(b"/"):
-                    stack = [root]
-                    parent, name = None, b"/"
-                pending.extend(native.split(target)[::-1])
+                    stack = [stack[0]]
+                    parent, name = 0, b"/"
+                pending.extend(_split(target)[::-1])
                 continue
             stack.append(child)
-            parent, name = cur, comp
-        inode = stack[-1]
-        if must_dir and not inode.is_dir:
+            parent, name = cur_ino, comp
+        ino, kind = stack[-1]
+        if must_dir and kind != _DIR_TYPE:
             raise fs_error(errno.ENOTDIR, path)
+        inode = records.get_inode(txn, ino, path)
         if len(stack) == 1:
             return Resolved(None, b"/", inode)
-        return Resolved(parent, name, inode)
+        return Resolved(None, name, inode, parent_ref=(txn, parent) if parent else None)
 
     def _existing(self, txn: Txn, path: PathLike, *, follow: bool = True) -> Inode:
         found = self.resolve(txn, path, follow=follow).inode
@@ -164,6 +240,12 @@ class PathFS:
 
     def _entry(self, txn: Txn, path: PathLike) -> tuple[Inode, bytes]:
         """The parent directory and name of the last component, for unlink/rmdir/rename."""
+        found = self._found_entry(txn, path)
+        assert found.parent is not None
+        return found.parent, found.name
+
+    def _found_entry(self, txn: Txn, path: PathLike) -> Resolved:
+        """`_entry`'s checks, returning the whole resolution (the entry's inode included)."""
         raw = _fs(path)
         last = _last_component(raw)
         if last in (b".", b".."):
@@ -175,7 +257,7 @@ class PathFS:
             raise fs_error(errno.ENOENT, path)
         if raw.endswith(b"/") and not found.inode.is_dir:
             raise fs_error(errno.ENOTDIR, path)
-        return found.parent, found.name
+        return found
 
     def _new_entry(self, txn: Txn, path: PathLike) -> tuple[Inode, bytes]:
         """The parent directory and name for a file about to be created; EEXIST if present."""
@@ -183,6 +265,22 @@ class PathFS:
         if found.inode is not None or found.parent is None:
             raise fs_error(errno.EEXIST, path)
         return found.parent, found.name
+
+    def _sibling(self, txn: Txn, source: Resolved, src_raw: bytes, dst_raw: bytes) -> Resolved | None:
+        """`resolve(dst, entry=True)` without walking again when `dst` names another entry in the
+        directory `src` was found in (the same text before the last slash, a plain last name):
+        in one transaction the same prefix leads to the same directory through the same checks.
+        None when the shortcut does not apply.
+        """
+        head, sep, name = dst_raw.rpartition(b"/")
+        if not sep or not name or name in _DOTS or len(name) > 255 or len(dst_raw) >= PATH_MAX:
+            return None
+        if src_raw.rpartition(b"/")[:2] != (head, sep) or source.parent is None:
+            return None
+        if head.startswith(b"~") or source.name != src_raw.rpartition(b"/")[2]:
+            return None  # tilde expansion or a symlink-ended walk: take the general way
+        ino = records.lookup_entry(txn, source.parent.ino, name)
+        return Resolved(source.parent, name, None if ino is None else records.get_inode(txn, ino, dst_raw))
 
     def _run(self, fn: Callable[[Op], T], path: PathLike) -> T:
         """One operation; an error raised without a path (ENOSPC from the map) gets `path`."""
@@ -296,7 +394,8 @@ class PathFS:
                 if found.parent is None or found.dir_only:
                     raise fs_error(errno.EISDIR, path)
                 inode = namespace.make_node(
-                    op, found.parent, found.name, st.S_IFREG | (mode & ~self.umask & 0o7777), path=shown, receipt=False
+                    op, found.parent, found.name, st.S_IFREG | (mode & ~self.umask & 0o7777), path=shown,
+                    receipt=False, absent=True,
                 )
             elif inode.is_dir:
                 raise fs_error(errno.EISDIR, path)
@@ -306,10 +405,13 @@ class PathFS:
                 require(op.cred, inode, W_OK, path)
                 if not append and inode.size:
                     data.truncate(op.txn, inode, 0, path)
-            data.write(op.txn, inode, inode.size if append else 0, payload, path)
+            if payload:
+                data.write(op.txn, inode, inode.size if append else 0, payload, path)
+            mode_before = inode.mode
             attrs.drop_privileges_on_write(op, inode)
-            inode.mtime = inode.ctime = op.now
-            records.put_inode(op.txn, inode)
+            if not created or payload or inode.mode != mode_before:  # a new file's times are op.now
+                inode.mtime = inode.ctime = op.now
+                records.put_inode(op.txn, inode)
             extra = {"created": True} if created else {}
             op.receipt("vfs.append" if append else "vfs.write", shown, len(payload), **extra)
             if not created:  # a new file's entry change already tells followers
@@ -333,7 +435,7 @@ class PathFS:
                 if found.parent is None or found.dir_only:
                     raise fs_error(errno.EISDIR, path)
                 inode = namespace.make_node(
-                    op, found.parent, found.name, st.S_IFREG | (mode & ~self.umask & 0o7777), path=shown
+                    op, found.parent, found.name, st.S_IFREG | (mode & ~self.umask & 0o7777), path=shown, absent=True
                 )
                 return self.vfs.open_in(op, inode, flags & ~os.O_TRUNC, shown, created=True)
             if exclusive:
@@ -353,7 +455,9 @@ class PathFS:
         def body(op: Op) -> None:
             if not parents:
                 parent, name = self._new_entry(op.txn, path)
-                namespace.make_node(op, parent, name, st.S_IFDIR | (mode & ~self.umask & 0o7777), path=shown)
+                namespace.make_node(
+                    op, parent, name, st.S_IFDIR | (mode & ~self.umask & 0o7777), path=shown, absent=True
+                )
                 return
             self.mkdirs_in(op, path, mode)
 
@@ -387,7 +491,9 @@ class PathFS:
         def body(op: Op) -> None:
             parent, name = self._new_entry(op.txn, path)
             kind = st.S_IFMT(mode) or st.S_IFREG
-            namespace.make_node(op, parent, name, kind | (mode & ~self.umask & 0o7777), rdev=rdev, path=shown)
+            namespace.make_node(
+                op, parent, name, kind | (mode & ~self.umask & 0o7777), rdev=rdev, path=shown, absent=True
+            )
 
         self._run(body, path)
 
@@ -402,7 +508,7 @@ class PathFS:
 
         def body(op: Op) -> None:
             parent, name = self._new_entry(op.txn, path)
-            namespace.make_node(op, parent, name, st.S_IFLNK | 0o777, target=raw_target, path=shown)
+            namespace.make_node(op, parent, name, st.S_IFLNK | 0o777, target=raw_target, path=shown, absent=True)
 
         self._run(body, path)
 
@@ -419,12 +525,14 @@ class PathFS:
 
     def unlink(self, path: PathLike) -> None:
         shown = self.abspath(path)
+        raw = _fs(path)  # once: the body may run again, and bytes resolve to the same errors
 
         def body(op: Op) -> None:
-            if _last_component(_fs(path)) in (b".", b".."):
+            if _last_component(raw) in _DOTS:
                 raise fs_error(errno.EISDIR, path)
-            parent, name = self._entry(op.txn, path)
-            namespace.unlink(op, parent, name, path=shown)
+            found = self._found_entry(op.txn, raw)
+            assert found.parent is not None and found.inode is not None
+            namespace.unlink(op, found.parent, found.name, path=shown, child=found.inode)
 
         self._run(body, path)
 
@@ -454,7 +562,7 @@ class PathFS:
             if found.parent is None:
                 raise fs_error(errno.EBUSY, path)
             if not found.inode.is_dir:
-                namespace.unlink(op, found.parent, found.name, path=shown)
+                namespace.unlink(op, found.parent, found.name, path=shown, child=found.inode)
             elif not recursive:
                 raise fs_error(errno.EISDIR, path)
             else:
@@ -477,21 +585,23 @@ class PathFS:
     def rename(self, src: PathLike, dst: PathLike, flags: int = 0) -> None:
         """rename(2) with renameat2's RENAME_NOREPLACE and RENAME_EXCHANGE flags."""
         src_shown, dst_shown = self.abspath(src), self.abspath(dst)
+        src_raw, dst_raw = _fs(src), _fs(dst)  # errors name bytes paths as they name the str
 
         def body(op: Op) -> None:
-            for operand in (src, dst):
-                if _last_component(_fs(operand)) in (b".", b".."):
+            for operand, raw in ((src, src_raw), (dst, dst_raw)):
+                if _last_component(raw) in _DOTS:
                     raise fs_error(errno.EBUSY, operand)
-            src_parent, src_name = self._entry(op.txn, src)
-            found = self.resolve(op.txn, dst, entry=True)
+            source = self._found_entry(op.txn, src_raw)
+            src_parent, src_name, moving = source.parent, source.name, source.inode
+            assert src_parent is not None and moving is not None
+            found = self._sibling(op.txn, source, src_raw, dst_raw) or self.resolve(op.txn, dst_raw, entry=True)
             if found.parent is None:
                 raise fs_error(errno.EBUSY if found.inode is not None else errno.ENOENT, dst)
-            if found.inode is None and _fs(dst).endswith(b"/"):
-                moving = records.lookup_entry(op.txn, src_parent.ino, src_name)
-                if not records.get_inode(op.txn, moving or 0, src).is_dir:
-                    raise fs_error(errno.ENOTDIR, dst)
+            if found.inode is None and dst_raw.endswith(b"/") and not moving.is_dir:
+                raise fs_error(errno.ENOTDIR, dst)
             namespace.rename(
-                op, src_parent, src_name, found.parent, found.name, flags, src_path=src_shown, dst_path=dst_shown
+                op, src_parent, src_name, found.parent, found.name, flags, src_path=src_shown, dst_path=dst_shown,
+                known=(moving, found.inode),
             )
 
         self._run(body, src)

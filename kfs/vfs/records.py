@@ -16,18 +16,30 @@ import struct
 from kfs.kstate import Txn
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs.errors import fs_error
-from kfs.vfs.inode import NAME_MAX, ROOT_INO, Inode
+from kfs.vfs.inode import INODE_STRUCT, NAME_MAX, ROOT_INO, Inode
 
 _DIRENT = struct.Struct(">QB")  # child ino, file type (S_IFMT >> 12)
 
 pack_ino = U64.pack
+unpack_child = _unpack_child = _DIRENT.unpack_from
+_unpack_inode = INODE_STRUCT.unpack
+_unpack_mode_size = struct.Struct(">I12xQ").unpack_from  # the head of INODE_STRUCT
+_blake2b = hashlib.blake2b
 
 
 def get_inode(txn: Txn, ino: int, path: str | bytes | None = None) -> Inode:
     raw = txn.get("inodes", pack_ino(ino))
     if raw is None:
         raise fs_error(errno.ENOENT, path)
-    return Inode.unpack(ino, raw)
+    return Inode(ino, *_unpack_inode(raw))
+
+
+def mode_and_size(txn: Txn, ino: int, path: str | bytes | None = None) -> tuple[int, int]:
+    """An inode's mode and size without building the Inode (the hot path of a small read)."""
+    raw = txn.get_view("inodes", pack_ino(ino))
+    if raw is None:
+        raise fs_error(errno.ENOENT, path)
+    return _unpack_mode_size(raw)
 
 
 def find_inode(txn: Txn, ino: int) -> Inode | None:
@@ -39,12 +51,12 @@ def put_inode(txn: Txn, inode: Inode) -> None:
     txn.put("inodes", pack_ino(inode.ino), inode.pack())
 
 
-def new_inode(txn: Txn, mode: int, uid: int, gid: int, now: int, rdev: int = 0) -> Inode:
+def new_inode(txn: Txn, mode: int, uid: int, gid: int, now: int, rdev: int = 0, size: int = 0) -> Inode:
     ino = txn.incr(b"next_ino")
     if ino <= ROOT_INO:  # a fresh state: the root took ino 1
         ino = txn.incr(b"next_ino", ROOT_INO + 1 - ino)
     nlink = 2 if st.S_ISDIR(mode) else 1
-    inode = Inode(ino, mode, uid, gid, nlink, 0, now, now, now, now, 1, rdev)
+    inode = Inode(ino, mode, uid, gid, nlink, size, now, now, now, now, 1, rdev)
     put_inode(txn, inode)
     return inode
 
@@ -59,16 +71,34 @@ def check_name(name: bytes, path: str | bytes | None = None) -> None:
 
 def name_cookie(name: bytes) -> int:
     """A name's readdir cookie: 62 bits of BLAKE2b, never 0 (room for "." and ".." offsets)."""
-    return (int.from_bytes(hashlib.blake2b(name, digest_size=8).digest(), "big") >> 2) or 1
+    return (int.from_bytes(_blake2b(name, digest_size=8).digest(), "big") >> 2) or 1
+
+
+# name -> its packed cookie followed by the name: the tail of every dirent key for that name.
+# A pure function of the name, so the memo is safe across transactions and processes; one
+# operation hashes a name three or four times (resolve, the EEXIST check, the insert), and
+# directory names on a path recur in every operation below them.
+_KEY_TAILS: dict[bytes, bytes] = {}
+_KEY_TAILS_MAX = 8192
+
+
+def key_tail(name: bytes) -> bytes:
+    """The cookie and name that follow the parent's ino in a dirent key."""
+    tail = _KEY_TAILS.get(name)
+    if tail is None:
+        if len(_KEY_TAILS) >= _KEY_TAILS_MAX:
+            _KEY_TAILS.clear()  # crude but bounded; a hash costs well under a microsecond
+        tail = _KEY_TAILS[name] = pack_ino(name_cookie(name)) + name
+    return tail
 
 
 def dirent_key(parent: int, name: bytes) -> bytes:
-    return U64x2.pack(parent, name_cookie(name)) + name
+    return pack_ino(parent) + key_tail(name)
 
 
 def lookup_entry(txn: Txn, parent: int, name: bytes) -> int | None:
-    raw = txn.get("dirents", dirent_key(parent, name))
-    return None if raw is None else _DIRENT.unpack(raw)[0]
+    raw = txn.get("dirents", pack_ino(parent) + key_tail(name))
+    return None if raw is None else _unpack_child(raw)[0]
 
 
 def add_entry(txn: Txn, parent: int, name: bytes, child: Inode) -> None:
@@ -110,9 +140,7 @@ def list_entries(
 
 
 def has_entries(txn: Txn, parent: int) -> bool:
-    for _ in txn.scan("dirents", pack_ino(parent)):
-        return True
-    return False
+    return txn.has_prefix("dirents", pack_ino(parent))
 
 
 def dir_parent(txn: Txn, ino: int) -> tuple[int, bytes]:
@@ -157,11 +185,15 @@ def drop_inode(txn: Txn, inode: Inode) -> None:
     from kfs.vfs.data import drop_data
 
     key = pack_ino(inode.ino)
-    if inode.is_reg:
+    kind = inode.mode & 0o170000
+    if kind == st.S_IFREG and inode.size:  # no chunk lies at or past the size: an empty file has none
         drop_data(txn, inode)
     txn.delete("inodes", key)
-    txn.delete("symlinks", key)
-    txn.delete("parents", key)
+    if kind == st.S_IFLNK:  # only a symlink has a target, only a directory a parent record
+        txn.delete("symlinks", key)
+    elif kind == st.S_IFDIR:
+        txn.delete("parents", key)
     txn.delete("orphans", key)
-    for xkey in txn.scan_keys("xattrs", key):
-        txn.delete("xattrs", xkey)
+    if txn.has_prefix("xattrs", key):
+        for xkey in txn.scan_keys("xattrs", key):
+            txn.delete("xattrs", xkey)

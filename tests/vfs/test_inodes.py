@@ -383,3 +383,95 @@ def test_getattr_of_a_freed_inode_is_enoent(vfs: VFS, fs: PathFS) -> None:
     fs.unlink("/f")
     with raises_errno(errno.ENOENT):
         vfs.getattr(ino)
+
+
+# -- memos and views on the hot paths ---------------------------------------------------------
+
+
+def test_dirent_keys_from_the_name_memo_match_the_hash_even_after_it_overflows(
+    fs: PathFS, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import struct
+
+    from kfs.vfs import records
+
+    monkeypatch.setattr(records, "_KEY_TAILS_MAX", 8)
+    monkeypatch.setattr(records, "_KEY_TAILS", {})
+    names = [b"f%d" % i for i in range(30)] + [b"\xff\xfe", b"x" * 255, b"."]
+    for _ in range(2):
+        for name in names:
+            want = struct.pack(">QQ", 7, records.name_cookie(name)) + name
+            assert records.dirent_key(7, name) == want
+    assert len(records._KEY_TAILS) <= 8
+    fs.mkdir("/d")
+    for i in range(30):
+        fs.write_file(f"/d/f{i}", b"")
+    assert sorted(fs.readdir("/d")) == sorted(f"f{i}" for i in range(30))
+    assert all(fs.stat(f"/d/f{i}").is_reg for i in range(30))
+
+
+def test_a_buffers_read_gives_views_that_scans_and_reads_handle(state: KState, fs: PathFS) -> None:
+    from kfs.vfs import CHUNK_SIZE
+
+    fs.write_file("/f", bytes(range(256)) * (3 * CHUNK_SIZE // 256))
+    ino = fs.stat("/f").ino
+    prefix = ino.to_bytes(8, "big")
+    with state.read(views=True) as txn:
+        assert isinstance(txn.get_view("inodes", (ROOT_INO).to_bytes(8, "big")), memoryview)
+        assert type(txn.get("inodes", (ROOT_INO).to_bytes(8, "big"))) is bytes
+        assert len(list(txn.scan_views("chunks", prefix))) == 3
+        rows = list(txn.scan("chunks", prefix))
+        assert len(rows) == 3 and all(type(k) is bytes and type(v) is bytes for k, v in rows)
+        assert all(type(k) is bytes for k in txn.scan_keys("chunks", prefix))
+        assert type(txn.last("chunks")) is bytes
+    kept = rows[1][1]
+    assert len(kept) == CHUNK_SIZE and kept[:1] == bytes([0])  # copies outlive the transaction
+    with fs.open("/f") as h:
+        whole = fs.read_file("/f")
+        assert h.pread(10, CHUNK_SIZE - 5) == whole[CHUNK_SIZE - 5 : CHUNK_SIZE + 5]
+        assert h.pread(2 * CHUNK_SIZE, 7) == whole[7 : 2 * CHUNK_SIZE + 7]
+        out = bytearray(100)
+        assert h.pread_into(memoryview(out), 3 * CHUNK_SIZE - 40) == 40
+        assert bytes(out[:40]) == whole[-40:]
+
+
+def test_writes_through_a_view_transaction_rewrite_chunks_correctly(state: KState, fs: PathFS) -> None:
+    import os
+
+    from kfs.vfs import CHUNK_SIZE
+
+    model = bytearray(os.urandom(2 * CHUNK_SIZE + 100))
+    fs.write_file("/f", bytes(model))
+    with fs.open("/f", os.O_RDWR) as h:
+        for offset, size in [(0, 10), (CHUNK_SIZE - 3, 7), (100, 4096), (2 * CHUNK_SIZE + 50, 200), (5, CHUNK_SIZE)]:
+            block = os.urandom(size)
+            h.pwrite(block, offset)
+            end = offset + size
+            if end > len(model):
+                model.extend(bytes(end - len(model)))
+            model[offset:end] = block
+            assert h.pread(len(model) + 10, 0) == bytes(model)
+    assert fs.read_file("/f") == bytes(model)
+    with state.read() as txn:
+        stored = sum(len(v) for _, v in txn.scan("chunks"))
+        assert txn.counter(b"data_bytes") == stored
+
+
+def test_a_view_transaction_that_frees_an_orphan_first_deletes_the_right_chunks(
+    state: KState, vfs: VFS, fs: PathFS
+) -> None:
+    import os
+
+    from kfs.vfs import CHUNK_SIZE
+
+    fs.write_file("/doomed", b"d" * (3 * CHUNK_SIZE))
+    fs.write_file("/kept", b"k" * (2 * CHUNK_SIZE))
+    doomed = fs.open("/doomed")
+    fs.unlink("/doomed")
+    vfs.release_later(doomed)  # its release rides with the next transaction: a view one below
+    with fs.open("/kept", os.O_RDWR) as h:
+        h.pwrite(b"x" * 10, 5)
+    with state.read() as txn:
+        assert txn.counter(b"data_bytes") == 2 * CHUNK_SIZE
+        assert sum(len(v) for _, v in txn.scan("chunks")) == 2 * CHUNK_SIZE
+    assert fs.read_file("/kept") == b"k" * 5 + b"x" * 10 + b"k" * (2 * CHUNK_SIZE - 15)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import threading
 import time
@@ -472,3 +473,69 @@ def test_the_change_feed_is_trimmed_to_the_newest_rows(state: KState, monkeypatc
     assert newest == 5000
     assert changes.oldest_change(state) > newest - 3000 - changes._TRIM_EVERY
     assert changes.oldest_change(state) <= newest - 3000 + 1
+
+
+# -- the stored form of a receipt ----------------------------------------------------------------
+
+
+def _raw_receipt(state: KState, receipt_id: int) -> bytes:
+    with state.read() as txn:
+        return next(bytes(v) for _, v in txn.scan("receipts", U64.pack(receipt_id)))
+
+
+@pytest.mark.parametrize(
+    ("fields", "stored_as"),
+    [
+        ({"path": "/d/f", "nbytes": 6}, b"\x01"),
+        ({"path": "/d/f"}, b"\x01"),
+        ({}, b"\x01"),
+        ({"nbytes": 0, "created": True}, b"\x01"),
+        ({"path": "/a", "to": "/b", "exchange": False, "uid": -1, "gid": 2**40, "mode": "0644"}, b"\x01"),
+        ({"path": "/caf\u00e9/\udcff\udc80", "name": "user.\u2603"}, b"\x01"),
+        ({"path": "", "to": ""}, b"\x01"),
+        ({"path": "/nul\0inside"}, b"{"),
+        ({"path": "/f", "note": None}, b"{"),
+        ({"path": "/f", "ratio": 0.5}, b"{"),
+        ({"path": "/f", "nbytes": 2**70}, b"{"),
+        ({"path": "/f", "nul\0key": 1}, b"{"),
+    ],
+)
+def test_a_receipt_reads_back_as_written_in_either_stored_form(
+    state: KState, fields: dict[str, Any], stored_as: bytes
+) -> None:
+    from kfs.journal import append_receipt
+
+    rid = state.write(lambda txn: append_receipt(txn, "vfs.test", "by:\u00e9", **fields))
+    (row,) = receipts_since(state, rid - 1)
+    expected = {"id": rid, "op": "vfs.test", "status": "committed", "by": "by:\u00e9", "ts": row["ts"]}
+    if "path" in fields:
+        expected["path"] = fields["path"]
+    if "nbytes" in fields:
+        expected["bytes"] = fields["nbytes"]
+    expected.update({k: v for k, v in fields.items() if k not in ("path", "nbytes")})
+    assert row == expected
+    assert list(row) == list(expected)  # the same key order as the JSON rows had
+    assert all(type(row[k]) is type(v) for k, v in expected.items())
+    assert _raw_receipt(state, rid)[:1] == stored_as
+    assert receipt_rows(state, rid) == [row]
+
+
+def test_receipts_stored_as_json_by_an_older_komputer_still_read(state: KState, fs: PathFS) -> None:
+    """Rows written before the binary form (JSON, the id inside) read as they always did."""
+    rid = last_receipt_id(state) + 1
+    old = {"id": rid, "op": "vfs.write", "status": "committed", "by": "fuse", "ts": 5, "path": "/f", "bytes": 3}
+    state.write(lambda txn: txn.put("receipts", U64.pack(rid) + b"\0\0\0\0", json.dumps(old).encode()))
+    rows = receipts_after(state, lambda: fs.write_file("/g", b"abcd"))
+    assert receipts_since(state, rid - 1)[0] == old
+    assert receipt_rows(state, rid) == [old]
+    assert [(r["id"], r["path"], r["bytes"]) for r in rows] == [(rid + 1, "/g", 4)]
+
+
+def test_continued_receipts_keep_their_rows_in_order(state: KState) -> None:
+    from kfs.journal import append_receipt
+
+    rid = state.write(lambda txn: append_receipt(txn, "agent.run", "a", status="uncertain", path="/x"))
+    state.write(lambda txn: append_receipt(txn, "agent.run", "a", status="committed", receipt_id=rid, exit=0))
+    rows = receipt_rows(state, rid)
+    assert [(r["id"], r["status"]) for r in rows] == [(rid, "uncertain"), (rid, "committed")]
+    assert rows[1]["exit"] == 0 and "path" not in rows[1]

@@ -372,3 +372,13 @@ def test_without_tilde_expansion_a_leading_tilde_names_a_file(fs: PathFS) -> Non
     assert fs.read_file("/home/agent/~/x") == b"here"
     assert literal.abspath("~/x") == "/home/agent/~/x"
     assert not fs.exists("/home/agent/x")
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/", "/a", "/a/b", "/a/./b", "/a/../b", "/a//b", "/a/", "/.hidden", "/a/.b/c", "/~", "/~/x", "/a~/b", "/caf\u00e9", "/\udcff", "//a"],
+)
+def test_abspath_of_an_absolute_path_is_its_normal_form(fs: PathFS, path: str) -> None:
+    import native
+
+    assert fs.abspath(path) == os.fsdecode(native.normalize(os.fsencode(path), b"/home/agent", b"/home/agent"))

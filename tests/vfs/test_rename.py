@@ -318,3 +318,50 @@ def test_inode_level_rename_moves_the_entry(vfs: VFS) -> None:
 def test_inode_level_rename_of_a_missing_name_is_enoent(vfs: VFS, flags: int) -> None:
     with raises_errno(errno.ENOENT):
         vfs.rename(ROOT_INO, b"nope", ROOT_INO, b"x", flags)
+
+
+# -- a rename within one directory skips the second walk: it must decide as the walk would -----
+
+
+@pytest.mark.parametrize(
+    ("src", "dst"),
+    [
+        ("/ln/a", "/ln/b"),  # the prefix passes a symlink to a directory
+        ("/d/x/../a", "/d/x/../b"),  # the prefix holds ".."
+        ("d/a", "d/b"),  # relative, from the cwd
+        ("/d//a", "/d//b"),
+        ("/d/./a", "/d/./b"),
+    ],
+)
+def test_rename_within_one_directory_however_the_prefix_is_spelled(fs: PathFS, src: str, dst: str) -> None:
+    fs.mkdir("/d")
+    fs.mkdir("/d/x")
+    fs.symlink("/d", "/ln")
+    fs.write_file("/d/a", b"data")
+    fs.rename(src, dst)
+    assert sorted(fs.readdir("/d")) == ["b", "x"]
+    assert fs.read_file("/d/b") == b"data"
+
+
+def test_rename_within_one_directory_still_judges_the_target(fs: PathFS) -> None:
+    fs.mkdir("/d")
+    fs.write_file("/d/a", b"data")
+    fs.mkdir("/d/sub")
+    fs.write_file("/d/sub/x", b"")
+    with raises_errno(errno.EISDIR):
+        fs.rename("/d/a", "/d/sub")
+    with raises_errno(errno.ENAMETOOLONG):
+        fs.rename("/d/a", "/d/" + "n" * 256)
+    with raises_errno(errno.EBUSY):
+        fs.rename("/d/a", "/d/..")
+    fs.symlink("/d/sub", "/d/link")
+    fs.rename("/d/a", "/d/link")  # replaces the symlink itself, never what it points at
+    assert fs.read_file("/d/link") == b"data" and fs.readdir("/d/sub") == ["x"]
+    fs.rename("/d/sub", "/d/moved/")
+    assert fs.readdir("/d/moved") == ["x"]
+
+
+def test_rename_within_one_directory_of_a_missing_source_is_enoent(fs: PathFS) -> None:
+    fs.mkdir("/d")
+    with raises_errno(errno.ENOENT):
+        fs.rename("/d/missing", "/d/b")
