@@ -144,7 +144,7 @@ def target(name: str, base: Path) -> Iterator[Path]:
             mnt = base / "kfs"
             mnt.mkdir()
             env = dict(os.environ, PYTHONPATH=str(REPO))
-            cmd = [sys.executable, "-m", "kfs.cli", "mount", "--foreground", "--state", str(state / "s"), str(mnt)]
+            cmd = [sys.executable, "-m", "kshell.cli", "mount", "--foreground", "--state", str(state / "s"), str(mnt)]
             proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL)
             try:
                 wait_mounted(mnt, proc)

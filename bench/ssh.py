@@ -9,14 +9,17 @@ sshd config) and a temporary user `kbench` whose home (in the temp directory) ha
 
 Rows: new-connection latency for `true` with the OpenSSH `ssh` client (median of 20),
 200 sequential execs over one asyncssh connection, 200 execs 8 at a time over one connection,
-`sftp` (the OpenSSH client) upload and download of a 100 MiB file (the time of an `sftp` run
-that only connects, median of 3, is subtracted: throughput, not session setup), and 500 concurrent idle
-PTY shell sessions (one connection each): the time to open them and memory per session. K's
+`sftp` (the OpenSSH client) upload and download of a 100 MiB file (median time of 3 each; the
+time of an `sftp` run that only connects, median of 3, is subtracted: throughput, not session
+setup), and 500 concurrent idle PTY shell sessions (one connection each): the time to open them
+and memory per session. Each row group is measured on K, then on sshd, before the next group,
+so that a change in the machine's load falls on both columns of a row. K's
 memory is the RSS delta of its one server process; sshd's is the PSS delta of the sshd process
 tree (the listener, every per-connection sshd and every bash: PSS so shared pages count once).
 The ratio column is K/sshd: below 1 is better for times and memory, above 1 for throughput.
 
-Run as root (sshd and the temporary user need it): .venv/bin/python bench/ssh.py [--quick] [--sessions N]
+Run as root (sshd and the temporary user need it):
+    .venv/bin/python bench/ssh.py [--quick] [--sessions N] [--execs N] [--file-mib N] [--only connect,execs,sftp]
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ import asyncssh  # noqa: E402
 SSHD = "/usr/sbin/sshd"
 SFTP_SERVER = "/usr/lib/openssh/sftp-server"
 BENCH_USER = "kbench"
-KOMPUTER = [sys.executable, "-m", "kfs.cli"]
+KOMPUTER = [sys.executable, "-m", "kshell.cli"]
 
 
 @dataclass
@@ -58,10 +61,11 @@ class Sizes:
     execs: int = 200
     parallel: int = 8
     file_mib: int = 100
+    transfers: int = 3
     sessions: int = 500
 
 
-QUICK = Sizes(connects=5, execs=40, parallel=8, file_mib=10, sessions=50)
+QUICK = Sizes(connects=5, execs=40, parallel=8, file_mib=10, transfers=1, sessions=50)
 
 
 @dataclass
@@ -350,28 +354,46 @@ async def idle_sessions(t: Target, count: int) -> tuple[float, float]:
     return opened, (after - before) / count
 
 
-def measure(t: Target, sizes: Sizes, tmp: Path, data: Path) -> None:
+def measure(t: Target, group: str, sizes: Sizes, tmp: Path, data: Path) -> None:
+    """One row group on one server (the caller alternates servers per group, so that a change
+    in the machine's load during the run falls on both)."""
     r = t.results
     say = lambda what: print(f"  {t.name}: {what}", file=sys.stderr, flush=True)  # noqa: E731
-    subprocess.run([*ssh_argv(t), f"{t.user}@127.0.0.1", "true"], capture_output=True)  # warm up
-    say("connect latency")
-    r["connect"] = connect_latency(t, sizes.connects) * 1000
-    say("sequential execs")
-    r["seq"] = asyncio.run(execs(t, sizes.execs, 1))
-    say("parallel execs")
-    r["par"] = asyncio.run(execs(t, sizes.execs, sizes.parallel))
-    say("idle sessions")
-    r["open"], r["mem"] = asyncio.run(idle_sessions(t, sizes.sessions))
-    say("sftp upload")
+    if group == "connect":
+        say("connect latency")
+        r["connect"] = connect_latency(t, sizes.connects) * 1000
+    elif group == "execs":
+        say("sequential execs")
+        r["seq"] = asyncio.run(execs(t, sizes.execs, 1))
+        say("parallel execs")
+        r["par"] = asyncio.run(execs(t, sizes.execs, sizes.parallel))
+    elif group == "sessions":
+        say("idle sessions")
+        r["open"], r["mem"] = asyncio.run(idle_sessions(t, sizes.sessions))
+    elif group == "sftp":
+        measure_sftp(t, sizes, tmp, data, say)
+
+
+def measure_sftp(t: Target, sizes: Sizes, tmp: Path, data: Path, say: Callable[[str], None]) -> None:
+    """Throughput from the median time of `sizes.transfers` uploads and as many downloads."""
+    r = t.results
     setup = statistics.median(sftp_transfer(t, "pwd\n") for _ in range(3))
-    r["up"] = sizes.file_mib / sftp_transfer(t, f"put {data} big.bin\n", setup)
+    say("sftp upload")
+    r["up"] = sizes.file_mib / statistics.median(
+        sftp_transfer(t, f"put {data} big.bin\n", setup) for _ in range(sizes.transfers)
+    )
     back = tmp / f"back-{t.name}.bin"
     say("sftp download")
-    r["down"] = sizes.file_mib / sftp_transfer(t, f"get big.bin {back}\n", setup)
+    r["down"] = sizes.file_mib / statistics.median(
+        sftp_transfer(t, f"get big.bin {back}\n", setup) for _ in range(sizes.transfers)
+    )
     sftp_transfer(t, "rm big.bin\n")
     if sha256(back) != sha256(data):
         raise RuntimeError(f"{t.name}: the downloaded file differs from the uploaded one")
     back.unlink()
+
+
+ROWS = ("connect", "execs", "sessions", "sftp")
 
 
 def table(k: Target, o: Target, sizes: Sizes) -> str:
@@ -379,14 +401,16 @@ def table(k: Target, o: Target, sizes: Sizes) -> str:
         (f"new connection + `true` (ms, median of {sizes.connects})", "connect", "{:.1f}"),
         (f"{sizes.execs} sequential execs, one connection (s)", "seq", "{:.2f}"),
         (f"{sizes.execs} execs, {sizes.parallel} at a time (s)", "par", "{:.2f}"),
-        (f"sftp upload {sizes.file_mib} MiB (MiB/s)", "up", "{:.1f}"),
-        (f"sftp download {sizes.file_mib} MiB (MiB/s)", "down", "{:.1f}"),
+        (f"sftp upload {sizes.file_mib} MiB (MiB/s, median of {sizes.transfers})", "up", "{:.1f}"),
+        (f"sftp download {sizes.file_mib} MiB (MiB/s, median of {sizes.transfers})", "down", "{:.1f}"),
         (f"open {sizes.sessions} idle PTY sessions (s)", "open", "{:.2f}"),
         (f"memory per idle session, {sizes.sessions} held (KiB)", "mem", "{:.0f}"),
     ]
     width = max(len(r[0]) for r in rows)
     lines = [f"{'':{width}}  {'K':>9}  {'sshd':>9}  {'K/sshd':>7}", "-" * (width + 33)]
     for label, key, fmt in rows:
+        if key not in k.results or key not in o.results:
+            continue
         kv, ov = k.results[key], o.results[key]
         ratio = f"{kv / ov:.2f}" if ov else "-"
         lines.append(f"{label:{width}}  {fmt.format(kv):>9}  {fmt.format(ov):>9}  {ratio:>7}")
@@ -397,10 +421,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     parser.add_argument("--sessions", type=int, metavar="N", help="idle sessions to hold (default 500)")
+    parser.add_argument("--execs", type=int, metavar="N", help="execs per exec row (default 200)")
+    parser.add_argument("--file-mib", type=int, metavar="N", help="size of the sftp file (default 100)")
+    parser.add_argument("--only", metavar="ROWS", default=",".join(ROWS),
+                        help=f"comma-separated row groups to measure (default all: {','.join(ROWS)})")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else Sizes()
     if args.sessions:
         sizes = dataclasses.replace(sizes, sessions=args.sessions)
+    if args.execs:
+        sizes = dataclasses.replace(sizes, execs=args.execs)
+    if args.file_mib:
+        sizes = dataclasses.replace(sizes, file_mib=args.file_mib)
+    only = {g.strip() for g in args.only.split(",") if g.strip()}
+    if only - set(ROWS):
+        parser.error(f"--only: unknown row groups {sorted(only - set(ROWS))}; known: {','.join(ROWS)}")
     for program in ("ssh", "sftp", "ssh-keygen"):
         if shutil.which(program) is None:
             sys.exit(f"{program} is missing: apt-get install -y openssh-client")
@@ -418,7 +453,11 @@ def main(argv: list[str] | None = None) -> int:
             targets.append(start_k(tmp, key, sizes.sessions))
             targets.append(start_sshd(tmp / "sshd", key, sizes.sessions))
             for t in targets:
-                measure(t, sizes, tmp, data)
+                subprocess.run([*ssh_argv(t), f"{t.user}@127.0.0.1", "true"], capture_output=True)  # warm up
+            for group in ROWS:
+                if group in only:
+                    for t in targets:
+                        measure(t, group, sizes, tmp, data)
         finally:
             for t in reversed(targets):
                 t.stop()

@@ -4,6 +4,11 @@ VFS, with state kept between calls (so an interactive session can reuse one Shel
     shell = Shell(fs, name="k", env={"HOME": "/home/agent"}, limits=Limits())
     result = shell.run("echo hi > f; cat f", stdin=b"", args=["a1"])  # Result(stdout, stderr, status)
     status = shell.run_streaming(script, stdout=write_fn, stderr=write_fn, stdin=b"")
+    job = shell.suspend()  # from another thread: Ctrl-Z; the run above returns 148
+
+A foreground command stopped by `suspend()` becomes a job of the session (`jobs`, `fg`, `bg`,
+`kill %N`): its thread keeps the shell state it ran on, and the shell goes on with a copy (cwd,
+variables, functions, options), as bash goes on when its foreground child stops.
 
 `Shell(fs, hosts={"api": {"/hello": "hello\\n"}})` binds virtual hosts for curl and wget
 (kshell.tools.net.hosts), listed in /sys/hosts.md; `network=True` allows real HTTP.
@@ -14,15 +19,18 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import NamedTuple
 
 from kshell.exec.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal
 from kshell.exec.interp import Interp, Session
+from kshell.exec.jobs import SIGTSTP, Job, JobSession
 from kshell.exec.streams import (
     BufferSink,
     BytesSource,
     CallbackSink,
+    Cancel,
     InStream,
     Meter,
     MeteredSink,
@@ -34,6 +42,8 @@ from kshell.tools import registry as tool_registry
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 BASH_VERSION = "5.2.15(1)-release"
+SUSPENDED = 128 + SIGTSTP  # $? after Ctrl-Z stops the foreground command, as bash
+STOPPED_JOBS = "There are stopped jobs.\n"
 
 
 class Result(NamedTuple):
@@ -78,6 +88,20 @@ def init_defaults(sh: Interp, pwd: str | None = None) -> None:
                                    5: "x86_64-pc-linux-gnu"}, 8)
 
 
+class _Foreground:
+    """The command a Shell runs in the foreground: `settled` is set when it returns or when
+    Ctrl-Z turns it into `job` (its thread then lives on, stopped)."""
+
+    __slots__ = ("interp", "text", "settled", "job", "status")
+
+    def __init__(self, interp: Interp, text: str) -> None:
+        self.interp = interp
+        self.text = text
+        self.settled = threading.Event()
+        self.job: Job | None = None
+        self.status = 1
+
+
 class Shell:
     """One shell session on a PathFS. `name` is `$0` and the prefix of error messages (bash
     prints `bash: line 1: ...`; K prints `k: line 1: ...`)."""
@@ -96,6 +120,9 @@ class Shell:
             self.interp.init_env(env)
         init_defaults(self.interp)
         self.exited: int | None = None
+        self._lock = threading.Lock()
+        self._fg: _Foreground | None = None
+        self._exit_warned = False
         self.bind_hosts(hosts or {}, network=network, clear=False)
 
     def bind_hosts(self, hosts: dict, *, network: bool = False, clear: bool = True) -> None:
@@ -138,6 +165,55 @@ class Shell:
         return self._run(source, source_stream, CallbackSink(stdout), CallbackSink(stderr), args,
                          script=script)
 
+    # ------------------------------------------------------------------ job control
+
+    def enable_job_control(self, *, interactive: bool = True) -> None:
+        """`set -m`, as an interactive bash starts: `fg`/`bg` work, and (interactive) job
+        notices wait for `notices()` before the prompt instead of being printed by `wait`."""
+        self.interp.opts.add("m")
+        self.session.jobs.interactive = interactive
+
+    def suspend(self) -> Job | None:
+        """Ctrl-Z: stop the foreground command and make it a job, so that the run returns
+        SUSPENDED (148) at once and the shell takes new commands. When the command is an `fg`
+        waiting for a job, that job is stopped again instead. None when nothing runs."""
+        tab = self.session.jobs
+        with self._lock:
+            fg = self._fg
+            if fg is None or fg.settled.is_set():
+                return None
+            held = tab.foreground
+            if held is not None and held.status is None:
+                tab.stop(held, SIGTSTP)
+                return held
+            old = fg.interp
+            cancel = old.session.cancel
+            cancel.stop(SIGTSTP)
+            job = tab.add(self.session.new_pid(), fg.text, cancel)
+            fg.job = job
+            self.interp = _carry_on(old, self.session, self.limits)
+            fg.settled.set()
+        return job
+
+    def notices(self) -> str:
+        """Jobs that stopped or ended since last reported, as bash prints them before a prompt."""
+        return self.session.jobs.notices()
+
+    def stopped_jobs(self) -> bool:
+        return any(job.stopped for job in self.session.jobs.ordered())
+
+    def refuse_exit(self) -> str:
+        """An interactive shell with stopped jobs refuses the first `exit` (or Ctrl-D) with
+        bash's warning; a second one in a row ends it. The warning, or "" to go ahead."""
+        if self.session.jobs.interactive and not self._exit_warned and self.stopped_jobs():
+            self._exit_warned = True
+            return STOPPED_JOBS
+        return ""
+
+    def hangup(self) -> None:
+        """The session ends: SIGHUP to every job, stopped or running, so no thread lingers."""
+        self.session.jobs.hangup()
+
     # ------------------------------------------------------------------ internals
 
     def _run(self, source: str, stdin: Stream, out: Stream, err: Stream,
@@ -148,14 +224,52 @@ class Shell:
         sh.fds = {0: stdin, 1: MeteredSink(out, meter), 2: MeteredSink(err, meter)}
         if args is not None:
             sh.positional = list(args)
-        holder: list[int] = []
-        worker = threading.Thread(target=lambda: holder.append(self._main(sh, source, meter, script)),
-                                  daemon=True)
+        warned, self._exit_warned = self._exit_warned, False
+        fg = _Foreground(sh, " ".join(line.strip() for line in source.strip().splitlines() if line.strip()))
+        with self._lock:
+            self._fg = fg
+        worker = threading.Thread(target=self._work, args=(fg, source, meter, script, warned), daemon=True)
         worker.start()
-        worker.join()
-        return holder[0] if holder else 1
+        fg.settled.wait()
+        with self._lock:
+            if self._fg is fg:
+                self._fg = None
+            job = fg.job
+        if job is not None:
+            self.interp.last_status = SUSPENDED
+            return SUSPENDED
+        return fg.status
 
-    def _main(self, sh: Interp, source: str, meter: Meter, script: bool) -> int:
+    def _work(self, fg: _Foreground, source: str, meter: Meter, script: bool, warned: bool) -> None:
+        """The foreground thread; a command suspended meanwhile ends as its job."""
+        status = 1
+        try:
+            status = self._main(fg, source, meter, script, warned)
+        finally:
+            with self._lock:
+                fg.status = status
+                job = fg.job
+                fg.settled.set()
+            if job is not None:
+                self.session.jobs.finish(job, status)
+
+    def _exit(self, fg: _Foreground, sh: Interp, status: int, script: bool, warned: bool) -> int:
+        """`exit` ran: the shell ends, unless it is a stopped job's (only that job ends) or an
+        interactive shell with stopped jobs warns first, as bash."""
+        with self._lock:
+            if fg.job is not None:
+                return status
+        if not script and not warned:
+            self._exit_warned = False
+            warning = self.refuse_exit()
+            if warning:
+                sh.write_err(warning)
+                return 1
+        self.exited = status
+        return status
+
+    def _main(self, fg: _Foreground, source: str, meter: Meter, script: bool, warned: bool) -> int:
+        sh = fg.interp
         sh.is_top = True
         sh.line_meter = meter
         status = 0
@@ -163,11 +277,9 @@ class Shell:
             try:
                 status = sh.run_source(source)
             except ExitSignal as e:
-                status = e.status
-                self.exited = status
+                status = self._exit(fg, sh, e.status, script, warned)
             except FatalError as e:
-                status = e.status
-                self.exited = status
+                status = self._exit(fg, sh, e.status, script, True)
             except AbortCommand as e:
                 status = e.status
             except (BreakLoop, ContinueLoop):
@@ -180,7 +292,8 @@ class Shell:
                 sh.error("maximum recursion depth exceeded")
                 status = 1
             except LimitExceeded as e:
-                sh.error(e.message)
+                if not getattr(e, "quiet", False):
+                    sh.error(e.message)
                 status = 1
             if script:
                 trap = sh.traps.pop("EXIT", None)
@@ -202,6 +315,34 @@ class Shell:
         status &= 0xFF
         sh.last_status = status
         return status
+
+
+def _carry_on(old: Interp, session: Session, limits: Limits) -> Interp:
+    """The shell after Ctrl-Z: a copy of the stopped command's state at the top level (cwd,
+    variables, functions, options, traps), with its own cancel flag, while the stopped thread
+    keeps `old`, as bash's state stays when its foreground child stops."""
+    for _ in range(100):
+        try:
+            new = old.fork()
+            break
+        except RuntimeError:  # the command changed a table while it was copied: it parks soon
+            time.sleep(0.01)
+    else:
+        new = old.fork()
+    new.pid = old.pid
+    new.subshell = old.subshell
+    new.traps = dict(old.traps)
+    new.parent_traps = old.parent_traps
+    while new.vars.frames:  # stopped inside a function: the shell itself is at the top level
+        new.vars.pop_frame()
+    new.funcnames = []
+    new.call_depth = new.loop_depth = new.source_depth = new.errexit_off = new.arith_depth = 0
+    new.in_trap = False
+    new.fds = {}
+    new.last_status = SUSPENDED
+    new.pipestatus = [SUSPENDED]
+    new.session = JobSession(session, Cancel(time.monotonic() + limits.wall_time))
+    return new
 
 
 def _raise_recursion_limit() -> None:

@@ -5,11 +5,19 @@ sessions with their leases, and the audit events of logins all live in KState, s
 SSH server never speaks LMDB: it calls this package and the VFS.
 """
 
-from kfs.agents.audit import record_event
+from kfs.agents.audit import record_event, record_events
 from kfs.agents.authorized import AuthorizedKey, add_key, list_keys, parse_key_line, remove_key
 from kfs.agents.hostkey import host_key
 from kfs.agents.records import Agent, add_agent, ensure_agent, find_agent, find_agent_by_uid, list_agents
-from kfs.agents.sessions import LeaseHeld, SessionRecord, acquire_session, release_session, renew_lease, save_session
+from kfs.agents.sessions import (
+    LeaseHeld,
+    SessionRecord,
+    acquire_session,
+    release_session,
+    renew_lease,
+    renew_leases,
+    save_session,
+)
 
 __all__ = [
     "Agent",
@@ -27,8 +35,10 @@ __all__ = [
     "list_keys",
     "parse_key_line",
     "record_event",
+    "record_events",
     "release_session",
     "remove_key",
     "renew_lease",
+    "renew_leases",
     "save_session",
 ]

@@ -100,17 +100,27 @@ def _record_dict(record: SessionRecord) -> dict[str, Any]:
 
 def renew_lease(state: KState, agent: str, name: str, holder: dict[str, Any], ttl: float) -> bool:
     """Extend the lease if `holder` still has it; returns whether it does."""
+    return renew_leases(state, [(agent, name, holder)], ttl)[0]
 
-    def body(txn: Txn) -> bool:
-        key = _key(agent, name)
-        raw = txn.get("leases", key)
-        if raw is None:
-            return False
-        lease = json.loads(raw)
-        if (lease["pid"], lease["start"], lease["serial"]) != (holder["pid"], holder["start"], holder["serial"]):
-            return False
-        txn.put("leases", key, _encode({**holder, "expires": time.time_ns() + int(ttl * 1e9)}))
-        return True
+
+def renew_leases(state: KState, leases: list[tuple[str, str, dict[str, Any]]], ttl: float) -> list[bool]:
+    """Extend every (agent, session, holder) lease its holder still has, in one transaction (a
+    server holding hundreds of connections renews them all at once, not one commit each)."""
+
+    def body(txn: Txn) -> list[bool]:
+        expires = time.time_ns() + int(ttl * 1e9)
+        kept = []
+        for agent, name, holder in leases:
+            key = _key(agent, name)
+            raw = txn.get("leases", key)
+            lease = json.loads(raw) if raw is not None else None
+            mine = lease is not None and (lease["pid"], lease["start"], lease["serial"]) == (
+                holder["pid"], holder["start"], holder["serial"]
+            )
+            if mine:
+                txn.put("leases", key, _encode({**holder, "expires": expires}))
+            kept.append(mine)
+        return kept
 
     return state.write(body)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import native
 from kshell.builtins import BUILTINS, builtin
+from kshell.exec import devices
 from kshell.exec import redirects as redir
 from kshell.exec.errors import BreakLoop, ContinueLoop, ExitSignal, ReturnSignal
 from kshell.exec.variables import EXPORT, Var
@@ -171,11 +172,11 @@ def source(sh: Interp, argv: list[str]) -> int:
         target = found or path
         _ = find_in_path
     try:
-        inode = sh.fs.stat(target)
+        inode = devices.stat(sh, target)
         if inode.is_dir:
             sh.error(f"{name}: {path}: is a directory")
             return 1
-        data = sh.fs.read_file(target)
+        data = devices.read_file(sh, target)
     except OSError as e:
         sh.error(f"{path}: {redir.os_message(e)}")
         return 1
@@ -403,6 +404,12 @@ def _set_cwd(sh: Interp, path: str) -> None:
     sh.fs.cwd = path.encode("utf-8", "surrogateescape")
 
 
+def _two_slashes(path: str) -> bool:
+    """Whether `path` starts with exactly two slashes, which bash keeps in PWD (POSIX leaves
+    their meaning to the implementation): `cd //tmp; pwd` prints //tmp, `cd ///tmp` /tmp."""
+    return path.startswith("//") and not path.startswith("///")
+
+
 @builtin("cd")
 def cd(sh: Interp, argv: list[str]) -> int:
     args = argv[1:]
@@ -468,6 +475,8 @@ def cd(sh: Interp, argv: list[str]) -> int:
         if physical:
             logical = sh.fs.realpath(logical)
         _set_cwd(sh, logical)
+        if _two_slashes(cand if cand.startswith("/") else pwd):
+            logical = "/" + logical
         sh.assign_scalar("OLDPWD", pwd)
         old = sh.vars.table.get("OLDPWD")
         if old is not None:
@@ -494,16 +503,18 @@ def pwd(sh: Interp, argv: list[str]) -> int:
             sh.write_err("pwd: usage: pwd [-LP]\n")
             return 2
     cwd = sh.fs.cwd.decode("utf-8", "surrogateescape")
+    pv = sh.get_param_or_none("PWD")
+    current = bool(pv) and pv.startswith("/") and native.normalize(pv.encode("utf-8", "surrogateescape")) == sh.fs.cwd
     if physical:
         try:
             cwd = sh.fs.realpath(cwd)
         except OSError as e:
             sh.error(f"pwd: error retrieving current directory: {redir.os_message(e)}")
             return 1
-    else:
-        pv = sh.get_param_or_none("PWD")
-        if pv and pv.startswith("/") and native.normalize(pv.encode("utf-8", "surrogateescape")) == sh.fs.cwd:
-            cwd = pv
+        if current and _two_slashes(pv):
+            cwd = "/" + cwd
+    elif current:
+        cwd = pv
     sh.out(cwd + "\n")
     return 0
 
@@ -691,11 +702,11 @@ def shell_builtin(sh: Interp, argv: list[str]) -> int:
     if args and not read_stdin:
         path = args[0]
         try:
-            inode = sh.fs.stat(path)
+            inode = devices.stat(sh, path)
             if inode.is_dir:
                 sh.write_err(f"{path}: {path}: is a directory\n")
                 return 126
-            data = sh.fs.read_file(path)
+            data = devices.read_file(sh, path)
         except OSError as e:
             sh.write_err(f"{argv[0]}: {path}: {redir.os_message(e)}\n")
             return 127

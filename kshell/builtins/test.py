@@ -8,6 +8,7 @@ import stat as st
 from typing import TYPE_CHECKING
 
 from kshell.builtins import builtin
+from kshell.exec import devices
 from kshell.expand import arith
 from kshell.syntax.errors import ArithSyntaxError
 
@@ -28,13 +29,8 @@ class TestError(Exception):
 def _stat(sh: Interp, path: str, follow: bool = True):
     if not path:
         return None
-    if path.startswith("/dev/"):
-        if path in ("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero"):
-            return "dev"
-        if path.startswith("/dev/fd/") and path[8:].isdigit():
-            return "dev" if int(path[8:]) in sh.fds else None
     try:
-        return sh.fs.stat(path) if follow else sh.fs.lstat(path)
+        return devices.stat(sh, path, follow=follow)
     except OSError:
         return None
 
@@ -66,12 +62,12 @@ def unary_test(sh: Interp, op: str, arg: str) -> bool:
         return False
     if op == "-L" or op == "-h":
         inode = _stat(sh, arg, follow=False)
-        return inode is not None and inode != "dev" and inode.is_lnk
+        return inode is not None and inode.is_lnk
     inode = _stat(sh, arg)
     if inode is None:
         return False
-    if inode == "dev":
-        return op in ("-e", "-c", "-r", "-w") or (op == "-a")
+    if devices.device_name(arg) is not None and op in ("-r", "-w", "-x"):
+        return op != "-x"
     mode = inode.mode
     if op == "-e" or op == "-a":
         return True
@@ -144,15 +140,13 @@ def binary_test(sh: Interp, op: str, left: str, right: str, arith: bool = False)
     if op in ("-nt", "-ot"):
         a = _stat(sh, left)
         b = _stat(sh, right)
-        if a == "dev" or b == "dev":
-            return False
         if op == "-nt":
             return a is not None and (b is None or a.mtime > b.mtime)
         return b is not None and (a is None or a.mtime < b.mtime)
     if op == "-ef":
         a = _stat(sh, left)
         b = _stat(sh, right)
-        return a is not None and b is not None and a != "dev" and b != "dev" and a.ino == b.ino
+        return a is not None and b is not None and a.ino == b.ino
     raise TestError(f"{op}: binary operator expected")
 
 

@@ -311,7 +311,8 @@ class Interp(VarOps):
                 # a runaway command ends the script: later lines would only run away too
                 if self.line_meter is not None:
                     self.line_meter.count = 0
-                self.error(e.message)
+                if not getattr(e, "quiet", False):  # a job ended by a signal: its status says so
+                    self.error(e.message)
                 self.last_status = 1
                 raise ExitSignal(1) from None
         return self._run_line(commands)
@@ -750,7 +751,7 @@ class Interp(VarOps):
         session.iterations += 1
         if session.iterations > self.limits.loop_iterations:
             raise LimitExceeded(f"loop iteration limit exceeded ({self.limits.loop_iterations})")
-        if session.iterations & 1023 == 0:
+        if session.iterations & 1023 == 0 or session.cancel.stopped:  # a stop parks at once
             session.cancel.check()
 
     def exec_while(self, node: While) -> int:

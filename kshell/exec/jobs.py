@@ -1,7 +1,9 @@
-"""K-local background jobs: `cmd &` runs in a thread as a subshell with its own cancel flag, and
-is recorded in the session's `JobTable` (numbers for %N, a pid for $!). Signals are virtual: a
-terminating signal cancels the job (its status becomes 128+N); the job tools (jobs, kill, wait,
-fg, bg, ps) read and act on this table."""
+"""K-local jobs: `cmd &` runs in a thread as a subshell with its own `Cancel`, and is recorded in
+the session's `JobTable` (numbers for %N, a pid for $!); a foreground command stopped by Ctrl-Z
+(`Shell.suspend`) joins the table too. Signals are virtual: a terminating signal cancels the job
+(its status becomes 128+N), STOP/TSTP/TTIN/TTOU park its threads at their next checkpoint and
+CONT lets them go on. The job tools (jobs, kill, wait, fg, bg, ps) read and act on this table;
+the current (`+`) and previous (`-`) jobs follow bash's rules, which prefer stopped jobs."""
 
 from __future__ import annotations
 
@@ -30,8 +32,9 @@ SIGNALS[64] = "RTMAX"
 NUMBERS = {name: num for num, name in SIGNALS.items()}
 NUMBERS.update({"IOT": 6, "CLD": 17, "POLL": 29})
 SIGKILL, SIGTERM, SIGINT, SIGPIPE = 9, 15, 2, 13
-STOPS = frozenset({19, 20, 21, 22})  # STOP TSTP TTIN TTOU: a K job cannot be suspended
-IGNORED = frozenset({17, 18, 23, 28})  # CHLD CONT URG WINCH: default action is none
+SIGCONT, SIGSTOP, SIGTSTP = 18, 19, 20
+STOPS = frozenset({19, 20, 21, 22})  # STOP TSTP TTIN TTOU: the job parks until CONT
+IGNORED = frozenset({17, 23, 28})  # CHLD URG WINCH: default action is none
 _DESCRIPTIONS = {1: "Hangup", 2: "Interrupt", 3: "Quit", 4: "Illegal instruction", 5: "Trace/breakpoint trap",
                  6: "Aborted", 7: "Bus error", 8: "Floating point exception", 9: "Killed",
                  10: "User defined signal 1", 11: "Segmentation fault", 12: "User defined signal 2",
@@ -48,12 +51,20 @@ def signal_number(spec: str) -> int | None:
     return NUMBERS.get(name)
 
 
+_STOP_DESCRIPTIONS = {19: "Stopped (signal)", 20: "Stopped", 21: "Stopped (tty input)", 22: "Stopped (tty output)"}
+
+
 def describe(sig: int) -> str:
+    """strsignal(3), as bash prints a job killed by `sig`."""
     return _DESCRIPTIONS.get(sig, f"Signal {sig}")
 
 
 @dataclass
 class Job:
+    """One job: a background command or a stopped foreground one. `status` is set when it ends;
+    `signal` is the terminating signal that ended it (0: it exited); `notified` is the state
+    last reported to the user (bash reports a stop or an end once)."""
+
     number: int
     pid: int
     text: str
@@ -61,13 +72,29 @@ class Job:
     status: int | None = None
     signal: int = 0
     done: threading.Event = field(default_factory=threading.Event)
+    notified: str = "Running"
 
-    def state(self) -> str:
+    @property
+    def stopped(self) -> bool:
+        return self.status is None and self.cancel.stopped
+
+    @property
+    def running(self) -> bool:
+        return self.status is None and not self.cancel.stopped
+
+    def state(self, long: bool = False) -> str:
+        """The status word of `jobs` (`jobs -l` names the stopping signal, as bash)."""
         if self.status is None:
+            if self.cancel.stopped:
+                return _STOP_DESCRIPTIONS.get(self.cancel.stop_signal, "Stopped") if long else "Stopped"
             return "Running"
         if self.signal:
             return describe(self.signal)
         return "Done" if self.status == 0 else f"Exit {self.status}"
+
+    def stop_status(self) -> int:
+        """What `wait` returns for a stopped job: 128 + the stopping signal."""
+        return 128 + (self.cancel.stop_signal or SIGSTOP)
 
 
 class JobSession:
@@ -92,14 +119,20 @@ class JobSession:
 
 
 class JobTable:
-    """The session's background jobs by number, and the statuses of finished pids (for `wait PID`
-    after the job has left the table, as bash remembers them)."""
+    """The session's jobs by number, the current and previous job (for `%+`, `%-` and the marks
+    of `jobs`), and the statuses of finished pids (for `wait PID` after the job has left the
+    table, as bash remembers them). `foreground` is the job an `fg` is waiting for, so that
+    Ctrl-Z stops that job rather than the `fg` line."""
 
     def __init__(self) -> None:
         self.jobs: dict[int, Job] = {}
         self.finished: dict[int, int] = {}
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
+        self.current: int | None = None
+        self.previous: int | None = None
+        self.foreground: Job | None = None
+        self.interactive = False  # an interactive shell reports jobs before its prompt, not in wait
 
     # ------------------------------------------------------------------ starting
 
@@ -111,13 +144,25 @@ class JobTable:
         cancel = Cancel(time.monotonic() + parent.limits.wall_time)
         child.session = JobSession(parent.session, cancel)
         text = " ".join(command_text(command, 0).split())
-        with self.lock:
-            number = max(self.jobs, default=0) + 1
-            job = Job(number, child.pid, text, cancel)
-            self.jobs[number] = job
+        job = self.add(child.pid, text, cancel)
         thread = threading.Thread(target=self._run, args=(job, child, command), daemon=True,
                                   name=f"k-job-{job.pid}")
         thread.start()
+        return job
+
+    def add(self, pid: int, text: str, cancel: Cancel) -> Job:
+        """Record a job (a new background command, or a stopped foreground one) and make the
+        current job what bash would make it."""
+        with self.changed:
+            number = max(self.jobs, default=0) + 1
+            job = Job(number, pid, text, cancel)
+            self.jobs[number] = job
+            if cancel.stopped:
+                job.notified = ""  # a new stopped job is reported once
+                self._set_current(number)
+            else:
+                self._reset_current()
+            self.changed.notify_all()
         return job
 
     def _run(self, job: Job, child: Interp, command: Any) -> None:
@@ -126,7 +171,7 @@ class JobTable:
         except BrokenPipeError:
             status = 141
         except LimitExceeded as e:
-            if not job.signal:
+            if not job.signal and not getattr(e, "quiet", False):
                 child.error(e.message)
             status = 1
         except BaseException:  # noqa: BLE001 - a job's failure is its status
@@ -136,6 +181,10 @@ class JobTable:
                 if stream is not None:
                     with contextlib.suppress(Exception):  # a closed sink is gone
                         stream.flush()
+        self.finish(job, status)
+
+    def finish(self, job: Job, status: int) -> None:
+        """The job's threads have ended with `status` (128+N when a signal ended it)."""
         if job.signal:
             status = 128 + job.signal
         with self.changed:
@@ -151,24 +200,26 @@ class JobTable:
             return [self.jobs[n] for n in sorted(self.jobs)]
 
     def marks(self) -> dict[int, str]:
-        """`+` for the current job (the newest), `-` for the previous one."""
-        numbers = sorted(self.jobs)
-        marks = {n: " " for n in numbers}
-        if numbers:
-            marks[numbers[-1]] = "+"
-        if len(numbers) > 1:
-            marks[numbers[-2]] = "-"
-        return marks
+        """`+` for the current job, `-` for the previous one, blank for the others."""
+        with self.lock:
+            marks = {n: " " for n in self.jobs}
+            if self.previous in marks and self.previous != self.current:
+                marks[self.previous] = "-"
+            if self.current in marks:
+                marks[self.current] = "+"
+            return marks
 
     def find(self, spec: str) -> Job | None:
         """A job by %N, %%, %+, %-, %NAME (command prefix), %?TEXT, or by pid."""
         jobs = self.ordered()
         if spec.startswith("%"):
             key = spec[1:]
-            if key in ("", "%", "+"):
-                return jobs[-1] if jobs else None
-            if key == "-":
-                return jobs[-2] if len(jobs) > 1 else (jobs[-1] if jobs else None)
+            with self.lock:
+                if key in ("", "%", "+"):
+                    return self.jobs.get(self.current) if self.current is not None else None
+                if key == "-":
+                    number = self.previous if self.previous is not None else self.current
+                    return self.jobs.get(number) if number is not None else None
             if key.isdigit():
                 return self.jobs.get(int(key))
             if key.startswith("?"):
@@ -182,23 +233,105 @@ class JobTable:
         return None
 
     def remove(self, job: Job) -> None:
-        with self.lock:
+        with self.changed:
             if self.jobs.get(job.number) is job:
                 del self.jobs[job.number]
+                if self.current == job.number:
+                    self.current = None
+                if self.previous == job.number:
+                    self.previous = None
+                self._reset_current()
+
+    # ------------------------------------------------------------------ current and previous (bash's jobs.c)
+
+    def _last(self, below: int | None, stopped: bool) -> int | None:
+        """The newest job numbered below `below` (all when None) that is stopped (or not: an
+        ended job still in the table counts as running, as bash sees it until it reaps it)."""
+        for n in sorted(self.jobs, reverse=True):
+            if (below is None or n < below) and self.jobs[n].stopped == stopped:
+                return n
+        return None
+
+    def _set_current(self, number: int) -> None:
+        """bash's set_current_job: `number` becomes `+`; `-` prefers a stopped job."""
+        if self.current != number:
+            self.previous, self.current = self.current, number
+        prev = self.jobs.get(self.previous) if self.previous is not None else None
+        if self.previous != self.current and prev is not None and prev.stopped:
+            return
+        cur = self.jobs[number]
+        if cur.stopped:
+            candidate = self._last(number, stopped=True)
+            if candidate is not None:
+                self.previous = candidate
+                return
+        candidate = self._last(None if cur.stopped else number, stopped=False)
+        self.previous = candidate if candidate is not None else self.current
+
+    def _reset_current(self) -> None:
+        """bash's reset_current: keep a stopped current job, else the previous one if stopped,
+        else the newest stopped job, else the newest running one."""
+        cur = self.jobs.get(self.current) if self.current is not None else None
+        if cur is not None and cur.stopped:
+            candidate: int | None = self.current
+        else:
+            prev = self.jobs.get(self.previous) if self.previous is not None else None
+            candidate = self.previous if prev is not None and prev.stopped else None
+            if candidate is None:
+                candidate = self._last(None, stopped=True)
+            if candidate is None:
+                candidate = self._last(None, stopped=False)
+        if candidate is not None:
+            self._set_current(candidate)
+        else:
+            self.current = self.previous = None
 
     # ------------------------------------------------------------------ signals and waiting
 
     def signal(self, job: Job, sig: int) -> None:
-        """Deliver a virtual signal: a terminating one cancels the job."""
+        """Deliver a virtual signal: STOP/TSTP/TTIN/TTOU stop the job, CONT resumes it, a
+        terminating signal ends it (a stopped job too: bash continues it to let it die)."""
         if sig == 0 or sig in IGNORED or job.status is not None:
             return
-        job.signal = job.signal or sig
-        job.cancel.reason = f"killed by SIG{SIGNALS.get(sig, sig)}"
-        job.cancel.cancelled = True
+        if sig in STOPS:
+            self.stop(job, sig)
+        elif sig == SIGCONT:
+            self.resume(job)
+        else:
+            job.signal = job.signal or sig
+            job.cancel.kill(f"killed by SIG{SIGNALS.get(sig, sig)}")
 
-    def wait_job(self, job: Job, cancel: Cancel) -> int:
-        """Block until `job` ends (the waiting command stays cancellable); its status."""
+    def stop(self, job: Job, sig: int = SIGTSTP) -> None:
+        with self.changed:
+            if job.status is not None or job.cancel.stopped:
+                return
+            job.cancel.stop(sig)
+            job.notified = ""
+            if job.number in self.jobs:
+                self._set_current(job.number)
+            self.changed.notify_all()
+
+    def resume(self, job: Job) -> None:
+        with self.changed:
+            if not job.stopped:
+                return
+            job.cancel.resume()
+            job.notified = "Running"
+            if job.number in self.jobs:
+                self._reset_current()
+            self.changed.notify_all()
+
+    def hangup(self) -> None:
+        """The session ends: SIGHUP to every job (stopped ones too), as a login bash does."""
+        for job in self.ordered():
+            self.signal(job, 1)
+
+    def wait_job(self, job: Job, cancel: Cancel, *, until_stopped: bool = False) -> int:
+        """Block until `job` ends (or, with `until_stopped`, stops); the waiting command stays
+        cancellable. Its status (128 + the stopping signal for a stopped job)."""
         while not job.done.wait(0.05):
+            if until_stopped and job.stopped:
+                return job.stop_status()
             cancel.check()
         return job.status or 0
 
@@ -213,3 +346,29 @@ class JobTable:
             with self.changed:
                 self.changed.wait(0.05)
             cancel.check()
+
+    # ------------------------------------------------------------------ notices
+
+    def notice(self, job: Job, mark: str | None = None) -> str:
+        """bash's job status line: `[1]+  Stopped                 sleep 100` (a stop notice
+        starts with a newline, as bash prints it)."""
+        if mark is None:
+            mark = self.marks().get(job.number, " ")
+        line = f"[{job.number}]{mark}  {job.state():<24}{job.text}"
+        return ("\n" if job.stopped else "") + line + ("\n" if job.stopped else " &\n" if job.running else "\n")
+
+    def notices(self) -> str:
+        """What an interactive shell prints before its prompt: jobs that stopped or ended since
+        last reported (ended ones then leave the table)."""
+        out = ""
+        with self.lock:
+            marks = self.marks()
+            for job in self.ordered():
+                state = job.state()
+                if job.running or job.notified == state:
+                    continue
+                out += self.notice(job, marks.get(job.number, " "))
+                job.notified = state
+                if job.status is not None:
+                    self.remove(job)
+        return out

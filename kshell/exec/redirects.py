@@ -7,8 +7,9 @@ import errno
 import os
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.exec.errors import CommandError
-from kshell.exec.streams import BytesSource, FileReader, FileWriter, NullStream, Stream, open_flags
+from kshell.exec.streams import BytesSource, FileReader, FileWriter, Stream, open_flags
 from kshell.syntax.ast import HereDoc, Redirect
 
 if TYPE_CHECKING:
@@ -50,22 +51,10 @@ def open_path(sh: Interp, path: str, op: str, fds: dict[int, Stream], unbuffered
 
 
 def _device(path: str, fds: dict[int, Stream]) -> Stream | None:
-    if path == "/dev/null":
-        return NullStream()
-    if path == "/dev/stdin":
-        return fds.get(0) or NullStream()
-    if path == "/dev/stdout":
-        return fds.get(1) or NullStream()
-    if path == "/dev/stderr":
-        return fds.get(2) or NullStream()
-    if path.startswith("/dev/fd/") and path[8:].isdigit():
-        stream = fds.get(int(path[8:]))
-        if stream is None:
-            raise CommandError(f"{path}: No such file or directory")
-        return stream
-    if path == "/dev/zero":
-        return BytesSource(b"\0" * 65536)
-    return None
+    try:
+        return devices.open_stream(path, fds)
+    except OSError as e:
+        raise CommandError(f"{path}: {os_message(e)}") from None
 
 
 def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],

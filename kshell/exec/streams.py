@@ -186,19 +186,62 @@ class MeteredSink(Stream):
 
 
 class Cancel:
-    """Shared by every thread of one top-level command: a deadline and a cancel flag, checked
-    by loops and by pipe waits so that nothing blocks past the wall-time bound."""
+    """Shared by every thread of one top-level command (or one job): a deadline, a cancel flag
+    and a stop switch, checked by loops, sleeps, reads and pipe waits, so that nothing blocks
+    past the wall-time bound and a stopped command parks at its next checkpoint.
 
-    __slots__ = ("deadline", "cancelled", "reason")
+    A stopped command (`kill -STOP`, Ctrl-Z) waits inside `check()` until it is resumed or
+    cancelled; its wall-time clock does not run while it is stopped."""
+
+    __slots__ = ("deadline", "cancelled", "reason", "quiet", "stop_signal", "stopped", "_go", "_left")
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
         self.cancelled = False
         self.reason = ""
+        self.quiet = False  # ended by a signal: the job's status says so, no message
+        self.stop_signal = 0  # the signal that stopped it (19 STOP, 20 TSTP, ...), 0 when running
+        self.stopped = False  # a plain flag: busy loops test it on every iteration
+        self._go = threading.Event()
+        self._go.set()
+        self._left = 0.0
+
+    def stop(self, sig: int = 19) -> None:
+        """Park every thread of the command at its next checkpoint (the clock stops too)."""
+        if self.stopped or self.cancelled:
+            return
+        self._left = self.deadline - time.monotonic()
+        self.deadline = float("inf")
+        self.stop_signal = sig
+        self._go.clear()
+        self.stopped = True
+
+    def resume(self) -> None:
+        """SIGCONT: let the parked threads go on, with the wall time they had left."""
+        if not self.stopped:
+            return
+        self.deadline = time.monotonic() + self._left
+        self.stop_signal = 0
+        self.stopped = False
+        self._go.set()
+
+    def kill(self, reason: str) -> None:
+        """End the command at its next checkpoint, stopped or not, without an error message."""
+        self.reason = self.reason or reason
+        self.quiet = True
+        self.cancelled = True
+        self.stop_signal = 0
+        self.stopped = False
+        self._go.set()  # a stopped command is continued to let it die, as bash does
 
     def check(self) -> None:
+        if self.stopped:
+            while not self._go.wait(0.05) and not self.cancelled:
+                pass
         if self.cancelled:
-            raise LimitExceeded(self.reason or "cancelled")
+            e = LimitExceeded(self.reason or "cancelled")
+            e.quiet = self.quiet  # type: ignore[attr-defined]
+            raise e
         if time.monotonic() > self.deadline:
             self.cancelled = True
             self.reason = "command exceeded the wall-time limit"
@@ -219,8 +262,17 @@ class Pipe:
 
     def _wait(self) -> None:
         self.cv.wait(0.05)
-        if self.cancel is not None:
-            self.cancel.check()
+        cancel = self.cancel
+        if cancel is None:
+            return
+        if cancel.stopped:  # park without the lock: the other end may be a running job
+            self.cv.release()
+            try:
+                cancel.check()
+            finally:
+                self.cv.acquire()
+        else:
+            cancel.check()
 
     def put(self, data: bytes) -> None:
         view = memoryview(data)

@@ -4,26 +4,40 @@
 the audit writer) and is the only piece that calls `kfs.agents`; `AgentAuth` decides who gets
 in, `SessionHandler` runs exec and PTY sessions in the K shell, `VFSSFTPServer` serves SFTP
 and scp. `serve()` runs it until SIGINT or SIGTERM.
+
+A connection is one agent session (a `kfs.agents` record with a lease). Its first session
+channel takes the lease, on the session its `K_SESSION` names or on a fresh ephemeral one; every
+later channel of the connection (OpenSSH ControlMaster, several exec channels on one paramiko
+Transport, sftp + exec) runs in the same session, so multiplexing never locks a client out of
+its own session. A channel naming a different `K_SESSION` is refused with a message (it would
+need a connection of its own); another connection naming a held session is refused until the
+holder's connection ends or its lease expires. A named session carries cwd, exported variables
+and functions from channel to channel and connection to connection; an ephemeral one starts each
+channel afresh in the home directory, as sshd starts each multiplexed command in a new shell.
+The lease is renewed while the connection lives and released when it is gone and its last
+channel has saved; a crashed server's leases lapse (dead pid, or no renewal for `lease_ttl`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import itertools
 import logging
+import queue
 import signal
 import socket
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import asyncssh
+from asyncssh import editor as asyncssh_editor
 
 from kfs import agents
-from kfs.agents import Agent, SessionRecord
+from kfs.agents import Agent, LeaseHeld, SessionRecord
 from kfs.agents.authorized import authorized_lines
 from kfs.agents.sessions import holder_id
 from kfs.kstate import KState
@@ -38,6 +52,9 @@ from kshell.server.shellbridge import ShellRunner
 log = logging.getLogger("kshell.server")
 
 ShellFactory = Callable[..., Any]
+# what the server sets for one channel: never restored from a saved session into another channel
+CHANNEL_ENV = frozenset({"SSH_ORIGINAL_COMMAND", "SSH_CONNECTION", "SSH_CLIENT", "TERM", "COLUMNS", "LINES"})
+RELEASE_WAIT = 5.0  # seconds a new connection waits for a just-closed one's lease to be released
 
 
 def default_shell_factory() -> ShellFactory:
@@ -48,6 +65,125 @@ def default_shell_factory() -> ShellFactory:
     if shell is None:
         raise RuntimeError("the K shell (kshell.Shell) is not available in this build")
     return shell
+
+
+class CoalescingTransport:
+    """The socket side of one connection, sending what one turn of the event loop writes in one
+    write at the end of that turn.
+
+    asyncssh hands every SSH packet to the transport at once, and asyncio sends each with its
+    own syscall: an SFTP read reply of 255 KiB is eight packets (the client's 32 KiB maximum),
+    the end of an exec (exit-status, EOF, close) three. Under load each send also wakes the
+    client. Gathering them costs one join and no latency beyond the current turn. Everything
+    but write/close/abort is the wrapped transport's.
+    """
+
+    __slots__ = ("_transport", "_loop", "_pending", "_scheduled")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] = []
+        self._scheduled = False
+
+    def write(self, data: bytes) -> None:
+        self._pending.append(data)
+        if not self._scheduled:
+            self._scheduled = True
+            self._loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        self._scheduled = False
+        pending = self._pending
+        if not pending:
+            return
+        data = pending[0] if len(pending) == 1 else b"".join(pending)
+        pending.clear()
+        if not self._transport.is_closing():
+            self._transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._pending.clear()
+        self._transport.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+def coalesce_writes(conn: asyncssh.SSHServerConnection) -> None:
+    """Put a `CoalescingTransport` under a new connection (before its version line is sent).
+
+    asyncssh has no hook for this: its connection writes through the private `_transport`
+    attribute, set just before the server's `connection_made` runs. If a later asyncssh keeps
+    the transport elsewhere, this does nothing and packets go out one by one as before.
+    """
+    transport = getattr(conn, "_transport", None)
+    if isinstance(transport, asyncio.Transport):
+        conn._transport = CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[attr-defined]  # noqa: SLF001
+
+
+def share_line_editor_tables() -> None:
+    """Build asyncssh's line-editor table of printable keys once per keymap, not per terminal.
+
+    `SSHLineEditor._build_printable` walks all 65,536 BMP code points in Python to make one
+    regex (about 25 ms), on every new PTY session and again on every `register_key` (K binds
+    Ctrl-Z): most of the CPU a new interactive session cost. The regex depends only on the
+    keymap's first characters, which are the same for every session, so the compiled pattern is
+    kept per key set and shared (patterns are immutable). If asyncssh renames the method this
+    does nothing.
+    """
+    cls: Any = getattr(asyncssh_editor, "SSHLineEditor", None)
+    build = getattr(cls, "_build_printable", None)
+    if build is None or hasattr(build, "k_original"):
+        return
+    cache: dict[frozenset[str], Any] = {}
+
+    def build_printable(self: Any) -> None:
+        keys = frozenset(self._keymap)
+        pattern = cache.get(keys)
+        if pattern is None:
+            build(self)
+            if len(cache) < 64:  # a handful of keymaps in practice; never grow without bound
+                cache[keys] = self._printable
+        else:
+            self._printable = pattern
+
+    build_printable.k_original = build  # type: ignore[attr-defined]  # marks it shared; tests compare
+    cls._build_printable = build_printable
+
+
+class SessionMismatch(LeaseHeld):
+    """A channel names a `K_SESSION` other than the one its connection already runs in.
+
+    A connection is one agent session: its first session channel chooses it (by `K_SESSION`, or
+    an ephemeral one without), and every later channel runs in it. A channel naming another
+    session is refused (not silently moved) so that a multiplexing client (OpenSSH ControlMaster)
+    never runs a command in a session the user did not ask for.
+    """
+
+
+class ForcedCommandChannel(asyncssh.SSHServerChannel):  # type: ignore[type-arg]
+    """A session channel under a forced command (`command=` key option or a certificate's
+    force-command) that remembers what the client asked for, as sshd's SSH_ORIGINAL_COMMAND.
+
+    asyncssh swaps the forced command in inside `_start_session`, before any session callback
+    sees the request, and keeps no copy of the original; this override of that one private
+    method records its arguments and leaves the rest to asyncssh. A shell request sets nothing
+    (as sshd); a subsystem request records the command sshd would run for it (`internal-sftp`).
+    """
+
+    original_command: str | None = None
+
+    def _start_session(self, command: str | None = None, subsystem: str | None = None) -> bool:
+        if command is not None:
+            self.original_command = command
+        elif subsystem is not None:
+            self.original_command = "internal-sftp" if subsystem == "sftp" else subsystem
+        return super()._start_session(command, subsystem)  # type: ignore[misc]
 
 
 class SessionProcess(asyncssh.SSHServerProcess):
@@ -106,6 +242,83 @@ class SessionProcess(asyncssh.SSHServerProcess):
             self._k_server.close_session(self._k_conn)
 
 
+class AuditWriter:
+    """Audit events appended in order by one thread, all those queued meanwhile in one transaction.
+
+    Every exec is recorded before it runs (`audit` is awaited), so the cost per event is on each
+    command's path: a queue put and one wake-up of the loop per batch, rather than an executor
+    future per event and a commit each; eight commands starting together share one commit.
+    """
+
+    def __init__(self, state: KState) -> None:
+        self.state = state
+        self._queue: queue.SimpleQueue[tuple[str, dict[str, Any], asyncio.Future[None] | None] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread = threading.Thread(target=self._main, name="k-audit", daemon=True)
+        self._thread.start()
+
+    def put(self, type_: str, data: dict[str, Any], fut: asyncio.Future[None] | None = None) -> None:
+        self._queue.put((type_, data, fut))
+
+    def _main(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            stop = False
+            while True:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    stop = True
+                    break
+                batch.append(item)
+            self._write(batch)
+            if stop:
+                return
+
+    def _write(self, batch: list[tuple[str, dict[str, Any], asyncio.Future[None] | None]]) -> None:
+        errors: list[BaseException | None]
+        try:
+            agents.record_events(self.state, [(t, d) for t, d, _ in batch])
+            errors = [None] * len(batch)
+        except Exception:  # noqa: BLE001 - one bad event must not take the others with it
+            errors = []
+            for t, d, _ in batch:
+                try:
+                    agents.record_event(self.state, t, **d)
+                    errors.append(None)
+                except Exception as e:  # noqa: BLE001 - reported to its caller, or logged
+                    errors.append(e)
+        futures = [(fut, e) for (_, _, fut), e in zip(batch, errors, strict=True)]
+        loop = next((fut.get_loop() for fut, _ in futures if fut is not None), None)
+        for (t, _, fut), e in zip(batch, errors, strict=True):
+            if fut is None and e is not None:
+                log.warning("could not record a %s event: %s", t, e)
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is waiting
+                loop.call_soon_threadsafe(_settle_all, futures)
+
+    def close(self) -> None:
+        """Write everything queued so far, then stop the thread."""
+        self._queue.put(None)
+        self._thread.join(30)
+
+
+def _settle_all(futures: list[tuple[asyncio.Future[None] | None, BaseException | None]]) -> None:
+    for fut, e in futures:
+        if fut is None or fut.done():
+            continue
+        if e is None:
+            fut.set_result(None)
+        else:
+            fut.set_exception(e)
+
+
 class KServer:
     """Everything the connections of one server process share."""
 
@@ -127,16 +340,22 @@ class KServer:
         self._serials = itertools.count(1)
         self._holders = itertools.count(1)
         self._shell_factory = shell_factory
-        self._audit_pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="k-audit")
-        self._pending_audit: set[asyncio.Future[Any]] = set()
+        self._audit = AuditWriter(state)
         self._names: dict[int, str] = {}
         self._names_at = 0.0
-        self._held: dict[tuple[str, str], dict[str, Any]] = {}
+        self._held: dict[tuple[str, str], dict[str, Any]] = {}  # leases to renew: (agent, session) -> holder
+        self._releasing: dict[tuple[str, str], asyncio.Future[None]] = {}  # closed, release under way
+        self._pending_release: set[asyncio.Task[None]] = set()
         self.host_key = agents.host_key(state)
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._housekeeping: asyncio.Task[None] | None = None
 
     # -- plumbing for the connections --------------------------------------------------------
+
+    def prepare_connection(self, conn: asyncssh.SSHServerConnection) -> None:
+        """A new connection, before anything is sent on it."""
+        if self.config.coalesce_writes:
+            coalesce_writes(conn)
 
     def next_serial(self) -> int:
         return next(self._serials)
@@ -146,21 +365,13 @@ class KServer:
 
     def audit_nowait(self, type_: str, **data: Any) -> None:
         """Append an event from the event loop without waiting for the write (ordered)."""
-        fut = asyncio.get_running_loop().run_in_executor(
-            self._audit_pool, lambda: agents.record_event(self.state, type_, **data)
-        )
-        self._pending_audit.add(fut)
-        fut.add_done_callback(self._audit_done)
-
-    def _audit_done(self, fut: asyncio.Future[Any]) -> None:
-        self._pending_audit.discard(fut)
-        if not fut.cancelled() and fut.exception() is not None:
-            log.warning("could not record an event: %s", fut.exception())
+        self._audit.put(type_, data)
 
     async def audit(self, type_: str, **data: Any) -> None:
-        await asyncio.get_running_loop().run_in_executor(
-            self._audit_pool, lambda: agents.record_event(self.state, type_, **data)
-        )
+        """Append an event and wait until it is written (what must be on record before it runs)."""
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._audit.put(type_, data, fut)
+        await fut
 
     def authorized_lines(self, username: str) -> list[str]:
         return authorized_lines(self.state, username)
@@ -184,7 +395,7 @@ class KServer:
 
     # -- sessions ----------------------------------------------------------------------------
 
-    def open_session(self, c: Connection) -> SessionProcess | bool:
+    def open_session(self, c: Connection) -> SessionProcess | tuple[asyncssh.SSHServerChannel, SessionProcess] | bool:
         """A new session channel, or False (refused) past MaxSessions for the connection or agent."""
         assert c.agent is not None
         if c.sessions >= self.config.max_sessions:
@@ -200,38 +411,82 @@ class KServer:
             assert c.agent is not None
             return VFSSFTPServer(chan, self.agent_fs(c.agent), user_names=self.user_name, touch=c.touch)
 
-        return SessionProcess(
+        process = SessionProcess(
             self, c,
             process_factory=lambda process: run_session(self, c, process),
             sftp_factory=sftp_factory,
             sftp_version=3,
             allow_scp=c.forced_command is None,
         )
+        if c.forced_command is None:
+            return process
+        chan = c.conn.create_server_channel()  # what asyncssh makes for a bare session object
+        chan.__class__ = ForcedCommandChannel  # same object, one overridden method
+        return chan, process  # type: ignore[return-value]
 
     def close_session(self, c: Connection) -> None:
         c.sessions -= 1
         if c.agent is not None:
             self.agent_sessions.give(c.agent.name)
 
-    async def acquire_session(self, agent: Agent, name: str | None, holder: dict[str, Any]) -> SessionRecord:
-        record = await asyncio.to_thread(
-            agents.acquire_session, self.state, agent.name, name or None, agent.home, holder, self.config.lease_ttl
-        )
-        self._held[(agent.name, record.name)] = holder
-        return record
+    async def join_session(self, c: Connection, name: str | None) -> SessionRecord:
+        """The agent session a new session channel of `c` runs in.
+
+        The connection's first session channel takes the lease (on the session its `K_SESSION`
+        names, else a fresh ephemeral one); later channels share it, at once or one after
+        another (ControlMaster, paramiko's several exec channels, sftp + exec). A channel naming
+        another session gets `SessionMismatch`; another connection's live lease, `LeaseHeld`.
+        Every successful join is paired with `leave_session`.
+        """
+        agent = c.agent
+        assert agent is not None
+        name = name or None
+        async with c.session_lock:  # channels opened together wait for the first one's lease
+            if c.closed:
+                raise LeaseHeld("the connection closed before the session started")
+            record = c.session
+            if record is None:
+                holder = self.new_holder()
+                record = await self._acquire(agent, name, holder)
+                c.session, c.session_holder = record, holder
+                self._held[(agent.name, record.name)] = holder
+            elif name is not None and name != record.name:
+                raise SessionMismatch(
+                    f"this connection already runs session {record.name!r}; K_SESSION={name} "
+                    "needs a connection of its own (a multiplexed ssh: add -S none)"
+                )
+            c.session_users += 1
+            return record
+
+    async def _acquire(self, agent: Agent, name: str | None, holder: dict[str, Any]) -> SessionRecord:
+        """Take the lease; if a connection of this server that just closed still holds it (its
+        release is on the way), wait for that release instead of refusing."""
+        for _ in range(2):
+            try:
+                return await asyncio.to_thread(
+                    agents.acquire_session, self.state, agent.name, name, agent.home, holder, self.config.lease_ttl
+                )
+            except LeaseHeld:
+                releasing = self._releasing.get((agent.name, name or ""))
+                if releasing is None:
+                    raise
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(releasing), RELEASE_WAIT)
+        raise LeaseHeld(f"session {name!r} is in use by another connection; "
+                        "it is free again when that connection ends or its lease expires")
 
     def make_shell(self, agent: Agent, record: SessionRecord, env: dict[str, str],
                    loop: asyncio.AbstractEventLoop, *, tty: bool = False) -> ShellRunner:
         factory = self._shell_factory or default_shell_factory()
-        cwd = record.cwd
         fs = self.agent_fs(agent)
-        try:
-            if fs.stat(cwd).is_dir:
-                fs = self.agent_fs(agent, cwd)
-        except OSError:
-            pass
+        cwd = record.cwd
+        if cwd != agent.home:  # a resumed cwd that is gone (or no directory now) falls back to home
+            with contextlib.suppress(OSError):
+                if fs.stat(cwd).is_dir:
+                    fs = self.agent_fs(agent, cwd)
         saved = record.shell or {}
-        env = {**saved.get("exported", {}), **env, "HOSTNAME": self.hostname}
+        exported = {k: v for k, v in saved.get("exported", {}).items() if k not in CHANNEL_ENV}
+        env = {**exported, **env, "HOSTNAME": self.hostname}
         env.pop("PWD", None)
         shell = factory(fs, name="k", env=env)
         runner = ShellRunner(shell, loop, tty=tty)
@@ -239,25 +494,56 @@ class KServer:
             runner.define(saved["functions"])
         return runner
 
-    async def end_session(self, record: SessionRecord | None, runner: ShellRunner | None,
-                          holder: dict[str, Any]) -> None:
-        """Save what `K_SESSION` resumes (cwd, exported variables, functions); release the lease."""
-        if record is None:
+    async def leave_session(self, c: Connection, record: SessionRecord, runner: ShellRunner | None) -> None:
+        """A channel is done with the connection's session. A named session keeps what the
+        channel leaves (cwd, exported variables, functions) for the next channel and the next
+        `K_SESSION` resume, saved at once so a crash loses nothing; an ephemeral one starts every
+        channel afresh in the home directory, as sshd runs each multiplexed command in a new
+        shell. The lease stays until the connection is gone and its last channel has left."""
+        try:
+            if runner is not None and not record.ephemeral:
+                try:
+                    record.cwd = runner.cwd
+                    record.shell = {"exported": runner.exported(), "functions": runner.functions()}
+                except Exception as e:  # noqa: BLE001 - never lose the logout over it
+                    log.warning("could not save the shell state of %s: %s", record.name, e)
+                await asyncio.to_thread(agents.save_session, self.state, record)
+        finally:
+            c.session_users -= 1
+            if c.closed and c.session_users == 0:
+                self._release(c)
+
+    def connection_closed(self, c: Connection) -> None:
+        """The connection is gone: release its session once no channel uses it any more (a
+        channel still running saves its state first; `_acquire` waits for the release)."""
+        if c.session is not None:
+            key = (c.session.agent, c.session.name)
+            if key not in self._releasing:
+                self._releasing[key] = asyncio.get_running_loop().create_future()
+            if c.session_users == 0:
+                self._release(c)
+
+    def _release(self, c: Connection) -> None:
+        record, holder = c.session, c.session_holder
+        if record is None or holder is None:
             return
-        if runner is not None:
-            try:
-                record.cwd = runner.cwd
-                record.shell = {"exported": runner.exported(), "functions": runner.functions()}
-            except Exception as e:  # noqa: BLE001 - never lose the logout over it
-                log.warning("could not save the shell state of %s: %s", record.name, e)
+        c.session = c.session_holder = None
+        key = (record.agent, record.name)
+        self._held.pop(key, None)
+        task = asyncio.get_running_loop().create_task(
+            asyncio.to_thread(agents.release_session, self.state, record, holder)
+        )
+        self._pending_release.add(task)
 
-        def finish() -> None:
-            if not record.ephemeral:
-                agents.save_session(self.state, record)
-            agents.release_session(self.state, record, holder)
+        def done(task: asyncio.Task[None]) -> None:
+            self._pending_release.discard(task)
+            if not task.cancelled() and task.exception() is not None:
+                log.warning("could not release session %s: %s", record.name, task.exception())
+            waiting = self._releasing.pop(key, None)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(None)
 
-        self._held.pop((record.agent, record.name), None)
-        await asyncio.to_thread(finish)
+        task.add_done_callback(done)
 
     # -- housekeeping ------------------------------------------------------------------------
 
@@ -268,9 +554,16 @@ class KServer:
         period = max(min(ttl / 3, idle_check, 10.0), 0.25)
         while True:
             await asyncio.sleep(period)
-            held = list(self._held.items())
+            held = [(agent, name, holder) for (agent, name), holder in self._held.items()]
             if held:
-                await asyncio.to_thread(_renew_all, self.state, held, ttl)
+                try:
+                    kept = await asyncio.to_thread(agents.renew_leases, self.state, held, ttl)
+                except Exception as e:  # noqa: BLE001 - try again next period; never stop housekeeping
+                    log.warning("could not renew session leases: %s", e)
+                else:
+                    for (agent, name, holder), ok in zip(held, kept, strict=True):
+                        if not ok and self._held.get((agent, name)) is holder:  # stalled past its ttl
+                            log.warning("the lease on session %s/%s lapsed and was taken over", agent, name)
             idle = self.config.idle_timeout
             if idle > 0:
                 now = time.monotonic()
@@ -284,6 +577,7 @@ class KServer:
     async def start(self, host: str, port: int) -> list[tuple[str, int]]:
         """Listen on host:port (port 0 picks one); returns the bound addresses."""
         cfg = self.config
+        share_line_editor_tables()
         self._acceptor = await asyncssh.listen(
             host, port,
             server_factory=lambda: AgentAuth(self),
@@ -300,6 +594,7 @@ class KServer:
             agent_forwarding=False,
             x11_forwarding=False,
             reuse_address=True,
+            encryption_algs=list(cfg.ciphers),
         )
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
         return [s.getsockname()[:2] for s in self._acceptor.sockets]  # type: ignore[attr-defined]
@@ -312,18 +607,16 @@ class KServer:
             for c in list(self.connections.values()):
                 c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "server shutting down")
             await self._acceptor.wait_closed()
-        if self._pending_audit:
-            await asyncio.gather(*self._pending_audit, return_exceptions=True)
-        self._audit_pool.shutdown(wait=True)
+        deadline = time.monotonic() + RELEASE_WAIT
+        while self._held and time.monotonic() < deadline:  # cancelled channels save, then release
+            await asyncio.sleep(0.02)
+        if self._pending_release:
+            await asyncio.gather(*self._pending_release, return_exceptions=True)
+        await asyncio.to_thread(self._audit.close)
 
     @property
     def fingerprint(self) -> str:
         return self.host_key.get_fingerprint("sha256")
-
-
-def _renew_all(state: KState, held: list[tuple[tuple[str, str], dict[str, Any]]], ttl: float) -> None:
-    for (agent, name), holder in held:
-        agents.renew_lease(state, agent, name, holder, ttl)
 
 
 def parse_listen(listen: str) -> tuple[str, int]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
-from kfs.agents import Agent
+from kfs.agents import Agent, SessionRecord
 
 if TYPE_CHECKING:
     from kshell.server.app import KServer
@@ -64,6 +64,12 @@ class Connection:
     keys: RecordingAuthorizedKeys | None = None
     cancel_hooks: set[Callable[[], None]] = field(default_factory=set)
     closed: bool = False
+    # the connection's agent session: taken by its first session channel, shared by the later
+    # ones (multiplexed clients), released when the connection is gone and no channel uses it
+    session: SessionRecord | None = None
+    session_holder: dict[str, Any] | None = None
+    session_users: int = 0
+    session_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def touch(self) -> None:
         self.last_activity = time.monotonic()
@@ -80,6 +86,7 @@ class AgentAuth(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         server = self.server
+        server.prepare_connection(conn)
         peer = conn.get_extra_info("peername") or ("", 0)
         local = conn.get_extra_info("sockname") or ("", 0)
         c = Connection(conn, server.next_serial(), peer[0], peer[1], local[0], local[1])
@@ -109,6 +116,7 @@ class AgentAuth(asyncssh.SSHServer):
         server.connections.pop(c.conn, None)
         for hook in list(c.cancel_hooks):
             hook()
+        server.connection_closed(c)
         if c.gated:
             server.gate.done()
             c.gated = False
@@ -193,7 +201,11 @@ class AgentAuth(asyncssh.SSHServer):
         if c.gated:
             self.server.gate.done()
             c.gated = False
-        command = c.conn.get_key_option("command")
+        # what asyncssh runs instead of the client's request: a certificate's force-command wins
+        # over the key's command= (as in asyncssh's own channel code and in sshd)
+        command = c.conn.get_certificate_option("force-command")
+        if not isinstance(command, str):
+            command = c.conn.get_key_option("command")
         c.forced_command = command if isinstance(command, str) else None
         self.server.audit_nowait(
             "ssh.login", agent=agent.name, peer=c.peer_addr, port=c.peer_port,

@@ -4,8 +4,10 @@ Exec sessions without a PTY run in bytes mode, so any byte sequence passes throu
 stdout and stderr unchanged. With a PTY, asyncssh's line editor gives line editing and
 history; Ctrl-C arrives as a break (the OpenSSH client sends `\\x03`, never a signal), which
 interrupts the running command (status 130) or clears the half-typed line at the prompt.
-A window change updates `COLUMNS`/`LINES` before the next command (bash's checkwinsize). The K
-shell has no job control yet: Ctrl-Z says so and the command keeps running.
+A window change updates `COLUMNS`/`LINES` before the next command (bash's checkwinsize). The
+interactive shell has job control, as bash's: Ctrl-Z stops the running command, which becomes a
+job (`^Z`, then `[1]+  Stopped  ...` and the prompt; `$?` is 148) for jobs, fg, bg and kill; job
+notices are printed before the prompt; the first exit with stopped jobs only warns.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
 
 INTERRUPTED = 130
 CTRL_Z = "\x1a"
-NO_JOB_CONTROL = "^Z\nk: job control is not available: the command keeps running (Ctrl-C interrupts it)\n"
 
 
 def accepted_env(client_env: dict[str, str], patterns: tuple[str, ...]) -> dict[str, str]:
@@ -75,7 +76,6 @@ class SessionHandler:
         self.pty = process.term_type is not None
         self.runner: ShellRunner | None = None
         self.record: SessionRecord | None = None
-        self.holder = server.new_holder()
         self.status = 0
         self.running = False  # a command is running (a break interrupts it)
         self._size: tuple[int, int] = (0, 0)  # the COLUMNS/LINES the shell has
@@ -97,6 +97,9 @@ class SessionHandler:
                 env["COLUMNS"], env["LINES"] = str(cols), str(lines)
                 self._size = (cols, lines)
         env.update(accepted_env(dict(p.env), self.server.config.accept_env))
+        original = getattr(p.channel, "original_command", None)  # a forced command ran instead (app.py)
+        if original is not None:
+            env["SSH_ORIGINAL_COMMAND"] = original
         return env
 
     async def run(self) -> None:
@@ -108,7 +111,7 @@ class SessionHandler:
         env = self._env()
         command = process.command  # asyncssh has already put a forced command (command=) here
         try:
-            self.record = await self.server.acquire_session(agent, env.get("K_SESSION"), self.holder)
+            self.record = await self.server.join_session(self.conn, env.get("K_SESSION"))  # the connection's
         except LeaseHeld as e:
             err.text(f"komputer: {e}\n")
             process.exit(1)
@@ -131,23 +134,27 @@ class SessionHandler:
                 self.status = await self._command(script.decode("utf-8", "surrogateescape"), out, err, stdin=False)
         finally:
             self.conn.cancel_hooks.discard(self.cancel)
-            await self.server.end_session(self.record, self.runner, self.holder)
+            if self.runner is not None:
+                self.runner.hangup()  # no job outlives its session, stopped or running
+            await self.server.leave_session(self.conn, self.record, self.runner)
         with contextlib.suppress(OSError, asyncssh.Error):
             process.exit(self.status & 0xFF)
 
     def _bind_ctrl_z(self, out: Output) -> None:
-        """Ctrl-Z reaches the line editor as a key: while a command runs, say that it cannot be
-        stopped (no job control yet); at the prompt it does nothing, as in bash."""
+        """Ctrl-Z reaches the line editor as a key: while a command runs, it stops the command
+        (the shell makes it a job and the prompt returns); at the prompt it does nothing, as in
+        bash."""
         chan: Any = self.process.channel
         loop = asyncio.get_running_loop()
 
-        def say() -> None:
-            with contextlib.suppress(OSError, asyncssh.Error):  # the client may be gone already
-                out.text(NO_JOB_CONTROL)
+        def stop() -> None:
+            if self.running and self.runner is not None and self.runner.suspend():
+                with contextlib.suppress(OSError, asyncssh.Error):  # the client may be gone already
+                    out.text("^Z")  # the `[1]+  Stopped` notice follows before the prompt
 
         def ctrl_z(line: str, pos: int) -> tuple[str, int]:
-            if self.running:  # written after the editor has finished with this key
-                loop.call_soon(say)
+            if self.running:  # acted on after the editor has finished with this key
+                loop.call_soon(stop)
             return line, pos
 
         with contextlib.suppress(AssertionError, AttributeError):  # no editor: nothing to bind
@@ -226,6 +233,7 @@ class SessionHandler:
         chan: Any = process.channel
         runner = self.runner
         assert runner is not None
+        runner.enable_job_control()
         status = 0
         out.text(self._prompt())
         while True:
@@ -233,12 +241,16 @@ class SessionHandler:
                 line = await process.stdin.readline()
             except asyncssh.BreakReceived:  # Ctrl-C at the prompt: drop the half-typed line
                 _clear_input(chan)
-                out.text("^C\n" + self._prompt())
+                out.text("^C\n" + runner.notices() + self._prompt())
                 status = runner.last_status = INTERRUPTED
                 continue
             except (asyncssh.TerminalSizeChanged, asyncssh.SignalReceived):
                 continue
             if not line:  # Ctrl-D on an empty line, or the client closed stdin
+                warning = runner.refuse_exit()
+                if warning:  # stopped jobs: bash warns once
+                    out.text("\n" + warning + self._prompt())
+                    continue
                 out.text("logout\n")
                 return status
             self.conn.touch()
@@ -250,7 +262,7 @@ class SessionHandler:
                     out.text("\n")
                 if runner.exited:
                     return status
-            out.text(self._prompt())
+            out.text(runner.notices() + self._prompt())
 
 
 def _clear_input(chan: Any) -> None:

@@ -8,6 +8,7 @@ through a bounded `StdinFeed`. This module is the one place that knows the Shell
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import threading
 import time
@@ -71,17 +72,31 @@ class StdinFeed:
         return data
 
 
-def feed_stream(feed: StdinFeed) -> Any:
-    """The feed as the K shell's input stream type (an InStream pulling from the channel)."""
+def terminal_stream(runner: ShellRunner) -> Any:
+    """The terminal as a command's stdin (an InStream): it reads the feed of whichever command
+    is in the foreground now, so a command stopped by Ctrl-Z reads the terminal again once `fg`
+    brings it back. A read that finds its command's feed gone parks at the command's checkpoint
+    (stopped: until fg/bg or kill; interrupted: it ends there)."""
     from kshell.exec.streams import InStream
 
-    class FeedStream(InStream):
+    session = runner.shell.interp.session  # the command's: it keeps its cancel if it is stopped
+
+    class TerminalStream(InStream):
         name = "stdin"
 
         def _fill(self) -> bytes:
-            return feed.read_some()
+            while True:
+                feed = runner.feed
+                if feed is None:
+                    return b""
+                data = feed.read_some()
+                if data or not feed.cancelled:
+                    return data
+                session.cancel.check()
+                if runner.feed is feed:  # continued in the background: no terminal to read
+                    return b""
 
-    return FeedStream()
+    return TerminalStream()
 
 
 class ShellRunner:
@@ -93,7 +108,8 @@ class ShellRunner:
         self.tty = tty
         self.interrupted = False
         self._running = threading.Event()
-        self._feed: StdinFeed | None = None
+        self.feed: StdinFeed | None = None  # the foreground command's stdin
+        self._muted: threading.Event | None = None  # set: drop the foreground command's output
 
     async def run(self, source: str, feed: StdinFeed, out: Writer, err: Writer, *, interactive: bool = False) -> int:
         """Run `source` to completion in a worker thread; returns its exit status.
@@ -103,11 +119,13 @@ class ShellRunner:
         loop = self.loop
         done: asyncio.Future[int] = loop.create_future()
         self.interrupted = False
-        self._feed = feed
+        self.feed = feed
+        muted = self._muted = threading.Event()
 
         def emit(writer: Writer) -> Callable[[bytes], None]:
+            # not tied to the feed: a command stopped by Ctrl-Z writes again after fg or bg
             def write(data: bytes) -> None:
-                if data and not feed.cancelled:
+                if data and not muted.is_set():
                     asyncio.run_coroutine_threadsafe(writer(bytes(data)), loop).result()
 
             return write
@@ -116,7 +134,8 @@ class ShellRunner:
             self._running.set()
             try:
                 status = self.shell.run_streaming(
-                    source, stdout=emit(out), stderr=emit(err), stdin=feed_stream(feed), script=not interactive
+                    source, stdout=emit(out), stderr=emit(err), stdin=terminal_stream(self),
+                    script=not interactive
                 )
             except BaseException as e:  # noqa: BLE001 - handed to the loop, re-raised there
                 loop.call_soon_threadsafe(_settle, done, None, e)
@@ -129,7 +148,9 @@ class ShellRunner:
             finally:
                 self._running.clear()
 
-        threading.Thread(target=work, name="kshell-command", daemon=True).start()
+        # not threading.Thread.start(): it blocks the event loop until the thread runs (~1 ms
+        # under load, per exec); the result comes back through `done` anyway
+        _thread.start_new_thread(work, ())
         return await done
 
     def interrupt(self) -> None:
@@ -139,18 +160,41 @@ class ShellRunner:
         one for each top-level line, so keep flagging the current one until the run returns.
         """
         self.interrupted = True
-        if self._feed is not None:
-            self._feed.cancel()
+        if self._muted is not None:
+            self._muted.set()
+        if self.feed is not None:
+            self.feed.cancel()
         shell = self.shell
 
         def keep_flagging() -> None:
             while self._running.is_set():
-                current = shell.session.cancel
+                current = shell.interp.session.cancel
                 current.reason = current.reason or "interrupted"
                 current.cancelled = True
                 time.sleep(0.02)
 
         threading.Thread(target=keep_flagging, name="kshell-interrupt", daemon=True).start()
+
+    def enable_job_control(self) -> None:
+        """The interactive shell: job control on (`fg`, `bg`, Ctrl-Z), as an interactive bash."""
+        self.shell.enable_job_control(interactive=True)
+
+    def suspend(self) -> bool:
+        """Ctrl-Z: stop the running command (it becomes a job; `run` returns 148 at once).
+        False when nothing runs, as at bash's prompt."""
+        return self.shell.suspend() is not None
+
+    def notices(self) -> str:
+        """Job notices due before the next prompt (`[1]+  Done  ...`, stops)."""
+        return str(self.shell.notices())
+
+    def refuse_exit(self) -> str:
+        """bash's `There are stopped jobs.` for the first Ctrl-D or exit, or "" to go ahead."""
+        return str(self.shell.refuse_exit())
+
+    def hangup(self) -> None:
+        """The session is over: end every job (SIGHUP), stopped or running."""
+        self.shell.hangup()
 
     @property
     def exited(self) -> bool:

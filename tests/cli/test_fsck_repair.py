@@ -50,7 +50,7 @@ def test_fsck_reports_damage_and_repair_makes_it_clean(tmp_path: Path, kind: str
         ks.write(lambda txn: DAMAGE[kind](txn, inos.__getitem__))
         assert not check(ks).clean
 
-    cli = [sys.executable, "-m", "kfs.cli", "fsck", "--state", str(state_dir)]
+    cli = [sys.executable, "-m", "kshell.cli", "fsck", "--state", str(state_dir)]
     found = subprocess.run(cli, capture_output=True, text=True)
     assert found.returncode == 4, found.stdout
     repaired = subprocess.run([*cli, "--repair"], capture_output=True, text=True)

@@ -18,7 +18,7 @@ SUBCOMMANDS = ["init", "fsck", "import", "export", "stat", "cat", "receipts"]
 
 def komputer(*args: str, env: dict[str, str] | None = None, check: bool = False) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
-        [sys.executable, "-m", "kfs.cli", *args],
+        [sys.executable, "-m", "kshell.cli", *args],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
@@ -155,10 +155,10 @@ def test_receipts_lists_changes_as_json_lines_without_contents(tmp_path: Path) -
     assert "hunter2" not in result.stdout
 
 
-def test_importing_kfs_does_no_work(tmp_path: Path) -> None:
-    """`import kfs` (and its subpackages) opens no state and creates nothing."""
+def test_importing_kfs_or_the_cli_does_no_work(tmp_path: Path) -> None:
+    """`import kfs` (and its subpackages) or the `komputer` program opens no state and creates nothing."""
     probe = (
-        "import os, sys; import kfs, kfs.kstate, kfs.vfs, kfs.journal, kfs.cli, kfs.fsck;"
+        "import os, sys; import kfs, kfs.kstate, kfs.vfs, kfs.journal, kfs.fsck, kshell.cli.main;"
         "sys.exit(1 if os.listdir(sys.argv[1]) else 0)"
     )
     empty = tmp_path / "empty"

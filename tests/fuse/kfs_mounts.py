@@ -20,7 +20,7 @@ from kfs.kstate import KState
 from kfs.vfs import VFS, PathFS
 
 REPO = Path(__file__).resolve().parents[2]
-KOMPUTER = [sys.executable, "-m", "kfs.cli"]
+KOMPUTER = [sys.executable, "-m", "kshell.cli"]
 QUOTA = 16 << 30  # the session mount's data quota, which statfs must report
 
 

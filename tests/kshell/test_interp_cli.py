@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def komputer(tmp_path: Path, *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kfs.cli", "sh", "--state", str(tmp_path / "st"), *args],
+    return subprocess.run([sys.executable, "-m", "kshell.cli", "sh", "--state", str(tmp_path / "st"), *args],
                           input=stdin, capture_output=True, cwd=ROOT, timeout=60)
 
 

@@ -95,7 +95,7 @@ def test_an_expired_lease_is_free(vfs: VFS) -> None:
 
 
 def komputer(*args: str, input_: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kfs.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "kshell.cli", *args], capture_output=True, text=True,
                           input=input_, timeout=60, cwd=Path(__file__).parents[2])
 
 

@@ -77,19 +77,30 @@ def test_k_session_resumes_cwd_exports_and_functions(bench: Bench) -> None:
 
 
 def test_a_live_session_cannot_be_taken_twice(bench: Bench) -> None:
+    """The lease is the connection's: a second connection is refused until the first one ends,
+    while a second channel of the same connection shares the session."""
     async def main() -> None:
-        async with asyncssh.connect("127.0.0.1", bench.port, username="alice", known_hosts=None,
-                                    client_keys=[str(bench.keys["alice"])]) as conn:
+        def connect() -> asyncssh.SSHClientConnection:
+            return asyncssh.connect("127.0.0.1", bench.port, username="alice", known_hosts=None,
+                                    client_keys=[str(bench.keys["alice"])])
+
+        async with connect() as conn:
             first = await conn.create_process("read x", env={"K_SESSION": "busy"})
             await asyncio.sleep(0.5)
-            second = await conn.run("true", env={"K_SESSION": "busy"})
-            assert second.exit_status == 1
-            assert "in use by another connection" in second.stderr
-            first.stdin.write("done\n")
-            first.stdin.write_eof()
-            assert (await first.wait()).exit_status == 0
+            same = await conn.run("true", env={"K_SESSION": "busy"})
+            assert same.exit_status == 0, same.stderr
+            async with connect() as other:
+                second = await other.run("true", env={"K_SESSION": "busy"})
+                assert second.exit_status == 1
+                assert "in use by another connection" in second.stderr
+                first.stdin.write("done\n")
+                first.stdin.write_eof()
+                assert (await first.wait()).exit_status == 0
+                still = await other.run("true", env={"K_SESSION": "busy"})
+                assert still.exit_status == 1  # no channel open, but the connection lives
+        async with connect() as conn:
             third = await conn.run("true", env={"K_SESSION": "busy"})
-            assert third.exit_status == 0
+            assert third.exit_status == 0, third.stderr
 
     asyncio.run(main())
 

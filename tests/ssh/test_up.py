@@ -18,7 +18,7 @@ def test_up_serves_ssh_and_the_mount_then_stops_cleanly(tmp_path: Path) -> None:
     need("ssh")
     mnt = tmp_path / "mnt"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kfs.cli", "up", "--state", str(tmp_path / "state"), "--listen", "127.0.0.1:0",
+        [sys.executable, "-m", "kshell.cli", "up", "--state", str(tmp_path / "state"), "--listen", "127.0.0.1:0",
          "--mountpoint", str(mnt)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).parents[2],
     )

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.exec.streams import BufferSink, BytesSource
 from kshell.tools.awk.values import UNINIT, AwkFatal, field, num_to_str, to_num, to_str
 from kshell.tools.sed.pattern import adjust
@@ -142,7 +143,7 @@ class OutFile:
             return
         flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if op == ">>" else os.O_TRUNC)
         try:
-            self.handle = sh.fs.open(name, flags)
+            self.handle = devices.open_file(sh, name, flags)
         except OSError as e:
             raise AwkFatal(f"cannot redirect to `{name}': {message(e)}") from None
         if op == ">>":
@@ -171,7 +172,7 @@ class OutFile:
 
     def handle_size(self) -> int:
         try:
-            return self.rt.sh.fs.stat(self.name).size
+            return devices.stat(self.rt.sh, self.name).size
         except OSError:
             return 0
 
@@ -434,7 +435,7 @@ class Runtime:
                 continue
             self.used_files = True
             try:
-                if arg != "-" and self.sh.fs.stat(arg).is_dir:
+                if arg != "-" and devices.stat(self.sh, arg).is_dir:
                     self.warn_plain(f"command line argument `{arg}' is a directory: skipped")
                     continue
                 chunks = open_chunks(self.sh, arg)

@@ -16,6 +16,7 @@ import stat as st
 import time
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all
 
@@ -513,9 +514,7 @@ class _Diff:
     def stat(self, name: str):
         if name == "-":
             return None
-        if name == "/dev/null" and not self.sh.fs.exists(name):
-            return _NULL
-        return self.sh.fs.stat(name)
+        return devices.stat(self.sh, name)
 
     def top(self, n0: str, n1: str) -> int:
         try:
@@ -620,7 +619,7 @@ class _Diff:
         return 1
 
     def read(self, name: str, s) -> bytes:
-        if s is False or s is _NULL:
+        if s is False:
             return b""
         return read_all(self.sh, name)
 
@@ -671,18 +670,6 @@ class _Diff:
         if s is None:
             return _stamp(self.sh, time.time_ns())
         return _stamp(self.sh, s.mtime)
-
-
-class _Null:
-    """/dev/null where the VFS has none: an empty character device."""
-
-    is_dir = False
-    mode = st.S_IFCHR | 0o666
-    size = 0
-    mtime = 0
-
-
-_NULL = _Null()
 
 
 def _kind(s) -> str:

@@ -8,6 +8,8 @@ import gzip as gz
 import zlib
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
+from kshell.tools.files.names import lexists
 from kshell.tools.options import NONE, Usage, parse
 from kshell.tools.text.textio import read_all
 
@@ -46,12 +48,6 @@ def _decompress(data: bytes, passthrough: bool = False) -> tuple[bytes, tuple[st
     return b"".join(out), None
 
 
-def _lexists(sh: Interp, name: str) -> bool:
-    try:
-        sh.fs.lstat(name)
-    except OSError:
-        return False
-    return True
 
 
 def run(sh: Interp, argv: list[str], prog: str, decompress: bool, to_stdout: bool) -> int:
@@ -81,10 +77,10 @@ def run(sh: Interp, argv: list[str], prog: str, decompress: bool, to_stdout: boo
 
     for name in files or ["-"]:
         if name != "-":
-            if decompress and not name.endswith(".gz") and not _lexists(sh, name):
+            if decompress and not name.endswith(".gz") and not lexists(sh.fs, name):
                 name += ".gz"  # gzip -d looks for the compressed name
             try:
-                inode = sh.fs.stat(name)
+                inode = devices.stat(sh, name)
             except OSError as e:
                 sh.write_err(f"{prog}: {name}: {e.strerror}\n")
                 status = 1
@@ -124,7 +120,7 @@ def run(sh: Interp, argv: list[str], prog: str, decompress: bool, to_stdout: boo
                 continue
             target = name[:-3]
         else:
-            mtime = 0 if name == "-" else sh.fs.stat(name).mtime // 1_000_000_000
+            mtime = 0 if name == "-" else devices.stat(sh, name).mtime // 1_000_000_000
             result = gz.compress(data, compresslevel=level, mtime=mtime)
             target = name + ".gz"
         if to_stdout or name == "-":

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import jq as libjq
 
+from kshell.exec import devices
 from kshell.tools.text.textio import Output, read_all
 
 if TYPE_CHECKING:
@@ -368,7 +369,7 @@ def _jq(sh: Interp, argv: list[str]) -> int:
                     named[var] = vals[0]
                 else:
                     try:
-                        data = sh.fs.read_file(val).decode("utf-8", "replace")
+                        data = devices.read_file(sh, val).decode("utf-8", "replace")
                     except OSError as e:
                         raise _Exit(f"jq: Bad JSON in --{name} {var} {val}: Could not open {val}: "
                                     f"{e.strerror}\n", 2) from None
@@ -408,7 +409,7 @@ def _jq(sh: Interp, argv: list[str]) -> int:
     if "fromfile" in flags and program is not None:
         from_file, program = program, None
         try:
-            program = sh.fs.read_file(from_file).decode("utf-8", "replace")
+            program = devices.read_file(sh, from_file).decode("utf-8", "replace")
         except OSError as e:
             raise _Exit(f"jq: error: Could not open {from_file}: {e.strerror}\n", 2) from None
     if program is None:

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kfs.format import group_name, user_name
+from kshell.exec import devices
 from kshell.tools.options import NONE, REQUIRED, Usage, parse
 from kshell.tools.text.textio import message, read_all
 
@@ -304,17 +305,17 @@ def tar(sh: Interp, argv: list[str]) -> int:
                 t.info_fd = 2
             else:
                 try:
-                    sh.fs.write_file(archive, b"")
+                    devices.write_file(sh, archive, b"")
                 except OSError as e:
                     t.fatal(f"{archive}: Cannot open: {message(e)}")
             data = t.create(operands, compress)
             if archive == "-":
                 sh.out(data)
             else:
-                sh.fs.write_file(archive, data)
+                devices.write_file(sh, archive, data)
         else:
             try:
-                data = b"" if archive == "/dev/null" else read_all(sh, archive)
+                data = read_all(sh, archive)
             except OSError as e:
                 if e.errno == 21:
                     t.fatal(f"{archive}: Cannot read: Is a directory")

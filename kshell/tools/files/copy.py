@@ -7,9 +7,11 @@ import contextlib
 import errno
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.names import fail, join, quote
+from kshell.exec import devices
+from kshell.tools.files.names import fail, join, target_pairs
 from kshell.tools.files.paths import canonical
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.options import NONE, REQUIRED, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kfs.vfs.inode import Inode
@@ -39,10 +41,6 @@ MV_LONG = {
 }
 
 
-def _base(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] or "/"
-
-
 def _lstat(fs: PathFS, path: str) -> Inode | None:
     try:
         return fs.lstat(path)
@@ -65,7 +63,7 @@ def _clobber_mode(opts: list[tuple[str, str]]) -> str:
 
 def confirm(sh: Interp, prog: str, dst: str) -> bool:
     """Ask `prog: overwrite 'dst'? ` and read one answer line from standard input."""
-    sh.write_err(f"{prog}: overwrite {quote(dst)}? ")
+    sh.write_err(f"{prog}: overwrite {shell_quote(dst)}? ")
     stream = sh.fds.get(0)
     if stream is None:
         return False
@@ -86,48 +84,6 @@ def _inside(fs: PathFS, src: str, dst: str) -> bool:
     return where == top or where.startswith(top.rstrip("/") + "/")
 
 
-def _pairs(sh: Interp, prog: str, opts: list[tuple[str, str]], ops: list[str]) -> list[tuple[str, str]] | int:
-    """(source, destination) pairs as GNU resolves the operands, or an exit status."""
-    fs = sh.fs
-    given = dict(opts)
-    target = given.get("t")
-    if target is not None:
-        if "T" in given:
-            raise Usage("cannot combine --target-directory (-t) and --no-target-directory (-T)")
-        inode = _stat(fs, target)
-        if inode is None:
-            try:
-                fs.stat(target)
-            except OSError as e:
-                fail(sh, prog, f"target directory {quote(target)}", e)
-            return 1
-        if not inode.is_dir:
-            sh.write_err(f"{prog}: target directory {quote(target)}: Not a directory\n")
-            return 1
-        if not ops:
-            raise Usage("missing file operand")
-        return [(src, join(target, _base(src))) for src in ops]
-    if not ops:
-        raise Usage("missing file operand")
-    if len(ops) == 1:
-        raise Usage(f"missing destination file operand after {quote(ops[0])}")
-    dest = ops[-1]
-    if "T" in given:
-        if len(ops) > 2:
-            raise Usage(f"extra operand {quote(ops[2])}")
-        return [(ops[0], dest)]
-    inode = _stat(fs, dest)
-    if inode is not None and inode.is_dir:
-        return [(src, join(dest, _base(src))) for src in ops[:-1]]
-    if len(ops) > 2:
-        if inode is not None or _lstat(fs, dest) is not None:
-            sh.write_err(f"{prog}: target {quote(dest)}: Not a directory\n")
-        else:
-            sh.write_err(f"{prog}: target {quote(dest)}: No such file or directory\n")
-        return 1
-    return [(ops[0], dest)]
-
-
 class Copier:
     def __init__(self, sh: Interp, opts: list[tuple[str, str]]) -> None:
         self.sh = sh
@@ -145,25 +101,26 @@ class Copier:
     def copy(self, src: str, dst: str, top: bool) -> bool:
         fs, sh = self.fs, self.sh
         try:
-            inode = fs.stat(src) if self.deref else fs.lstat(src)
+            inode = devices.stat(sh, src, follow=self.deref)
         except OSError as e:
-            fail(sh, "cp", f"cannot stat {quote(src)}", e)
+            fail(sh, "cp", f"cannot stat {shell_quote(src)}", e)
             return False
         if inode.is_dir and not self.recursive:
-            sh.write_err(f"cp: -r not specified; omitting directory {quote(src)}\n")
+            sh.write_err(f"cp: -r not specified; omitting directory {shell_quote(src)}\n")
             return False
         existing = _lstat(fs, dst)
         target = _stat(fs, dst) if existing is not None else None
         if existing is not None:
             followed = _stat(fs, src)
             if target is not None and followed is not None and target.ino == followed.ino:
-                sh.write_err(f"cp: {quote(src)} and {quote(dst)} are the same file\n")
+                sh.write_err(f"cp: {shell_quote(src)} and {shell_quote(dst)} are the same file\n")
                 return False
             if inode.is_dir and not (target and target.is_dir):
-                sh.write_err(f"cp: cannot overwrite non-directory {quote(dst)} with directory {quote(src)}\n")
+                sh.write_err(f"cp: cannot overwrite non-directory {shell_quote(dst)}"
+                             f" with directory {shell_quote(src)}\n")
                 return False
             if not inode.is_dir and target is not None and target.is_dir:
-                sh.write_err(f"cp: cannot overwrite directory {quote(dst)} with non-directory\n")
+                sh.write_err(f"cp: cannot overwrite directory {shell_quote(dst)} with non-directory\n")
                 return False
             if self.clobber == "n" and not inode.is_dir:
                 return True
@@ -171,7 +128,7 @@ class Copier:
                 return True
         if inode.is_dir:
             if _inside(fs, src, dst):
-                sh.write_err(f"cp: cannot copy a directory, {quote(src)}, into itself, {quote(dst)}\n")
+                sh.write_err(f"cp: cannot copy a directory, {shell_quote(src)}, into itself, {shell_quote(dst)}\n")
                 return False
             return self.copy_dir(src, dst, inode, existing is None)
         if inode.is_lnk:
@@ -180,28 +137,28 @@ class Copier:
                     fs.unlink(dst)
                 fs.symlink(fs.readlink(src), dst)
             except OSError as e:
-                fail(sh, "cp", f"cannot create symbolic link {quote(dst)}", e)
+                fail(sh, "cp", f"cannot create symbolic link {shell_quote(dst)}", e)
                 return False
             self.say(src, dst)
             return True
         try:
-            content = fs.read_file(src)
+            content = devices.read_file(sh, src)
         except OSError as e:
-            fail(sh, "cp", f"cannot open {quote(src)} for reading", e)
+            fail(sh, "cp", f"cannot open {shell_quote(src)} for reading", e)
             return False
         try:
-            fs.write_file(dst, content, mode=inode.perm)
+            devices.write_file(sh, dst, content, mode=inode.perm)
         except OSError as e:
             if e.errno == errno.EISDIR and existing is None and dst.endswith("/"):
                 e = OSError(errno.ENOTDIR, "", dst)
             if not (self.force and e.errno == errno.EACCES and existing is not None):
-                fail(sh, "cp", f"cannot create regular file {quote(dst)}", e)
+                fail(sh, "cp", f"cannot create regular file {shell_quote(dst)}", e)
                 return False
             try:
                 fs.unlink(dst)
                 fs.write_file(dst, content, mode=inode.perm)
             except OSError as e2:
-                fail(sh, "cp", f"cannot remove {quote(dst)}", e2)
+                fail(sh, "cp", f"cannot remove {shell_quote(dst)}", e2)
                 return False
         self.say(src, dst)
         self.keep(dst, inode)
@@ -212,13 +169,13 @@ class Copier:
         try:
             names = sorted(name for name, _ in fs.scandir(src))
         except OSError as e:
-            fail(sh, "cp", f"cannot access {quote(src)}", e)
+            fail(sh, "cp", f"cannot access {shell_quote(src)}", e)
             return False
         if new:
             try:
                 fs.mkdir(dst, 0o700)
             except OSError as e:
-                fail(sh, "cp", f"cannot create directory {quote(dst)}", e)
+                fail(sh, "cp", f"cannot create directory {shell_quote(dst)}", e)
                 return False
             self.say(src, dst)
         ok = True
@@ -245,15 +202,13 @@ class Copier:
 
     def say(self, src: str, dst: str) -> None:
         if self.verbose:
-            self.sh.out(f"{quote(src)} -> {quote(dst)}\n")
+            self.sh.out(f"{shell_quote(src)} -> {shell_quote(dst)}\n")
 
 
 @tool("cp")
 def cp(sh: Interp, argv: list[str]) -> int:
     opts, ops = parse(argv, "rRapPdLnfTt:vi", CP_LONG)
-    pairs = _pairs(sh, "cp", opts, ops)
-    if isinstance(pairs, int):
-        return pairs
+    pairs = target_pairs(sh, dict(opts), ops)
     copier = Copier(sh, opts)
     status = 0
     for src, dst in pairs:
@@ -265,9 +220,7 @@ def cp(sh: Interp, argv: list[str]) -> int:
 @tool("mv")
 def mv(sh: Interp, argv: list[str]) -> int:
     opts, ops = parse(argv, "fnTt:vi", MV_LONG)
-    pairs = _pairs(sh, "mv", opts, ops)
-    if isinstance(pairs, int):
-        return pairs
+    pairs = target_pairs(sh, dict(opts), ops)
     fs = sh.fs
     clobber = _clobber_mode(opts)
     verbose = "v" in dict(opts)
@@ -276,35 +229,36 @@ def mv(sh: Interp, argv: list[str]) -> int:
         try:
             inode = fs.lstat(src)
         except OSError as e:
-            fail(sh, "mv", f"cannot stat {quote(src)}", e)
+            fail(sh, "mv", f"cannot stat {shell_quote(src)}", e)
             status = 1
             continue
         existing = _lstat(fs, dst)
         if existing is not None:
             if existing.ino == inode.ino:
-                sh.write_err(f"mv: {quote(src)} and {quote(dst)} are the same file\n")
+                sh.write_err(f"mv: {shell_quote(src)} and {shell_quote(dst)} are the same file\n")
                 status = 1
                 continue
             if clobber == "n" or clobber == "i" and not confirm(sh, "mv", dst):
                 continue
             if inode.is_dir and not existing.is_dir:
-                sh.write_err(f"mv: cannot overwrite non-directory {quote(dst)} with directory {quote(src)}\n")
+                sh.write_err(f"mv: cannot overwrite non-directory {shell_quote(dst)}"
+                             f" with directory {shell_quote(src)}\n")
                 status = 1
                 continue
             if not inode.is_dir and existing.is_dir:
-                sh.write_err(f"mv: cannot overwrite directory {quote(dst)} with non-directory\n")
+                sh.write_err(f"mv: cannot overwrite directory {shell_quote(dst)} with non-directory\n")
                 status = 1
                 continue
         if inode.is_dir and _inside(fs, src, dst):
-            sh.write_err(f"mv: cannot move {quote(src)} to a subdirectory of itself, {quote(dst)}\n")
+            sh.write_err(f"mv: cannot move {shell_quote(src)} to a subdirectory of itself, {shell_quote(dst)}\n")
             status = 1
             continue
         try:
             fs.rename(src, dst)
         except OSError as e:
-            fail(sh, "mv", f"cannot move {quote(src)} to {quote(dst)}", e)
+            fail(sh, "mv", f"cannot move {shell_quote(src)} to {shell_quote(dst)}", e)
             status = 1
             continue
         if verbose:
-            sh.out(f"renamed {quote(src)} -> {quote(dst)}\n")
+            sh.out(f"renamed {shell_quote(src)} -> {shell_quote(dst)}\n")
     return status

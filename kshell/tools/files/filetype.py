@@ -8,10 +8,12 @@ headers (interpreter, BuildID, stripped), which this does not."""
 from __future__ import annotations
 
 import json
+import stat as st
 import struct
 import time
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.tools.options import NONE, Usage, parse
 
 if TYPE_CHECKING:
@@ -208,20 +210,22 @@ def _one(sh: Interp, fs, name: str, follow: bool, mime: str | None) -> str:
         text, kind = describe(read_all(sh, "-"))
         return pick(text, kind)
     try:
-        inode = fs.stat(name) if follow else fs.lstat(name)
+        inode = devices.stat(sh, name, follow=follow)
     except OSError as e:
         return f"cannot open `{name}' ({e.strerror or 'No such file or directory'})"
     if inode.is_lnk:
-        target = fs.readlink(name)
-        if not fs.exists(name):
+        target = devices.readlink(sh, name)
+        if not devices.exists(sh, name):
             return pick(f"broken symbolic link to {target}", "inode/symlink")
         return pick(f"symbolic link to {target}", "inode/symlink; charset=binary")
     if inode.is_dir:
         return pick("directory", "inode/directory; charset=binary")
+    if st.S_ISCHR(inode.mode):
+        return pick(f"character special ({inode.rdev >> 8}/{inode.rdev & 0xFF})", "inode/chardevice; charset=binary")
     if not inode.is_reg:
         return pick("special", "inode/x-special; charset=binary")
     try:
-        data = fs.read_file(name)
+        data = devices.read_file(sh, name)
     except OSError:
         flags = "".join(w for w, bit in (("writable, ", 2), ("executable, ", 1)) if fs.access(name, bit))
         return pick(f"{flags}regular file, no read permission", "regular file, no read permission")

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 
 from kfs.format import user_name
 from kfs.vfs.inode import Inode
-from kshell.tools.files.names import join, quote
+from kshell.exec import devices
+from kshell.tools.files.names import join
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -50,6 +52,9 @@ def _cmp_num(text: str) -> Callable[[int], bool]:
     return lambda v: v == n
 
 
+_TYPES = {"f": st.S_IFREG, "d": st.S_IFDIR, "l": st.S_IFLNK, "p": st.S_IFIFO, "s": st.S_IFSOCK,
+          "c": st.S_IFCHR, "b": st.S_IFBLK}
+_LETTERS = {kind: letter for letter, kind in _TYPES.items()}
 _SIZE_UNITS = {"b": 512, "c": 1, "w": 2, "k": 1024, "M": 1024**2, "G": 1024**3}
 
 
@@ -142,15 +147,7 @@ class Find:
             t = lambda c: rx.fullmatch(c.path) is not None  # noqa: E731
         elif tok == "-type":
             kinds = self.arg(tok)
-            table = {
-                "f": st.S_IFREG,
-                "d": st.S_IFDIR,
-                "l": st.S_IFLNK,
-                "p": st.S_IFIFO,
-                "s": st.S_IFSOCK,
-                "c": st.S_IFCHR,
-                "b": st.S_IFBLK,
-            }
+            table = _TYPES
             wanted = set()
             for k in kinds.split(","):
                 if k not in table:
@@ -160,7 +157,7 @@ class Find:
         elif tok in ("-maxdepth", "-mindepth"):
             value = self.arg(tok)
             if not value.isdigit():
-                raise FindError(f"Expected a positive decimal integer argument to {tok}, but got {quote(value)}")
+                raise FindError(f"Expected a positive decimal integer argument to {tok}, but got {shell_quote(value)}")
             if tok == "-maxdepth":
                 self.maxdepth = int(value)
             else:
@@ -174,7 +171,7 @@ class Find:
             try:
                 when = self.fs.stat(ref).mtime
             except OSError as e:
-                raise FindError(f"{quote(ref)}: {e.strerror or 'No such file or directory'}") from e
+                raise FindError(f"{shell_quote(ref)}: {e.strerror or 'No such file or directory'}") from e
             t = lambda c: c.inode.mtime > when  # noqa: E731
         elif tok in ("-mtime", "-mmin"):
             test = _cmp_num(self.arg(tok))
@@ -205,7 +202,7 @@ class Find:
             body = spec[1:] if spec[:1] in "-/" else spec
             mode = apply_mode(body, 0, False, 0)
             if mode is None:
-                raise FindError(f"invalid mode {quote(spec)}")
+                raise FindError(f"invalid mode {shell_quote(spec)}")
             if spec.startswith("-"):
                 t = lambda c: c.inode.perm & mode == mode  # noqa: E731
             elif spec.startswith("/"):
@@ -311,7 +308,7 @@ class Find:
             else:
                 self.fs.unlink(c.path)
         except OSError as e:
-            self.sh.write_err(f"find: cannot delete {quote(c.path)}: {e.strerror}\n")
+            self.sh.write_err(f"find: cannot delete {shell_quote(c.path)}: {e.strerror}\n")
             self.status = 1
             return False
         return True
@@ -337,7 +334,7 @@ class Find:
                 elif d == "m":
                     out.append(f"{c.inode.perm:o}")
                 elif d == "y":
-                    out.append({st.S_IFREG: "f", st.S_IFDIR: "d", st.S_IFLNK: "l"}.get(c.inode.kind, "U"))
+                    out.append(_LETTERS.get(c.inode.kind, "U"))
                 elif d == "d":
                     out.append(str(c.depth))
                 elif d == "h":
@@ -372,7 +369,7 @@ class Find:
             try:
                 entries = sorted(self.fs.scandir(path), key=lambda e: e[0].encode("utf-8", "surrogateescape"))
             except OSError as e:
-                self.sh.write_err(f"find: {quote(path)}: {e.strerror}\n")
+                self.sh.write_err(f"find: {shell_quote(path)}: {e.strerror}\n")
                 self.status = 1
                 entries = []
             for child, child_inode in entries:
@@ -407,9 +404,9 @@ def find(sh: Interp, argv: list[str]) -> int:
     try:
         for path in paths or ["."]:
             try:
-                inode = f.fs.lstat(path)
+                inode = devices.stat(sh, path, follow=False)
             except OSError as e:
-                sh.write_err(f"find: {quote(path)}: {e.strerror}\n")
+                sh.write_err(f"find: {shell_quote(path)}: {e.strerror}\n")
                 f.status = 1
                 continue
             name = path.rstrip("/").rsplit("/", 1)[-1] or "/"

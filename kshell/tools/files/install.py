@@ -3,15 +3,16 @@ coreutils: install replaces the target with a fresh file of exactly the given mo
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import secrets
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.tools.files.modes import apply_mode
-from kshell.tools.files.names import fail, join, quote
+from kshell.tools.files.names import fail, join, target_pairs
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -30,10 +31,6 @@ INSTALL_LONG = {
 }
 
 
-def _base(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] or "/"
-
-
 def _mkdirs(sh: Interp, path: str, verbose: bool, last_mode: int | None) -> bool:
     """mkdir -p with install's messages; `last_mode` (when given) is set on the final directory."""
     fs = sh.fs
@@ -45,25 +42,25 @@ def _mkdirs(sh: Interp, path: str, verbose: bool, last_mode: int | None) -> bool
             inode = fs.stat(sub)
         except OSError as e:
             if e.errno != errno.ENOENT:
-                fail(sh, "install", f"cannot create directory {quote(sub)}", e)
+                fail(sh, "install", f"cannot create directory {shell_quote(sub)}", e)
                 return False
             try:
                 fs.mkdir(sub, 0o755)
                 fs.chmod(sub, 0o755)
             except OSError as e2:
-                fail(sh, "install", f"cannot create directory {quote(sub)}", e2)
+                fail(sh, "install", f"cannot create directory {shell_quote(sub)}", e2)
                 return False
             if verbose:
-                sh.out(f"install: creating directory {quote(sub)}\n")
+                sh.out(f"install: creating directory {shell_quote(sub)}\n")
             continue
         if not inode.is_dir:
-            fail(sh, "install", f"cannot create directory {quote(sub)}", errno.EEXIST)
+            fail(sh, "install", f"cannot create directory {shell_quote(sub)}", errno.EEXIST)
             return False
     if last_mode is not None and parts:
         try:
             fs.chmod(path, last_mode)
         except OSError as e:
-            fail(sh, "install", f"cannot change permissions of {quote(path)}", e)
+            fail(sh, "install", f"cannot change permissions of {shell_quote(path)}", e)
             return False
     return True
 
@@ -78,7 +75,7 @@ def install(sh: Interp, argv: list[str]) -> int:
     if text is not None:
         value = apply_mode(text, 0o755, False, 0)
         if value is None:
-            sh.write_err(f"install: invalid mode {quote(text)}\n")
+            sh.write_err(f"install: invalid mode {shell_quote(text)}\n")
             return 1
         mode = value
     verbose = "v" in given
@@ -90,52 +87,24 @@ def install(sh: Interp, argv: list[str]) -> int:
             ok = _mkdirs(sh, path, verbose, mode) and ok
         return 0 if ok else 1
     target = given.get("t")
-    if target is not None:
-        if "D" in given and not _mkdirs(sh, target, verbose, None):
+    if target is not None and "D" in given and not _mkdirs(sh, target, verbose, None):
+        return 1
+    pairs = target_pairs(sh, given, ops, bad_target="failed to access")
+    dest = ops[-1]
+    if "D" in given and target is None and pairs[0][1] == dest:
+        parent = dest.rstrip("/").rsplit("/", 1)[0] if "/" in dest.rstrip("/") else ""
+        if parent and not _mkdirs(sh, parent, verbose, None):
             return 1
-        if not ops:
-            raise Usage("missing file operand")
-        try:
-            if not fs.stat(target).is_dir:
-                sh.write_err(f"install: target directory {quote(target)}: Not a directory\n")
-                return 1
-        except OSError as e:
-            fail(sh, "install", f"failed to access {quote(target)}", e)
-            return 1
-        pairs = [(src, join(target, _base(src))) for src in ops]
-    else:
-        if not ops:
-            raise Usage("missing file operand")
-        if len(ops) == 1:
-            raise Usage(f"missing destination file operand after {quote(ops[0])}")
-        dest = ops[-1]
-        is_dir = False
-        if "T" not in given:
-            with contextlib.suppress(OSError):
-                is_dir = fs.stat(dest).is_dir
-        if len(ops) > 2 and not is_dir:
-            if "T" in given:
-                raise Usage(f"extra operand {quote(ops[2])}")
-            if fs.exists(dest):
-                sh.write_err(f"install: target {quote(dest)}: Not a directory\n")
-            else:
-                sh.write_err(f"install: target {quote(dest)}: No such file or directory\n")
-            return 1
-        pairs = [(src, join(dest, _base(src))) for src in ops[:-1]] if is_dir else [(ops[0], dest)]
-        if "D" in given and not is_dir:
-            parent = dest.rstrip("/").rsplit("/", 1)[0] if "/" in dest.rstrip("/") else ""
-            if parent and not _mkdirs(sh, parent, verbose, None):
-                return 1
     status = 0
     for src, dst in pairs:
         try:
-            inode = fs.stat(src)
+            inode = devices.stat(sh, src)
         except OSError as e:
-            fail(sh, "install", f"cannot stat {quote(src)}", e)
+            fail(sh, "install", f"cannot stat {shell_quote(src)}", e)
             status = 1
             continue
         if inode.is_dir:
-            sh.write_err(f"install: omitting directory {quote(src)}\n")
+            sh.write_err(f"install: omitting directory {shell_quote(src)}\n")
             status = 1
             continue
         try:
@@ -143,17 +112,17 @@ def install(sh: Interp, argv: list[str]) -> int:
         except OSError:
             existing = None
         if existing is not None and existing.ino == inode.ino:
-            sh.write_err(f"install: {quote(src)} and {quote(dst)} are the same file\n")
+            sh.write_err(f"install: {shell_quote(src)} and {shell_quote(dst)} are the same file\n")
             status = 1
             continue
         if existing is not None and existing.is_dir:
-            sh.write_err(f"install: cannot overwrite directory {quote(dst)} with non-directory\n")
+            sh.write_err(f"install: cannot overwrite directory {shell_quote(dst)} with non-directory\n")
             status = 1
             continue
         try:
-            content = fs.read_file(src)
+            content = devices.read_file(sh, src)
         except OSError as e:
-            fail(sh, "install", f"cannot open {quote(src)} for reading", e)
+            fail(sh, "install", f"cannot open {shell_quote(src)} for reading", e)
             status = 1
             continue
         try:
@@ -163,7 +132,7 @@ def install(sh: Interp, argv: list[str]) -> int:
         except OSError as e:
             if e.errno == errno.EISDIR and existing is None and dst.endswith("/"):
                 e = OSError(errno.ENOTDIR, "", dst)
-            fail(sh, "install", f"cannot create regular file {quote(dst)}", e)
+            fail(sh, "install", f"cannot create regular file {shell_quote(dst)}", e)
             status = 1
             continue
         try:
@@ -171,11 +140,11 @@ def install(sh: Interp, argv: list[str]) -> int:
             if "p" in given:
                 fs.utime(dst, inode.atime, inode.mtime)
         except OSError as e:
-            fail(sh, "install", f"cannot change permissions of {quote(dst)}", e)
+            fail(sh, "install", f"cannot change permissions of {shell_quote(dst)}", e)
             status = 1
             continue
         if verbose:
-            sh.out(f"{quote(src)} -> {quote(dst)}\n")
+            sh.out(f"{shell_quote(src)} -> {shell_quote(dst)}\n")
     return status
 
 
@@ -206,17 +175,17 @@ def mktemp(sh: Interp, argv: list[str]) -> int:
     template = template_arg or "tmp.XXXXXXXXXX"
     suffix = given.get("suffix") or ""
     if "/" in suffix:
-        return error(f"invalid suffix {quote(suffix)}, contains directory separator")
+        return error(f"invalid suffix {shell_quote(suffix)}, contains directory separator")
     stem = template.rstrip("X")
     xs = len(template) - len(stem)
     if xs < 3:
-        return error(f"too few X's in template {quote(template + (suffix if 'suffix' in given else ''))}")
+        return error(f"too few X's in template {shell_quote(template + (suffix if 'suffix' in given else ''))}")
     tmpdir_opt = given.get("p") or None
     use_dir = "t" in given or "p" in given or template_arg is None
     base = ""
     if use_dir:
         if "t" in given and "/" in template:
-            return error(f"invalid template, {quote(template)}, contains directory separator")
+            return error(f"invalid template, {shell_quote(template)}, contains directory separator")
         env_tmp = sh.get_param_or_none("TMPDIR")
         order = (env_tmp, tmpdir_opt) if "t" in given else (tmpdir_opt, env_tmp)
         base = order[0] or order[1] or "/tmp"
@@ -241,8 +210,8 @@ def mktemp(sh: Interp, argv: list[str]) -> int:
             if e.errno == errno.EEXIST:
                 continue
             kind = "directory" if "d" in given else "file"
-            return error(f"failed to create {kind} via template {quote(shown_template)}: "
+            return error(f"failed to create {kind} via template {shell_quote(shown_template)}: "
                          f"{os.strerror(e.errno or errno.EIO)}", True)
         sh.out(name + "\n")
         return 0
-    return error(f"failed to create file via template {quote(shown_template)}: File exists", True)
+    return error(f"failed to create file via template {shell_quote(shown_template)}: File exists", True)

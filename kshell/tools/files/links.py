@@ -5,9 +5,11 @@ from __future__ import annotations
 import errno
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.names import fail, quote
+from kshell.exec import devices
+from kshell.tools.files.names import base, fail, join, target_pairs
 from kshell.tools.files.paths import canonical
 from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -23,10 +25,6 @@ LN_LONG = {
 }
 
 
-def _base(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] or "/"
-
-
 @tool("ln")
 def ln(sh: Interp, argv: list[str]) -> int:
     opts, ops = parse(argv, "sfnTvt:", LN_LONG)
@@ -39,26 +37,11 @@ def ln(sh: Interp, argv: list[str]) -> int:
     target_dir = given.get("t")
     pairs: list[tuple[str, str]] = []
     if target_dir is not None:
-        pairs = [(src, f"{target_dir.rstrip('/')}/{_base(src)}") for src in ops]
+        pairs = [(src, join(target_dir, base(src))) for src in ops]
     elif len(ops) == 1:
-        pairs = [(ops[0], "./" + _base(ops[0]))]
+        pairs = [(ops[0], "./" + base(ops[0]))]
     else:
-        dest = ops[-1]
-        is_dir = False
-        if "T" not in given:
-            try:
-                is_dir = (fs.lstat(dest) if no_deref else fs.stat(dest)).is_dir
-            except OSError:
-                is_dir = False
-        if len(ops) > 2 and not is_dir:
-            if "T" in given:
-                raise Usage(f"extra operand {quote(ops[2])}")
-            if fs.exists(dest) or _lexists(fs, dest):
-                sh.write_err(f"ln: target {quote(dest)} is not a directory\n")
-            else:
-                sh.write_err(f"ln: target {quote(dest)}: No such file or directory\n")
-            return 1
-        pairs = [(src, f"{dest.rstrip('/')}/{_base(src)}") for src in ops[:-1]] if is_dir else [(ops[0], dest)]
+        pairs = target_pairs(sh, given, ops, follow=not no_deref)
     status = 0
     kind = "symbolic link" if symbolic else "hard link"
     for src, dest in pairs:
@@ -77,7 +60,7 @@ def ln(sh: Interp, argv: list[str]) -> int:
                     fs.unlink(dest)
                 except OSError as e:
                     if e.errno == errno.EISDIR:
-                        sh.write_err(f"ln: {quote(dest)}: cannot overwrite directory\n")
+                        sh.write_err(f"ln: {shell_quote(dest)}: cannot overwrite directory\n")
                         status = 1
                         continue
             if symbolic:
@@ -85,12 +68,12 @@ def ln(sh: Interp, argv: list[str]) -> int:
             else:
                 fs.link(src, dest)
             if "v" in given:
-                sh.out(f"{quote(dest)} {'->' if symbolic else '=>'} {quote(src)}\n")
+                sh.out(f"{shell_quote(dest)} {'->' if symbolic else '=>'} {shell_quote(src)}\n")
         except OSError as e:
             if not symbolic and e.filename == src:
-                fail(sh, "ln", f"failed to access {quote(src)}", e)
+                fail(sh, "ln", f"failed to access {shell_quote(src)}", e)
             else:
-                fail(sh, "ln", f"failed to create {kind} {quote(dest)}", e)
+                fail(sh, "ln", f"failed to create {kind} {shell_quote(dest)}", e)
             status = 1
     return status
 
@@ -126,7 +109,7 @@ def readlink(sh: Interp, argv: list[str]) -> int:
     status = 0
     for path in operands:
         try:
-            text = canonical(sh.fs, path, mode) if mode else sh.fs.readlink(path)
+            text = canonical(sh.fs, path, mode) if mode else devices.readlink(sh, path)
         except OSError as e:
             if "v" in given:
                 fail(sh, "readlink", path, e)
@@ -134,11 +117,3 @@ def readlink(sh: Interp, argv: list[str]) -> int:
             continue
         sh.out(text + end)
     return status
-
-
-def _lexists(fs, path: str) -> bool:
-    try:
-        fs.lstat(path)
-    except OSError:
-        return False
-    return True

@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING
 
 from kfs.format import group_name, human_size, mode_string, user_name
 from kfs.vfs.inode import Inode
+from kshell.exec import devices
 from kshell.tools.clock import zone
-from kshell.tools.files.names import fail, join, quote
+from kshell.tools.files.names import fail, join
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -109,8 +111,8 @@ class Lister:
     def fill_link(self, e: Entry) -> None:
         if e.inode is not None and e.inode.is_lnk:
             try:
-                e.target = self.fs.readlink(e.path)
-                e.target_inode = self.fs.stat(e.path)
+                e.target = devices.readlink(self.sh, e.path)
+                e.target_inode = devices.stat(self.sh, e.path)
             except OSError:
                 pass
 
@@ -206,9 +208,9 @@ class Lister:
         follow_cl = not (self.long or "d" in self.flags or "F" in self.flags) or "L" in self.flags
         for path in operands:
             try:
-                inode = self.fs.lstat(path)
+                inode = devices.stat(self.sh, path, follow=False)
             except OSError as e:
-                fail(self.sh, "ls", f"cannot access {quote(path)}", e)
+                fail(self.sh, "ls", f"cannot access {shell_quote(path)}", e)
                 self.status = 2
                 continue
             entry = Entry(path, path, inode)
@@ -238,7 +240,7 @@ class Lister:
         try:
             listing = self.fs.scandir(path)
         except OSError as e:
-            fail(self.sh, "ls", f"cannot open directory {quote(path)}", e)
+            fail(self.sh, "ls", f"cannot open directory {shell_quote(path)}", e)
             self.status = 2 if top else max(self.status, 1)
             return
         if header:
@@ -292,7 +294,7 @@ def ls(sh: Interp, argv: list[str]) -> int:
         elif key == "color":
             if value not in (None, "never", "no", "none", "auto", "tty", "if-tty"):
                 sh.write_err(
-                    f"ls: invalid argument {quote(value or '')} for '--color'\n"
+                    f"ls: invalid argument {shell_quote(value or '')} for '--color'\n"
                     "Valid arguments are:\n  - 'always', 'yes', 'force'\n  - 'never', 'no', 'none'\n"
                     "  - 'auto', 'tty', 'if-tty'\nTry 'ls --help' for more information.\n"
                 )

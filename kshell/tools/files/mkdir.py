@@ -7,8 +7,9 @@ import errno
 from typing import TYPE_CHECKING
 
 from kshell.tools.files.modes import apply_mode
-from kshell.tools.files.names import fail, quote
+from kshell.tools.files.names import fail
 from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -26,7 +27,7 @@ def mkdir(sh: Interp, argv: list[str]) -> int:
     if mode_text is not None:
         mode = apply_mode(mode_text, 0o777 & ~fs.umask, True, fs.umask)
         if mode is None:
-            sh.write_err(f"mkdir: invalid mode {quote(mode_text)}\n")
+            sh.write_err(f"mkdir: invalid mode {shell_quote(mode_text)}\n")
             return 1
     parents, verbose = "p" in given, "v" in given
     status = 0
@@ -52,7 +53,7 @@ def mkdir(sh: Interp, argv: list[str]) -> int:
                         elif not last:
                             fs.chmod(sub, (0o777 & ~fs.umask) | 0o300)
                         if verbose:
-                            sh.out(f"mkdir: created directory {quote(sub)}\n")
+                            sh.out(f"mkdir: created directory {shell_quote(sub)}\n")
                         continue
                     if not inode.is_dir:
                         raise OSError(errno.EEXIST if last else errno.ENOTDIR, "", sub)
@@ -61,10 +62,10 @@ def mkdir(sh: Interp, argv: list[str]) -> int:
                 if mode is not None:
                     fs.chmod(path, mode)
                 if verbose:
-                    sh.out(f"mkdir: created directory {quote(path)}\n")
+                    sh.out(f"mkdir: created directory {shell_quote(path)}\n")
         except OSError as e:
             shown = e.filename if parents and isinstance(e.filename, str) else path
-            fail(sh, "mkdir", f"cannot create directory {quote(shown)}", e)
+            fail(sh, "mkdir", f"cannot create directory {shell_quote(shown)}", e)
             status = 1
     return status
 
@@ -84,7 +85,7 @@ def rmdir(sh: Interp, argv: list[str]) -> int:
             targets = ["/".join(parts[:i]) for i in range(len(parts), 0, -1) if "/".join(parts[:i])]
         for target in targets:
             if "v" in given:  # GNU announces each removal before trying it
-                sh.out(f"rmdir: removing directory, {quote(target)}\n")
+                sh.out(f"rmdir: removing directory, {shell_quote(target)}\n")
             try:
                 sh.fs.rmdir(target)
             except OSError as e:
@@ -97,9 +98,9 @@ def rmdir(sh: Interp, argv: list[str]) -> int:
                             if sh.fs.lstat(target.rstrip("/")).is_lnk and sh.fs.stat(target).is_dir:
                                 err = "Symbolic link not followed"
                     if isinstance(err, str):
-                        sh.write_err(f"rmdir: failed to remove {quote(target)}: {err}\n")
+                        sh.write_err(f"rmdir: failed to remove {shell_quote(target)}: {err}\n")
                     else:
-                        fail(sh, "rmdir", f"failed to remove {what}{quote(target)}", e)
+                        fail(sh, "rmdir", f"failed to remove {what}{shell_quote(target)}", e)
                     status = 1
                 break
     return status

@@ -7,8 +7,9 @@ import os
 import posixpath
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.names import fail, quote
+from kshell.tools.files.names import fail
 from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kfs.vfs import PathFS
@@ -79,7 +80,7 @@ def basename(sh: Interp, argv: list[str]) -> int:
         raise Usage("missing operand")
     if not multiple:
         if len(ops) > 2:
-            raise Usage(f"extra operand {quote(ops[2])}")
+            raise Usage(f"extra operand {shell_quote(ops[2])}")
         if len(ops) == 2:
             suffix = ops[1]
         ops = ops[:1]

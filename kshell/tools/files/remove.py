@@ -5,8 +5,9 @@ from __future__ import annotations
 import errno
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.names import fail, join, quote
+from kshell.tools.files.names import fail, join, lexists
 from kshell.tools.options import NONE, Usage, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -38,20 +39,20 @@ class Remover:
         except OSError as e:
             if e.errno == errno.ENOENT and "f" in self.flags:
                 return True
-            fail(self.sh, "rm", f"cannot remove {quote(path)}", e)
+            fail(self.sh, "rm", f"cannot remove {shell_quote(path)}", e)
             return False
         if not inode.is_dir:
             try:
                 fs.unlink(path)
             except OSError as e:
-                fail(self.sh, "rm", f"cannot remove {quote(path)}", e)
+                fail(self.sh, "rm", f"cannot remove {shell_quote(path)}", e)
                 return False
-            self.say(f"removed {quote(path)}\n")
+            self.say(f"removed {shell_quote(path)}\n")
             return True
         if "r" not in self.flags:
             if "d" in self.flags:
                 return self.rmdir(path)
-            fail(self.sh, "rm", f"cannot remove {quote(path)}", errno.EISDIR)
+            fail(self.sh, "rm", f"cannot remove {shell_quote(path)}", errno.EISDIR)
             return False
         try:
             names = sorted(name for name, _ in fs.scandir(path))
@@ -59,10 +60,10 @@ class Remover:
             # an unreadable directory may still be removable when empty
             try:
                 fs.rmdir(path)
-                self.say(f"removed directory {quote(path)}\n")
+                self.say(f"removed directory {shell_quote(path)}\n")
                 return True
             except OSError:
-                fail(self.sh, "rm", f"cannot remove {quote(path)}", e)
+                fail(self.sh, "rm", f"cannot remove {shell_quote(path)}", e)
                 return False
         ok = True
         for name in names:
@@ -73,9 +74,9 @@ class Remover:
         try:
             self.fs.rmdir(path)
         except OSError as e:
-            fail(self.sh, "rm", f"cannot remove {quote(path)}", e)
+            fail(self.sh, "rm", f"cannot remove {shell_quote(path)}", e)
             return False
-        self.say(f"removed directory {quote(path)}\n")
+        self.say(f"removed directory {shell_quote(path)}\n")
         return True
 
 
@@ -86,8 +87,8 @@ def rm(sh: Interp, argv: list[str]) -> int:
     except Usage as e:
         sh.write_err(f"rm: {e.message}\n")
         for arg in argv[1:]:
-            if arg.startswith("-") and arg != "--" and sh.fs.exists(arg) or arg.startswith("-") and _lexists(sh, arg):
-                sh.write_err(f"Try 'rm ./{arg}' to remove the file {quote(arg)}.\n")
+            if arg.startswith("-") and arg != "--" and sh.fs.exists(arg) or arg.startswith("-") and lexists(sh.fs, arg):
+                sh.write_err(f"Try 'rm ./{arg}' to remove the file {shell_quote(arg)}.\n")
                 break
         sh.write_err("Try 'rm --help' for more information.\n")
         return 1
@@ -101,7 +102,7 @@ def rm(sh: Interp, argv: list[str]) -> int:
     for path in operands:
         last = path.rstrip("/").rsplit("/", 1)[-1]
         if "r" in flags and last in (".", ".."):
-            sh.write_err(f"rm: refusing to remove '.' or '..' directory: skipping {quote(path)}\n")
+            sh.write_err(f"rm: refusing to remove '.' or '..' directory: skipping {shell_quote(path)}\n")
             status = 1
             continue
         if "r" in flags and path.strip("/") == "" and "npr" not in flags:
@@ -114,11 +115,3 @@ def rm(sh: Interp, argv: list[str]) -> int:
         if not remover.remove(path, True):
             status = 1
     return status
-
-
-def _lexists(sh: Interp, path: str) -> bool:
-    try:
-        sh.fs.lstat(path)
-    except OSError:
-        return False
-    return True

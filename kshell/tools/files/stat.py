@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING
 
 from kfs.format import group_name, mode_string, stat_text, type_name, user_name
 from kfs.vfs.inode import Inode
+from kshell.exec import devices
 from kshell.tools.clock import zone
 from kshell.tools.files.modes import apply_mode
-from kshell.tools.files.names import fail, join, quote
+from kshell.tools.files.names import fail, join
 from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -32,7 +34,7 @@ def _field(sh: Interp, c: str, name: str, i: Inode, target: str | None) -> str |
     if c == "n":
         return name
     if c == "N":
-        return quote(name) + (f" -> {quote(target)}" if target is not None else "")
+        return shell_quote(name) + (f" -> {shell_quote(target)}" if target is not None else "")
     if c == "F":
         return type_name(i)
     if c == "U":
@@ -55,6 +57,10 @@ def _field(sh: Interp, c: str, name: str, i: Inode, target: str | None) -> str |
         return "4096"
     if c == "f":
         return f"{i.mode:x}"
+    if c == "t":
+        return f"{i.rdev >> 8:x}"
+    if c == "T":
+        return f"{i.rdev & 0xFF:x}"
     times = {"x": i.atime, "y": i.mtime, "z": i.ctime, "w": i.btime}
     if c in times:
         return _time(sh, times[c])
@@ -103,10 +109,10 @@ def stat(sh: Interp, argv: list[str]) -> int:
     status = 0
     for path in operands:
         try:
-            inode = sh.fs.stat(path) if follow else sh.fs.lstat(path)
-            target = sh.fs.readlink(path) if inode.is_lnk else None
+            inode = devices.stat(sh, path, follow=follow)
+            target = devices.readlink(sh, path) if inode.is_lnk else None
         except OSError as e:
-            fail(sh, "stat", f"cannot statx {quote(path)}", e)
+            fail(sh, "stat", f"cannot statx {shell_quote(path)}", e)
             status = 1
             continue
         if printf is not None:
@@ -148,7 +154,7 @@ def chmod(sh: Interp, argv: list[str]) -> int:
         try:
             ref_mode = fs.stat(ref).perm
         except OSError as e:
-            fail(sh, "chmod", f"failed to get attributes of {quote(ref)}", e)
+            fail(sh, "chmod", f"failed to get attributes of {shell_quote(ref)}", e)
             return 1
     elif mode_arg is None:
         if not ops:
@@ -156,10 +162,10 @@ def chmod(sh: Interp, argv: list[str]) -> int:
         mode_arg = ops.pop(0)
     if not ops:
         if mode_arg is not None and ref is None:
-            raise Usage(f"missing operand after {quote(mode_arg)}")
+            raise Usage(f"missing operand after {shell_quote(mode_arg)}")
         raise Usage("missing operand")
     if mode_arg is not None and apply_mode(mode_arg, 0, False, fs.umask) is None:
-        raise Usage(f"invalid mode: {quote(mode_arg)}")
+        raise Usage(f"invalid mode: {shell_quote(mode_arg)}")
     status = 0
 
     def change(path: str, top: bool) -> None:
@@ -168,7 +174,7 @@ def chmod(sh: Interp, argv: list[str]) -> int:
             inode = fs.stat(path) if top else fs.lstat(path)
         except OSError as e:
             if "f" not in given:
-                fail(sh, "chmod", f"cannot access {quote(path)}", e)
+                fail(sh, "chmod", f"cannot access {shell_quote(path)}", e)
             status = 1
             return
         if inode.is_lnk:
@@ -185,19 +191,19 @@ def chmod(sh: Interp, argv: list[str]) -> int:
                     f"{new:04o} ({mode_string(inode.mode & ~0o7777 | new)[1:]})",
                 )
                 if new != inode.perm:
-                    sh.out(f"mode of {quote(path)} {verb} {old_s} to {new_s}\n")
+                    sh.out(f"mode of {shell_quote(path)} {verb} {old_s} to {new_s}\n")
                 else:
-                    sh.out(f"mode of {quote(path)} {verb} {new_s}\n")
+                    sh.out(f"mode of {shell_quote(path)} {verb} {new_s}\n")
         except OSError as e:
             if "f" not in given:
-                fail(sh, "chmod", f"changing permissions of {quote(path)}", e)
+                fail(sh, "chmod", f"changing permissions of {shell_quote(path)}", e)
             status = 1
             return
         if "R" in given and inode.is_dir:
             try:
                 names = sorted(n for n, _ in fs.scandir(path))
             except OSError as e:
-                fail(sh, "chmod", f"cannot read directory {quote(path)}", e)
+                fail(sh, "chmod", f"cannot read directory {shell_quote(path)}", e)
                 status = 1
                 return
             for name in names:

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 from kfs.vfs import NOW
 from kshell.tools.clock import zone
-from kshell.tools.files.names import fail, quote
+from kshell.tools.files.names import fail
 from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -94,14 +95,14 @@ def touch(sh: Interp, argv: list[str]) -> int:
         if key == "d" or key == "t":
             ns = parse_date(value, sh) if key == "d" else parse_stamp(value, sh)
             if ns is None:
-                sh.write_err(f"touch: invalid date format {quote(value)}\n")
+                sh.write_err(f"touch: invalid date format {shell_quote(value)}\n")
                 return 1
             atime = mtime = NOW if ns == NOW_SENTINEL else ns
         elif key == "r":
             try:
                 ref = fs.stat(value)
             except OSError as e:
-                fail(sh, "touch", f"failed to get attributes of {quote(value)}", e)
+                fail(sh, "touch", f"failed to get attributes of {shell_quote(value)}", e)
                 return 1
             atime, mtime = ref.atime, ref.mtime
     if not operands:
@@ -117,18 +118,18 @@ def touch(sh: Interp, argv: list[str]) -> int:
         except OSError as e:
             if e.errno != errno.ENOENT or "c" in given:
                 if e.errno != errno.ENOENT:
-                    fail(sh, "touch", f"cannot touch {quote(path)}", e)
+                    fail(sh, "touch", f"cannot touch {shell_quote(path)}", e)
                     status = 1
                 continue
             try:
                 fs.open(path, os.O_WRONLY | os.O_CREAT).close()
             except OSError as e2:
-                fail(sh, "touch", f"cannot touch {quote(path)}", e2)
+                fail(sh, "touch", f"cannot touch {shell_quote(path)}", e2)
                 status = 1
                 continue
         try:
             fs.utime(path, atime, mtime)
         except OSError as e:
-            fail(sh, "touch", f"setting times of {quote(path)}", e)
+            fail(sh, "touch", f"setting times of {shell_quote(path)}", e)
             status = 1
     return status

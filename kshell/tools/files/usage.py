@@ -11,8 +11,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from kshell.tools.files.names import fail, join, quote
+from kshell.exec import devices
+from kshell.tools.files.names import fail, join
 from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kfs.vfs.inode import Inode
@@ -87,7 +89,7 @@ class DiskUsage:
             try:
                 entries = sorted(self.fs.scandir(path))
             except OSError as e:
-                fail(self.sh, "du", f"cannot read directory {quote(path)}", e)
+                fail(self.sh, "du", f"cannot read directory {shell_quote(path)}", e)
                 self.ok = False
                 entries = []
             for name, child in entries:
@@ -119,7 +121,7 @@ def du(sh: Interp, argv: list[str]) -> int:
             block, scale_human = 1024 * 1024, False
         elif key == "d":
             if not value.isdigit():
-                raise Usage(f"invalid maximum depth {quote(value)}")
+                raise Usage(f"invalid maximum depth {shell_quote(value)}")
             depth = int(value)
     summarize, show_all = "s" in given, "a" in given
     if summarize and show_all:
@@ -137,11 +139,11 @@ def du(sh: Interp, argv: list[str]) -> int:
     grand = 0
     for path in operands or ["."]:
         try:
-            inode = sh.fs.lstat(path)
+            inode = devices.stat(sh, path, follow=False)
         except OSError as e:
             sh.out("".join(walker.lines))
             walker.lines.clear()
-            fail(sh, "du", f"cannot access {quote(path)}", e)
+            fail(sh, "du", f"cannot access {shell_quote(path)}", e)
             walker.ok = False
             continue
         grand += walker.walk(path, inode, 0)

@@ -1,14 +1,22 @@
-"""Job control for K-local background work (`cmd &`): jobs, kill, wait, fg, bg, ps, on the
-session's job table (kshell.exec.jobs). K jobs are threads, not host processes: signals are
-virtual (a terminating signal cancels the job), and a job cannot be stopped, so `fg` waits for
-it and `bg` finds it already running."""
+"""Job control for K-local jobs (`cmd &`, and foreground commands stopped by Ctrl-Z): jobs, kill,
+wait, fg, bg, ps, on the session's job table (kshell.exec.jobs). K jobs are threads, not host
+processes: signals are virtual (a terminating signal cancels the job, STOP/TSTP park it at its
+next checkpoint, CONT resumes it).
+
+As in bash, `fg` and `bg` need job control: on in the interactive SSH shell, off in scripts and
+`ssh host CMD` unless `set -m` turns it on (without it they say `no job control`, as `bash -c`
+does). With job control on, `wait` returns 128+N when a job stops and reports jobs as bash's
+notices (`[1]+  Done  ...`). One deliberate difference: `jobs` shows a stopped job as `Stopped`
+even without job control, where bash (which then never learns of the stop) still says `Running`.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from kshell.builtins import Builtin
-from kshell.exec.jobs import SIGNALS, STOPS, Job, JobTable, describe, signal_number
+from kshell.exec.jobs import SIGINT, SIGNALS, Job, JobTable, describe, signal_number
+from kshell.limits import LimitExceeded
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -22,14 +30,33 @@ def table(sh: Interp) -> JobTable:
     return sh.session.jobs
 
 
+def job_control(sh: Interp) -> bool:
+    """`set -m` (monitor mode): on in an interactive session, off in scripts, as bash."""
+    return "m" in sh.opts
+
+
 def _line(job: Job, mark: str, long: bool) -> str:
-    text = job.text + (" &" if job.status is None else "")
+    text = job.text + (" &" if job.running else "")
     pid = f"{job.pid:>5} " if long else " "
-    return f"[{job.number}]{mark} {pid}{job.state():<24}{text}\n"
+    return f"[{job.number}]{mark} {pid}{job.state(long):<24}{text}\n"
+
+
+def _flush_finished(sh: Interp, tab: JobTable) -> None:
+    """A non-interactive bash with `set -m` reports ended jobs between commands (on stderr) and
+    forgets them: do it now, before a job tool looks at the table."""
+    if not job_control(sh) or tab.interactive:
+        return
+    marks = tab.marks()
+    for job in tab.ordered():
+        if job.status is not None and job.notified != job.state():
+            sh.write_err(tab.notice(job, marks.get(job.number, " ")))
+            job.notified = job.state()
+            tab.remove(job)
 
 
 def jobs(sh: Interp, argv: list[str]) -> int:
-    """`jobs [-lprs] [%N...]`: running jobs, and finished ones once (then they leave the table)."""
+    """`jobs [-lnprs] [%N...]`: running and stopped jobs, and ended ones once (then they leave
+    the table)."""
     flags = ""
     args = argv[1:]
     while args and args[0].startswith("-") and len(args[0]) > 1:
@@ -44,6 +71,7 @@ def jobs(sh: Interp, argv: list[str]) -> int:
         flags += args[0][1:]
         args = args[1:]
     tab = table(sh)
+    _flush_finished(sh, tab)
     marks = tab.marks()
     chosen: list[Job] = []
     status = 0
@@ -58,14 +86,17 @@ def jobs(sh: Interp, argv: list[str]) -> int:
     else:
         chosen = tab.ordered()
     for job in chosen:
-        running = job.status is None
-        if ("r" in flags and not running) or "s" in flags:
+        state = job.state()
+        if ("r" in flags and not job.running) or ("s" in flags and not job.stopped):
+            continue
+        if "n" in flags and job.notified == state:
             continue
         if "p" in flags:
             sh.out(f"{job.pid}\n")
         else:
             sh.out(_line(job, marks.get(job.number, " "), "l" in flags))
-        if not running:
+        job.notified = state
+        if job.status is not None:
             tab.remove(job)
     return status
 
@@ -97,7 +128,8 @@ def _kill_list(sh: Interp, args: list[str]) -> int:
 
 
 def kill(sh: Interp, argv: list[str]) -> int:
-    """`kill [-s SIG | -n N | -SIG] %N|PID...`, `kill -l [SIG]`."""
+    """`kill [-s SIG | -n N | -SIG] %N|PID...`, `kill -l [SIG]`: STOP/TSTP/TTIN/TTOU stop a job,
+    CONT resumes it, the others end it (a stopped one too)."""
     args = argv[1:]
     sig = 15
     if args and args[0] in ("-l", "-L"):
@@ -137,23 +169,44 @@ def kill(sh: Interp, argv: list[str]) -> int:
                 sh.error(f"kill: ({target}) - No such process")
             status = 1
             continue
-        if sig in STOPS:
-            sh.error(f"kill: ({job.pid}) - Operation not supported (a K job cannot be stopped)")
-            status = 1
-            continue
         tab.signal(job, sig)
     return status
 
 
-def _report_signalled(sh: Interp, job: Job) -> None:
-    """bash, waiting on a job killed by a signal other than INT, TERM or PIPE, reports it."""
+def _report(sh: Interp, tab: JobTable, job: Job, mark: str) -> None:
+    """What bash prints when `wait` reaps a job: a job killed by a signal other than INT, TERM
+    or PIPE as `PID Signal  command`; with job control, the others as a notice too."""
     if job.signal and job.signal not in (2, 13, 15):
         sh.error(f"{job.pid:>5} {describe(job.signal):<24}{job.text}")
+    elif job_control(sh):
+        sh.write_err(tab.notice(job, mark))
+    job.notified = job.state()
+
+
+def _reap(sh: Interp, tab: JobTable, job: Job) -> int:
+    """An ended job leaves the table, reported as bash reports it."""
+    mark = tab.marks().get(job.number, " ")
+    tab.remove(job)
+    _report(sh, tab, job, mark)
+    return job.status or 0
+
+
+def _stopped_while_waiting(sh: Interp, tab: JobTable, job: Job, warning: str, *, always: bool = False) -> None:
+    """bash with job control, waiting on a job that stops: the stop notice the first time,
+    the warning once it has been reported (`wait` with no ID warns every time)."""
+    if job.notified != job.state():
+        sh.write_err(tab.notice(job))
+        job.notified = job.state()
+        if not always:
+            return
+    sh.error(warning)
 
 
 def wait(sh: Interp, argv: list[str]) -> int:
     """`wait` (every job), `wait ID...` (%N or a pid: the last one's status), `wait -n [ID...]`
-    (the next job to end). 127 for an unknown ID, as bash."""
+    (the next job to end). 127 for an unknown ID, as bash. With job control, a stopped job ends
+    the wait with 128 + the stopping signal; without it, wait waits until it is continued and
+    ends (or is killed), as bash."""
     args = argv[1:]
     any_one = False
     var = None
@@ -180,29 +233,44 @@ def wait(sh: Interp, argv: list[str]) -> int:
                 return 2
     tab = table(sh)
     cancel = sh.session.cancel
+    jc = job_control(sh)
     if any_one:
         pool = [j for j in (tab.find(a) for a in args) if j is not None] if args else tab.ordered()
+        if jc:
+            pool = [j for j in pool if not j.stopped]
         job = tab.wait_any(pool, cancel)
         if job is None:
             return 127
-        tab.remove(job)
-        _report_signalled(sh, job)
+        status = _reap(sh, tab, job)
         if var is not None:
             sh.assign_scalar(var, str(job.pid))
-        return job.status or 0
+        return status
     if not args:
         for job in tab.ordered():
-            tab.wait_job(job, cancel)
-            tab.remove(job)
-            _report_signalled(sh, job)
+            if jc and job.stopped:
+                _stopped_while_waiting(sh, tab, job, f"wait: warning: job {job.number}[{job.pid}] stopped",
+                                       always=True)
+                continue
+            tab.wait_job(job, cancel, until_stopped=jc)
+            if job.status is None:  # it stopped while we waited
+                _stopped_while_waiting(sh, tab, job, f"wait: warning: job {job.number}[{job.pid}] stopped",
+                                       always=True)
+                continue
+            _reap(sh, tab, job)
         return 0
     status = 0
     for spec in args:
         job = tab.find(spec)
         if job is not None:
-            status = tab.wait_job(job, cancel)
-            tab.remove(job)
-            _report_signalled(sh, job)
+            if jc and job.stopped:
+                _stopped_while_waiting(sh, tab, job, f"warning: wait_for_job: job {job.number} is stopped")
+                status = job.stop_status()
+                continue
+            status = tab.wait_job(job, cancel, until_stopped=jc)
+            if job.status is None:
+                _stopped_while_waiting(sh, tab, job, f"warning: wait_for_job: job {job.number} is stopped")
+                continue
+            _reap(sh, tab, job)
             if var is not None:
                 sh.assign_scalar(var, str(job.pid))
         elif spec.startswith("%"):
@@ -219,23 +287,61 @@ def wait(sh: Interp, argv: list[str]) -> int:
     return status
 
 
-def fg(sh: Interp, argv: list[str]) -> int:
-    """`fg [%N]`: print the job's command and wait for it (a K job is never stopped)."""
+def _pick(sh: Interp, tool: str, argv: list[str]) -> Job | None:
     tab = table(sh)
     spec = argv[1] if len(argv) > 1 else "%+"
     job = tab.find(spec if spec.startswith("%") else "%" + spec)
     if job is None:
-        sh.error(f"fg: {spec if len(argv) > 1 else 'current'}: no such job")
+        sh.error(f"{tool}: {spec if len(argv) > 1 else 'current'}: no such job")
+    return job
+
+
+def fg(sh: Interp, argv: list[str]) -> int:
+    """`fg [%N]`: print the job's command, continue it if stopped, and wait for it. Ctrl-C
+    (the fg line interrupted) interrupts the job; Ctrl-Z stops it again (status 148)."""
+    if not job_control(sh):
+        sh.error("fg: no job control")
+        return 1
+    tab = table(sh)
+    _flush_finished(sh, tab)
+    job = _pick(sh, "fg", argv)
+    if job is None:
+        return 1
+    if job.status is not None:
+        sh.error("fg: job has terminated")
+        tab.remove(job)
         return 1
     sh.out(job.text + "\n")
-    status = tab.wait_job(job, sh.session.cancel)
+    cancel = sh.session.cancel
+    with tab.lock:
+        tab.foreground = job
+        tab.resume(job)
+        if job.number in tab.jobs:
+            tab._set_current(job.number)  # noqa: SLF001 - bash's start_job makes it current
+    try:
+        status = tab.wait_job(job, cancel, until_stopped=True)
+    except LimitExceeded:
+        tab.signal(job, SIGINT)  # the terminal's interrupt reaches the foreground job
+        job.done.wait(5)
+        raise
+    finally:
+        with tab.lock:
+            if tab.foreground is job:
+                tab.foreground = None
+    if job.status is None:  # stopped again (Ctrl-Z): it stays a job, reported by the caller
+        return status
     tab.remove(job)
-    _report_signalled(sh, job)
+    job.notified = job.state()
+    if job.signal and job.signal not in (2, 13, 15):
+        sh.error(f"{job.pid:>5} {describe(job.signal):<24}{job.text}")
     return status
 
 
 def bg(sh: Interp, argv: list[str]) -> int:
-    """`bg [%N]`: K jobs always run in the background, so this only confirms the job."""
+    """`bg [%N...]`: continue stopped jobs in the background (`[1]+ sleep 100 &`, as bash)."""
+    if not job_control(sh):
+        sh.error("bg: no job control")
+        return 1
     tab = table(sh)
     status = 0
     for spec in argv[1:] or ["%+"]:
@@ -243,16 +349,20 @@ def bg(sh: Interp, argv: list[str]) -> int:
         if job is None:
             sh.error(f"bg: {spec if len(argv) > 1 else 'current'}: no such job")
             status = 1
-        elif job.status is None:
-            sh.error(f"bg: job {job.number} already in background")
-        else:
+        elif job.status is not None:
             sh.error("bg: job has terminated")
             status = 1
+        elif job.running:
+            sh.error(f"bg: job {job.number} already in background")
+        else:
+            mark = tab.marks().get(job.number, " ")
+            sh.out(f"[{job.number}]{mark} {job.text} &\n")
+            tab.resume(job)
     return status
 
 
 def ps(sh: Interp, argv: list[str]) -> int:
-    """`ps [-e|-A|-f|-ef|aux]`: the shell, its running jobs, and ps itself (virtual processes)."""
+    """`ps [-e|-A|-f|-ef|aux]`: the shell, its jobs, and ps itself (virtual processes)."""
     full = False
     for arg in argv[1:]:
         letters = arg.lstrip("-")

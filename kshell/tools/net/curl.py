@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
+from kshell.exec import devices
 from kshell.tools.net.hosts import FetchError, HostTable, Reply, Request, split_url
 from kshell.tools.options import NONE, REQUIRED, Usage, parse
 from kshell.tools.text.textio import read_all
@@ -200,12 +201,10 @@ def curl(sh: Interp, argv: list[str]) -> int:
 
 
 def _emit(sh: Interp, name: str | None, data: bytes) -> None:
-    if name is None or name in ("-", "/dev/stdout"):
+    if name is None or name == "-":
         sh.out(data)
-    elif name == "/dev/stderr":
-        sh.out(data, 2)
-    elif name != "/dev/null":
-        sh.fs.write_file(name, data)
+    else:
+        devices.write_file(sh, name, data)
 
 
 def _transfer(sh: Interp, table: HostTable, url: str, method: str, headers: dict[str, str],
@@ -284,7 +283,7 @@ def wget(sh: Interp, argv: list[str]) -> int:
     prefix = ([v for k, v in opts if k == "P"] or [""])[-1]
     if output is not None and output != "-":  # wget opens (truncates) -O's file first
         try:
-            sh.fs.write_file(output, b"")
+            devices.write_file(sh, output, b"")
         except OSError as e:
             sh.write_err(f"{output}: {e.strerror}\n")
             return 1

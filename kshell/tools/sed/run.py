@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.tools.options import Fail
 from kshell.tools.sed.script import Cmd, SedError, Subst
 from kshell.tools.text.textio import Output, lines, message, open_chunks
@@ -135,7 +136,7 @@ class Runner:
                     self.wfiles[name] = self.err
                     continue
                 try:
-                    handle = self.sh.fs.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+                    handle = devices.open_file(self.sh, name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
                 except OSError as e:
                     raise Fail(f"couldn't open file {name}: {message(e)}", 4) from None
                 self.handles.append(handle)
@@ -240,7 +241,7 @@ class Runner:
                 self.out.text(value)
             elif kind == "r":
                 try:
-                    data = self.sh.fs.read_file(value) if value not in ("/dev/stdin", "-") else b""
+                    data = devices.read_file(self.sh, value) if value != "-" else b""
                 except OSError:
                     continue
                 if data:

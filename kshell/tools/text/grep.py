@@ -13,6 +13,7 @@ import re
 from collections import deque
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, check_class_syntax, translate
 from kshell.tools.text.textio import READ_SIZE, Output, blocks, message, open_chunks, read_all
@@ -336,7 +337,7 @@ class _Run:
             self.file("-", cfg.label)
             return
         try:
-            inode = self.sh.fs.stat(name)
+            inode = devices.stat(self.sh, name)
         except OSError as e:
             self.err(f"{name}: {message(e)}")
             return
@@ -402,7 +403,7 @@ class _Run:
         try:
             if inode is not None and inode.is_reg and inode.size <= READ_SIZE:
                 # a small file is one chunk either way: read it in one read transaction
-                data = self.sh.fs.read_file(name)
+                data = devices.read_file(self.sh, name)
                 chunks = iter([data] if data else [])
             else:
                 chunks = open_chunks(self.sh, name)

@@ -8,8 +8,10 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, parse, parse_size, tool
-from kshell.tools.text.textio import Output, message, open_chunks, quote
+from kshell.tools.quoting import locale_quote, shell_quote
+from kshell.tools.text.textio import Output, message, open_chunks
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -26,7 +28,7 @@ def _count(tool_name: str, key: str, value: str) -> tuple[str, int]:
     size = parse_size(value)
     if size is None:
         what = "lines" if key == "n" else "bytes"
-        raise Fail(f"invalid number of {what}: {quote(value)}")
+        raise Fail(f"invalid number of {what}: {locale_quote(value)}")
     return size
 
 
@@ -66,7 +68,7 @@ def _common(tool_name: str, argv: list[str], short: str, long: dict):
             try:
                 interval = float(value)
             except ValueError:
-                raise Fail(f"invalid number of seconds: {quote(value)}") from None
+                raise Fail(f"invalid number of seconds: {locale_quote(value)}") from None
         elif key in ("help", "version"):
             return None
     files = files or ["-"]
@@ -89,7 +91,7 @@ def head(sh: Interp, argv: list[str]) -> int:
             chunks = open_chunks(sh, name)
         except OSError as e:
             out.flush()
-            sh.write_err(f"head: cannot open {quote(name)} for reading: {message(e)}\n")
+            sh.write_err(f"head: cannot open {shell_quote(name)} for reading: {message(e)}\n")
             status = 1
             continue
         header(name)
@@ -100,7 +102,7 @@ def head(sh: Interp, argv: list[str]) -> int:
                 _head(chunks, mode, count, sep, out)
         except OSError as e:
             out.flush()
-            sh.write_err(f"head: error reading {quote(name)}: {message(e)}\n")
+            sh.write_err(f"head: error reading {shell_quote(name)}: {message(e)}\n")
             status = 1
     out.flush()
     return status
@@ -167,21 +169,21 @@ def tail(sh: Interp, argv: list[str]) -> int:
     followed: list[tuple[str, object, int]] = []
     for name in files:
         try:
-            handle = None if name == "-" else sh.fs.open(name)
+            handle = None if name == "-" or devices.device_name(name) else sh.fs.open(name)
             if handle is not None and handle.getattr().is_dir:
                 handle.close()
                 handle = None
                 raise IsADirectoryError(21, "Is a directory", name)
-            chunks = open_chunks(sh, "-") if handle is None else None
+            chunks = open_chunks(sh, name) if handle is None else None
         except IsADirectoryError as e:
             header(name)
             out.flush()
-            sh.write_err(f"tail: error reading {quote(name)}: {message(e)}\n")
+            sh.write_err(f"tail: error reading {shell_quote(name)}: {message(e)}\n")
             status = 1
             continue
         except OSError as e:
             out.flush()
-            sh.write_err(f"tail: cannot open {quote(name)} for reading: {message(e)}\n")
+            sh.write_err(f"tail: cannot open {shell_quote(name)} for reading: {message(e)}\n")
             status = 1
             continue
         header(name)
@@ -196,7 +198,7 @@ def tail(sh: Interp, argv: list[str]) -> int:
                 _tail_stream(chunks, mode, sign, count, sep, out)
         except OSError as e:
             out.flush()
-            sh.write_err(f"tail: error reading {quote(name)}: {message(e)}\n")
+            sh.write_err(f"tail: error reading {shell_quote(name)}: {message(e)}\n")
             status = 1
     out.flush()
     if follow and followed:

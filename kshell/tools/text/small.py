@@ -9,6 +9,7 @@ import signal
 import time
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.exec.streams import Cancel
 from kshell.limits import LimitExceeded
 from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
@@ -217,7 +218,7 @@ def rev(sh: Interp, argv: list[str]) -> int:
     utf8 = sh.utf8_locale()
     for name in files or [None]:
         try:  # util-linux rev: every operand is a file name, "-" too
-            data = read_all(sh, "-") if name is None else sh.fs.read_file(name)
+            data = read_all(sh, "-") if name is None else devices.read_file(sh, name)
         except OSError as e:
             out.flush()
             if e.errno == errno.EISDIR:  # opened, then a read error after 0 lines

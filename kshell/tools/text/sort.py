@@ -8,6 +8,7 @@ import random
 import re
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, split_lines
 
@@ -319,7 +320,7 @@ def sort(sh: Interp, argv: list[str]) -> int:
     text = sep.join(lines) + sep if lines else b""
     if output is not None:
         try:
-            sh.fs.write_file(output, text)
+            devices.write_file(sh, output, text)
         except OSError as e:
             raise Fail(f"open failed: {output}: {message(e)}", 2) from None
         return 0

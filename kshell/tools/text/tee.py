@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.exec.streams import FileWriter
 from kshell.tools.options import NONE, OPTIONAL, parse, tool
 from kshell.tools.text.textio import message, open_chunks
@@ -34,7 +35,7 @@ def tee(sh: Interp, argv: list[str]) -> int:
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
     for name in files:
         try:
-            handle = sh.fs.open(name, flags)
+            handle = devices.open_file(sh, name, flags)
         except OSError as e:
             sh.write_err(f"tee: {name}: {message(e)}\n")
             status = 1

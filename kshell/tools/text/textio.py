@@ -13,6 +13,8 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
+
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
@@ -66,6 +68,11 @@ def open_chunks(sh: Interp, name: str, size: int = READ_SIZE) -> Iterator[bytes]
         if stream is None or not stream.readable:
             raise OSError(errno.EBADF, "Bad file descriptor", name)
         return _stream_chunks(stream, cancel)
+    device = devices.open_stream(name, sh.fds)
+    if device is not None:
+        if not device.readable:
+            raise OSError(errno.EBADF, "Bad file descriptor", name)
+        return _stream_chunks(device, cancel)
     handle = sh.fs.open(name)
     return _file_chunks(handle, size, cancel)
 
@@ -99,7 +106,7 @@ def _file_chunks(handle, size: int, cancel) -> Iterator[bytes]:
 def read_all(sh: Interp, name: str) -> bytes:
     """The whole content of an operand (for tools that must see all input before writing)."""
     if name != "-":
-        return sh.fs.read_file(name)
+        return devices.read_file(sh, name)
     return b"".join(open_chunks(sh, name))
 
 
@@ -138,12 +145,3 @@ def split_lines(data: bytes, sep: bytes = b"\n") -> list[bytes]:
     if parts[-1] == b"":
         parts.pop()
     return parts
-
-
-def quote(name: str) -> str:
-    """GNU's quoting of a file name in messages ('name', with shell quoting when needed)."""
-    if name and all(c.isalnum() or c in "-_./+,:@%^=" for c in name):
-        return f"'{name}'"
-    if "'" not in name:
-        return f"'{name}'"
-    return '"' + name.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`") + '"'

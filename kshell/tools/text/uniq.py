@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
-from kshell.tools.text.textio import Output, blocks, message, open_chunks, quote
+from kshell.tools.quoting import locale_quote
+from kshell.tools.text.textio import Output, blocks, message, open_chunks
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -40,7 +42,7 @@ def uniq(sh: Interp, argv: list[str]) -> int:
         elif key == "D":
             all_rep = value or "none"
             if all_rep not in ("none", "prepend", "separate"):
-                raise Usage(f"invalid argument {quote(all_rep)} for '--all-repeated'")
+                raise Usage(f"invalid argument {locale_quote(all_rep)} for '--all-repeated'")
         elif key == "u":
             unique = True
         elif key == "i":
@@ -60,7 +62,7 @@ def uniq(sh: Interp, argv: list[str]) -> int:
             sh.out(b"uniq (GNU coreutils) 9.1\n")
             return 0
     if len(operands) > 2:
-        raise Usage(f"extra operand {quote(operands[2])}")
+        raise Usage(f"extra operand {locale_quote(operands[2])}")
     if all_rep is not None and count:
         raise Usage("printing all duplicated lines and repeat counts is meaningless")
     src = operands[0] if operands else "-"
@@ -140,7 +142,7 @@ def uniq(sh: Interp, argv: list[str]) -> int:
         out.flush()
         return 0
     try:
-        sh.fs.write_file(operands[1], b"".join(out_lines))
+        devices.write_file(sh, operands[1], b"".join(out_lines))
     except OSError as e:
         raise Fail(f"{operands[1]}: {message(e)}") from None
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kshell.exec import devices
 from kshell.tools.options import NONE, REQUIRED, Fail, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, read_all
 
@@ -91,7 +92,7 @@ def wc(sh: Interp, argv: list[str]) -> int:
                 minimum = 7
                 continue
             try:
-                inode = sh.fs.stat(name)
+                inode = devices.stat(sh, name)
             except OSError:
                 if i == 0:
                     failed_first = True

@@ -3,14 +3,22 @@ run them through the interpreter (a tool, a builtin with a /bin twin, or a VFS e
 
 Exit status as GNU: 123 when a command exited 1-125, 124 on 255, 126/127 when a command
 cannot run or is not found.
+
+`-P N` runs up to N commands at once (`-P 0`: as many as possible, up to MAX_PROCS), each on
+its own thread in a subshell of the xargs command, as background jobs run: their writes go
+straight to the shared stdout and stderr (one write at a time), so output interleaves per write
+as GNU's does; the command's cancel flag (Ctrl-C, wall time, a job stop) reaches every one.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kshell.exec.streams import NullStream
+from kshell.exec.streams import NullStream, Stream
+from kshell.exec.variables import EXPORT, Var
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import message, open_chunks, read_all
 
@@ -26,6 +34,7 @@ _LONG = {"null": ("0", NONE), "arg-file": ("a", REQUIRED), "delimiter": ("d", RE
          "help": ("help", NONE), "version": ("version", NONE)}
 # builtins that exist as /usr/bin programs too, so xargs may run them
 _BIN_BUILTINS = frozenset({"echo", "printf", "test", "[", "true", "false", "kill", "pwd"})
+MAX_PROCS = 64  # `-P 0`: "as many as possible", bounded: each is a thread
 _TOKEN = re.compile(r"""'([^']*)'|"([^"]*)"|\\(.)|([^\s'"\\]+)|(\s+)""", re.S)
 
 
@@ -73,6 +82,8 @@ def xargs(sh: Interp, argv: list[str]) -> int:
     max_lines = None
     max_args = None
     no_empty = verbose = False
+    procs = 1
+    slot_var = None
     for key, value in opts:
         if key == "0":
             null = True
@@ -91,8 +102,13 @@ def xargs(sh: Interp, argv: list[str]) -> int:
         elif key == "n":
             max_args = _positive(value, "-n")
         elif key == "P":
+            if re.fullmatch(r"-\d+", value):
+                raise Usage(f"value {value} for -P option should be >= 0")
             if not value.isdigit():
-                raise Fail(f"invalid number \"{value}\" for -P option")
+                raise Usage(f"invalid number \"{value}\" for -P option")
+            procs = int(value) or MAX_PROCS
+        elif key == "psv":
+            slot_var = value
         elif key == "r":
             no_empty = True
         elif key == "s":
@@ -160,24 +176,139 @@ def xargs(sh: Interp, argv: list[str]) -> int:
         batches = [flat] if flat else []
     if not batches and not no_empty and replace is None and not late_error:
         batches = [[]]
-    status = 0
-    for batch in batches:
-        cmd = [a.replace(replace, batch[0]) for a in command] if replace is not None else command + batch
-        if verbose:
-            sh.write_err(" ".join(cmd) + "\n")
-        rc = _run(sh, cmd)
-        if rc == 255:
-            sh.write_err(f"xargs: {cmd[0]}: exited with status 255; aborting\n")
-            return 124
-        if rc in (126, 127):
-            return rc
-        if 1 <= rc <= 125:
-            status = 123
-        if rc >= 128:
-            return 125
+    cmds = ([a.replace(replace, batch[0]) for a in command] if replace is not None else command + batch
+            for batch in batches)
+    if procs > 1 or slot_var is not None:
+        status = _run_parallel(sh, cmds, min(procs, MAX_PROCS), verbose, slot_var)
+        if status >= 124:
+            return status
+    else:
+        status = 0
+        for cmd in cmds:
+            if verbose:
+                sh.write_err(" ".join(cmd) + "\n")
+            rc = _run(sh, cmd)
+            stop, status = _judge(sh, cmd, rc, status)
+            if stop:
+                return status
     if late_error:
         sh.write_err(f"xargs: {late_error}\n")
         return 1
+    return status
+
+
+def _judge(sh: Interp, cmd: list[str], rc: int, status: int) -> tuple[bool, int]:
+    """GNU's verdict on one invocation: (stop running more, xargs's status so far). After 255
+    GNU still exits 123 when an earlier command failed (its exit handler reports that one)."""
+    if status >= 124:  # already aborting: commands still running do not change the verdict
+        return True, status
+    if rc == 255:
+        sh.write_err(f"xargs: {cmd[0]}: exited with status 255; aborting\n")
+        return True, 123 if status == 123 else 124
+    if rc in (126, 127):
+        return True, rc
+    if rc >= 128:
+        return True, 125
+    if rc:
+        return False, 123
+    return False, status
+
+
+class _Shared(Stream):
+    """A stream several commands write at once: one write at a time, whole."""
+
+    def __init__(self, inner: Stream) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.writable = inner.writable
+        self.lock = threading.Lock()
+
+    def write(self, data: bytes) -> None:
+        with self.lock:
+            self.inner.write(data)
+
+    def flush(self) -> None:
+        with self.lock:
+            self.inner.flush()
+
+
+def _run_parallel(sh: Interp, cmds: Iterable[list[str]], procs: int, verbose: bool,
+                  slot_var: str | None) -> int:
+    """Run the command lines, up to `procs` at once, each on a thread in a subshell of `sh`;
+    stop starting new ones after a fatal verdict (255, cannot run, not found) and wait for the
+    running ones, as GNU does. Returns xargs's status."""
+    cancel = sh.session.cancel
+    fds = dict(sh.fds)
+    for fd in (1, 2):
+        if fds.get(fd) is not None:
+            fds[fd] = _Shared(fds[fd])
+    cv = threading.Condition()
+    free = list(range(procs))  # process slots, as --process-slot-var numbers them
+    results: list[tuple[list[str], int]] = []
+    errors: list[BaseException] = []
+    status = 0
+    stop = False
+    threads: list[threading.Thread] = []
+
+    def run_one(child: Interp, cmd: list[str], slot: int) -> None:
+        rc = 1
+        try:
+            rc = _run(child, cmd)
+        except BaseException as e:  # noqa: BLE001 - re-raised by xargs itself
+            errors.append(e)
+        finally:
+            for fd in (1, 2):
+                stream = child.fds.get(fd)
+                if stream is not None:
+                    try:
+                        stream.flush()
+                    except Exception as e:  # noqa: BLE001 - re-raised by xargs itself
+                        errors.append(e)
+            with cv:
+                results.append((cmd, rc))
+                free.append(slot)
+                cv.notify_all()
+
+    def settle() -> None:
+        nonlocal status, stop
+        while results:
+            cmd, rc = results.pop(0)
+            fatal, status = _judge(sh, cmd, rc, status)
+            stop = stop or fatal or bool(errors)
+
+    def wait_for(condition) -> None:
+        with cv:
+            while not condition():
+                cv.wait(0.05)
+                cancel.check()
+
+    for cmd in cmds:
+        wait_for(lambda: bool(free) or bool(results))
+        with cv:
+            settle()
+        if stop:
+            break
+        if verbose:
+            sh.write_err(" ".join(cmd) + "\n")
+        if _missing(sh, cmd[0]):  # GNU learns this before it starts another command
+            _, status = _judge(sh, cmd, 127, status)
+            break
+        wait_for(lambda: bool(free))
+        with cv:
+            slot = free.pop(0)
+        child = sh.fork()
+        child.fds = dict(fds)
+        if slot_var is not None:
+            child.vars.table[slot_var] = Var(str(slot), EXPORT)
+        thread = threading.Thread(target=run_one, args=(child, cmd, slot), daemon=True,
+                                  name=f"k-xargs-{child.pid}")
+        threads.append(thread)
+        thread.start()
+    wait_for(lambda: len(free) == procs)
+    with cv:
+        settle()
+    if errors:
+        raise errors[0]
     return status
 
 
@@ -204,6 +335,18 @@ def _delimiter(value: str) -> str:
     return value
 
 
+def _missing(sh: Interp, name: str) -> bool:
+    """A command name that is no tool, no runnable builtin and not on PATH: say so, as GNU."""
+    if name in sh.session.tools or name in _BIN_BUILTINS or "/" in name:
+        return False
+    from kshell.exec.scripts import find_in_path
+
+    if find_in_path(sh, name)[0] is None:
+        sh.write_err(f"xargs: {name}: No such file or directory\n")
+        return True
+    return False
+
+
 def _run(sh: Interp, cmd: list[str]) -> int:
     name = cmd[0]
     saved = sh.fds
@@ -215,13 +358,8 @@ def _run(sh: Interp, cmd: list[str]) -> int:
             return tool_fn(sh, cmd)
         if name in _BIN_BUILTINS:
             return sh.call_builtin(sh.builtins[name], cmd)
-        if "/" not in name:
-            from kshell.exec.scripts import find_in_path
-
-            path, _ = find_in_path(sh, name)
-            if path is None:
-                sh.write_err(f"xargs: {name}: No such file or directory\n")
-                return 127
+        if _missing(sh, name):
+            return 127
         child = sh.fork()
         child.fds = sh.fds
         return child.run_subshell(lambda: child.run_external(cmd))

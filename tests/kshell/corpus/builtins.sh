@@ -71,6 +71,37 @@ pwd -L
 pwd -P
 ## seed: d/
 
+#### cd to two leading slashes keeps them in PWD
+cd //
+pwd
+echo "$PWD"
+pwd -P
+cd home
+pwd
+cd ..
+pwd
+cd //home/..
+pwd
+
+#### cd to three or more leading slashes is the root
+cd ///
+pwd
+cd ///home
+pwd
+cd ////.
+pwd -P
+
+#### cd -P and cd dash with two leading slashes
+cd -P //home
+pwd
+pwd -P
+cd //./home//
+pwd
+cd /
+cd -
+cd /home
+pwd
+
 #### pwd with a bad option
 pwd -z
 echo "status $?"

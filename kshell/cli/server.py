@@ -1,9 +1,11 @@
 """`komputer serve` (the SSH server alone, for systemd) and `komputer up` (everything, for a
-newcomer): both run until SIGINT or SIGTERM and then stop cleanly."""
+newcomer): both run until SIGINT or SIGTERM and then stop cleanly.
+
+kshell.server (and so asyncio and asyncssh) is imported only when one of them runs."""
 
 from __future__ import annotations
 
-import asyncio
+import argparse
 import os
 import pwd
 import signal
@@ -11,15 +13,21 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kshell.server.app import KServer, serve_until_stopped
-from kshell.server.config import ServerConfig, load_config
+from kshell.cli import PROG, AddCommand
+from kshell.cli.state import state_path
 
-PROG = "komputer"
+if TYPE_CHECKING:
+    from kshell.server.app import KServer
+    from kshell.server.config import ServerConfig
+
 UP_AGENT = "agent"
 
 
 def _config(state_dir: Path, path: str | None) -> ServerConfig:
+    from kshell.server.config import load_config
+
     if path is not None and not Path(path).exists():
         raise FileNotFoundError(2, "No such file or directory", path)
     return load_config(Path(path) if path else state_dir / "komputer.toml")
@@ -39,10 +47,14 @@ def _notify_systemd(message: str) -> None:
         s.sendall(message.encode())
 
 
-def serve_main(state_dir: Path, listen: str, config_path: str | None) -> int:
-    from kfs.kstate import KState
+def cmd_serve(args: argparse.Namespace) -> int:
+    import asyncio
 
-    config = _config(state_dir, config_path)
+    from kfs.kstate import KState
+    from kshell.server.app import serve_until_stopped
+
+    state_dir = state_path(args)
+    config = _config(state_dir, args.config)
 
     def ready(server: KServer, addrs: list[tuple[str, int]]) -> None:
         for host, port in addrs:
@@ -50,7 +62,7 @@ def serve_main(state_dir: Path, listen: str, config_path: str | None) -> int:
         _notify_systemd("READY=1")
 
     with KState(state_dir, create=True) as state:
-        asyncio.run(serve_until_stopped(state, listen, config, ready=ready))
+        asyncio.run(serve_until_stopped(state, args.listen, config, ready=ready))
     print(f"{PROG} serve: stopped", flush=True)
     return 0
 
@@ -102,7 +114,7 @@ def _start_mount(state_dir: Path, mountpoint: Path) -> tuple[subprocess.Popen[st
         return None, f"the FUSE layer cannot load ({e})"
     mountpoint.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kfs.cli", "mount", "--state", str(state_dir), str(mountpoint), "--foreground"],
+        [sys.executable, "-m", "kshell.cli", "mount", "--state", str(state_dir), str(mountpoint), "--foreground"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert proc.stdout is not None
@@ -135,13 +147,17 @@ def _stop_mount(proc: subprocess.Popen[str]) -> None:
         proc.wait()
 
 
-def up_main(state_dir: Path, listen: str, config_path: str | None, mountpoint: str | None, no_mount: bool) -> int:
+def cmd_up(args: argparse.Namespace) -> int:
+    import asyncio
+
     from kfs.agents import add_key, ensure_agent, list_keys
     from kfs.agents.authorized import parse_key_line
     from kfs.kstate import KState
     from kfs.vfs import VFS
+    from kshell.server.app import serve_until_stopped
 
-    config = _config(state_dir, config_path)
+    state_dir = state_path(args)
+    config = _config(state_dir, args.config)
     pub, generated = _client_key(state_dir)
     with KState(state_dir, create=True) as state:
         agent, created = ensure_agent(VFS(state, by=f"cli:{os.getuid()}"), UP_AGENT)
@@ -155,8 +171,8 @@ def up_main(state_dir: Path, listen: str, config_path: str | None, mountpoint: s
         print(f"{PROG} up: generated a key pair for you: {private} (public {pub})")
 
     mount_proc = None
-    mnt = Path(mountpoint) if mountpoint else _default_mountpoint()
-    if no_mount:
+    mnt = Path(args.mountpoint) if args.mountpoint else _default_mountpoint()
+    if args.no_mount:
         print(f"{PROG} up: FUSE mount skipped (--no-mount)")
     else:
         mount_proc, why = _start_mount(state_dir, mnt)
@@ -178,10 +194,25 @@ def up_main(state_dir: Path, listen: str, config_path: str | None, mountpoint: s
 
     try:
         with KState(state_dir, create=True) as state:
-            asyncio.run(serve_until_stopped(state, listen, config, ready=ready))
+            asyncio.run(serve_until_stopped(state, args.listen, config, ready=ready))
     finally:
         if mount_proc is not None:
             _stop_mount(mount_proc)
             print(f"{PROG} up: unmounted {mnt}")
     print(f"{PROG} up: stopped", flush=True)
     return 0
+
+
+def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
+    p = add("serve", cmd_serve, "serve the K shell, SFTP and scp over SSH until SIGINT/SIGTERM")
+    p.add_argument("--listen", default="127.0.0.1:2222", metavar="HOST:PORT",
+        help="address to listen on (default 127.0.0.1:2222; port 0 picks one)")
+    p.add_argument("--config", metavar="FILE",
+        help="komputer.toml with an [ssh] section (default: STATE/komputer.toml if present)")
+    p = add("up", cmd_up,
+            "start K for a newcomer: state, agent 'agent' with your key, FUSE mount, SSH on 127.0.0.1:2222")
+    p.add_argument("--listen", default="127.0.0.1:2222", metavar="HOST:PORT")
+    p.add_argument("--config", metavar="FILE")
+    p.add_argument("--mountpoint", metavar="DIR",
+        help="where to mount the FUSE view (default /mnt/komputer for root, ~/komputer otherwise)")
+    p.add_argument("--no-mount", action="store_true", help="do not mount the FUSE view")

@@ -1,0 +1,113 @@
+"""`komputer agent` and `komputer keys`: the accounts that log in over SSH, and their keys."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from kshell.cli import PROG, AddCommand
+from kshell.cli.state import state_path
+
+
+def cmd_agent_add(args: argparse.Namespace) -> int:
+    from kfs.agents import add_agent
+    from kfs.kstate import KState
+    from kfs.vfs import VFS
+
+    with KState(state_path(args), create=True) as state:
+        try:
+            agent = add_agent(VFS(state, by=f"cli:{os.getuid()}"), args.name)
+        except (ValueError, FileExistsError) as e:
+            print(f"{PROG} agent add: {e.args[-1] if isinstance(e, OSError) else e}", file=sys.stderr)
+            return 1
+    print(f"{PROG}: agent {agent.name} (uid {agent.uid}, gid {agent.gid}, home {agent.home})")
+    return 0
+
+
+def cmd_agent_list(args: argparse.Namespace) -> int:
+    from kfs.agents import list_agents
+    from kfs.kstate import KState
+
+    with KState(state_path(args)) as state:
+        for agent in list_agents(state):
+            print(f"{agent.name}\t{agent.uid}\t{agent.gid}\t{agent.home}")
+    return 0
+
+
+def cmd_keys_add(args: argparse.Namespace) -> int:
+    from kfs.agents import add_key
+    from kfs.kstate import KState
+
+    text = sys.stdin.read() if args.pubkey_file == "-" else Path(args.pubkey_file).read_text()
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        print(f"{PROG} keys add: {args.pubkey_file}: no key in it", file=sys.stderr)
+        return 1
+    status = 0
+    with KState(state_path(args)) as state:
+        for line in lines:
+            try:
+                key = add_key(state, args.name, line)
+            except (ValueError, LookupError, FileExistsError) as e:
+                print(f"{PROG} keys add: {e.args[-1] if isinstance(e, OSError) else e}", file=sys.stderr)
+                status = 1
+                continue
+            print(f"{PROG}: {args.name}: added {key.key_type} {key.fingerprint} {key.comment}".rstrip())
+    return status
+
+
+def cmd_keys_list(args: argparse.Namespace) -> int:
+    from kfs.agents import list_keys
+    from kfs.kstate import KState
+
+    with KState(state_path(args)) as state:
+        try:
+            keys = list_keys(state, args.name)
+        except LookupError as e:
+            print(f"{PROG} keys list: {e}", file=sys.stderr)
+            return 1
+    for i, key in enumerate(keys, 1):
+        options = f" [{key.options}]" if key.options else ""
+        print(f"{i}\t{key.key_type}\t{key.fingerprint}\t{key.comment}{options}")
+    return 0
+
+
+def cmd_keys_remove(args: argparse.Namespace) -> int:
+    from kfs.agents import remove_key
+    from kfs.kstate import KState
+
+    with KState(state_path(args)) as state:
+        try:
+            removed = remove_key(state, args.name, args.key)
+        except LookupError as e:
+            print(f"{PROG} keys remove: {e}", file=sys.stderr)
+            return 1
+    for key in removed:
+        print(f"{PROG}: {args.name}: removed {key.key_type} {key.fingerprint} {key.comment}".rstrip())
+    return 0
+
+
+def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
+    p = add("agent", cmd_agent_add, "manage agents (the accounts that log in over SSH)")
+    agent_sub = p.add_subparsers(dest="agent_command", metavar="ACTION", required=True)
+    q = agent_sub.add_parser("add", parents=[common],
+        help="create an agent: virtual uid/gid from 1000 up, home /home/NAME")
+    q.set_defaults(fn=cmd_agent_add)
+    q.add_argument("name", metavar="NAME")
+    q = agent_sub.add_parser("list", parents=[common], help="list agents: name, uid, gid, home")
+    q.set_defaults(fn=cmd_agent_list)
+    p = add("keys", cmd_keys_list, "manage an agent's authorized keys (OpenSSH authorized_keys lines)")
+    keys_sub = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
+    q = keys_sub.add_parser("add", parents=[common], help="add the keys in PUBKEY_FILE (- for stdin), options allowed")
+    q.set_defaults(fn=cmd_keys_add)
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("pubkey_file", metavar="PUBKEY_FILE")
+    q = keys_sub.add_parser("list", parents=[common], help="list an agent's keys: index, type, fingerprint, comment")
+    q.set_defaults(fn=cmd_keys_list)
+    q.add_argument("name", metavar="NAME")
+    q = keys_sub.add_parser("remove", parents=[common], help="remove keys by index, fingerprint or comment")
+    q.set_defaults(fn=cmd_keys_remove)
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("key", metavar="KEY")

@@ -1,0 +1,72 @@
+"""`komputer sh`: a K shell script run on the state as root in /home/agent, with the host's
+real stdio."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from kshell.cli import PROG, AddCommand
+from kshell.cli.state import state_path
+
+
+def cmd_sh(args: argparse.Namespace) -> int:
+    """Run a K shell script on the state as root in /home/agent, with the host's real stdio."""
+    from kfs.kstate import KState
+    from kfs.vfs import ROOT, VFS, PathFS
+    from kshell import Shell
+    from kshell.exec.streams import InStream
+
+    class HostStdin(InStream):
+        def _fill(self) -> bytes:
+            try:
+                return os.read(0, 65536)
+            except OSError:
+                return b""
+
+    rest = list(args.args)
+    if args.command_string is not None:
+        source, shell_args = args.command_string, rest or None
+        stdin: bytes | InStream = HostStdin()
+    elif rest:
+        try:
+            source = Path(rest[0]).read_bytes().decode("utf-8", "surrogateescape")
+        except OSError as e:
+            print(f"{PROG} sh: {rest[0]}: {e.strerror}", file=sys.stderr)
+            return 127
+        shell_args, stdin = rest, HostStdin()
+    else:
+        source, shell_args, stdin = sys.stdin.buffer.read().decode("utf-8", "surrogateescape"), None, b""
+    home = "/home/agent"
+    with KState(state_path(args), create=True) as state:
+        vfs = VFS(state, by="cli:sh")
+        fs = PathFS(vfs, cred=ROOT, cwd="/", home=home)
+        if not fs.exists(home):
+            fs.mkdir(home, parents=True)
+        fs = PathFS(vfs, cred=ROOT, cwd=home, home=home)
+        out, err = sys.stdout.buffer, sys.stderr.buffer
+
+        def write_out(data: bytes) -> None:
+            out.write(data)
+            out.flush()
+
+        def write_err(data: bytes) -> None:
+            err.write(data)
+            err.flush()
+
+        shell = Shell(fs, name="komputer" if shell_args is None else shell_args[0],
+                      env={"HOME": home, "USER": "root", "LOGNAME": "root"})
+        if args.command_string is None:
+            shell.interp.dash_c = False
+        return shell.run_streaming(source, stdout=write_out, stderr=write_err, stdin=stdin,
+                                   args=shell_args[1:] if shell_args else None)
+
+
+def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
+    p = add("sh", cmd_sh, "run a K shell script on the state: sh -c SCRIPT [NAME ARGS...] | FILE [ARGS...] | stdin")
+    p.add_argument("-c", dest="command_string", metavar="SCRIPT",
+        help="run SCRIPT (then NAME is $0 and ARGS are $1...)")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+        help="FILE [ARGS...] on the host, or NAME ARGS... after -c")

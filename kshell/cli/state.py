@@ -1,0 +1,135 @@
+"""Where the state is (`--state`), and the commands on it as a whole: init, fsck, import,
+export, stat, cat, receipts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kshell.cli import PROG, AddCommand
+
+if TYPE_CHECKING:
+    from kfs.vfs import PathFS
+
+
+def state_path(args: argparse.Namespace) -> Path:
+    """`--state`, else KOMPUTER_STATE, else the embedded default."""
+    from kfs.kstate import default_state_dir
+
+    return Path(args.state) if args.state else default_state_dir()
+
+
+def _open_fs(args: argparse.Namespace, *, create: bool = True) -> PathFS:
+    from kfs.kstate import KState
+    from kfs.vfs import VFS, PathFS
+
+    state = KState(state_path(args), create=create)
+    return PathFS(VFS(state, by=f"cli:{os.getuid()}"))
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from kfs.kstate import KState
+    from kfs.kstate.schema import U64
+    from kfs.vfs import VFS
+
+    path = state_path(args)
+    existed = (path / "data.mdb").exists()
+    with KState(path, create=True) as state:
+        VFS(state)
+        if args.max_bytes is not None:
+            state.write(lambda txn: txn.put("meta", b"max_bytes", U64.pack(args.max_bytes)))
+        print(f"{PROG}: {'using existing' if existed else 'initialised'} state at {path} (uuid {state.fs_uuid})")
+    return 0
+
+
+def cmd_fsck(args: argparse.Namespace) -> int:
+    from kfs.fsck import check
+    from kfs.kstate import KState
+
+    with KState(state_path(args)) as state:
+        report = check(state, repair=args.repair)
+    for line in report.problems:
+        print(f"{PROG} fsck: {line}")
+    print(f"{PROG} fsck: {report.summary()}")
+    if report.clean:
+        return 0
+    return 1 if args.repair else 4  # e2fsck's codes: corrected / left uncorrected
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from kfs.hostcopy import import_tree
+
+    count = import_tree(_open_fs(args), args.hostdir, args.kpath)
+    print(f"{PROG}: imported {count} entries into {args.kpath}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from kfs.hostcopy import export_tree
+
+    count = export_tree(_open_fs(args), args.kpath, args.hostdir)
+    print(f"{PROG}: exported {count} entries to {args.hostdir}")
+    return 0
+
+
+def cmd_stat(args: argparse.Namespace) -> int:
+    from kfs.format import stat_text
+
+    fs = _open_fs(args)
+    status = 0
+    for path in args.kpath:
+        try:
+            inode = fs.lstat(path)
+            target = fs.readlink(path) if inode.is_lnk else None
+        except OSError as e:
+            print(f"{PROG}: cannot stat '{path}': {e.strerror}", file=sys.stderr)
+            status = 1
+            continue
+        sys.stdout.write(stat_text(path, inode, f"'{target}'" if target is not None else None))
+    return status
+
+
+def cmd_cat(args: argparse.Namespace) -> int:
+    fs = _open_fs(args)
+    status = 0
+    for path in args.kpath:
+        try:
+            sys.stdout.buffer.write(fs.read_file(path))
+        except OSError as e:
+            print(f"{PROG}: {path}: {e.strerror}", file=sys.stderr)
+            status = 1
+    sys.stdout.flush()
+    return status
+
+
+def cmd_receipts(args: argparse.Namespace) -> int:
+    from kfs.journal import receipts_since
+
+    fs = _open_fs(args)
+    for row in receipts_since(fs.vfs.state, args.since, args.limit):
+        print(json.dumps(row, separators=(",", ":")))
+    return 0
+
+
+def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
+    p = add("init", cmd_init, "create the state (if missing) with its root directory")
+    p.add_argument("--max-bytes", type=int, metavar="N", help="quota for stored file data in bytes (0: none)")
+    p = add("fsck", cmd_fsck, "check every invariant of the state; exit 0 clean, 1 repaired, 4 problems left")
+    p.add_argument("--repair", action="store_true", help="repair what is found, in one transaction")
+    p = add("import", cmd_import, "copy a host file or directory tree into the state (modes, links, times kept)")
+    p.add_argument("hostdir", metavar="HOSTDIR")
+    p.add_argument("kpath", metavar="KPATH")
+    p = add("export", cmd_export, "copy a tree out of the state to a host directory (modes, links, times kept)")
+    p.add_argument("kpath", metavar="KPATH")
+    p.add_argument("hostdir", metavar="HOSTDIR")
+    p = add("stat", cmd_stat, "show a file's attributes as GNU stat does")
+    p.add_argument("kpath", metavar="KPATH", nargs="+")
+    p = add("cat", cmd_cat, "write files' contents to standard output")
+    p.add_argument("kpath", metavar="KPATH", nargs="+")
+    p = add("receipts", cmd_receipts, "print receipts as JSON lines, oldest first")
+    p.add_argument("--since", type=int, default=0, metavar="ID", help="only receipts after this id")
+    p.add_argument("--limit", type=int, default=1000, metavar="N")
