@@ -193,10 +193,11 @@ class Cancel:
     A stopped command (`kill -STOP`, Ctrl-Z) waits inside `check()` until it is resumed or
     cancelled; its wall-time clock does not run while it is stopped."""
 
-    __slots__ = ("deadline", "cancelled", "reason", "quiet", "stop_signal", "stopped", "_go", "_left")
+    __slots__ = ("deadline", "cancelled", "reason", "quiet", "stop_signal", "stopped", "parent", "_go", "_left")
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, parent: Cancel | None = None) -> None:
         self.deadline = deadline
+        self.parent = parent  # an enclosing command's flag (`timeout`): its stop or cancel reaches this one
         self.cancelled = False
         self.reason = ""
         self.quiet = False  # ended by a signal: the job's status says so, no message
@@ -235,6 +236,8 @@ class Cancel:
         self._go.set()  # a stopped command is continued to let it die, as bash does
 
     def check(self) -> None:
+        if self.parent is not None:
+            self.parent.check()
         if self.stopped:
             while not self._go.wait(0.05) and not self.cancelled:
                 pass

@@ -117,6 +117,7 @@ def test_the_wall_clock_does_not_run_while_stopped() -> None:
     "i=0; while :; do i=$((i+1)); echo $i >> p; sleep 0.01; done",
     "yes | while read -r y; do echo $((i=i+1)) >> p; done",
     "while :; do echo x; done | while read -r l; do echo $((i=i+1)) >> p; done",
+    "timeout 30 sh -c 'while :; do echo $((i=i+1)) >> p; done'",  # timeout's own flag follows the job's
 ])
 def test_a_stopped_job_makes_no_progress_until_continued(world: KWorld, body: str) -> None:
     sh = world.shell()
@@ -137,6 +138,12 @@ def test_a_stopped_job_ends_when_killed(world: KWorld) -> None:
     sh = world.shell()
     r = sh.run("sleep 30 & kill -STOP %1; kill %1; wait %1; echo $?; jobs")
     assert r.stdout == b"143\n" and r.stderr == b""
+
+
+def test_killing_a_job_reaches_the_command_under_timeout(world: KWorld) -> None:
+    sh = world.shell()
+    r = sh.run("timeout 30 sleep 30 & kill %1; wait %1; echo $?")
+    assert r.stdout == b"143\n"
 
 
 def test_wait_without_job_control_waits_through_a_stop(world: KWorld) -> None:

@@ -103,23 +103,9 @@ def timeout(sh: Interp, argv: list[str]) -> int:
         raise Usage(f"invalid time interval '{operands[0]}'")
     session = sh.session
     outer = session.cancel
-    inner = Cancel(min(outer.deadline, time.monotonic() + limit) if limit > 0 else outer.deadline)
+    inner = Cancel(min(outer.deadline, time.monotonic() + limit) if limit > 0 else outer.deadline, outer)
     session.cancel = inner
-    stop = {"flag": True}
-
-    def watch() -> None:  # an outer cancel (interrupt) reaches the inner command too
-        while stop["flag"]:
-            if outer.cancelled:
-                inner.cancelled = True
-                inner.reason = outer.reason
-                return
-            time.sleep(0.05)
-
-    import threading
-    threading.Thread(target=watch, daemon=True).start()
     try:
-        from kshell.tools.text.xargs import _run
-
         return _run_keep_stdin(sh, operands[1:])
     except LimitExceeded:
         if outer.cancelled or time.monotonic() > outer.deadline:
@@ -130,9 +116,7 @@ def timeout(sh: Interp, argv: list[str]) -> int:
             return 128 + signum
         return 124
     finally:
-        stop["flag"] = False
         session.cancel = outer
-        _ = _run
 
 
 def _run_keep_stdin(sh: Interp, cmd: list[str]) -> int:
