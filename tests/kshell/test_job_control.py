@@ -5,11 +5,8 @@ copy of its state), fg/bg on suspended work, the exit warning, and `xargs -P` co
 
 from __future__ import annotations
 
-import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -17,16 +14,6 @@ from kshell import Shell
 from kshell.exec.streams import Cancel
 from kshell.limits import LimitExceeded
 from tests.kshell.interp_support import KWorld
-
-
-@pytest.fixture
-def world() -> Iterator[KWorld]:
-    with tempfile.TemporaryDirectory() as tmp:
-        w = KWorld(Path(tmp))
-        try:
-            yield w
-        finally:
-            w.close()
 
 
 class Interactive:

@@ -6,14 +6,12 @@ across run() calls, cancellation)."""
 from __future__ import annotations
 
 import re
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
 from kshell import Limits
-from tests.kshell.interp_support import KWorld, run_bash, run_k
+from tests.kshell.interp_support import run_bash, run_k
 
 PID = re.compile(rb" *\b\d{4,7}\b")
 
@@ -85,15 +83,6 @@ def test_jobs_like_bash(bash, script):
     assert (_norm(k.stdout), _norm(k.stderr), k.status) == (_norm(b.stdout), _norm(b.stderr), b.status), script
     assert elapsed < 5, f"{script}: took {elapsed:.1f}s (a killed job must end promptly)"
 
-
-@pytest.fixture
-def world():
-    with tempfile.TemporaryDirectory() as tmp:
-        w = KWorld(Path(tmp))
-        try:
-            yield w
-        finally:
-            w.close()
 
 
 def test_jobs_persist_across_runs(world):
