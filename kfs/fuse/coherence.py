@@ -39,6 +39,12 @@ class ChangeFollower:
     `known(ino)` says whether the kernel holds a reference to an inode: invalidating one it
     never looked up is a wasted system call (and fails with ENOENT). `chores`, if given, runs
     after every poll: the daemon's housekeeping, kept off the thread that answers requests.
+
+    Every invalidation is sent twice, the second time one poll later. A reply the daemon
+    read from the VFS just before the foreign change, but that reaches the kernel only after
+    the first invalidation, would otherwise stay cached for the whole entry/attribute
+    timeout; the echo bounds that staleness by a poll instead (the kernel drops stale
+    attribute replies by itself, but not stale entries).
     """
 
     def __init__(
@@ -55,6 +61,7 @@ class ChangeFollower:
         self.poll = poll
         self.chores = chores
         self.seq = last_change(vfs.state)
+        self._echo: list[Change] = []  # foreign rows of this poll, applied again at the next
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kfs-coherence", daemon=True)
 
@@ -68,8 +75,11 @@ class ChangeFollower:
 
     def _run(self) -> None:
         while not self._stop.wait(self.poll):
+            echo, self._echo = self._echo, []
             try:
                 self.catch_up()
+                if echo:
+                    self.apply(echo)
             except Exception:  # a failed poll must not end coherence for the mount's life
                 log.exception("following the change feed failed")
             if self.chores is not None:
@@ -88,6 +98,7 @@ class ChangeFollower:
             self.seq = rows[-1].seq
             foreign = [row for row in rows if row.origin != self.vfs.origin]
             self.apply(foreign)
+            self._echo.extend(foreign)
             applied += len(foreign)
 
     def apply(self, rows: Iterable[Change]) -> None:

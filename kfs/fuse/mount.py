@@ -166,6 +166,8 @@ async def _main_loop() -> None:
     import pyfuse3
     import trio
 
+    from kfs.fuse.loop import serve_requests
+
     async def stop_on_signal() -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for signum in signals:
@@ -175,7 +177,7 @@ async def _main_loop() -> None:
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(stop_on_signal)
-        await pyfuse3.main()
+        await serve_requests()
         nursery.cancel_scope.cancel()
 
 

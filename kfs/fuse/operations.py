@@ -84,6 +84,13 @@ def _drops_only_privileges(old: int, new: int) -> bool:
     return bool(cleared) and not cleared & ~(st.S_ISUID | st.S_ISGID) and not st.S_IMODE(new) & ~st.S_IMODE(old)
 
 
+# How long the kernel may trust an entry or attributes without asking. The kernel keeps its
+# own changes current; other writers' changes reach it through the coherence thread's
+# invalidations (kfs/fuse/coherence.py) within a poll, so the lifetime is not what bounds
+# staleness, and a long one spares a lookup or getattr per path component and stat.
+CACHE_SECONDS = 30.0
+
+
 class Operations(pyfuse3.Operations):
     """One VFS served to the kernel. `timeout` is the entry and attribute cache lifetime."""
 
@@ -91,7 +98,7 @@ class Operations(pyfuse3.Operations):
     enable_writeback_cache = False
     enable_acl = False
 
-    def __init__(self, vfs: VFS, *, timeout: float = 1.0) -> None:
+    def __init__(self, vfs: VFS, *, timeout: float = CACHE_SECONDS) -> None:
         super().__init__()
         self.vfs = vfs
         self.timeout = timeout

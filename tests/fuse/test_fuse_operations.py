@@ -11,6 +11,7 @@ import logging
 import os
 import stat
 import threading
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -274,3 +275,24 @@ def test_the_follower_runs_the_daemons_chores_after_every_poll(vfs: VFS) -> None
         assert all(polls.acquire(timeout=5) for _ in range(3)), "the chores never ran"
     finally:
         follower.stop()
+
+
+def test_the_follower_repeats_each_invalidation_one_poll_later(vfs: VFS, state: Any) -> None:
+    """A reply read before a foreign change but delivered after its invalidation is dropped too."""
+    other = PathFS(VFS(state, by="other"))
+    recorder = Recorder()
+    polls = threading.Semaphore(0)
+    follower = ChangeFollower(vfs, lambda ino: True, recorder, poll=0.001, chores=polls.release)
+    follower.start()
+    try:
+        assert polls.acquire(timeout=5)
+        other.write_file("/theirs", b"y")
+        deadline = time.monotonic() + 5
+        while recorder.calls.count(("entry", ROOT_INO, b"theirs")) < 2 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        for _ in range(3):  # the echo is sent once, not every poll
+            assert polls.acquire(timeout=5)
+    finally:
+        follower.stop()
+    assert recorder.calls.count(("entry", ROOT_INO, b"theirs")) == 2
+    assert recorder.calls.count(("inode", ROOT_INO, False)) == 2

@@ -1,0 +1,70 @@
+"""The request loop's view of trio (kfs/fuse/loop.py): a free lock and a cheap device wait."""
+
+from __future__ import annotations
+
+import os
+
+import pyfuse3
+import pytest
+import trio
+
+from kfs.fuse import loop
+
+
+def test_pyfuse3_gets_a_lock_that_never_waits_and_the_rest_of_trio() -> None:
+    view = loop._trio_for_one_worker()
+    assert view.open_nursery is trio.open_nursery
+    assert view.ClosedResourceError is trio.ClosedResourceError
+    assert view.lowlevel.current_task is trio.lowlevel.current_task
+    assert view.lowlevel.notify_closing is trio.lowlevel.notify_closing
+
+    async def nested() -> None:
+        lock = view.Lock()
+        async with lock, lock:  # one worker: nothing to exclude, nothing to wait for
+            pass
+
+    trio.run(nested)
+
+
+def test_the_device_wait_returns_at_once_when_readable_and_otherwise_waits_in_trio() -> None:
+    read_end, write_end = os.pipe()
+    wait = loop._DeviceWait(burst=2, block_ms=1)
+    try:
+
+        async def main() -> None:
+            await wait(read_end)  # the first wait always goes through trio: left is 0
+            assert wait.left == 2
+
+        async def feeder() -> None:
+            await trio.sleep(0.01)
+            os.write(write_end, b"x")
+
+        async def both() -> None:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(feeder)
+                await main()
+            await wait(read_end)  # readable: answered by poll(2), one burst slot used
+            assert wait.left == 1
+            os.read(read_end, 1)
+            async with trio.open_nursery() as nursery:  # not readable within block_ms: trio
+                nursery.start_soon(feeder)
+                await wait(read_end)
+            assert wait.left == 2
+
+        trio.run(both)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_serve_requests_runs_one_worker_and_restores_pyfuse3s_trio(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+
+    async def fake_main(min_tasks: int, max_tasks: int) -> None:
+        seen.append((pyfuse3.trio.Lock, min_tasks, max_tasks))  # type: ignore[attr-defined]
+
+    original = pyfuse3.trio  # type: ignore[attr-defined]
+    monkeypatch.setattr(pyfuse3, "main", fake_main)
+    trio.run(loop.serve_requests)
+    assert seen == [(loop._FreeLock, 1, 1)]
+    assert pyfuse3.trio is original  # type: ignore[attr-defined]
