@@ -94,7 +94,7 @@ class KState:
         self._readers = 0
         self._readers_lock = threading.Lock()
         self._readers_cv = threading.Condition(self._readers_lock)
-        self._quiescing = 0  # threads waiting in `_quiesce`: only then does a read's end notify
+        self._quiescing = 0  # threads waiting in `_resize`: only then does a read's end notify
         self._dbs: dict[str, lmdb._Database] = {}
         if readonly:
             with self._env.begin() as t:
@@ -174,7 +174,9 @@ class KState:
     def _begin_read(self, buffers: bool = False) -> lmdb.Transaction:
         """Begin a read, counted in `_readers` (resizing the map waits for them to end)."""
         while True:
-            with self._readers_lock:
+            with self._readers_cv:
+                while self._quiescing:  # a resize is waiting: let the open reads drain first
+                    self._readers_cv.wait()
                 self._readers += 1
             try:
                 return self._env.begin(buffers=buffers)
@@ -224,28 +226,30 @@ class KState:
 
     # -- map size ----------------------------------------------------------------------------
 
-    def _quiesce(self) -> None:
-        """Wait until no read transaction of this process is open (LMDB requires it to resize)."""
+    def _resize(self, size: int) -> None:
+        """Set the map size (0: adopt the size another process set) once no read transaction of
+        this process is open, as LMDB requires. The readers' lock is held through the resize, so
+        a read cannot begin between the wait and the remap."""
         with self._readers_cv:
             self._quiescing += 1
             try:
                 if not self._readers_cv.wait_for(lambda: self._readers == 0, timeout=10):
                     raise OSError(errno.EBUSY, "cannot resize the KState map while read transactions stay open")
+                self._env.set_mapsize(size)
             finally:
                 self._quiescing -= 1
+                self._readers_cv.notify_all()
 
     def _grow(self) -> None:
         current = self._env.info()["map_size"]
         if current >= self.max_map_size:
             raise OSError(errno.ENOSPC, f"No space left on device (KState map is at its ceiling of {current} bytes)")
-        self._quiesce()
         new = min(current * 2, current + GIB, self.max_map_size)  # reserved on disk: grow gently
         self._reserve(new)  # first, so a full disk leaves the map as it was
-        self._env.set_mapsize(new)
+        self._resize(new)
 
     def _adopt_new_size(self) -> None:
-        self._quiesce()
-        self._env.set_mapsize(0)
+        self._resize(0)
         self._reserve()
 
     def _reserve(self, size: int | None = None) -> None:

@@ -345,3 +345,35 @@ def test_a_state_whose_only_reader_was_killed_reopens_and_keeps_working(tmp_path
         fs = PathFS(VFS(ks))
         fs.write_file("/after-crash", b"ok")
         assert fs.read_file("/after-crash") == b"ok"
+
+
+def test_reads_racing_map_growth_never_fail(tmp_path: Path) -> None:
+    """A read beginning while the map is being resized must wait for the resize, not run on
+    the old mapping (LMDB forbids open read transactions during mdb_env_set_mapsize)."""
+    errors: list[BaseException] = []
+    done = threading.Event()
+    with KState(tmp_path, create=True, map_size=1 * MIB, max_map_size=512 * MIB) as ks:
+        ks.write(lambda t: t.put("meta", b"probe", b"x" * 100))
+
+        def reader() -> None:
+            try:
+                while not done.is_set():
+                    with ks.read() as txn:
+                        assert txn.get("meta", b"probe") == b"x" * 100
+                    time.sleep(0.0001)  # readers that never pause starve the writer of the GIL
+            except BaseException as e:  # noqa: BLE001 - reported by the test
+                errors.append(e)
+
+        threads = [threading.Thread(target=reader) for _ in range(4)]
+        for t in threads:
+            t.start()
+        try:
+            blob = os.urandom(MIB)
+            for i in range(160):
+                ks.write(lambda t, i=i: t.put("chunks", i.to_bytes(8, "big"), blob))
+        finally:
+            done.set()
+            for t in threads:
+                t.join()
+        assert ks.map_size >= 128 * MIB
+    assert errors == []
