@@ -210,11 +210,14 @@ class KState:
             try:
                 while True:
                     try:
-                        if views:
-                            with self._env.begin(write=True, buffers=True) as t:
-                                return fn(ViewTxn(t, self._dbs, True))
-                        with self._env.begin(write=True) as t:
-                            return fn(Txn(t, self._dbs, True))
+                        t = self._env.begin(write=True, buffers=views)
+                        try:
+                            result = fn((ViewTxn if views else Txn)(t, self._dbs, True))
+                        except BaseException:
+                            self._abort(t)
+                            raise
+                        t.commit()
+                        return result
                     except lmdb.MapFullError:
                         self._grow()
                     except lmdb.MapResizedError:
@@ -223,6 +226,18 @@ class KState:
                         raise OSError(errno.ENOSPC, f"{self.path}: {e}") from e
             finally:
                 self._writer = 0
+
+    def _abort(self, t: lmdb.Transaction) -> None:
+        """Abort a write with new reads held back: py-lmdb's abort waits until no LMDB call of
+        any thread is in flight, which two threads reading in a loop can postpone for ever."""
+        with self._readers_cv:
+            self._quiescing += 1
+        try:
+            t.abort()
+        finally:
+            with self._readers_cv:
+                self._quiescing -= 1
+                self._readers_cv.notify_all()
 
     # -- map size ----------------------------------------------------------------------------
 

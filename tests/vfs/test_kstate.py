@@ -347,9 +347,11 @@ def test_a_state_whose_only_reader_was_killed_reopens_and_keeps_working(tmp_path
         assert fs.read_file("/after-crash") == b"ok"
 
 
-def test_reads_racing_map_growth_never_fail(tmp_path: Path) -> None:
-    """A read beginning while the map is being resized must wait for the resize, not run on
-    the old mapping (LMDB forbids open read transactions during mdb_env_set_mapsize)."""
+def test_writes_grow_and_abort_while_threads_read_in_tight_loops(tmp_path: Path) -> None:
+    """Reads that never pause must not starve writers: a resize waits for open reads while new
+    ones wait for it, and an aborted write (py-lmdb's abort waits until no LMDB call of any
+    thread is in flight) holds new reads back. Before, two such readers kept the first write
+    that overflowed the map from ever returning."""
     errors: list[BaseException] = []
     done = threading.Event()
     with KState(tmp_path, create=True, map_size=1 * MIB, max_map_size=512 * MIB) as ks:
@@ -360,20 +362,33 @@ def test_reads_racing_map_growth_never_fail(tmp_path: Path) -> None:
                 while not done.is_set():
                     with ks.read() as txn:
                         assert txn.get("meta", b"probe") == b"x" * 100
-                    time.sleep(0.0001)  # readers that never pause starve the writer of the GIL
             except BaseException as e:  # noqa: BLE001 - reported by the test
                 errors.append(e)
+
+        def failing(txn) -> None:
+            txn.put("meta", b"half", b"done")
+            raise OSError(errno.ENOENT, "No such file or directory")
+
+        def writer() -> None:
+            blob = os.urandom(MIB)
+            for i in range(100):
+                ks.write(lambda t, i=i: t.put("chunks", i.to_bytes(8, "big"), blob))
+                with pytest.raises(OSError):
+                    ks.write(failing)
 
         threads = [threading.Thread(target=reader) for _ in range(4)]
         for t in threads:
             t.start()
-        try:
-            blob = os.urandom(MIB)
-            for i in range(160):
-                ks.write(lambda t, i=i: t.put("chunks", i.to_bytes(8, "big"), blob))
-        finally:
-            done.set()
-            for t in threads:
-                t.join()
-        assert ks.map_size >= 128 * MIB
+        w = threading.Thread(target=writer)
+        w.start()
+        w.join(120)  # a liveness bound, not a speed one: starved, the writer never returns
+        finished = not w.is_alive()
+        done.set()
+        for t in threads:
+            t.join()
+        w.join()
+        assert finished
+        assert ks.map_size >= 64 * MIB
+        with ks.read() as txn:
+            assert txn.get("meta", b"half") is None
     assert errors == []
