@@ -85,26 +85,24 @@ def _loop_levels(sh: Interp, name: str, argv: list[str]) -> int | None:
     return n
 
 
-@builtin("break")
-def break_builtin(sh: Interp, argv: list[str]) -> int:
+def _jump(sh: Interp, name: str, argv: list[str], jump: type[BreakLoop | ContinueLoop]) -> int:
     if not sh.loop_depth:
-        sh.error("break: only meaningful in a `for', `while', or `until' loop")
+        sh.error(f"{name}: only meaningful in a `for', `while', or `until' loop")
         return 0
-    n = _loop_levels(sh, "break", argv)
+    n = _loop_levels(sh, name, argv)
     if n is None:
         return 1
-    raise BreakLoop(min(n, sh.loop_depth))
+    raise jump(min(n, sh.loop_depth))
+
+
+@builtin("break")
+def break_builtin(sh: Interp, argv: list[str]) -> int:
+    return _jump(sh, "break", argv, BreakLoop)
 
 
 @builtin("continue")
 def continue_builtin(sh: Interp, argv: list[str]) -> int:
-    if not sh.loop_depth:
-        sh.error("continue: only meaningful in a `for', `while', or `until' loop")
-        return 0
-    n = _loop_levels(sh, "continue", argv)
-    if n is None:
-        return 1
-    raise ContinueLoop(min(n, sh.loop_depth))
+    return _jump(sh, "continue", argv, ContinueLoop)
 
 
 @builtin("eval")

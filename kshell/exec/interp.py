@@ -754,6 +754,14 @@ class Interp(VarOps):
         if session.iterations & 1023 == 0 or session.cancel.stopped:  # a stop parks at once
             session.cancel.check()
 
+    @staticmethod
+    def pass_outward(jump: BreakLoop | ContinueLoop) -> None:
+        """`break N` / `continue N` with N > 1 is aimed at an enclosing loop: re-raise it there
+        with one level fewer; otherwise this loop handles it."""
+        if jump.levels > 1:
+            jump.levels -= 1
+            raise jump
+
     def exec_while(self, node: While) -> int:
         def run() -> int:
             status = 0
@@ -768,14 +776,10 @@ class Interp(VarOps):
                     try:
                         cond = self.execute_list(cond_cmds)
                     except BreakLoop as b:
-                        if b.levels > 1:
-                            b.levels -= 1
-                            raise
+                        self.pass_outward(b)
                         break
                     except ContinueLoop as c:
-                        if c.levels > 1:
-                            c.levels -= 1
-                            raise
+                        self.pass_outward(c)
                         continue
                     finally:
                         self.errexit_off -= 1
@@ -784,15 +788,11 @@ class Interp(VarOps):
                     try:
                         status = self.execute_list(body)
                     except BreakLoop as b:
-                        if b.levels > 1:
-                            b.levels -= 1
-                            raise
+                        self.pass_outward(b)
                         status = 0
                         break
                     except ContinueLoop as c:
-                        if c.levels > 1:
-                            c.levels -= 1
-                            raise
+                        self.pass_outward(c)
             finally:
                 self.loop_depth -= 1
             self.last_status = status
@@ -824,14 +824,10 @@ class Interp(VarOps):
                     try:
                         status = self.execute_list(body)
                     except BreakLoop as b:
-                        if b.levels > 1:
-                            b.levels -= 1
-                            raise
+                        self.pass_outward(b)
                         break
                     except ContinueLoop as c:
-                        if c.levels > 1:
-                            c.levels -= 1
-                            raise
+                        self.pass_outward(c)
             except ReadonlyError as e:
                 self.error(f"{e.name}: readonly variable")
                 status = 1
@@ -862,14 +858,10 @@ class Interp(VarOps):
                     try:
                         status = self.execute_list(node.body)
                     except BreakLoop as b:
-                        if b.levels > 1:
-                            b.levels -= 1
-                            raise
+                        self.pass_outward(b)
                         break
                     except ContinueLoop as c:
-                        if c.levels > 1:
-                            c.levels -= 1
-                            raise
+                        self.pass_outward(c)
                     if node.step is not None:
                         self.eval_arith(node.step, "((", trace, loop=True)
                     elif trace:
