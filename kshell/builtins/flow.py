@@ -154,8 +154,6 @@ def source(sh: Interp, argv: list[str]) -> int:
     path = args[0]
     target = path
     if "/" not in path:
-        from kshell.exec.scripts import find_in_path
-
         found = None
         if "sourcepath" in sh.shopts:
             pv = sh.get_param_or_none("PATH") or ""
@@ -168,7 +166,6 @@ def source(sh: Interp, argv: list[str]) -> int:
                 except OSError:
                     continue
         target = found or path
-        _ = find_in_path
     try:
         inode = devices.stat(sh, target)
         if inode.is_dir:

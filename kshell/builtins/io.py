@@ -324,12 +324,9 @@ def _format_once(sh: Interp, fmt: str, args: _Args, out: list[str]) -> bool:
             if stopped:
                 return False
         elif conv == "q":
-            from kshell.expand.params import quote_q
-
             arg = args.next()
             text = _printf_q(arg if arg is not None else "")
             out.append(_pad(text, flags, width))
-            _ = quote_q
         elif conv == "c":
             arg = args.next()
             # the first byte (in any locale, as bash), or a NUL byte for an empty argument

@@ -3,7 +3,6 @@ assignment rules (readonly, integer, case attributes), as a mixin of `Interp`.""
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import time
@@ -513,4 +512,3 @@ class VarOps:
 
 
 _HOOKED = frozenset({"OPTIND"})
-_ = os

@@ -209,9 +209,7 @@ def _check(sh: Interp, name: str, algo: str, files: list[str], keys: set[str], o
                 sh.write_err(f"{name}: WARNING: {unreadable} listed file{s} could not be read\n")
             if failed:
                 s = "s" if failed > 1 else ""
-                did = "did" if failed > 1 else "did"
                 sh.write_err(f"{name}: WARNING: {failed} computed checksum{s} did NOT match\n")
-                _ = did
         if failed or unreadable or (bad_format and "strict" in keys):
             status = 1
     return status

@@ -249,7 +249,6 @@ def _line_offset(handle, count: int, sep: bytes, size: int) -> int:
 def _last_lines_offset(handle, count: int, sep: bytes, size: int) -> int:
     if count <= 0:
         return size
-    end = size
     block = 65536
     found = 0
     pos = size
@@ -271,7 +270,6 @@ def _last_lines_offset(handle, count: int, sep: bytes, size: int) -> int:
             i = j
         pos = start
         block = min(block * 2, 1 << 22)
-    _ = end
     return 0
 
 

@@ -3,7 +3,6 @@ C locale: keys compared in turn, then the whole line bytewise unless -s or -u.""
 
 from __future__ import annotations
 
-import functools
 import random
 import re
 from typing import TYPE_CHECKING
@@ -349,5 +348,4 @@ def _check(sh: Interp, lines: list[bytes], keyfn, reverse: bool, unique: bool, s
                 sh.write_err(f"sort: {name}:{i + 1}: disorder: {shown}\n")
             return 1
         prev = k
-    _ = functools
     return 0

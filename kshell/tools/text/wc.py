@@ -86,22 +86,18 @@ def wc(sh: Interp, argv: list[str]) -> int:
     if not (len(names) == 1 and len(order) == 1):
         total_size = 0
         minimum = 1
-        failed_first = False
-        for i, name in enumerate(names):
+        for name in names:
             if name == "-":
                 minimum = 7
                 continue
             try:
                 inode = devices.stat(sh, name)
             except OSError:
-                if i == 0:
-                    failed_first = True
                 continue
             if inode.is_reg:
                 total_size += inode.size
             else:
                 minimum = 7
-        _ = failed_first
         width = max(len(str(total_size)), minimum)
     out = Output(sh)
     totals = [0] * 5
