@@ -175,8 +175,10 @@ class KState:
         """Begin a read, counted in `_readers` (resizing the map waits for them to end)."""
         while True:
             with self._readers_cv:
-                while self._quiescing:  # a resize is waiting: let the open reads drain first
-                    self._readers_cv.wait()
+                if self._quiescing:  # a resize or abort is waiting: let the open reads drain first,
+                    # for a bounded time (a reader that keeps its transaction open while it waits
+                    # on this thread must not stall it for the resize's whole 10 s)
+                    self._readers_cv.wait_for(lambda: not self._quiescing, timeout=0.5)
                 self._readers += 1
             try:
                 return self._env.begin(buffers=buffers)
