@@ -13,9 +13,9 @@ Rows: new-connection latency for `true` with the OpenSSH `ssh` client (median of
 time of an `sftp` run that only connects, median of 3, is subtracted: throughput, not session
 setup), and 500 concurrent idle PTY shell sessions (one connection each): the time to open them
 and memory per session. Each row group is measured on K, then on sshd, before the next group,
-so that a change in the machine's load falls on both columns of a row. K's
-memory is the RSS delta of its one server process; sshd's is the PSS delta of the sshd process
-tree (the listener, every per-connection sshd and every bash: PSS so shared pages count once).
+so that a change in the machine's load falls on both columns of a row. Memory is the PSS delta
+of each server's process tree: for K the front end, the worker zygote and every session worker;
+for sshd the listener, every per-connection sshd and every bash (PSS so shared pages count once).
 The ratio column is K/sshd: below 1 is better for times and memory, above 1 for throughput.
 
 Run as root (sshd and the temporary user need it):
@@ -189,7 +189,7 @@ def start_k(tmp: Path, key: Path, sessions: int) -> Target:
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     wait_port(port, proc)
-    return Target("K", port, "bench", key, proc.pid, tree=False, stop=lambda: (stop_process(proc), log.close()))
+    return Target("K", port, "bench", key, proc.pid, tree=True, stop=lambda: (stop_process(proc), log.close()))
 
 
 def start_sshd(tmp: Path, key: Path, sessions: int) -> Target:

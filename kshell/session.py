@@ -44,6 +44,9 @@ DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 BASH_VERSION = "5.2.15(1)-release"
 SUSPENDED = 128 + SIGTSTP  # $? after Ctrl-Z stops the foreground command, as bash
 STOPPED_JOBS = "There are stopped jobs.\n"
+# the C stack of every shell thread: deep recursion needs it; a worker bounded by RLIMIT_DATA
+# (which counts thread stacks) lowers it so that its threads fit in the bound
+THREAD_STACK = 256 * 1024 * 1024
 
 
 class Result(NamedTuple):
@@ -349,7 +352,7 @@ def _raise_recursion_limit() -> None:
     if sys.getrecursionlimit() < 20000:
         sys.setrecursionlimit(20000)
     try:
-        if threading.stack_size() < 256 * 1024 * 1024:
-            threading.stack_size(256 * 1024 * 1024)
+        if threading.stack_size() != THREAD_STACK:
+            threading.stack_size(THREAD_STACK)
     except (ValueError, RuntimeError):
         pass

@@ -47,24 +47,13 @@ from kshell.server.config import ServerConfig
 from kshell.server.limits import AgentSessions, SourcePenalties, StartupGate
 from kshell.server.session import bytes_mode, run_session
 from kshell.server.sftp import VFSSFTPServer
-from kshell.server.shellbridge import ShellRunner
+from kshell.server.workers import WorkerPool, WorkerShell
 
 log = logging.getLogger("kshell.server")
 
-ShellFactory = Callable[..., Any]
 # what the server sets for one channel: never restored from a saved session into another channel
 CHANNEL_ENV = frozenset({"SSH_ORIGINAL_COMMAND", "SSH_CONNECTION", "SSH_CLIENT", "TERM", "COLUMNS", "LINES"})
 RELEASE_WAIT = 5.0  # seconds a new connection waits for a just-closed one's lease to be released
-
-
-def default_shell_factory() -> ShellFactory:
-    """`kshell.Shell`, imported when the first session starts (the shell is its own package)."""
-    import kshell
-
-    shell = getattr(kshell, "Shell", None)
-    if shell is None:
-        raise RuntimeError("the K shell (kshell.Shell) is not available in this build")
-    return shell
 
 
 class CoalescingTransport:
@@ -326,8 +315,6 @@ class KServer:
         self,
         state: KState,
         config: ServerConfig | None = None,
-        *,
-        shell_factory: ShellFactory | None = None,
     ) -> None:
         self.state = state
         self.vfs = VFS(state, by="ssh")
@@ -339,7 +326,7 @@ class KServer:
         self.connections: dict[asyncssh.SSHServerConnection, Connection] = {}
         self._serials = itertools.count(1)
         self._holders = itertools.count(1)
-        self._shell_factory = shell_factory
+        self.pool = WorkerPool(state.path, self.config.limits)
         self._audit = AuditWriter(state)
         self._names: dict[int, str] = {}
         self._names_at = 0.0
@@ -475,38 +462,32 @@ class KServer:
         raise LeaseHeld(f"session {name!r} is in use by another connection; "
                         "it is free again when that connection ends or its lease expires")
 
-    def make_shell(self, agent: Agent, record: SessionRecord, env: dict[str, str],
-                   loop: asyncio.AbstractEventLoop, *, tty: bool = False) -> ShellRunner:
-        factory = self._shell_factory or default_shell_factory()
-        fs = self.agent_fs(agent)
-        cwd = record.cwd
-        if cwd != agent.home:  # a resumed cwd that is gone (or no directory now) falls back to home
-            with contextlib.suppress(OSError):
-                if fs.stat(cwd).is_dir:
-                    fs = self.agent_fs(agent, cwd)
+    def make_shell(self, agent: Agent, record: SessionRecord, env: dict[str, str], *, tty: bool = False) -> WorkerShell:
+        """The channel's shell, run in a worker when its first command comes: the agent's
+        identity and home, the session's saved cwd, exported variables and functions."""
         saved = record.shell or {}
         exported = {k: v for k, v in saved.get("exported", {}).items() if k not in CHANNEL_ENV}
         env = {**exported, **env, "HOSTNAME": self.hostname}
         env.pop("PWD", None)
-        shell = factory(fs, name="k", env=env)
-        runner = ShellRunner(shell, loop, tty=tty)
-        if saved.get("functions"):
-            runner.define(saved["functions"])
-        return runner
+        limits = self.config.limits
+        spec = {
+            "agent": agent.name, "uid": agent.uid, "gid": agent.gid, "home": agent.home, "cwd": record.cwd,
+            "env": env, "functions": saved.get("functions", ""), "tty": tty, "job_control": tty,
+            "limits": {"session_memory": limits.session_memory, "session_tasks": limits.session_tasks,
+                       "wall_time": limits.wall_time},
+        }
+        return WorkerShell(self.pool, spec)
 
-    async def leave_session(self, c: Connection, record: SessionRecord, runner: ShellRunner | None) -> None:
+    async def leave_session(self, c: Connection, record: SessionRecord, saved: dict[str, Any] | None) -> None:
         """A channel is done with the connection's session. A named session keeps what the
         channel leaves (cwd, exported variables, functions) for the next channel and the next
         `K_SESSION` resume, saved at once so a crash loses nothing; an ephemeral one starts every
         channel afresh in the home directory, as sshd runs each multiplexed command in a new
         shell. The lease stays until the connection is gone and its last channel has left."""
         try:
-            if runner is not None and not record.ephemeral:
-                try:
-                    record.cwd = runner.cwd
-                    record.shell = {"exported": runner.exported(), "functions": runner.functions()}
-                except Exception as e:  # noqa: BLE001 - never lose the logout over it
-                    log.warning("could not save the shell state of %s: %s", record.name, e)
+            if saved is not None and not record.ephemeral:
+                record.cwd = saved["cwd"]
+                record.shell = {"exported": saved["exported"], "functions": saved["functions"]}
                 await asyncio.to_thread(agents.save_session, self.state, record)
         finally:
             c.session_users -= 1
@@ -578,6 +559,8 @@ class KServer:
         """Listen on host:port (port 0 picks one); returns the bound addresses."""
         cfg = self.config
         share_line_editor_tables()
+        await self.pool.start()
+        log.info("session workers bounded by %s", self.pool.describe())
         self._acceptor = await asyncssh.listen(
             host, port,
             server_factory=lambda: AgentAuth(self),
@@ -612,6 +595,7 @@ class KServer:
             await asyncio.sleep(0.02)
         if self._pending_release:
             await asyncio.gather(*self._pending_release, return_exceptions=True)
+        await self.pool.close()
         await asyncio.to_thread(self._audit.close)
 
     @property

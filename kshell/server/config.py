@@ -7,9 +7,11 @@ A missing file means every default; an unknown key is an error (a typo must not 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from kshell.worker.limits import WorkerLimits
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,7 @@ class ServerConfig:
     )
     coalesce_writes: bool = True  # send the packets of one event-loop turn in one write (app.py)
     penalties: Penalties = field(default_factory=Penalties)
+    limits: WorkerLimits = field(default_factory=WorkerLimits)  # the `[limits]` section, not `[ssh]`
 
     def startups(self) -> tuple[int, int, int]:
         parts = [int(p) for p in self.max_startups.split(":")]
@@ -70,6 +73,8 @@ def _build(cls: type, data: dict[str, Any], where: str) -> Any:
         name = key.replace("-", "_")
         if name not in known:
             raise ValueError(f"{where}: unknown setting {key!r}")
+        if name == "limits":
+            raise ValueError(f"{where}: limits go in a [limits] section of their own")
         if name == "penalties":
             value = _build(Penalties, value, f"{where}.penalties")
         elif isinstance(value, list):
@@ -85,5 +90,7 @@ def load_config(path: Path | None) -> ServerConfig:
     with path.open("rb") as f:
         data = tomllib.load(f)
     config = _build(ServerConfig, data.get("ssh", {}), f"{path}: [ssh]")
+    if "limits" in data:
+        config = replace(config, limits=WorkerLimits.from_toml(data["limits"], f"{path}: [limits]"))
     config.startups()
     return config

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import asyncssh
 
 from kfs.agents import LeaseHeld, SessionRecord
-from kshell.server.shellbridge import ShellRunner, StdinFeed
+from kshell.server.workers import WorkerShell
 
 if TYPE_CHECKING:
     from kshell.server.app import Connection, KServer
@@ -67,19 +67,24 @@ class Output:
 
 
 class SessionHandler:
-    """Runs one session channel for an authenticated agent."""
+    """Runs one session channel for an authenticated agent; its shell lives in a worker."""
 
     def __init__(self, server: KServer, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
         self.server = server
         self.conn = conn
         self.process = process
         self.pty = process.term_type is not None
-        self.runner: ShellRunner | None = None
+        self.runner: WorkerShell | None = None
         self.record: SessionRecord | None = None
         self.status = 0
-        self.running = False  # a command is running (a break interrupts it)
-        self._size: tuple[int, int] = (0, 0)  # the COLUMNS/LINES the shell has
+        self._park: asyncio.TimerHandle | None = None
+        self._line = False  # a command line was sent and has not finished
         process._k_handler = self  # type: ignore[attr-defined]
+
+    @property
+    def running(self) -> bool:
+        """A command line was sent and has not finished (a break interrupts it)."""
+        return self._line
 
     def _env(self) -> dict[str, str]:
         agent = self.conn.agent
@@ -95,7 +100,6 @@ class SessionHandler:
             cols, lines = p.term_size[:2]
             if cols:
                 env["COLUMNS"], env["LINES"] = str(cols), str(lines)
-                self._size = (cols, lines)
         env.update(accepted_env(dict(p.env), self.server.config.accept_env))
         original = getattr(p.channel, "original_command", None)  # a forced command ran instead (app.py)
         if original is not None:
@@ -116,8 +120,9 @@ class SessionHandler:
             err.text(f"komputer: {e}\n")
             process.exit(1)
             return
+        saved: dict[str, Any] | None = None
         try:
-            self.runner = self.server.make_shell(agent, self.record, env, asyncio.get_running_loop(), tty=self.pty)
+            self.runner = self.server.make_shell(agent, self.record, env, tty=self.pty)
             self.conn.cancel_hooks.add(self.cancel)
             if self.pty:
                 self._bind_ctrl_z(out)
@@ -134,9 +139,14 @@ class SessionHandler:
                 self.status = await self._command(script.decode("utf-8", "surrogateescape"), out, err, stdin=False)
         finally:
             self.conn.cancel_hooks.discard(self.cancel)
+            if self._park is not None:
+                self._park.cancel()
             if self.runner is not None:
-                self.runner.hangup()  # no job outlives its session, stopped or running
-            await self.server.leave_session(self.conn, self.record, self.runner)
+                with contextlib.suppress(Exception):  # never lose the logout over it
+                    if not self.record.ephemeral:
+                        saved = await self.runner.state()
+                await self.runner.hangup()  # no job outlives its session, stopped or running
+            await self.server.leave_session(self.conn, self.record, saved)
         with contextlib.suppress(OSError, asyncssh.Error):
             process.exit(self.status & 0xFF)
 
@@ -147,73 +157,74 @@ class SessionHandler:
         chan: Any = self.process.channel
         loop = asyncio.get_running_loop()
 
-        def stop() -> None:
-            if self.running and self.runner is not None and self.runner.suspend():
+        async def stop() -> None:
+            runner = self.runner
+            for _ in range(200):  # a line just sent may still be waiting for its worker
+                if runner is None or runner.running or not self._line:
+                    break
+                await asyncio.sleep(0.01)
+            if runner is not None and runner.running and await runner.call("suspend"):
                 with contextlib.suppress(OSError, asyncssh.Error):  # the client may be gone already
                     out.text("^Z")  # the `[1]+  Stopped` notice follows before the prompt
 
         def ctrl_z(line: str, pos: int) -> tuple[str, int]:
-            if self.running:  # acted on after the editor has finished with this key
-                loop.call_soon(stop)
+            if self._line:  # acted on after the editor has finished with this key
+                loop.create_task(stop())
             return line, pos
 
         with contextlib.suppress(AssertionError, AttributeError):  # no editor: nothing to bind
             chan.register_key(CTRL_Z, ctrl_z)
 
-    def _sync_size(self) -> None:
+    async def _sync_size(self) -> None:
         """The window changed since the last command: update COLUMNS and LINES."""
         if not self.pty or self.runner is None:
             return
         size = tuple(self.process.term_size[:2])
-        if size[0] and size != self._size:
-            self._size = size  # type: ignore[assignment]
-            self.runner.set_terminal_size(*size)
+        if size[0] and size != self.runner.term_size:
+            await self.runner.resize(size[0], size[1])
 
     def cancel(self) -> None:
         """The connection went away: stop whatever this session runs."""
         if self.runner is not None:
             self.runner.interrupt()
 
-    async def _pump(self, feed: StdinFeed, on_break: Callable[[], None]) -> None:
-        """Channel stdin to the command's feed; a break or SIGINT interrupts the command."""
+    async def _pump(self, runner: WorkerShell) -> None:
+        """Channel stdin to the running command, a chunk for each one the worker asks for (so a
+        command that does not read stops the channel's window); a break or SIGINT interrupts."""
         stdin = self.process.stdin
         try:
-            while True:
-                if feed.pull:
-                    await feed.wanted.wait()
-                    feed.wanted.clear()
-                try:
-                    data = await stdin.read(65536)
-                except (asyncssh.BreakReceived, asyncssh.SignalReceived):
-                    on_break()
-                    continue
-                except asyncssh.TerminalSizeChanged:
-                    continue
-                if not data:
+            while await runner.take_credit():
+                while True:
+                    try:
+                        data = await stdin.read(65536)
+                    except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                        runner.interrupt()
+                        continue
+                    except asyncssh.TerminalSizeChanged:
+                        continue
                     break
+                if not data:
+                    runner.send_eof()
+                    return
                 self.conn.touch()
-                await feed.put(data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data)
+                runner.send_stdin(data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data)
         except (asyncssh.Error, ConnectionError):
-            pass
-        finally:
-            feed.close()
+            runner.send_eof()
 
     async def _command(self, source: str, out: Output, err: Output, *, stdin: bool = True,
                        interactive: bool = False) -> int:
         runner = self.runner
         assert runner is not None
-        self._sync_size()
+        await self._sync_size()
         loop = asyncio.get_running_loop()
-        feed = StdinFeed(loop, pull=self.pty)
-        pump = loop.create_task(self._pump(feed, runner.interrupt)) if stdin else None
-        if not stdin:
-            feed.close()
-        self.running = True
+        runner_task = loop.create_task(runner.run(source, out.write, err.write, interactive=interactive,
+                                                  stdin=stdin))
+        pump = loop.create_task(self._pump(runner)) if stdin else None
+        self._line = True
         try:
-            status = await runner.run(source, feed, out.write, err.write, interactive=interactive)
+            status = await runner_task
         finally:
-            self.running = False
-            feed.cancel()
+            self._line = False
             if pump is not None:
                 pump.cancel()
                 await asyncio.gather(pump, return_exceptions=True)
@@ -227,13 +238,21 @@ class SessionHandler:
             cwd = "~" + cwd[len(agent.home):]
         return f"{agent.name}@{self.server.hostname}:{cwd}$ "
 
+    def _park_later(self) -> None:
+        """An idle interactive session with no jobs gives its worker back after `park_idle`."""
+        runner = self.runner
+        idle = self.server.config.limits.park_idle
+        if runner is None or idle <= 0 or runner.has_jobs or not runner.alive:
+            return
+        loop = asyncio.get_running_loop()
+        self._park = loop.call_later(idle, lambda: loop.create_task(runner.park()))
+
     async def _interactive(self, out: Output, err: Output) -> int:
         """The PTY shell: prompt, edited line, run, repeat; Ctrl-D or `exit N` ends it."""
         process = self.process
         chan: Any = process.channel
         runner = self.runner
         assert runner is not None
-        runner.enable_job_control()
         status = 0
         out.text(self._prompt())
         while True:
@@ -241,13 +260,17 @@ class SessionHandler:
                 line = await process.stdin.readline()
             except asyncssh.BreakReceived:  # Ctrl-C at the prompt: drop the half-typed line
                 _clear_input(chan)
-                out.text("^C\n" + runner.notices() + self._prompt())
-                status = runner.last_status = INTERRUPTED
+                out.text("^C\n" + (await runner.call("notices") or "") + self._prompt())
+                status = INTERRUPTED
+                await runner.call("set_status", INTERRUPTED)
                 continue
             except (asyncssh.TerminalSizeChanged, asyncssh.SignalReceived):
                 continue
+            if self._park is not None:
+                self._park.cancel()
+                self._park = None
             if not line:  # Ctrl-D on an empty line, or the client closed stdin
-                warning = runner.refuse_exit()
+                warning = await runner.call("refuse_exit")
                 if warning:  # stopped jobs: bash warns once
                     out.text("\n" + warning + self._prompt())
                     continue
@@ -262,7 +285,8 @@ class SessionHandler:
                     out.text("\n")
                 if runner.exited:
                     return status
-            out.text(runner.notices() + self._prompt())
+            out.text((await runner.call("notices") or "") + self._prompt())
+            self._park_later()
 
 
 def _clear_input(chan: Any) -> None:

@@ -1,0 +1,595 @@
+"""The front end's side of session workers: the pool that asks the zygote for them, and the
+proxy through which an SSH session runs commands in one.
+
+Nothing of an agent's shell runs in the server process. A session channel gets a worker when
+its first command starts (an interactive session that only sits at its prompt has none), sends
+it command lines and relays bytes both ways; a worker that does not stop within
+`interrupt_grace` of Ctrl-C, a hang-up or the wall-time bound is killed through its pidfd, and
+an interactive session then goes on in a fresh worker restored from the shell state the last
+finished command left. An interactive session idle for `park_idle` with no jobs gives its
+worker back; the next command restores it the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections import deque
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from kshell.worker import wire
+from kshell.worker.cgroups import CGroups
+from kshell.worker.limits import WorkerLimits, size_text
+
+log = logging.getLogger("kshell.server")
+
+Writer = Callable[[bytes], Awaitable[None]]
+INTERRUPTED = 130
+IDLE_WORKER = 10.0  # seconds a reset worker waits for another session of its agent
+ZYGOTE_START = 120.0  # seconds the zygote may take to load the shell (a loaded 2-core machine)
+IDLE_PER_AGENT = 8  # reset workers kept per agent (as many as a client's usual parallel execs)
+
+
+def retire(worker: WorkerProc, grace: float) -> None:
+    """Ask a worker to exit (HANGUP); kill it if it has not within `grace`."""
+    if worker.writer is not None and not worker.writer.is_closing():
+        worker.writer.write(wire.encode(wire.HANGUP))
+    worker.reason = worker.reason or "hangup"
+    asyncio.get_running_loop().call_later(grace, worker.kill)
+
+
+class WorkerGone(Exception):
+    """The worker ended before it answered."""
+
+
+class WorkerProc:
+    """One forked worker as the front end holds it: its frame socket and its pidfd."""
+
+    def __init__(self, pid: int, sock: socket.socket, pidfd: int) -> None:
+        self.pid = pid
+        self.sock = sock
+        self.pidfd = pidfd
+        self.died: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.killed = False
+        self.reason = ""  # why the front end killed it (interrupt, wall, hangup)
+        self.agent: str | None = None  # once bound, it only ever serves this agent again
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    def kill(self) -> None:
+        """SIGKILL, through the pidfd (never a recycled pid)."""
+        self.killed = True
+        if self.died.done():
+            return
+        with contextlib.suppress(ProcessLookupError, OSError):
+            if self.pidfd >= 0:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            else:
+                os.kill(self.pid, signal.SIGKILL)
+
+    def closed(self, report: dict[str, Any]) -> None:
+        if not self.died.done():
+            self.died.set_result(report)
+        if self.pidfd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.pidfd)
+            self.pidfd = -1
+
+
+class WorkerPool:
+    """The zygote and the workers it forked for this server."""
+
+    def __init__(self, state_dir: Path, limits: WorkerLimits) -> None:
+        self.state_dir = state_dir
+        self.limits = limits
+        self.cgroups: CGroups | None = None
+        self.cgroup_note = ""
+        self._sock: socket.socket | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._ids = itertools.count(1)
+        self._requested: set[int] = set()
+        self._spares: deque[WorkerProc] = deque()
+        self._waiters: deque[asyncio.Future[WorkerProc]] = deque()
+        self.alive: dict[int, WorkerProc] = {}
+        self._agents: set[str] = set()
+        self._idle: dict[str, deque[WorkerProc]] = {}  # reset workers kept for their agent's next session
+        self._closed = False
+
+    async def start(self) -> None:
+        """Start the zygote, wait until it has loaded the shell, and ask for spares."""
+        self.cgroups, self.cgroup_note = CGroups.open(f"komputer-{os.getpid()}-{id(self):x}")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        args = [sys.executable, "-m", "kshell.worker.zygote", "--fd", str(theirs.fileno()),
+                "--state", str(self.state_dir)]
+        if self.cgroups is not None:
+            args += ["--cgroups", json.dumps(self.cgroups.describe())]
+        self._proc = subprocess.Popen(args, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
+        theirs.close()
+        ready = await asyncio.to_thread(_wait_ready, ours, ZYGOTE_START)
+        if not ready:
+            self._proc.kill()
+            raise RuntimeError("the worker zygote did not start (see the server's error output)")
+        ours.setblocking(False)
+        self._sock = ours
+        asyncio.get_running_loop().add_reader(ours.fileno(), self._readable)
+        self._refill()
+
+    def describe(self) -> str:
+        return self.cgroup_note if self.cgroups is not None else f"rlimits only ({self.cgroup_note})"
+
+    # -- the zygote's messages -------------------------------------------------------------------
+
+    def _readable(self) -> None:
+        assert self._sock is not None
+        while True:
+            try:
+                data, fds, _, _ = socket.recv_fds(self._sock, 65536, 4)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                data, fds = b"", []
+            if not data:
+                self._zygote_lost()
+                return
+            message = json.loads(data)
+            op = message.get("op")
+            if op == "spawned":
+                self._spawned(message, fds)
+            elif op == "died":
+                self._died(message)
+            else:
+                for fd in fds:
+                    os.close(fd)
+
+    def _spawned(self, message: dict[str, Any], fds: list[int]) -> None:
+        self._requested.discard(int(message["id"]))
+        sock = socket.socket(fileno=fds[0])
+        worker = WorkerProc(int(message["pid"]), sock, fds[1] if len(fds) > 1 else -1)
+        self.alive[worker.pid] = worker
+        if self._closed:
+            worker.kill()
+            return
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(worker)
+                self._refill()
+                return
+        self._spares.append(worker)
+
+    def _died(self, message: dict[str, Any]) -> None:
+        worker = self.alive.pop(int(message["pid"]), None)
+        if worker is None:
+            return
+        if worker in self._spares:
+            self._spares.remove(worker)
+        idle = self._idle.get(worker.agent or "")
+        if idle is not None and worker in idle:
+            idle.remove(worker)
+        worker.closed(message)
+        with contextlib.suppress(OSError):
+            if worker.writer is not None:
+                worker.writer.close()
+            else:
+                worker.sock.close()
+        self._refill()
+
+    def _zygote_lost(self) -> None:
+        if self._sock is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._sock.fileno())
+        if not self._closed:
+            log.error("the worker zygote exited; no new sessions can run commands")
+        for worker in list(self.alive.values()):
+            worker.kill()
+            worker.closed({"op": "died", "pid": worker.pid, "code": -9, "oom": False})
+        self.alive.clear()
+        self._spares.clear()
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_exception(WorkerGone("the worker zygote is gone"))
+        self._waiters.clear()
+
+    # -- handing workers out -----------------------------------------------------------------------
+
+    def _refill(self) -> None:
+        if self._closed or self._sock is None:
+            return
+        want = self.limits.spare_workers + len(self._waiters) - len(self._spares) - len(self._requested)
+        room = self.limits.max_workers - len(self.alive) - len(self._requested)
+        for _ in range(max(0, min(want, room))):
+            ident = next(self._ids)
+            self._requested.add(ident)
+            try:
+                self._sock.send(json.dumps({"op": "spawn", "id": ident}).encode())
+            except OSError:
+                self._requested.discard(ident)
+                return
+
+    async def acquire(self, agent: str, *, reuse: bool = True) -> WorkerProc:
+        """A worker for `agent`: one its last exec session left (with `reuse`), else a fresh one
+        (waits while `max_workers` are alive)."""
+        idle = self._idle.get(agent)
+        if idle and reuse:
+            return idle.pop()
+        if agent not in self._agents and self.cgroups is not None:
+            self._agents.add(agent)
+            await asyncio.to_thread(self.cgroups.ensure_agent, agent, self.limits.agent_bounds())
+        if self._spares:
+            worker = self._spares.popleft()
+            self._refill()
+            return worker
+        if self._closed:
+            raise WorkerGone("the server is stopping")
+        waiter: asyncio.Future[WorkerProc] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self._refill()
+        return await waiter
+
+    def keep(self, worker: WorkerProc) -> None:
+        """A reset worker waits for its agent's next session (a few per agent, for a while):
+        a stream of short execs then costs no fork, no KState open and no cgroup set-up."""
+        assert worker.agent is not None
+        idle = self._idle.setdefault(worker.agent, deque())
+        if self._closed or len(idle) >= IDLE_PER_AGENT or worker.died.done():
+            retire(worker, self.limits.interrupt_grace)
+            return
+        idle.append(worker)
+
+        def expire() -> None:
+            if worker in idle:
+                idle.remove(worker)
+                retire(worker, self.limits.interrupt_grace)
+
+        asyncio.get_running_loop().call_later(IDLE_WORKER, expire)
+
+    async def close(self) -> None:
+        """Kill every worker and stop the zygote (it removes the cgroup tree)."""
+        self._closed = True
+        for worker in list(self.alive.values()):
+            worker.kill()
+        if self._sock is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._sock.fileno())
+            self._sock.close()
+        if self._proc is not None:
+            try:
+                await asyncio.wait_for(asyncio.to_thread(self._proc.wait), 10)
+            except TimeoutError:
+                self._proc.kill()
+                await asyncio.to_thread(self._proc.wait)
+        if self.cgroups is not None:
+            await asyncio.to_thread(self.cgroups.remove_all)
+
+
+class WorkerShell:
+    """One session channel's shell, in a worker: what `SessionHandler` calls.
+
+    `spec` is what a worker is bound with (agent, uid, gid, home, cwd, env, functions, tty,
+    job_control, limits); `cwd`, `exited` and `last_status` are the last a command reported,
+    so the prompt never waits for a worker."""
+
+    def __init__(self, pool: WorkerPool, spec: dict[str, Any]) -> None:
+        self.pool = pool
+        self.spec = spec
+        self.limits = pool.limits
+        self.cwd: str = spec.get("cwd") or spec["home"]
+        self.exited = False
+        self.interrupted = False
+        self.last_status = 0
+        self.snapshot: bytes | None = None  # the shell state after the last interactive command
+        self.saved: dict[str, Any] | None = None  # cwd/exported/functions, for a named session
+        self._worker: WorkerProc | None = None
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._frames: asyncio.Task[None] | None = None
+        self._done: asyncio.Future[dict[str, Any]] | None = None
+        self._replies: deque[asyncio.Future[Any]] = deque()
+        self._out: Writer | None = None
+        self._err: Writer | None = None
+        self._credits = 0
+        self._credit = asyncio.Event()
+        self._deadline: asyncio.TimerHandle | None = None
+        self._jobs = 0
+        self._bound: asyncio.Future[Any] | None = None
+        self._busy = asyncio.Lock()  # a command and a park never overlap
+        self.term_size: tuple[int, int] | None = None
+        self.running = False
+        self._interrupt_pending = False
+
+    @property
+    def alive(self) -> bool:
+        return self._worker is not None
+
+    @property
+    def has_jobs(self) -> bool:
+        return self._worker is not None and self._jobs > 0
+
+    # -- the worker's lifetime ---------------------------------------------------------------------
+
+    async def _ensure(self) -> WorkerProc:
+        if self._worker is not None:
+            return self._worker
+        worker = await self.pool.acquire(self.spec["agent"], reuse=not self.spec.get("tty"))
+        if worker.reader is None:
+            worker.reader, worker.writer = await asyncio.open_unix_connection(sock=worker.sock)
+        reader, writer = worker.reader, worker.writer
+        assert writer is not None
+        worker.agent = self.spec["agent"]
+        self._worker, self._reader, self._writer = worker, reader, writer
+        spec = dict(self.spec, cwd=self.cwd, status=self.last_status)
+        if self.snapshot is not None:
+            writer.write(wire.encode(wire.RESTORE, self.snapshot))
+        writer.write(wire.encode_json(wire.BIND, spec))
+        loop = asyncio.get_running_loop()
+        self._bound = loop.create_future()
+        self._replies.append(self._bound)
+        if self.term_size is not None:  # the window as it is now, over what a snapshot had
+            self._replies.append(loop.create_future())
+            writer.write(wire.encode_json(wire.CALL, {"method": "set_terminal_size", "args": list(self.term_size)}))
+        self._frames = loop.create_task(self._read_frames(worker, reader))
+        return worker
+
+    async def _read_frames(self, worker: WorkerProc, reader: asyncio.StreamReader) -> None:
+        """Every frame from the worker, in order; output is written (and drained) before the
+        next frame is read, so a slow client slows the command and nothing piles up here. Ends
+        after a RESET's answer, leaving the stream at a frame boundary for the next session."""
+        released = False
+        try:
+            while True:
+                header = await reader.readexactly(wire.HEADER.size)
+                kind, length = wire.HEADER.unpack(header)
+                payload = await reader.readexactly(length) if length else b""
+                if kind == wire.OUT:
+                    if self._out is not None:
+                        await self._out(payload)
+                elif kind == wire.ERR:
+                    if self._err is not None:
+                        await self._err(payload)
+                elif kind == wire.WANT:
+                    self._credits += int(json.loads(payload))
+                    self._credit.set()
+                elif kind == wire.SNAPSHOT:
+                    self.snapshot = payload
+                elif kind == wire.DONE:
+                    if self._done is not None and not self._done.done():
+                        self._done.set_result(json.loads(payload))
+                elif kind in (wire.REPLY, wire.FAILED):
+                    value = json.loads(payload)
+                    fut = self._replies.popleft() if self._replies else None
+                    if fut is not None and not fut.done():
+                        if kind == wire.FAILED:
+                            fut.set_exception(WorkerGone(value.get("message", "the worker failed")))
+                        else:
+                            fut.set_result(value)
+                    if kind == wire.REPLY and isinstance(value, dict) and value.get("reset"):
+                        released = True
+                        return
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+            pass
+        finally:
+            if not released:
+                self._lost(worker)
+
+    def _lost(self, worker: WorkerProc) -> None:
+        """The worker's stream ended: whatever waits on it is told."""
+        if self._worker is worker:
+            self._worker = None
+            self._bound = None
+            if self._writer is not None and worker.died.done():
+                self._writer.close()
+            self._writer = self._reader = None
+        while self._replies:
+            fut = self._replies.popleft()
+            if not fut.done():
+                fut.set_exception(WorkerGone("the session's worker ended"))
+        self._credit.set()
+
+    async def _request(self, kind: int, value: Any) -> Any:
+        await self._ensure()
+        assert self._writer is not None
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._replies.append(fut)
+        self._writer.write(wire.encode_json(kind, value))
+        return await fut
+
+    def _send(self, kind: int, payload: bytes = b"") -> None:
+        if self._writer is not None and not self._writer.is_closing():
+            self._writer.write(wire.encode(kind, payload))
+
+    # -- what a session does -------------------------------------------------------------------------
+
+    async def run(self, source: str, out: Writer, err: Writer, *, interactive: bool = False,
+                  stdin: bool = True) -> int:
+        """Run one command line in the worker; its exit status. Output reaches `out`/`err` in
+        order before this returns. Without `stdin` the command reads an empty input."""
+        async with self._busy:
+            return await self._run(source, out, err, interactive, stdin)
+
+    async def _run(self, source: str, out: Writer, err: Writer, interactive: bool, stdin: bool) -> int:
+        self.interrupted = False
+        try:
+            worker = await self._ensure()
+            if self._bound is not None:
+                await self._bound
+        except WorkerGone as e:
+            await err(f"K: the session's shell could not start: {e}\n".encode())
+            return 1
+        loop = asyncio.get_running_loop()
+        self._done = done = loop.create_future()
+        self._out, self._err = out, err
+        self._credits = 0
+        self._credit.clear()
+        self.running = True
+        self._send(wire.RUN, json.dumps({"source": source, "interactive": interactive}).encode())
+        if not stdin:
+            self._send(wire.STDIN_EOF)
+        if self._interrupt_pending:
+            self._interrupt_pending = False
+            self.interrupt()
+        wall = self.limits.wall_time
+        self._deadline = loop.call_later(wall + max(self.limits.interrupt_grace, 1.0),
+                                         self._escalate, worker, "wall")
+        try:
+            waiting = {done, worker.died}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if done.done():
+                result = done.result()
+                frames = self._frames
+                self._jobs = int(result.get("jobs", 0))
+                self.cwd = result.get("cwd", self.cwd)
+                self.exited = bool(result.get("exited"))
+                self.interrupted = bool(result.get("interrupted"))
+                status = int(result["status"])
+            else:
+                status = await self._worker_died(worker, err)
+                frames = self._frames
+            if frames is not None and worker.died.done():
+                await asyncio.gather(frames, return_exceptions=True)  # the last output is written
+        finally:
+            self.running = False
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            self._done = None  # the writers stay: a background job's output reaches the terminal
+        self.last_status = status
+        return status
+
+    async def _worker_died(self, worker: WorkerProc, err: Writer) -> int:
+        """The worker ended in the middle of a command: why, in the words the agent reads."""
+        report = worker.died.result()
+        if self._frames is not None:
+            await asyncio.gather(self._frames, return_exceptions=True)
+        reason = worker.reason
+        if report.get("oom"):
+            await err(f"K: memory limit of {size_text(self.limits.session_memory)} reached\n".encode())
+            return 137
+        if reason == "interrupt":
+            self.interrupted = True
+            return INTERRUPTED
+        if reason == "wall":
+            await err(f"K: command exceeded the wall-time limit of {self.limits.wall_time:g} s\n".encode())
+            return 124
+        code = int(report.get("code", 1))
+        await err(f"K: the session's shell ended unexpectedly ({_describe(code)})\n".encode())
+        return 128 - code if code < 0 else code or 1
+
+    def _escalate(self, worker: WorkerProc, reason: str) -> None:
+        """Cooperative cancellation did not end the command in time: kill the worker."""
+        if worker.died.done() or (self._done is not None and self._done.done() and reason != "hangup"):
+            return
+        worker.reason = reason
+        log.info("killing worker %d of %s (%s did not stop it)", worker.pid, self.spec["agent"], reason)
+        worker.kill()
+
+    def interrupt(self) -> None:
+        """Ctrl-C (or the client went away) while a command runs: cancel it, and kill the worker
+        if it has not stopped within `interrupt_grace`."""
+        worker = self._worker
+        if worker is None or not self.running:
+            self._interrupt_pending = self._busy.locked()  # a line still waiting for its worker
+            return
+        self.interrupted = True
+        self._send(wire.INTERRUPT)
+        asyncio.get_running_loop().call_later(self.limits.interrupt_grace, self._escalate, worker, "interrupt")
+
+    async def take_credit(self) -> bool:
+        """Wait until the running command takes another chunk of stdin (the caller cancels this
+        when the command ends); False once the worker is gone."""
+        while self._credits <= 0:
+            if self._worker is None and self._bound is not None:
+                return False
+            self._credit.clear()
+            await self._credit.wait()
+        self._credits -= 1
+        return True
+
+    def send_stdin(self, data: bytes) -> None:
+        self._send(wire.STDIN, data)
+
+    def send_eof(self) -> None:
+        self._send(wire.STDIN_EOF)
+
+    async def call(self, method: str, *args: Any) -> Any:
+        """Ask the shell (job notices, Ctrl-Z, window size, ...); None when it has no worker."""
+        if self._worker is None and method in ("notices", "refuse_exit", "suspend"):
+            return "" if method != "suspend" else False
+        if self._worker is None and method == "set_status":
+            self.last_status = int(args[0])
+            return None
+        try:
+            return await self._request(wire.CALL, {"method": method, "args": list(args)})
+        except WorkerGone:
+            return None
+
+    async def state(self) -> dict[str, Any] | None:
+        """cwd, exported variables and functions, for a named session's record."""
+        if self._worker is not None:
+            saved = await self.call("state")
+            if isinstance(saved, dict):
+                self.saved = saved
+        return self.saved
+
+    async def park(self) -> None:
+        """Give the worker back while the session idles: the snapshot restores it later."""
+        async with self._busy:
+            if self._worker is None or self._jobs:
+                return
+            await self.state()
+            await self.hangup()
+
+    async def resize(self, columns: int, lines: int) -> None:
+        """The window changed: COLUMNS and LINES for the next command (sent now if a worker
+        runs, else when one starts)."""
+        self.term_size = (columns, lines)
+        if self._worker is not None:
+            await self.call("set_terminal_size", columns, lines)
+
+    async def hangup(self) -> None:
+        """The session (or its idle period) ends: SIGHUP to every job and the worker exits, or
+        is killed if it has not within `interrupt_grace`. The channel does not wait for that."""
+        worker = self._worker
+        if worker is None:
+            return
+        if not self.running and not self._jobs and not worker.killed and not self.spec.get("tty"):
+            fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._replies.append(fut)
+            self._send(wire.RESET)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(fut), self.limits.interrupt_grace)
+            frames = self._frames
+            if fut.done() and not fut.exception() and frames is not None:
+                await asyncio.gather(frames, return_exceptions=True)
+                self._worker = self._reader = self._writer = self._bound = None
+                self.pool.keep(worker)
+                return
+        self._lost(worker)
+        retire(worker, self.limits.interrupt_grace)
+
+
+def _wait_ready(sock: socket.socket, timeout: float) -> bool:
+    """The zygote's first message says it has loaded the shell (a server that listens can run
+    commands at once, instead of its first sessions waiting out the preload)."""
+    sock.settimeout(timeout)
+    try:
+        return json.loads(sock.recv(65536) or b"{}").get("op") == "ready"
+    except (TimeoutError, OSError, ValueError):
+        return False
+
+
+def _describe(code: int) -> str:
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+        return f"signal {-code}"
+    return f"exit status {code}"

@@ -1,0 +1,71 @@
+"""The bounds on session workers: the `[limits]` section of komputer.toml.
+
+Sizes are bytes, or a number with K, M, G (binary: 512M is 512 MiB). Every bound has a safe
+default, so a server with no settings already keeps one agent from exhausting the machine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from typing import Any
+
+from kshell.worker.cgroups import Bounds
+
+MIB = 1 << 20
+UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", re.IGNORECASE)
+SIZES = frozenset({"session_memory", "agent_memory"})
+
+
+def parse_size(value: int | str, where: str) -> int:
+    if isinstance(value, int):
+        return value
+    m = SIZE.fullmatch(str(value))
+    if m is None:
+        raise ValueError(f"{where}: {value!r} is not a size (bytes, or a number with K, M or G)")
+    return int(float(m.group(1)) * UNITS[m.group(2).upper()])
+
+
+def size_text(n: int) -> str:
+    """512 MiB, 2 GiB: how limit messages name a size."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} bytes"
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerLimits:
+    session_memory: int = 512 * MIB  # one session's worker and what it runs
+    agent_memory: int = 2048 * MIB  # all sessions of one agent together
+    session_tasks: int = 512  # threads and processes of one session (a fork bomb stops here)
+    agent_tasks: int = 2048
+    agent_cpu_weight: int = 100  # agents share the CPU by weight (cgroup cpu.weight; 100 = equal)
+    agent_cpu_max: float = 0.0  # at most this many CPUs' time per agent (0: no cap)
+    wall_time: float = 300.0  # seconds one top-level command may run
+    interrupt_grace: float = 0.5  # after Ctrl-C, timeout or hang-up, seconds before the worker is killed
+    park_idle: float = 30.0  # an interactive session idle this long (no jobs) gives its worker back
+    spare_workers: int = 2  # workers forked ahead of need, so a new command does not wait for a fork
+    max_workers: int = 512  # workers alive at once on this server; more sessions wait for one
+
+    def session_bounds(self) -> Bounds:
+        return Bounds(memory=self.session_memory, tasks=self.session_tasks)
+
+    def agent_bounds(self) -> Bounds:
+        return Bounds(memory=self.agent_memory, tasks=self.agent_tasks,
+                      cpu_weight=self.agent_cpu_weight, cpu_max=self.agent_cpu_max)
+
+    @classmethod
+    def from_toml(cls, data: dict[str, Any], where: str) -> WorkerLimits:
+        known = {f.name for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        for key, value in data.items():
+            name = key.replace("-", "_")
+            if name not in known:
+                raise ValueError(f"{where}: unknown setting {key!r}")
+            kwargs[name] = parse_size(value, f"{where}.{key}") if name in SIZES else value
+        limits = cls(**kwargs)
+        if limits.spare_workers < 0 or limits.max_workers < 1 or limits.interrupt_grace <= 0:
+            raise ValueError(f"{where}: spare_workers >= 0, max_workers >= 1 and interrupt_grace > 0 are required")
+        return limits

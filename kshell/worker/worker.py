@@ -1,0 +1,387 @@
+"""A session worker: one agent session's K shell, in a process of its own.
+
+Forked by the zygote (already holding the interpreter and every tool in memory), a worker opens
+the KState afresh (LMDB handles never cross a fork), waits for `BIND` (which agent, which
+directory, which variables), joins its cgroup leaf under the agent, and then runs what the
+front end sends: one `RUN` at a time, `CALL`s for the job-control and state questions a
+session asks between commands, `INTERRUPT` for Ctrl-C. Output goes back as frames in order,
+ending with `DONE`. The shell inside runs as it did in the server's threads before (commands
+and jobs are threads of this process), but its memory, threads and CPU are bounded by the
+kernel and it can be killed without touching any other session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pickle
+import resource
+import signal
+import socket
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from kfs.kstate import KState
+from kfs.vfs import VFS, Cred, PathFS
+from kshell.worker import wire
+from kshell.worker.cgroups import Bounds, CGroups
+
+PUSH_CREDITS = 16  # stdin chunks the front end may send ahead of an exec command's reads
+# the interpreter state an interactive session keeps between commands (and across a parked or
+# replaced worker); everything else of an Interp is per command or per process
+SNAPSHOT_FIELDS = ("vars", "funcs", "aliases", "positional", "opts", "pipefail", "shopts", "noglob",
+                   "last_status", "traps", "dirstack", "getopts_pos", "last_arg", "pipestatus")
+
+
+class FrameFeed:
+    """A command's standard input, arriving as STDIN frames.
+
+    Exec sessions push: the front end may send `PUSH_CREDITS` chunks ahead and one more for each
+    chunk read. A terminal pulls: the front end reads the channel only when a command asks, so
+    typeahead stays with the line editor for the next prompt."""
+
+    def __init__(self, frames: wire.FrameSocket, *, pull: bool) -> None:
+        self.frames = frames
+        self.pull = pull
+        self.cancelled = False
+        self._chunks: deque[bytes] = deque()
+        self._eof = False
+        self._asked = False
+        self._cv = threading.Condition(threading.Lock())
+        if not pull:
+            frames.send_json(wire.WANT, PUSH_CREDITS)
+
+    def put(self, data: bytes) -> None:
+        with self._cv:
+            self._chunks.append(data)
+            self._asked = False
+            self._cv.notify_all()
+
+    def close(self) -> None:
+        with self._cv:
+            self._eof = True
+            self._cv.notify_all()
+
+    def cancel(self) -> None:
+        with self._cv:
+            self.cancelled = True
+            self._cv.notify_all()
+
+    def read_some(self) -> bytes:
+        """The next chunk; b"" at end of input or when cancelled."""
+        with self._cv:
+            if self.pull and not self._chunks and not self._eof and not self._asked and not self.cancelled:
+                self._asked = True
+                self.frames.send_json(wire.WANT, 1)
+            while not self._chunks and not self._eof and not self.cancelled:
+                self._cv.wait(0.1)
+            if not self._chunks or self.cancelled:
+                return b""
+            data = self._chunks.popleft()
+        if not self.pull:
+            self.frames.send_json(wire.WANT, 1)
+        return data
+
+
+def terminal_stream(worker: Worker) -> Any:
+    """The terminal as a command's stdin: it reads the feed of whichever command is in the
+    foreground now, so a command stopped by Ctrl-Z reads the terminal again once `fg` brings it
+    back. A read that finds its command's feed gone parks at the command's checkpoint."""
+    from kshell.exec.streams import InStream
+
+    session = worker.shell.interp.session  # the command's: it keeps its cancel if it is stopped
+
+    class TerminalStream(InStream):
+        name = "stdin"
+
+        def _fill(self) -> bytes:
+            while True:
+                feed = worker.feed
+                if feed is None:
+                    return b""
+                data = feed.read_some()
+                if data or not feed.cancelled:
+                    return data
+                session.cancel.check()
+                if worker.feed is feed:  # continued in the background: no terminal to read
+                    return b""
+
+    return TerminalStream()
+
+
+class Worker:
+    """The shell of one session and the loop that serves its front end."""
+
+    def __init__(self, frames: wire.FrameSocket, state: KState) -> None:
+        self.frames = frames
+        self.state = state
+        self.vfs = VFS(state, by="ssh")
+        self.shell: Any = None
+        self.tty = False
+        self.feed: FrameFeed | None = None
+        self.interrupted = False
+        self.memory = 0
+        self.agent: str | None = None
+        self._running = threading.Event()
+        self._muted: threading.Event | None = None
+
+    # -- setting up ----------------------------------------------------------------------------
+
+    def bind(self, spec: dict[str, Any], snapshot: bytes | None, cgroups: CGroups | None) -> None:
+        from kshell.limits import Limits
+        from kshell.session import Shell
+
+        limits = spec.get("limits", {})
+        self.memory = int(limits.get("session_memory", 0))
+        if self.agent is not None:  # a reused worker: it already sits in this agent's cgroup
+            if spec["agent"] != self.agent:
+                raise PermissionError("a worker never serves two agents")
+        elif cgroups is not None:
+            cgroups.join(spec["agent"], os.getpid(), Bounds(memory=self.memory,
+                                                             tasks=int(limits.get("session_tasks", 0))))
+        elif self.memory:
+            _rlimit_fallback(self.memory)
+        self.agent = spec["agent"]
+        self.tty = bool(spec.get("tty"))
+        home = spec["home"]
+        fs = PathFS(self.vfs, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home)
+        cwd = spec.get("cwd") or home
+        if cwd != home:  # a resumed cwd that is gone (or no directory now) falls back to home
+            with contextlib.suppress(OSError):
+                if fs.stat(cwd).is_dir:
+                    fs = PathFS(self.vfs, cred=fs.cred, cwd=cwd, home=home)
+        shell_limits = Limits(wall_time=float(limits.get("wall_time", Limits.wall_time)))
+        self.shell = Shell(fs, name="k", env=spec.get("env") or {}, limits=shell_limits)
+        if spec.get("functions"):
+            self._define(spec["functions"])
+        if snapshot:
+            self._restore(snapshot)
+        if "status" in spec:
+            self.shell.interp.last_status = int(spec["status"])
+        if spec.get("job_control"):
+            self.shell.enable_job_control(interactive=True)
+
+    def _define(self, source: str) -> None:
+        """Re-read saved function definitions (nothing else runs: they are only definitions)."""
+        self.shell.run_streaming(source, stdout=_discard, stderr=_discard, script=False)
+
+    def snapshot(self) -> bytes:
+        interp = self.shell.interp
+        state = {name: getattr(interp, name) for name in SNAPSHOT_FIELDS}
+        state["cwd"] = interp.fs.cwd
+        state["umask"] = interp.fs.umask
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _restore(self, blob: bytes) -> None:
+        """The state a previous worker of this session left (its own snapshot, never anything
+        the front end made: the front end only carries the bytes)."""
+        state = pickle.loads(blob)  # noqa: S301 - written by a worker of the same agent session
+        interp = self.shell.interp
+        cwd, umask = state.pop("cwd"), state.pop("umask")
+        for name, value in state.items():
+            setattr(interp, name, value)
+        with contextlib.suppress(OSError):
+            if interp.fs.stat(cwd).is_dir:
+                interp.fs.cwd = cwd
+        interp.fs.umask = umask
+
+    # -- serving -------------------------------------------------------------------------------
+
+    def serve(self) -> bool:
+        """Requests until HANGUP or the front end goes away (False), or RESET (True: the worker
+        may serve another session of the same agent); every job gets SIGHUP."""
+        try:
+            while True:
+                frame = self.frames.recv()
+                if frame is None:
+                    return False
+                kind, payload = frame
+                if kind == wire.RUN:
+                    request = json.loads(payload)
+                    self.interrupted = False
+                    self._running.set()  # before a CALL that follows can ask whether it runs
+                    self.feed = FrameFeed(self.frames, pull=self.tty)  # before any STDIN frame
+                    threading.Thread(target=self._run, args=(request["source"], bool(request.get("interactive"))),
+                                     name="k-run", daemon=True).start()
+                elif kind == wire.STDIN:
+                    if self.feed is not None:
+                        self.feed.put(payload)
+                elif kind == wire.STDIN_EOF:
+                    if self.feed is not None:
+                        self.feed.close()
+                elif kind == wire.INTERRUPT:
+                    self.interrupt()
+                elif kind == wire.CALL:
+                    request = json.loads(payload)
+                    self.frames.send_json(wire.REPLY, self.call(request["method"], request.get("args", [])))
+                elif kind == wire.HANGUP:
+                    return False
+                elif kind == wire.RESET and not self._running.is_set() and not self.live_jobs():
+                    return True
+        finally:
+            with contextlib.suppress(Exception):
+                self.shell.hangup()
+
+    def call(self, method: str, args: list[Any]) -> Any:
+        """The questions a session asks its shell between (or, for `suspend`, during) commands."""
+        shell = self.shell
+        if method == "suspend":
+            deadline = time.monotonic() + 1.0  # the command thread may not have registered yet
+            while self._running.is_set() and shell._fg is None and time.monotonic() < deadline:  # noqa: SLF001
+                time.sleep(0.002)
+            return shell.suspend() is not None
+        if method == "notices":
+            return str(shell.notices())
+        if method == "refuse_exit":
+            return str(shell.refuse_exit())
+        if method == "set_status":
+            shell.interp.last_status = int(args[0])
+            return None
+        if method == "set_terminal_size":
+            interp = shell.interp
+            for name, value in (("COLUMNS", args[0]), ("LINES", args[1])):
+                with contextlib.suppress(Exception):  # readonly or integer-typed: the user's choice
+                    interp.assign_scalar(name, str(value))
+            return None
+        if method == "state":
+            return self.state_record()
+        if method == "snapshot":
+            return None  # the bytes follow as a SNAPSHOT frame
+        raise ValueError(f"unknown call {method!r}")
+
+    def state_record(self) -> dict[str, Any]:
+        """What a named session keeps for its next channel and `K_SESSION` resume."""
+        from kshell.exec.printer import function_text
+
+        interp = self.shell.interp
+        return {
+            "cwd": interp.fs.cwd.decode("utf-8", "surrogateescape"),
+            "exported": dict(interp.exported_env()),
+            "functions": "".join(function_text(f) + "\n" for f in interp.funcs.values()),
+            "jobs": self.live_jobs(),
+        }
+
+    def live_jobs(self) -> int:
+        return sum(1 for job in self.shell.session.jobs.ordered() if job.status is None)
+
+    def interrupt(self) -> None:
+        """Ctrl-C or the connection went away: stop the running command (status 130).
+
+        The K shell checks a per-line `Cancel` in its loops and pipe waits and makes a new one
+        for each top-level line, so keep flagging the current one until the run returns. A
+        command that never reaches a checkpoint is the front end's to kill."""
+        self.interrupted = True
+        if self._muted is not None:
+            self._muted.set()
+        if self.feed is not None:
+            self.feed.cancel()
+        shell = self.shell
+
+        def keep_flagging() -> None:
+            while self._running.is_set():
+                current = shell.interp.session.cancel
+                current.reason = current.reason or "interrupted"
+                current.cancelled = True
+                time.sleep(0.02)
+
+        threading.Thread(target=keep_flagging, name="k-interrupt", daemon=True).start()
+
+    def _run(self, source: str, interactive: bool) -> None:
+        """One command line, to completion; its output and then DONE go to the front end."""
+        frames = self.frames
+        feed = self.feed
+        muted = self._muted = threading.Event()
+
+        def emit(kind: int) -> Any:
+            def write(data: bytes) -> None:
+                if data and not muted.is_set():
+                    frames.send(kind, bytes(data))
+
+            return write
+
+        self._running.set()
+        status = 1
+        try:
+            status = self.shell.run_streaming(source, stdout=emit(wire.OUT), stderr=emit(wire.ERR),
+                                              stdin=terminal_stream(self), script=not interactive)
+        except MemoryError:
+            status = 137
+            muted.clear()
+            frames.send(wire.ERR, memory_message(self.memory).encode())
+        finally:
+            self._running.clear()
+            if feed is not None:  # a reader stopped by Ctrl-Z parks, then reads the next foreground's feed
+                feed.cancel()
+        if self.interrupted:  # what bash reports after Ctrl-C: $? is 130
+            status = self.shell.interp.last_status = 130
+            if interactive:
+                self.shell.exited = None  # Ctrl-C never ends the session
+        if interactive:
+            frames.send(wire.SNAPSHOT, self.snapshot())
+        frames.send_json(wire.DONE, {
+            "status": status, "interrupted": self.interrupted, "exited": self.shell.exited is not None,
+            "cwd": self.shell.interp.fs.cwd.decode("utf-8", "surrogateescape"), "jobs": self.live_jobs(),
+        })
+
+
+def memory_message(limit: int) -> str:
+    from kshell.worker.limits import size_text
+
+    return f"K: memory limit of {size_text(limit)} reached\n" if limit else "K: out of memory\n"
+
+
+def _rlimit_fallback(memory: int) -> None:
+    """Without cgroups: bound the heap with RLIMIT_DATA (LMDB's shared map does not count
+    against it, as it would against RLIMIT_AS), thread stacks made small enough to fit."""
+    import kshell.session
+
+    kshell.session.THREAD_STACK = 32 << 20
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_DATA, (memory + 16 * kshell.session.THREAD_STACK,) * 2)
+
+
+def _discard(data: bytes) -> None:
+    pass
+
+
+def main(ctl: socket.socket, state_dir: str, cgroups: dict[str, Any] | None) -> None:
+    """The worker process, right after the fork: never returns (os._exit)."""
+    status = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()  # its own process group: killing the worker reaches what it started
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        frames = wire.FrameSocket(ctl)
+        state = KState(state_dir)
+        worker = Worker(frames, state)
+        tree = CGroups.attach(cgroups) if cgroups else None
+        while True:
+            snapshot: bytes | None = None
+            while True:
+                frame = frames.recv()
+                if frame is None:
+                    os._exit(0)
+                kind, payload = frame
+                if kind == wire.RESTORE:
+                    snapshot = payload
+                elif kind == wire.BIND:
+                    break
+            try:
+                worker.bind(json.loads(payload), snapshot, tree)
+            except Exception as e:  # noqa: BLE001 - told to the front end, which tells the agent
+                frames.send_json(wire.FAILED, {"message": f"{type(e).__name__}: {e}"})
+                os._exit(1)
+            frames.send_json(wire.REPLY, {"bound": os.getpid()})
+            if not worker.serve():
+                break
+            worker.shell = worker.feed = None
+            frames.send_json(wire.REPLY, {"reset": True})
+    except BaseException:  # noqa: BLE001 - a worker never unwinds into the zygote's code
+        status = 1
+    finally:
+        os._exit(status)
