@@ -1,5 +1,5 @@
-"""Where the state is (`--state`), and the commands on it as a whole: init, fsck, import,
-export, stat, cat, receipts."""
+"""Where the state is (`--state`), and the commands on it as a whole: init, fsck, backup,
+import, export, stat, cat, receipts."""
 
 from __future__ import annotations
 
@@ -47,17 +47,52 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_fsck(args: argparse.Namespace) -> int:
-    from kfs.fsck import check
-    from kfs.kstate import KState
+    from kfs.fsck_guard import Damaged, guarded_check
 
-    with KState(state_path(args)) as state:
-        report = check(state, repair=args.repair)
+    report = guarded_check(state_path(args), repair=args.repair)
+    if isinstance(report, Damaged):  # below KState: LMDB's own pages; --repair cannot help
+        print(f"{PROG} fsck: damaged: {report.reason}")
+        print(f"{PROG} fsck: --repair cannot fix damage to the LMDB file itself: restore the state from a backup "
+              f"(see `{PROG} backup --help`)")
+        return 4
     for line in report.problems:
         print(f"{PROG} fsck: {line}")
     print(f"{PROG} fsck: {report.summary()}")
     if report.clean:
         return 0
     return 1 if args.repair else 4  # e2fsck's codes: corrected / left uncorrected
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from kfs.kstate.backup import backup
+
+    done = backup(state_path(args), Path(args.dest), compact=args.compact)
+    beside = "".join(f" and {name}" for name in done.beside)
+    how = "compacted, " if args.compact else ""
+    checked = "structure verified" if done.verified else "structure not verified (py-lmdb < 3)"
+    print(f"{PROG} backup: wrote {done.data} ({done.size} bytes, {how}{checked}){beside} in {done.seconds:.2f} s")
+    return 0
+
+
+BACKUP_EPILOG = """\
+The copy is LMDB's own (one read transaction's snapshot): consistent while the services keep
+running and writing, and it holds them up only while the two meta pages are copied (while
+it reads, writers cannot reuse freed pages, so the state's file may grow by what they write).
+
+Copied: data.mdb, the whole state (files, agents and their keys, receipts, events, and the
+SSH host key, which lives in the state: keep backups private; DEST is created 0700, its
+files 0600), and komputer.toml if the state directory has one.
+Not copied: lock.mdb (LMDB's table of live readers; the first process to open the copy makes
+a new one) and client/ (the key pair `komputer up` may have generated to log in with: a
+credential of yours, not state; `up` makes a new one).
+
+DEST is created (its parent must exist); an existing DEST is used only if it holds no
+data.mdb: a backup never overwrites. The copy's structure is verified before success is
+reported.
+
+Restore: stop the services using the state, move DEST into the state's place (or point
+--state / KOMPUTER_STATE at it), then run `komputer fsck` on it.
+"""
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -120,6 +155,12 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("--max-bytes", type=int, metavar="N", help="quota for stored file data in bytes (0: none)")
     p = add("fsck", cmd_fsck, "check every invariant of the state; exit 0 clean, 1 repaired, 4 problems left")
     p.add_argument("--repair", action="store_true", help="repair what is found, in one transaction")
+    p = add("backup", cmd_backup, "copy the state, even while it runs, into a new directory DEST")
+    p.epilog = BACKUP_EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.add_argument("dest", metavar="DEST", help="the directory to create for the copy")
+    p.add_argument("--compact", action="store_true",
+        help="leave free pages out and renumber the rest: a smaller file, more CPU")
     p = add("import", cmd_import, "copy a host file or directory tree into the state (modes, links, times kept)")
     p.add_argument("hostdir", metavar="HOSTDIR")
     p.add_argument("kpath", metavar="KPATH")
