@@ -439,7 +439,7 @@ class WorkerShell:
             self.interrupt()
         wall = self.limits.wall_time
         self._deadline = loop.call_later(wall + max(self.limits.interrupt_grace, 1.0),
-                                         self._escalate, worker, "wall")
+                                         self._escalate, worker, "wall", done)
         try:
             waiting = {done, worker.died}
             await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
@@ -484,9 +484,11 @@ class WorkerShell:
         await err(f"K: the session's shell ended unexpectedly ({_describe(code)})\n".encode())
         return 128 - code if code < 0 else code or 1
 
-    def _escalate(self, worker: WorkerProc, reason: str) -> None:
-        """Cooperative cancellation did not end the command in time: kill the worker."""
-        if worker.died.done() or (self._done is not None and self._done.done() and reason != "hangup"):
+    def _escalate(self, worker: WorkerProc, reason: str, done: asyncio.Future[dict[str, Any]] | None) -> None:
+        """Cooperative cancellation did not end the command (`done`) in time: kill the worker.
+        A command that ended meanwhile leaves the worker alone (it may serve the agent's next
+        session by now)."""
+        if worker.died.done() or done is None or done.done() or self._done is not done:
             return
         worker.reason = reason
         log.info("killing worker %d of %s (%s did not stop it)", worker.pid, self.spec["agent"], reason)
@@ -501,7 +503,8 @@ class WorkerShell:
             return
         self.interrupted = True
         self._send(wire.INTERRUPT)
-        asyncio.get_running_loop().call_later(self.limits.interrupt_grace, self._escalate, worker, "interrupt")
+        asyncio.get_running_loop().call_later(self.limits.interrupt_grace, self._escalate, worker, "interrupt",
+                                              self._done)
 
     async def take_credit(self) -> bool:
         """Wait until the running command takes another chunk of stdin (the caller cancels this
@@ -557,11 +560,14 @@ class WorkerShell:
 
     async def hangup(self) -> None:
         """The session (or its idle period) ends: SIGHUP to every job and the worker exits, or
-        is killed if it has not within `interrupt_grace`. The channel does not wait for that."""
+        is killed if it has not within `interrupt_grace`. The channel does not wait for that.
+        Only a worker whose session ended cleanly (no jobs, last command not interrupted, as
+        when the client went away) is reset and kept for the agent's next exec."""
         worker = self._worker
         if worker is None:
             return
-        if not self.running and not self._jobs and not worker.killed and not self.spec.get("tty"):
+        if (not self.running and not self._jobs and not self.interrupted and not worker.killed
+                and not self.spec.get("tty")):
             fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self._replies.append(fut)
             self._send(wire.RESET)
