@@ -11,8 +11,10 @@ Rows: new-connection latency for `true` with the OpenSSH `ssh` client (median of
 200 sequential execs over one asyncssh connection, 200 execs 8 at a time over one connection,
 `sftp` (the OpenSSH client) upload and download of a 100 MiB file (median time of 3 each; the
 time of an `sftp` run that only connects, median of 3, is subtracted: throughput, not session
-setup), and 500 concurrent idle PTY shell sessions (one connection each): the time to open them
-and memory per session. Each row group is measured on K, then on sshd, before the next group,
+setup), and 1,000 concurrent idle PTY shell sessions (one connection each): the time to open them
+and memory per session. With --baseline DIR, the K of another checkout (e.g. the commit before a
+change: `git worktree add DIR REV`, native module built there) is measured too, in the same run,
+and a K/base column shows the change's cost. Each row group is measured on K, then on sshd, before the next group,
 so that a change in the machine's load falls on both columns of a row. Memory is the PSS delta
 of each server's process tree: for K the front end, the worker zygote and every session worker;
 for sshd the listener, every per-connection sshd and every bash (PSS so shared pages count once).
@@ -20,6 +22,7 @@ The ratio column is K/sshd: below 1 is better for times and memory, above 1 for 
 
 Run as root (sshd and the temporary user need it):
     .venv/bin/python bench/ssh.py [--quick] [--sessions N] [--execs N] [--file-mib N] [--only connect,execs,sftp]
+                                  [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import dataclasses
 import hashlib
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -62,7 +66,7 @@ class Sizes:
     parallel: int = 8
     file_mib: int = 100
     transfers: int = 3
-    sessions: int = 500
+    sessions: int = 1000
 
 
 QUICK = Sizes(connects=5, execs=40, parallel=8, file_mib=10, transfers=1, sessions=50)
@@ -163,12 +167,15 @@ def stop_process(proc: subprocess.Popen[Any]) -> None:
             proc.wait()
 
 
-def start_k(tmp: Path, key: Path, sessions: int) -> Target:
+def start_k(tmp: Path, key: Path, sessions: int, root: str = ROOT, name: str = "K") -> Target:
+    """`komputer serve` from the checkout at `root` (this one, or a --baseline checkout)."""
+    tmp = tmp / name.replace("@", "-")
+    tmp.mkdir()
     state = tmp / "kstate"
-    env = dict(os.environ, PYTHONPATH=ROOT)
+    env = dict(os.environ, PYTHONPATH=root)
 
     def komputer(*args: str) -> None:
-        subprocess.run([*KOMPUTER, *args], cwd=ROOT, env=env, check=True, capture_output=True)
+        subprocess.run([*KOMPUTER, *args], cwd=root, env=env, check=True, capture_output=True)
 
     komputer("agent", "add", "--state", str(state), "bench")
     komputer("keys", "add", "--state", str(state), "bench", str(key) + ".pub")
@@ -186,10 +193,10 @@ def start_k(tmp: Path, key: Path, sessions: int) -> Target:
     log = (tmp / "k.log").open("w")
     proc = subprocess.Popen(
         [*KOMPUTER, "serve", "--state", str(state), "--listen", f"127.0.0.1:{port}", "--config", str(config)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     wait_port(port, proc)
-    return Target("K", port, "bench", key, proc.pid, tree=True, stop=lambda: (stop_process(proc), log.close()))
+    return Target(name, port, "bench", key, proc.pid, tree=True, stop=lambda: (stop_process(proc), log.close()))
 
 
 def start_sshd(tmp: Path, key: Path, sessions: int) -> Target:
@@ -396,7 +403,7 @@ def measure_sftp(t: Target, sizes: Sizes, tmp: Path, data: Path, say: Callable[[
 ROWS = ("connect", "execs", "sessions", "sftp")
 
 
-def table(k: Target, o: Target, sizes: Sizes) -> str:
+def table(k: Target, o: Target, sizes: Sizes, base: Target | None = None) -> str:
     rows = [
         (f"new connection + `true` (ms, median of {sizes.connects})", "connect", "{:.1f}"),
         (f"{sizes.execs} sequential execs, one connection (s)", "seq", "{:.2f}"),
@@ -407,24 +414,34 @@ def table(k: Target, o: Target, sizes: Sizes) -> str:
         (f"memory per idle session, {sizes.sessions} held (KiB)", "mem", "{:.0f}"),
     ]
     width = max(len(r[0]) for r in rows)
-    lines = [f"{'':{width}}  {'K':>9}  {'sshd':>9}  {'K/sshd':>7}", "-" * (width + 33)]
+    head = f"{'':{width}}  {'K':>9}  {'sshd':>9}  {'K/sshd':>7}"
+    if base is not None:
+        head += f"  {'K@base':>9}  {'K/base':>7}"
+    lines = [head, "-" * len(head)]
+    ratio = lambda a, b: f"{a / b:.2f}" if b else "-"  # noqa: E731
     for label, key, fmt in rows:
         if key not in k.results or key not in o.results:
             continue
         kv, ov = k.results[key], o.results[key]
-        ratio = f"{kv / ov:.2f}" if ov else "-"
-        lines.append(f"{label:{width}}  {fmt.format(kv):>9}  {fmt.format(ov):>9}  {ratio:>7}")
+        line = f"{label:{width}}  {fmt.format(kv):>9}  {fmt.format(ov):>9}  {ratio(kv, ov):>7}"
+        if base is not None and key in base.results:
+            bv = base.results[key]
+            line += f"  {fmt.format(bv):>9}  {ratio(kv, bv):>7}"
+        lines.append(line)
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
-    parser.add_argument("--sessions", type=int, metavar="N", help="idle sessions to hold (default 500)")
+    parser.add_argument("--sessions", type=int, metavar="N", help="idle sessions to hold (default 1000)")
     parser.add_argument("--execs", type=int, metavar="N", help="execs per exec row (default 200)")
     parser.add_argument("--file-mib", type=int, metavar="N", help="size of the sftp file (default 100)")
     parser.add_argument("--only", metavar="ROWS", default=",".join(ROWS),
                         help=f"comma-separated row groups to measure (default all: {','.join(ROWS)})")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="also measure the K of another checkout (e.g. `git worktree add DIR REV` with its "
+                             "native module built) and print K/base ratios")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else Sizes()
     if args.sessions:
@@ -434,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.file_mib:
         sizes = dataclasses.replace(sizes, file_mib=args.file_mib)
     only = {g.strip() for g in args.only.split(",") if g.strip()}
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # a socket per held session
     if only - set(ROWS):
         parser.error(f"--only: unknown row groups {sorted(only - set(ROWS))}; known: {','.join(ROWS)}")
     for program in ("ssh", "sftp", "ssh-keygen"):
@@ -452,6 +471,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             targets.append(start_k(tmp, key, sizes.sessions))
             targets.append(start_sshd(tmp / "sshd", key, sizes.sessions))
+            if args.baseline:
+                targets.append(start_k(tmp, key, sizes.sessions, os.path.abspath(args.baseline), "K@base"))
             for t in targets:
                 subprocess.run([*ssh_argv(t), f"{t.user}@127.0.0.1", "true"], capture_output=True)  # warm up
             for group in ROWS:
@@ -462,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
             for t in reversed(targets):
                 t.stop()
         load = os.getloadavg()
-        print(table(targets[0], targets[1], sizes))
+        print(table(targets[0], targets[1], sizes, targets[2] if args.baseline else None))
         print(f"(load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs)")
     return 0
 

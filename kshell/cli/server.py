@@ -47,6 +47,19 @@ def _notify_systemd(message: str) -> None:
         s.sendall(message.encode())
 
 
+def _raise_open_files() -> None:
+    """Every connection holds a socket and every busy session a worker socket and pidfd:
+    the soft limit of 1024 that systemd and shells start with would cap a server at a few
+    hundred sessions, so take the hard limit."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = 1 << 20
+    if soft != resource.RLIM_INFINITY and soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -61,6 +74,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"{PROG} serve: listening on {host}:{port} (host key {server.fingerprint})", flush=True)
         _notify_systemd("READY=1")
 
+    _raise_open_files()
     with KState(state_dir, create=True) as state:
         asyncio.run(serve_until_stopped(state, args.listen, config, ready=ready))
     print(f"{PROG} serve: stopped", flush=True)
@@ -192,6 +206,7 @@ def cmd_up(args: argparse.Namespace) -> int:
               f"{agent.name}@{host}: /path/to/mountpoint")
         print(f"{PROG} up: running; Ctrl-C or SIGTERM stops everything", flush=True)
 
+    _raise_open_files()
     try:
         with KState(state_dir, create=True) as state:
             asyncio.run(serve_until_stopped(state, args.listen, config, ready=ready))

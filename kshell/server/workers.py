@@ -52,6 +52,10 @@ class WorkerGone(Exception):
     """The worker ended before it answered."""
 
 
+class WorkerFailed(WorkerGone):
+    """The worker refused a request (its message says why) and ended."""
+
+
 class WorkerProc:
     """One forked worker as the front end holds it: its frame socket and its pidfd."""
 
@@ -65,6 +69,9 @@ class WorkerProc:
         self.agent: str | None = None  # once bound, it only ever serves this agent again
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        # the answer to the RESET its last session sent: the next session reads the stream
+        # only after it (the reset runs while the last session's client already has its status)
+        self.reset: asyncio.Future[Any] | None = None
 
     def kill(self) -> None:
         """SIGKILL, through the pidfd (never a recycled pid)."""
@@ -220,8 +227,15 @@ class WorkerPool:
         """A worker for `agent`: one its last exec session left (with `reuse`), else a fresh one
         (waits while `max_workers` are alive)."""
         idle = self._idle.get(agent)
-        if idle and reuse:
-            return idle.pop()
+        while idle and reuse:
+            worker = idle.pop()
+            reset, worker.reset = worker.reset, None
+            try:
+                if reset is not None:
+                    await reset
+                return worker
+            except WorkerGone:
+                retire(worker, self.limits.interrupt_grace)
         if agent not in self._agents and self.cgroups is not None:
             self._agents.add(agent)
             await asyncio.to_thread(self.cgroups.ensure_agent, agent, self.limits.agent_bounds())
@@ -245,13 +259,23 @@ class WorkerPool:
             retire(worker, self.limits.interrupt_grace)
             return
         idle.append(worker)
+        loop = asyncio.get_running_loop()
+        reset = worker.reset
 
         def expire() -> None:
             if worker in idle:
                 idle.remove(worker)
                 retire(worker, self.limits.interrupt_grace)
 
-        asyncio.get_running_loop().call_later(IDLE_WORKER, expire)
+        def unanswered() -> None:  # a worker that does not finish its reset serves no one
+            if not reset.done():
+                reset.set_exception(WorkerGone("the worker did not reset"))
+                expire()
+
+        loop.call_later(IDLE_WORKER, expire)
+        if reset is not None:
+            reset.add_done_callback(lambda f: f.cancelled() or f.exception())  # retrieved, if no one waits
+            loop.call_later(self.limits.interrupt_grace, unanswered)
 
     async def close(self) -> None:
         """Kill every worker and stop the zygote (it removes the cgroup tree)."""
@@ -369,7 +393,7 @@ class WorkerShell:
                     fut = self._replies.popleft() if self._replies else None
                     if fut is not None and not fut.done():
                         if kind == wire.FAILED:
-                            fut.set_exception(WorkerGone(value.get("message", "the worker failed")))
+                            fut.set_exception(WorkerFailed(value.get("message", "the worker failed")))
                         else:
                             fut.set_result(value)
                     if kind == wire.REPLY and isinstance(value, dict) and value.get("reset"):
@@ -420,11 +444,10 @@ class WorkerShell:
         self.interrupted = False
         try:
             worker = await self._ensure()
-            if self._bound is not None:
-                await self._bound
         except WorkerGone as e:
             await err(f"K: the session's shell could not start: {e}\n".encode())
             return 1
+        bound = self._bound  # not awaited: the worker takes BIND, then RUN, in order
         loop = asyncio.get_running_loop()
         self._done = done = loop.create_future()
         self._out, self._err = out, err
@@ -452,8 +475,15 @@ class WorkerShell:
                 self.interrupted = bool(result.get("interrupted"))
                 status = int(result["status"])
             else:
-                status = await self._worker_died(worker, err)
                 frames = self._frames
+                if frames is not None:
+                    await asyncio.gather(frames, return_exceptions=True)
+                failed = bound.exception() if bound is not None and bound.done() and not bound.cancelled() else None
+                if isinstance(failed, WorkerFailed):
+                    await err(f"K: the session's shell could not start: {failed}\n".encode())
+                    status = 1
+                else:
+                    status = await self._worker_died(worker, err)
             if frames is not None and worker.died.done():
                 await asyncio.gather(frames, return_exceptions=True)  # the last output is written
         finally:
@@ -568,17 +598,12 @@ class WorkerShell:
             return
         if (not self.running and not self._jobs and not self.interrupted and not worker.killed
                 and not self.spec.get("tty")):
-            fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            self._replies.append(fut)
-            self._send(wire.RESET)
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(fut), self.limits.interrupt_grace)
-            frames = self._frames
-            if fut.done() and not fut.exception() and frames is not None:
-                await asyncio.gather(frames, return_exceptions=True)
-                self._worker = self._reader = self._writer = self._bound = None
-                self.pool.keep(worker)
-                return
+            worker.reset = asyncio.get_running_loop().create_future()
+            self._replies.append(worker.reset)
+            self._send(wire.RESET)  # this session's frame reader ends at its answer
+            self._worker = self._reader = self._writer = self._bound = None
+            self.pool.keep(worker)
+            return
         self._lost(worker)
         retire(worker, self.limits.interrupt_grace)
 

@@ -16,11 +16,13 @@ import contextlib
 import json
 import os
 import pickle
+import queue
 import resource
 import signal
 import socket
 import threading
 import time
+import traceback
 from collections import deque
 from typing import Any
 
@@ -127,6 +129,7 @@ class Worker:
         self.agent: str | None = None
         self._running = threading.Event()
         self._muted: threading.Event | None = None
+        self._lines: queue.SimpleQueue[tuple[str, bool]] | None = None
 
     # -- setting up ----------------------------------------------------------------------------
 
@@ -153,7 +156,7 @@ class Worker:
             with contextlib.suppress(OSError):
                 if fs.stat(cwd).is_dir:
                     fs = PathFS(self.vfs, cred=fs.cred, cwd=cwd, home=home)
-        shell_limits = Limits(wall_time=float(limits.get("wall_time", Limits.wall_time)))
+        shell_limits = Limits(wall_time=float(limits["wall_time"])) if "wall_time" in limits else Limits()
         self.shell = Shell(fs, name="k", env=spec.get("env") or {}, limits=shell_limits)
         if spec.get("functions"):
             self._define(spec["functions"])
@@ -204,8 +207,7 @@ class Worker:
                     self.interrupted = False
                     self._running.set()  # before a CALL that follows can ask whether it runs
                     self.feed = FrameFeed(self.frames, pull=self.tty)  # before any STDIN frame
-                    threading.Thread(target=self._run, args=(request["source"], bool(request.get("interactive"))),
-                                     name="k-run", daemon=True).start()
+                    self._start(request["source"], bool(request.get("interactive")))
                 elif kind == wire.STDIN:
                     if self.feed is not None:
                         self.feed.put(payload)
@@ -289,6 +291,24 @@ class Worker:
 
         threading.Thread(target=keep_flagging, name="k-interrupt", daemon=True).start()
 
+    def _start(self, source: str, interactive: bool) -> None:
+        """Hand the line to the worker's run thread (started at the first line: the zygote
+        forks single-threaded, and a thread per line would cost as much as a short command)."""
+        if self._lines is None:
+            self._lines = queue.SimpleQueue()
+            threading.Thread(target=self._runner, args=(self._lines,), name="k-run", daemon=True).start()
+        self._lines.put((source, interactive))
+
+    def _runner(self, lines: queue.SimpleQueue[tuple[str, bool]]) -> None:
+        """A line that fails outside the shell's own error handling leaves no DONE: end the
+        worker, so the front end reports it instead of waiting."""
+        try:
+            while True:
+                self._run(*lines.get())
+        except BaseException:  # noqa: BLE001
+            traceback.print_exc()
+            os._exit(70)
+
     def _run(self, source: str, interactive: bool) -> None:
         """One command line, to completion; its output and then DONE go to the front end."""
         frames = self.frames
@@ -364,7 +384,7 @@ def main(ctl: socket.socket, state_dir: str, cgroups: dict[str, Any] | None) -> 
             snapshot: bytes | None = None
             while True:
                 frame = frames.recv()
-                if frame is None:
+                if frame is None or frame[0] == wire.HANGUP:  # a reset worker the pool let go
                     os._exit(0)
                 kind, payload = frame
                 if kind == wire.RESTORE:

@@ -24,34 +24,43 @@ def paramiko_shell(bench: Bench, width: int, height: int) -> tuple[paramiko.SSHC
     return client, client.invoke_shell(width=width, height=height)
 
 
-def read_until(chan: paramiko.Channel, needle: bytes, timeout: float = 10) -> bytes:
-    buf = b""
-    deadline = time.monotonic() + timeout
-    chan.settimeout(0.2)
-    while needle not in buf:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{needle!r} not seen; got {buf!r}")
-        try:
-            chunk = chan.recv(4096)
-        except TimeoutError:
-            continue
-        if not chunk:
-            raise EOFError(f"{needle!r} not seen before end; got {buf!r}")
-        buf += chunk
-    return buf
+class Reader:
+    """A channel read up to one needle after another: what one recv brings past a needle (the
+    prompt that follows a command's output often comes in the same chunk) is kept for the next."""
+
+    def __init__(self, chan: paramiko.Channel) -> None:
+        self.chan = chan
+        self.buffer = b""
+
+    def until(self, needle: bytes, timeout: float = 10) -> bytes:
+        deadline = time.monotonic() + timeout
+        self.chan.settimeout(0.2)
+        while needle not in self.buffer:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{needle!r} not seen; got {self.buffer!r}")
+            try:
+                chunk = self.chan.recv(4096)
+            except TimeoutError:
+                continue
+            if not chunk:
+                raise EOFError(f"{needle!r} not seen before end; got {self.buffer!r}")
+            self.buffer += chunk
+        i = self.buffer.index(needle) + len(needle)
+        seen, self.buffer = self.buffer[:i], self.buffer[i:]
+        return seen
 
 
 def test_window_change_updates_columns_and_lines(bench: Bench) -> None:
     client, chan = paramiko_shell(bench, 100, 30)
+    out = Reader(chan)
     try:
-        read_until(chan, PROMPT)
+        out.until(PROMPT)
         chan.send(b'echo "size=$COLUMNS,$LINES"\r')
-        read_until(chan, b"size=100,30")
-        read_until(chan, PROMPT)
-        chan.resize_pty(width=132, height=43)
-        time.sleep(0.2)
+        out.until(b"size=100,30")
+        out.until(PROMPT)
+        chan.resize_pty(width=132, height=43)  # ordered before the next line on the channel
         chan.send(b'echo "size=$COLUMNS,$LINES"\r')
-        read_until(chan, b"size=132,43")
+        out.until(b"size=132,43")
     finally:
         client.close()
 

@@ -1,0 +1,141 @@
+"""The worker pool and a session's WorkerShell, driven directly (a real zygote forking real
+workers over a real LMDB state), below the SSH server: what a channel relies on."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kfs.agents import ensure_agent, find_agent
+from kfs.kstate import KState
+from kfs.vfs import VFS
+from kshell.server.workers import WorkerPool, WorkerShell
+from kshell.worker.limits import WorkerLimits
+
+
+@pytest.fixture
+def state_dir(tmp_path: Path) -> Path:
+    with KState(tmp_path / "state", create=True) as state:
+        for name in ("alice", "bob"):
+            ensure_agent(VFS(state, by="test"), name)
+    return tmp_path / "state"
+
+
+def spec(state_dir: Path, agent: str, **extra: Any) -> dict[str, Any]:
+    with KState(state_dir) as state:
+        a = find_agent(state, agent)
+    assert a is not None
+    return {"agent": a.name, "uid": a.uid, "gid": a.gid, "home": a.home, "cwd": a.home, "env": {},
+            "functions": "", "tty": False, "job_control": False, "limits": {"wall_time": 30}, **extra}
+
+
+def with_pool(state_dir: Path, body: Callable[[WorkerPool], Awaitable[Any]], **limits: Any) -> Any:
+    async def main() -> Any:
+        pool = WorkerPool(state_dir, WorkerLimits(spare_workers=1, interrupt_grace=0.5, **limits))
+        await pool.start()
+        try:
+            return await body(pool)
+        finally:
+            await pool.close()
+
+    return asyncio.run(main())
+
+
+class Collect:
+    def __init__(self) -> None:
+        self.data = b""
+
+    async def __call__(self, data: bytes) -> None:
+        self.data += data
+
+
+async def run(shell: WorkerShell, source: str) -> tuple[int, bytes, bytes]:
+    out, err = Collect(), Collect()
+    status = await shell.run(source, out, err, stdin=False)
+    return status, out.data, err.data
+
+
+async def session(pool: WorkerPool, s: dict[str, Any], source: str) -> tuple[int, bytes, bytes, int]:
+    """One exec channel: a command, then the hang-up; (status, out, err, worker pid)."""
+    shell = WorkerShell(pool, s)
+    result = await run(shell, source)
+    assert shell._worker is not None  # noqa: SLF001
+    pid = shell._worker.pid  # noqa: SLF001
+    await shell.hangup()
+    return (*result, pid)
+
+
+def test_a_command_runs_in_a_worker_process_of_its_own(state_dir: Path) -> None:
+    async def body(pool: WorkerPool) -> None:
+        status, out, err, pid = await session(pool, spec(state_dir, "alice"), 'echo "$$ $(whoami)"; pwd; exit 3')
+        assert (status, err) == (3, b"")
+        assert out.split(b"\n")[1:] == [b"/home/alice", b""]
+        assert pid != os.getpid() and pid in pool.alive
+
+    with_pool(state_dir, body)
+
+
+def test_an_exec_worker_is_reset_and_serves_only_its_agents_next_session(state_dir: Path) -> None:
+    async def body(pool: WorkerPool) -> None:
+        alice = spec(state_dir, "alice")
+        _, _, _, first = await session(pool, alice, "X=leaked; f() { :; }; cd /")
+        status, out, _, second = await session(pool, alice, 'echo "${X-unset} $(type -t f || echo none)"; pwd')
+        assert second == first  # no fork, no LMDB open for a stream of short execs
+        assert (status, out) == (0, b"unset none\n/home/alice\n")
+        _, _, _, bobs = await session(pool, spec(state_dir, "bob"), "true")
+        assert bobs != first
+
+    with_pool(state_dir, body)
+
+
+def test_an_interrupted_session_does_not_hand_its_worker_on(state_dir: Path) -> None:
+    async def body(pool: WorkerPool) -> None:
+        alice = spec(state_dir, "alice")
+        shell = WorkerShell(pool, alice)
+        task = asyncio.create_task(run(shell, "while :; do :; done"))
+        await asyncio.sleep(0.3)
+        t0 = time.monotonic()
+        shell.interrupt()
+        status, _, _ = await task
+        assert status == 130 and time.monotonic() - t0 < 1.0
+        assert shell._worker is not None  # noqa: SLF001
+        first = shell._worker.pid  # noqa: SLF001
+        await shell.hangup()
+        _, _, _, second = await session(pool, alice, "true")
+        assert second != first
+
+    with_pool(state_dir, body)
+
+
+def test_a_command_that_ignores_the_interrupt_ends_with_its_worker(state_dir: Path) -> None:
+    async def body(pool: WorkerPool) -> None:
+        shell = WorkerShell(pool, spec(state_dir, "alice"))
+        # a single regex match: no checkpoint until it returns (if the engine has no timeout)
+        task = asyncio.create_task(run(shell, "echo " + "a" * 40 + "c | grep -E '(a|aa)*b'; echo after"))
+        await asyncio.sleep(0.5)
+        t0 = time.monotonic()
+        shell.interrupt()
+        status, out, _ = await task
+        assert status == 130 and time.monotonic() - t0 < 1.5
+        assert b"after" not in out
+
+    with_pool(state_dir, body)
+
+
+def test_a_worker_that_cannot_bind_says_why(state_dir: Path) -> None:
+    async def body(pool: WorkerPool) -> None:
+        bad = spec(state_dir, "alice")
+        del bad["home"]
+        status, out, err = await run(WorkerShell(pool, bad), "echo never")
+        assert (status, out) == (1, b"")
+        assert err.startswith(b"K: the session's shell could not start: KeyError: 'home'"), err
+        status, out, _, _ = await session(pool, spec(state_dir, "alice"), "echo fine")
+        assert (status, out) == (0, b"fine\n")
+
+    with_pool(state_dir, body)
