@@ -396,7 +396,8 @@ class KServer:
 
         def sftp_factory(chan: asyncssh.SSHServerChannel) -> VFSSFTPServer:
             assert c.agent is not None
-            return VFSSFTPServer(chan, self.agent_fs(c.agent), user_names=self.user_name, touch=c.touch)
+            return VFSSFTPServer(chan, self.agent_fs(c.agent), user_names=self.user_name,
+                                 limits=self.config.limits, touch=c.touch)
 
         process = SessionProcess(
             self, c,

@@ -13,13 +13,16 @@ import errno
 import functools
 import os
 import stat as st
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import asyncssh
 from asyncssh import SFTPAttrs, SFTPName, SFTPVFSAttrs
+from asyncssh.sftp import SFTPLimits, SFTPServerHandler
 
 from kfs.vfs import RENAME_NOREPLACE, FileHandle, Inode, PathFS
+from kshell.worker.limits import WorkerLimits, size_text
 
 T = TypeVar("T")
 
@@ -132,7 +135,9 @@ def _open_flags(pflags: int) -> int:
 
 
 class VFSSFTPServer(asyncssh.SFTPServer):
-    """One SFTP session of one agent, on the VFS with the agent's credentials."""
+    """One SFTP session of one agent, on the VFS with the agent's credentials, within the
+    `[limits]` bounds on handles and READ/WRITE lengths (one client must not make the server
+    allocate without bound: a READ of 4 GiB on a sparse file would)."""
 
     def __init__(
         self,
@@ -140,14 +145,24 @@ class VFSSFTPServer(asyncssh.SFTPServer):
         fs: PathFS,
         *,
         user_names: Callable[[int], str],
+        limits: WorkerLimits | None = None,
         touch: Callable[[], None] = lambda: None,
         on_exit: Callable[[], None] = lambda: None,
     ) -> None:
         super().__init__(chan)
         self.fs = fs
+        self.limits = limits or WorkerLimits()
         self._user_names = user_names
         self._touch = touch
         self._on_exit = on_exit
+        self._files: set[OpenFile] = set()
+        self._dirs: weakref.WeakSet[Any] = weakref.WeakSet()  # asyncssh drops a closed one
+
+    def _new_handle(self) -> None:
+        """Another open file or directory, if the session has room (as sftp-server runs out of
+        descriptors: the open fails, the session goes on)."""
+        if len(self._files) + len(self._dirs) >= self.limits.sftp_handles:
+            raise asyncssh.SFTPFailure(f"too many open handles (the limit is {self.limits.sftp_handles})")
 
     # -- paths and names ---------------------------------------------------------------------
 
@@ -249,10 +264,13 @@ class VFSSFTPServer(asyncssh.SFTPServer):
 
     @_vfs_call
     def open(self, path: bytes, pflags: int, attrs: SFTPAttrs) -> OpenFile:
+        self._new_handle()
         mode = 0o666 if attrs.permissions is None else st.S_IMODE(attrs.permissions)
         path = self._path(path)
         handle = self.fs.open(path, _open_flags(pflags), mode)
-        return OpenFile(handle, self.fs.abspath(path))
+        f = OpenFile(handle, self.fs.abspath(path))
+        self._files.add(f)
+        return f
 
     def open56(self, path: bytes, desired_access: int, flags: int, attrs: SFTPAttrs) -> OpenFile:
         """SFTP v5/v6 open, mapped onto the v3 flags (K serves v3, as OpenSSH does)."""
@@ -274,14 +292,21 @@ class VFSSFTPServer(asyncssh.SFTPServer):
 
     @_vfs_call
     def close(self, file_obj: object) -> None:
-        self._file(file_obj).close()
+        f = self._file(file_obj)
+        self._files.discard(f)
+        f.close()
 
     @_vfs_call
     def read(self, file_obj: object, offset: int, size: int) -> bytes:
-        return self._file(file_obj).handle.pread(size, offset)
+        """At most `sftp_read` bytes: a longer request gets a short read, which every client
+        continues from (OpenSSH's sftp-server clamps the same way)."""
+        return self._file(file_obj).handle.pread(min(size, self.limits.sftp_read), offset)
 
     @_vfs_call
     def write(self, file_obj: object, offset: int, data: bytes) -> int:
+        if len(data) > self.limits.sftp_write:
+            raise asyncssh.SFTPFailure(f"write of {len(data)} bytes is longer than the limit of "
+                                       f"{size_text(self.limits.sftp_write)}")
         return self._file(file_obj).handle.pwrite(data, offset)
 
     @_vfs_call
@@ -308,7 +333,10 @@ class VFSSFTPServer(asyncssh.SFTPServer):
             up = here
         names = [SFTPName(b".", attrs=inode_attrs(here)), SFTPName(b"..", attrs=inode_attrs(up))]
         names += [SFTPName(os.fsencode(name), attrs=inode_attrs(inode)) for name, inode in entries]
-        return _iterate(names)
+        self._new_handle()
+        listing = _iterate(names)
+        self._dirs.add(listing)
+        return listing
 
     @_vfs_call
     def mkdir(self, path: bytes, attrs: SFTPAttrs) -> None:
@@ -351,6 +379,23 @@ class VFSSFTPServer(asyncssh.SFTPServer):
         with contextlib.suppress(OSError, asyncssh.Error, AttributeError):
             self.channel.exit(0)
         self._on_exit()
+
+
+async def _process_limits(handler: Any, packet: Any) -> SFTPLimits:
+    """limits@openssh.com with the session's own bounds. asyncssh answers with its constants
+    (4 MiB reads and writes), and clients size their requests by the answer: an asyncssh
+    client would send writes the server then refuses."""
+    server = handler._server  # noqa: SLF001
+    if not isinstance(server, VFSSFTPServer):
+        return await _asyncssh_limits(handler, packet)
+    packet.check_end()
+    limits = server.limits
+    return SFTPLimits(max(limits.sftp_read, limits.sftp_write) + 1024, limits.sftp_read, limits.sftp_write,
+                      limits.sftp_handles)
+
+
+_asyncssh_limits = SFTPServerHandler._packet_handlers[b"limits@openssh.com"]  # noqa: SLF001
+SFTPServerHandler._packet_handlers[b"limits@openssh.com"] = _process_limits  # noqa: SLF001
 
 
 async def _iterate(names: list[SFTPName]) -> AsyncIterator[SFTPName]:

@@ -1,4 +1,5 @@
-"""The bounds on session workers: the `[limits]` section of komputer.toml.
+"""The bounds on an agent's sessions (their workers, and SFTP in the front end): the
+`[limits]` section of komputer.toml.
 
 Sizes are bytes, or a number with K, M, G (binary: 512M is 512 MiB). Every bound has a safe
 default, so a server with no settings already keeps one agent from exhausting the machine.
@@ -15,7 +16,8 @@ from kshell.worker.cgroups import Bounds
 MIB = 1 << 20
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", re.IGNORECASE)
-SIZES = frozenset({"session_memory", "agent_memory"})
+SIZES = frozenset({"session_memory", "agent_memory", "sftp_read", "sftp_write"})
+KIB = 1 << 10
 
 
 def parse_size(value: int | str, where: str) -> int:
@@ -48,6 +50,10 @@ class WorkerLimits:
     park_idle: float = 30.0  # an interactive session idle this long (no jobs) gives its worker back
     spare_workers: int = 2  # workers forked ahead of need, so a new command does not wait for a fork
     max_workers: int = 512  # workers alive at once on this server; more sessions wait for one
+    # SFTP runs in the front end: its bounds keep one client from making the server allocate
+    sftp_handles: int = 1024  # open files and directories per SFTP session
+    sftp_read: int = 256 * KIB - 1024  # the longest READ answered (a longer one gets a short read)
+    sftp_write: int = 256 * KIB  # the longest WRITE accepted
 
     def session_bounds(self) -> Bounds:
         return Bounds(memory=self.session_memory, tasks=self.session_tasks)
@@ -68,4 +74,7 @@ class WorkerLimits:
         limits = cls(**kwargs)
         if limits.spare_workers < 0 or limits.max_workers < 1 or limits.interrupt_grace <= 0:
             raise ValueError(f"{where}: spare_workers >= 0, max_workers >= 1 and interrupt_grace > 0 are required")
+        lengths = (limits.sftp_read, limits.sftp_write)  # asyncssh takes no SFTP packet over 4 MiB
+        if limits.sftp_handles < 1 or not all(1024 <= n <= 4 * MIB for n in lengths):
+            raise ValueError(f"{where}: sftp_handles >= 1, and sftp_read and sftp_write from 1K to 4M, are required")
         return limits

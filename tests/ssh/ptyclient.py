@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pty
 import select
@@ -42,13 +41,26 @@ class PtySession:
         os.write(self.master, data)
 
     def wait(self, timeout: float = 20.0) -> int:
+        """The client's exit status, with everything it wrote before exiting read (what it
+        wrote last is often still in the terminal when it exits)."""
         deadline = time.monotonic() + timeout
         while self.proc.poll() is None and time.monotonic() < deadline:
-            ready, _, _ = select.select([self.master], [], [], 0.1)
-            if ready:
-                with contextlib.suppress(OSError):
-                    self.buffer += os.read(self.master, 65536)
-        return self.proc.wait(max(deadline - time.monotonic(), 0.1))
+            self._read_ready(0.1)
+        status = self.proc.wait(max(deadline - time.monotonic(), 0.1))
+        while self._read_ready(0):
+            pass
+        return status
+
+    def _read_ready(self, timeout: float) -> bool:
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return False
+        try:
+            chunk = os.read(self.master, 65536)
+        except OSError:  # EIO: the terminal's other side is closed and empty
+            return False
+        self.buffer += chunk
+        return bool(chunk)
 
     def close(self) -> None:
         if self.proc.poll() is None:

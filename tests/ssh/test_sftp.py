@@ -7,13 +7,19 @@ import hashlib
 import os
 import stat
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import asyncssh
 import paramiko
+import pytest
 from kserver import Bench, need
+from paramiko.sftp import CMD_CLOSE, CMD_DATA, CMD_EXTENDED, CMD_OPENDIR, CMD_READ, CMD_WRITE, int64
 
 from kfs.vfs import Cred, PathFS
+from kshell.server import ServerConfig
+from kshell.server.config import Penalties
+from kshell.worker.limits import WorkerLimits
 
 
 def agent_fs(bench: Bench, name: str = "alice") -> PathFS:
@@ -134,3 +140,41 @@ def test_asyncssh_sftp_get_put_and_seek(bench: Bench, tmp_path: Path) -> None:
     fs = agent_fs(bench)
     assert fs.read_file("as.bin")[10:13] == b"XYZ"
     assert fs.stat("as.hard").nlink == 2 and fs.stat("as.hard").ino == fs.stat("as.bin").ino
+
+
+def test_sftp_bounds_reads_writes_and_handles(make_server: Callable[[ServerConfig], Bench]) -> None:
+    """A 4 GiB READ of a sparse file gets a short read, an oversized WRITE is refused, the
+    handle after the last allowed fails, and the limits reply tells clients all three."""
+    limits = WorkerLimits(sftp_handles=8, sftp_read=64 << 10, sftp_write=32 << 10)
+    bench = make_server(ServerConfig(hostname="k", limits=limits, penalties=Penalties(exempt=("127.0.0.1/32",))))
+    agent_fs(bench).write_file("sparse", b"")
+    agent_fs(bench).truncate("sparse", 1 << 40)
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    client.connect("127.0.0.1", bench.port, "alice", key_filename=str(bench.keys["alice"]),
+                   look_for_keys=False, allow_agent=False)
+    try:
+        sftp = client.open_sftp()
+        f = sftp.open("sparse", "rb")
+        kind, msg = sftp._request(CMD_READ, f.handle, int64(0), 0xFFFFFFFF)  # noqa: SLF001 - one raw READ
+        assert kind == CMD_DATA and msg.get_binary() == bytes(64 << 10)
+        w = sftp.open("written", "wb")
+        with pytest.raises(OSError, match="longer than the limit of 32 KiB"):
+            sftp._request(CMD_WRITE, w.handle, int64(0), bytes((32 << 10) + 1))  # noqa: SLF001
+        sftp._request(CMD_WRITE, w.handle, int64(0), bytes(32 << 10))  # noqa: SLF001
+        held = [sftp.open("sparse", "rb") for _ in range(5)]  # with f and w: 7 files
+        kind, msg = sftp._request(CMD_OPENDIR, ".")  # noqa: SLF001 - the 8th handle, a directory
+        directory = msg.get_binary()
+        with pytest.raises(OSError, match="too many open handles"):
+            sftp.open("sparse", "rb")
+        with pytest.raises(OSError, match="too many open handles"):
+            sftp.listdir(".")
+        sftp._request(CMD_CLOSE, directory)  # noqa: SLF001
+        assert "sparse" in sftp.listdir(".")  # a closed handle makes room again
+        kind, msg = sftp._request(CMD_EXTENDED, "limits@openssh.com")  # noqa: SLF001
+        assert [msg.get_int64() for _ in range(4)][1:] == [64 << 10, 32 << 10, 8]
+        held[0].close()
+        sftp.open("sparse", "rb").close()
+    finally:
+        client.close()
+    assert agent_fs(bench).stat("written").size == 32 << 10
