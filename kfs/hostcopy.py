@@ -83,53 +83,68 @@ def _preserve(op: Op, node: Inode, info: os.stat_result) -> None:
         attrs.setattr(op, node, mode=st.S_IMODE(info.st_mode))
 
 
-def export_tree(fs: PathFS, kpath: str, host: str) -> int:
-    """Copy `kpath` to `host`: a directory's contents go into `host` (created if missing)."""
+def export_tree(fs: PathFS, kpath: str, host: str, *, keep_setuid: bool = False) -> tuple[int, int]:
+    """Copy `kpath` to `host`: a directory's contents go into `host` (created if missing).
+    Returns (entries copied, files whose setuid/setgid bits were dropped). On the host the
+    files belong to the agents' uids, which an agent chose no host account for: their setuid
+    and setgid bits go unless `keep_setuid` (as GNU tar drops them unless told to preserve
+    permissions)."""
+    out = _Export(fs, keep_setuid)
     inode = fs.lstat(kpath)
     if inode.is_dir:
         os.makedirs(host, exist_ok=True)
-        count = _export_children(fs, fs.abspath(kpath), os.fsencode(host))
-        _restore(os.fsencode(host), inode)
-        return count
+        count = out.children(fs.abspath(kpath), os.fsencode(host))
+        out.restore(os.fsencode(host), inode)
+        return count, out.stripped
     dest = os.path.join(host, os.path.basename(fs.abspath(kpath))) if os.path.isdir(host) else host
-    return _export_one(fs, fs.abspath(kpath), inode, os.fsencode(dest))
+    return out.one(fs.abspath(kpath), inode, os.fsencode(dest)), out.stripped
 
 
-def _export_children(fs: PathFS, kpath: str, host: bytes) -> int:
-    count = 0
-    for name, inode in fs.scandir(kpath):
-        child = kpath.rstrip("/") + "/" + name
-        count += _export_one(fs, child, inode, os.path.join(host, os.fsencode(name)))
-    return count
+class _Export:
+    def __init__(self, fs: PathFS, keep_setuid: bool) -> None:
+        self.fs = fs
+        self.keep_setuid = keep_setuid
+        self.stripped = 0
 
-
-def _export_one(fs: PathFS, kpath: str, inode: Inode, host: bytes) -> int:
-    if inode.is_lnk:
-        os.symlink(os.fsencode(fs.readlink(kpath)), host)
-    elif inode.is_dir:
-        os.mkdir(host, 0o700)
-        count = 1 + _export_children(fs, kpath, host)
-        _restore(host, inode)
+    def children(self, kpath: str, host: bytes) -> int:
+        count = 0
+        for name, inode in self.fs.scandir(kpath):
+            child = kpath.rstrip("/") + "/" + name
+            count += self.one(child, inode, os.path.join(host, os.fsencode(name)))
         return count
-    elif inode.is_reg:
-        fd = os.open(host, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with fs.open(kpath) as handle:
-                offset = 0
-                while block := handle.pread(1 << 20, offset):
-                    os.write(fd, block)
-                    offset += len(block)
-        finally:
-            os.close(fd)
-    else:
-        os.mknod(host, inode.mode, inode.rdev)
-    _restore(host, inode)
-    return 1
 
+    def one(self, kpath: str, inode: Inode, host: bytes) -> int:
+        fs = self.fs
+        if inode.is_lnk:
+            os.symlink(os.fsencode(fs.readlink(kpath)), host)
+        elif inode.is_dir:
+            os.mkdir(host, 0o700)
+            count = 1 + self.children(kpath, host)
+            self.restore(host, inode)
+            return count
+        elif inode.is_reg:
+            fd = os.open(host, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                with fs.open(kpath) as handle:
+                    offset = 0
+                    while block := handle.pread(1 << 20, offset):
+                        os.write(fd, block)
+                        offset += len(block)
+            finally:
+                os.close(fd)
+        else:
+            os.mknod(host, st.S_IFMT(inode.mode) | 0o600, inode.rdev)
+        self.restore(host, inode)
+        return 1
 
-def _restore(host: bytes, inode: Inode) -> None:
-    if os.geteuid() == 0:
-        os.chown(host, inode.uid, inode.gid, follow_symlinks=False)
-    if not inode.is_lnk:
-        os.chmod(host, inode.perm)
-    os.utime(host, ns=(inode.atime, inode.mtime), follow_symlinks=False)
+    def restore(self, host: bytes, inode: Inode) -> None:
+        """Owner, mode, times; the owner first (a chown clears setuid bits the chmod then sets)."""
+        if os.geteuid() == 0:
+            os.chown(host, inode.uid, inode.gid, follow_symlinks=False)
+        if not inode.is_lnk:
+            perm = inode.perm
+            if perm & (st.S_ISUID | st.S_ISGID) and not inode.is_dir and not self.keep_setuid:
+                perm &= ~(st.S_ISUID | st.S_ISGID)
+                self.stripped += 1
+            os.chmod(host, perm)
+        os.utime(host, ns=(inode.atime, inode.mtime), follow_symlinks=False)

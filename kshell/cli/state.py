@@ -106,7 +106,10 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from kfs.hostcopy import export_tree
 
-    count = export_tree(_open_fs(args), args.kpath, args.hostdir)
+    count, stripped = export_tree(_open_fs(args), args.kpath, args.hostdir, keep_setuid=args.keep_setuid)
+    if stripped:
+        print(f"{PROG}: export: removed setuid/setgid bits from {stripped} file{'s' if stripped != 1 else ''}"
+              " (--keep-setuid keeps them)", file=sys.stderr)
     print(f"{PROG}: exported {count} entries to {args.hostdir}")
     return 0
 
@@ -164,9 +167,12 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p = add("import", cmd_import, "copy a host file or directory tree into the state (modes, links, times kept)")
     p.add_argument("hostdir", metavar="HOSTDIR")
     p.add_argument("kpath", metavar="KPATH")
-    p = add("export", cmd_export, "copy a tree out of the state to a host directory (modes, links, times kept)")
+    p = add("export", cmd_export, "copy a tree out of the state to a host directory (modes, links, times kept; "
+                                  "setuid/setgid bits dropped unless --keep-setuid)")
     p.add_argument("kpath", metavar="KPATH")
     p.add_argument("hostdir", metavar="HOSTDIR")
+    p.add_argument("--keep-setuid", action="store_true",
+                   help="keep setuid and setgid bits (the files belong to agents' uids on the host)")
     p = add("stat", cmd_stat, "show a file's attributes as GNU stat does")
     p.add_argument("kpath", metavar="KPATH", nargs="+")
     p = add("cat", cmd_cat, "write files' contents to standard output")

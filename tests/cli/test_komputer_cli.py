@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kfs.kstate import KState
-from kfs.vfs import VFS, PathFS
+from kfs.vfs import VFS, Cred, PathFS
 
 SUBCOMMANDS = ["init", "fsck", "import", "export", "stat", "cat", "receipts"]
 
@@ -125,7 +125,7 @@ def test_import_then_export_round_trips_modes_symlinks_times_and_bytes(tmp_path:
     _host_tree(src)
     komputer("import", str(src), "/home/agent/proj", "--state", str(state), check=True)
     assert komputer("fsck", "--state", str(state), check=True).stdout.endswith("clean\n")
-    komputer("export", "/home/agent/proj", str(dst), "--state", str(state), check=True)
+    komputer("export", "/home/agent/proj", str(dst), "--keep-setuid", "--state", str(state), check=True)
     assert _describe(dst) == _describe(src)
 
 
@@ -166,3 +166,26 @@ def test_importing_kfs_or_the_cli_does_no_work(tmp_path: Path) -> None:
     env = {**os.environ, "KOMPUTER_STATE": str(empty / "state"), "HOME": str(empty)}
     result = subprocess.run([sys.executable, "-c", probe, str(empty)], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_export_drops_setuid_and_setgid_bits_unless_asked_and_says_so(tmp_path: Path) -> None:
+    state = tmp_path / "s"
+    with KState(state, create=True) as ks:
+        agent = PathFS(VFS(ks), cred=Cred(1000, 1000), cwd="/", home="/")
+        PathFS(VFS(ks)).mkdir("/home/agent", parents=True)
+        PathFS(VFS(ks)).chown("/home/agent", 1000, 1000)
+        for name, mode in (("suid", 0o4755), ("sgid", 0o2755), ("plain", 0o755)):
+            agent.write_file(f"/home/agent/{name}", b"#!/bin/sh\n")
+            agent.chmod(f"/home/agent/{name}", mode)
+        agent.mkdir("/home/agent/shared", 0o2755)
+    dropped = tmp_path / "dropped"
+    result = komputer("export", "/home/agent", str(dropped), "--state", str(state), check=True)
+    assert result.stderr == "komputer: export: removed setuid/setgid bits from 2 files (--keep-setuid keeps them)\n"
+    modes = {p.name: st.S_IMODE(p.lstat().st_mode) for p in dropped.iterdir()}
+    assert modes == {"suid": 0o755, "sgid": 0o755, "plain": 0o755, "shared": 0o2755}
+    kept = tmp_path / "kept"
+    result = komputer("export", "/home/agent", str(kept), "--keep-setuid", "--state", str(state), check=True)
+    assert result.stderr == ""
+    assert {p.name: st.S_IMODE(p.lstat().st_mode) for p in kept.iterdir()} == {
+        "suid": 0o4755, "sgid": 0o2755, "plain": 0o755, "shared": 0o2755}
+    assert (kept / "suid").stat().st_uid == 1000  # owned by the agent's uid: why the bits go by default
