@@ -19,7 +19,8 @@ class Penalties:
     """OpenSSH 9.8 PerSourcePenalties: seconds added to a source's penalty per event.
 
     A source is refused once its accumulated penalty reaches `min`; a penalty never exceeds
-    `max`. Sources are whole IPv4 addresses and IPv6 /64 networks.
+    `max`. Sources are whole IPv4 addresses and IPv6 /64 networks. Failed logins also count
+    against the user they tried from that source (limits.SourcePenalties says why).
     """
 
     enabled: bool = True
@@ -29,7 +30,9 @@ class Penalties:
     crash: float = 90.0  # the connection made the server fail
     min: float = 15.0
     max: float = 600.0
-    exempt: tuple[str, ...] = ()  # networks never penalised, e.g. ["127.0.0.1/32"]
+    # networks never refused as a whole (their failed logins still penalise the user they
+    # tried): loopback, which every local agent and container shares
+    exempt: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,50 +56,62 @@ def source_of(addr: str) -> str:
 class SourcePenalties:
     """PerSourcePenalties: each bad event adds seconds to its source's pending penalty (capped
     at `max`); once the pending penalty exceeds `min` the source is active and refused until
-    the penalty runs out, as OpenSSH 9.8's srclimit does."""
+    the penalty runs out, as OpenSSH 9.8's srclimit does.
+
+    Every local agent and container connects from loopback, so one of them failing to log in
+    must not lock the others out: sources in `exempt` (loopback by default) are never refused
+    as a whole. Failed logins are also counted per source *and user*, exempt or not, and an
+    active one refuses only that user from that source (at its first authentication request,
+    the first moment the user is known): guessing keys for alice slows alice's logins from
+    there, never bob's."""
 
     def __init__(self, config: Penalties, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self._clock = clock
-        self._table: OrderedDict[str, tuple[float, bool]] = OrderedDict()  # source -> (expiry, active)
+        self._table: OrderedDict[str, tuple[float, bool]] = OrderedDict()  # key -> (expiry, active)
         self._exempt = [ipaddress.ip_network(n, strict=False) for n in config.exempt]
 
     def _exempted(self, addr: str) -> bool:
         ip = ipaddress.ip_address(addr.split("%", 1)[0])
         return any(ip in net for net in self._exempt)
 
-    def penalise(self, addr: str, kind: str) -> bool:
-        """Record an event of `kind` (authfail, noauth, grace_exceeded, crash) from `addr`;
-        returns whether this made the source's penalty active."""
-        if not self.config.enabled or self._exempted(addr):
-            return False
+    def penalise(self, addr: str, kind: str, user: str | None = None) -> list[str]:
+        """Record an event of `kind` (authfail, noauth, grace_exceeded, crash) from `addr`,
+        for `user` if one was named; the keys ("ADDR" or "USER@ADDR") it made active."""
         seconds = float(getattr(self.config, kind))
-        if seconds <= 0:
-            return False
-        now = self._clock()
+        if not self.config.enabled or seconds <= 0:
+            return []
         source = source_of(addr)
-        expiry, active = self._table.pop(source, (now, False))
+        keys = [] if self._exempted(addr) else [source]
+        if user is not None and kind == "authfail":
+            keys.append(f"{user}@{source}")
+        return [key for key in keys if self._add(key, seconds)]
+
+    def _add(self, key: str, seconds: float) -> bool:
+        now = self._clock()
+        expiry, active = self._table.pop(key, (now, False))
         if expiry < now:
             expiry, active = now, False
         expiry = min(expiry + seconds, now + self.config.max)
         newly = not active and expiry - now > self.config.min
-        self._table[source] = (expiry, active or newly)
+        self._table[key] = (expiry, active or newly)
         while len(self._table) > MAX_SOURCES:
             self._table.popitem(last=False)
         return newly
 
-    def refused(self, addr: str) -> float:
-        """Seconds left of an active penalty on `addr`'s source (0 when it may connect)."""
+    def refused(self, addr: str, user: str | None = None) -> float:
+        """Seconds left of an active penalty on `addr`'s source, or with `user` on that user
+        from that source (0 when it may go on)."""
         if not self._table:
             return 0.0
-        source = source_of(addr)
-        entry = self._table.get(source)
+        key = source_of(addr) if user is None else f"{user}@{source_of(addr)}"
+        entry = self._table.get(key)
         if entry is None:
             return 0.0
         expiry, active = entry
         left = expiry - self._clock()
         if left <= 0:
-            del self._table[source]
+            del self._table[key]
             return 0.0
         return left if active else 0.0
 

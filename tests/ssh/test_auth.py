@@ -126,7 +126,7 @@ def test_max_auth_tries_disconnects(make_server, tmp_path: Path) -> None:
 
 
 def test_repeated_failures_penalise_the_source(make_server, tmp_path: Path) -> None:
-    b = make_server(ServerConfig(penalties=Penalties(authfail=5, min=15, max=600)))
+    b = make_server(ServerConfig(penalties=Penalties(authfail=5, min=15, max=600, exempt=())))
     for _ in range(4):  # 4 x 5 s pending > 15 s: the source is refused from now on
         assert login(b, "alice", b.keys["bob"], source="127.0.0.7").returncode != 0
     time.sleep(0.2)
@@ -136,6 +136,22 @@ def test_repeated_failures_penalise_the_source(make_server, tmp_path: Path) -> N
     other = login(b, "alice", b.keys["alice"], source="127.0.0.8")
     assert other.returncode == 0, other.stderr
     assert any(e["peer"] == "127.0.0.7" for e in events(b, "ssh.penalty"))
+
+
+def test_failed_logins_from_loopback_lock_out_only_the_user_they_tried(make_server) -> None:
+    """Every local agent shares 127.0.0.1: guessing keys for alice must not stop bob."""
+    b = make_server(ServerConfig(penalties=Penalties(authfail=5, min=15, max=600)))  # loopback exempt
+    for _ in range(4):
+        assert login(b, "alice", b.keys["bob"]).returncode != 0
+    time.sleep(0.2)
+    bob = login(b, "bob", b.keys["bob"])
+    assert bob.returncode == 0 and "/home/bob" in bob.stdout, bob.stderr
+    alice = login(b, "alice", b.keys["alice"])
+    assert alice.returncode != 0
+    assert "Too many authentication failures for alice from 127.0.0.1: try again in" in alice.stderr
+    elsewhere = login(b, "alice", b.keys["alice"], source="127.0.0.8")  # another source: its own count
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    assert [(e["peer"], e["user"]) for e in events(b, "ssh.penalty")] == [("127.0.0.1", "alice")]
 
 
 def test_max_startups_drops_unauthenticated_connections(make_server) -> None:
