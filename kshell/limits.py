@@ -18,6 +18,7 @@ class Limits:
     output_bytes: int = 64 * 1024 * 1024
     variable_bytes: int = 64 * 1024 * 1024
     pipeline_buffer: int = 64 * 1024
+    threads: int = 256  # jobs, pipeline stages and xargs -P commands alive at once (K's processes)
 
 
 class LimitExceeded(Exception):

@@ -13,9 +13,11 @@ import contextlib
 import random
 import threading
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from kshell.exec import redirects as redir
+from kshell.exec import regexes
 from kshell.exec.errors import (
     AbortCommand,
     BreakLoop,
@@ -35,6 +37,7 @@ from kshell.exec.printer import (
     word_text,
 )
 from kshell.exec.streams import BufferSink, Cancel, Pipe, PipeReader, PipeWriter, Stream
+from kshell.exec.threads import FORK_FAILED, ForkFailed, Threads
 from kshell.exec.variables import EXPORT, READONLY, Var, Variables
 from kshell.exec.varops import ReadonlyError, VarOps
 from kshell.expand import arith
@@ -94,6 +97,7 @@ class Session:
         self.iterations = 0
         self.tmp_counter = 0
         self.jobs = JobTable()  # background commands (`&`), for jobs/wait/kill and $!
+        self.threads = Threads(limits.threads)  # what jobs, pipeline stages and xargs -P run in
         self.tools: dict[str, Builtin] = {}
 
     def new_pid(self) -> int:
@@ -220,6 +224,16 @@ class Interp(VarOps):
     def error(self, message: str) -> None:
         """Print `name: line N: message` to standard error."""
         self.write_err(f"{self.prefix()}{message}\n")
+
+    def start_thread(self, target: Callable[..., Any], args: tuple[Any, ...],
+                     name: str | None = None) -> threading.Thread:
+        """A thread for a job, a pipeline stage or an xargs command, if the session has room;
+        else the command line is abandoned as after bash's failed fork."""
+        try:
+            return self.session.threads.start(target, args, name)
+        except ForkFailed:
+            self.write_err(f"{self.script_name}: fork: Resource temporarily unavailable\n")  # as bash: no line
+            raise AbortCommand(FORK_FAILED) from None
 
     def write_err(self, text: str) -> None:
         stream = self.fds.get(2)
@@ -558,7 +572,8 @@ class Interp(VarOps):
                     status = self.call_builtin(builtin, argv)
                 else:
                     tool = self.session.tools.get(name)
-                    status = tool(self, argv) if tool is not None else self.run_external(argv)
+                    status = regexes.running(self.session, tool, self, argv) if tool is not None \
+                        else self.run_external(argv)
         finally:
             if saved_vars:
                 self._restore_temp(saved_vars)
@@ -1002,9 +1017,13 @@ class Interp(VarOps):
 
         children = [self.fork() for _ in range(n)]
         for i in range(n):
-            t = threading.Thread(target=stage, args=(i, children[i]), daemon=True)
-            threads.append(t)
-            t.start()
+            try:
+                threads.append(self.start_thread(stage, (i, children[i])))
+            except AbortCommand:
+                for p in pipes:  # the stages already started see their pipes end, and end
+                    p.close_reader()
+                    p.close_writer()
+                raise
         for t in threads:
             while t.is_alive():
                 t.join(0.1)
@@ -1109,8 +1128,8 @@ class Interp(VarOps):
         source = "".join(re.escape(t) if k == QUO else ere_to_python(t) for t, k in pieces)
         flags = re.IGNORECASE if "nocasematch" in self.shopts else 0
         try:
-            rx = re.compile(source, flags)
-        except re.error:
+            rx = regexes.compile(source, flags, self.session.cancel)
+        except regexes.error:
             raise _RegexError() from None
         m = rx.search(text)
         table = self.vars.table

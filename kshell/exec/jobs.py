@@ -145,9 +145,13 @@ class JobTable:
         child.session = JobSession(parent.session, cancel)
         text = " ".join(command_text(command, 0).split())
         job = self.add(child.pid, text, cancel)
-        thread = threading.Thread(target=self._run, args=(job, child, command), daemon=True,
-                                  name=f"k-job-{job.pid}")
-        thread.start()
+        try:
+            parent.start_thread(self._run, (job, child, command), f"k-job-{job.pid}")
+        except BaseException:
+            with self.changed:
+                self.jobs.pop(job.number, None)
+                self._reset_current()
+            raise
         return job
 
     def add(self, pid: int, text: str, cancel: Cancel) -> Job:

@@ -8,6 +8,7 @@ shell runs in a worker process of its own (kshell.worker), bounded by cgroups.
 
 from __future__ import annotations
 
+import shlex
 import statistics
 import subprocess
 import threading
@@ -25,7 +26,9 @@ from kshell.worker.limits import MIB, WorkerLimits
 LIMITS = WorkerLimits(session_memory=192 * MIB, session_tasks=96, interrupt_grace=0.5, wall_time=20.0)
 CONFIG = ServerConfig(hostname="k", penalties=Penalties(exempt=("127.0.0.1/32",)), limits=LIMITS)
 STALL = 5.0  # seconds: a reply later than this is a stall (the audit saw 631 s); p99 is reported
-REGEX = "echo " + "a" * 50 + "c | grep -E '(a|aa)*b'"
+# a match no engine finishes: `(a|aa)*b` no longer serves (the bounded engine answers it at
+# once); this one only a deadline or a kill ends, as the issue's `(a|aa)*b` did before
+REGEX = "echo " + "a" * 30 + " | grep -E '(.*){1,32000}[bc]'"
 
 
 @pytest.fixture
@@ -171,6 +174,21 @@ def test_the_wall_time_bound_ends_a_command(make_server) -> None:  # type: ignor
     assert done.returncode != 0
     assert b"wall-time limit" in done.stderr
     assert elapsed < 6.0, elapsed
+
+
+@pytest.mark.parametrize("runaway", [
+    REGEX, "awk 'BEGIN{while(1){}}'", "sed ':a;ba' <<< x", "f(){ f | f & }; f; sleep 5",
+], ids=["regex", "awk-loop", "sed-loop", "fork-bomb"])
+def test_timeout_ends_a_runaway_in_a_second_and_the_shell_goes_on(server: Bench, runaway: str) -> None:
+    """Cooperative: the runaway's own checkpoints (or the match's deadline) see `timeout`, so
+    the worker lives on to run what follows; bob never notices."""
+    with Prober(server) as bob:
+        t0 = time.monotonic()
+        done = server.ssh(f"timeout 1 sh -c {shlex.quote(runaway)} 2>/dev/null; echo status=$?; echo next")
+        elapsed = time.monotonic() - t0
+    assert done.stdout == b"status=124\nnext\n", done
+    assert elapsed < 4.0, elapsed
+    bob.check()
 
 
 def test_workers_run_in_their_agent_cgroup_with_the_session_bounds(server: Bench) -> None:

@@ -78,6 +78,7 @@ class Compiler:
 
     def stmt(self, node):
         k = node[0]
+        checkpoint = self.rt.checkpoint
         if k == "block":
             return self.block(node)
         if k == "expr":
@@ -105,7 +106,11 @@ class Compiler:
             body = self.stmt(node[2])
 
             def run_while() -> None:
+                n = 0
                 while cond():
+                    n += 1
+                    if not n & 1023:
+                        checkpoint()
                     try:
                         body()
                     except Break:
@@ -118,7 +123,11 @@ class Compiler:
             cond = self.cond(node[2])
 
             def run_do() -> None:
+                n = 0
                 while True:
+                    n += 1
+                    if not n & 1023:
+                        checkpoint()
                     try:
                         body()
                     except Break:
@@ -137,7 +146,11 @@ class Compiler:
             def run_for() -> None:
                 if init is not None:
                     init()
+                n = 0
                 while cond():
+                    n += 1
+                    if not n & 1023:
+                        checkpoint()
                     try:
                         body()
                     except Break:
@@ -154,7 +167,9 @@ class Compiler:
 
             def run_forin() -> None:
                 a = arr()
-                for key in list(a):
+                for n, key in enumerate(list(a), 1):
+                    if not n & 1023:
+                        checkpoint()
                     if key not in a:
                         continue
                     setter(key)

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kshell.exec import devices
+from kshell.exec import devices, regexes
 from kshell.exec.streams import BufferSink, BytesSource
 from kshell.tools.awk.values import UNINIT, AwkFatal, field, num_to_str, to_num, to_str
 from kshell.tools.sed.pattern import adjust
@@ -210,13 +210,18 @@ class Runtime:
         self.depth = 0
         self.seed = 0.0
         self.random = random.Random(0)
-        self.regex_cache: dict[str, re.Pattern[str]] = {}
+        self.regex_cache: dict[str, regexes.Compiled] = {}
         self.outputs: dict[str, OutFile] = {}
         self.readers: dict[str, Records] = {}
         self.main: Records | None = None
         self.argi = 1
         self.used_files = False
         self.status = 0
+
+    def checkpoint(self) -> None:
+        """Every 1024th iteration of an awk loop: Ctrl-C, `timeout` and the wall time
+        (`BEGIN{while(1){}}` reads nothing, so no input check would ever see them)."""
+        self.sh.session.cancel.check()
 
     # ---------------------------------------------------------------- conversions
 
@@ -233,20 +238,20 @@ class Runtime:
         self.flush()
         self.sh.write_err(f"awk: cmd. line:1: warning: {text}\n")
 
-    def regex(self, src: str) -> re.Pattern[str]:
+    def regex(self, src: str) -> regexes.Compiled:
         cached = self.regex_cache.get(src)
         if cached is not None:
             return cached
         try:
             text, _ = translate(src, True)
-            compiled = re.compile(adjust(text), re.ASCII)
-        except (RegexError, re.error) as e:
+            compiled = regexes.compile(adjust(text), re.ASCII)
+        except (RegexError, regexes.error) as e:
             msg = e.message if isinstance(e, RegexError) else str(e)
             raise AwkFatal(f"invalid regexp: {msg}: /{src}/") from None
         self.regex_cache[src] = compiled
         return compiled
 
-    def dyn_regex(self, v) -> re.Pattern[str]:
+    def dyn_regex(self, v) -> regexes.Compiled:
         return self.regex(_escapes(to_str(v, self.vars["CONVFMT"])))
 
     # ---------------------------------------------------------------- fields
@@ -267,7 +272,7 @@ class Runtime:
             return list(s), []
         return self.split_regex(s, self.dyn_regex(fs))
 
-    def split_regex(self, s: str, regex: re.Pattern[str]) -> tuple[list[str], list[str]]:
+    def split_regex(self, s: str, regex: regexes.Compiled) -> tuple[list[str], list[str]]:
         if s == "":
             return [], []
         parts: list[str] = []

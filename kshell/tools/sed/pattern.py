@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from kshell.exec import regexes
 from kshell.tools.text.regex import RegexError, translate
 
 __all__ = ["RegexError", "compile_posix", "adjust"]
@@ -44,11 +45,11 @@ def adjust(src: str, multiline: bool = False) -> str:
     return "".join(out)
 
 
-def compile_posix(pattern: str, extended: bool, icase: bool = False, multiline: bool = False) -> re.Pattern[str]:
+def compile_posix(pattern: str, extended: bool, icase: bool = False, multiline: bool = False) -> regexes.Compiled:
     """Compile a POSIX regex (over latin-1 text, one char per byte); RegexError with GNU's words."""
     src, _ = translate(pattern, extended)
     flags = re.ASCII | (re.IGNORECASE if icase else 0) | (re.MULTILINE if multiline else 0)
     try:
-        return re.compile(adjust(src, multiline), flags)
-    except re.error as e:
+        return regexes.compile(adjust(src, multiline), flags)
+    except regexes.error as e:
         raise RegexError(f"Invalid regular expression: {e}") from None

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kshell.exec import devices
+from kshell.exec import devices, regexes
 from kshell.tools.options import Fail
 from kshell.tools.sed.script import Cmd, SedError, Subst
 from kshell.tools.text.textio import Output, lines, message, open_chunks
@@ -117,9 +117,10 @@ class Runner:
         self.width = width
         self.status = 0
         self.hold = ""
-        self.last_re: re.Pattern[str] | None = None
+        self.last_re: regexes.Compiled | None = None
         self.wfiles: dict[str, Sink] = {}
         self.handles: list = []
+        self.branches = 0  # taken since the last cancel check (`:a;ba` reads nothing, ever)
         self.out: Sink
         self.err = Sink(lambda b: sh.write_err(b.decode("latin-1")))
 
@@ -283,6 +284,14 @@ class Runner:
             if end == "eof":
                 return
 
+    def branch(self, target: int) -> int:
+        """A jump: the only way a cycle can loop without reading, so Ctrl-C, `timeout` and
+        the wall-time bound are checked here (every 1024 jumps)."""
+        self.branches += 1
+        if not self.branches & 1023:
+            self.sh.session.cancel.check()
+        return target
+
     def cycle(self) -> str:
         prog = self.prog
         n = len(prog)
@@ -307,14 +316,14 @@ class Runner:
             elif c in "{}:#":
                 pass
             elif c == "b":
-                pc = cmd.jump
+                pc = self.branch(cmd.jump)
             elif c == "t":
                 if self.replaced:
                     self.replaced = False
-                    pc = cmd.jump
+                    pc = self.branch(cmd.jump)
             elif c == "T":
                 if not self.replaced:
-                    pc = cmd.jump
+                    pc = self.branch(cmd.jump)
                 else:
                     self.replaced = False
             elif c == "h":

@@ -4,9 +4,9 @@ positions (`-e expression #1, char 3: unterminated `s' command`)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from kshell.exec import regexes
 from kshell.tools.sed.pattern import RegexError, compile_posix
 
 _ESCAPES = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
@@ -28,12 +28,12 @@ class Addr:
     #            second address only: "plus" +N, "mult" ~N
     n: int = 0
     step: int = 0
-    regex: re.Pattern[str] | None = None  # None with kind "re": the last regex used
+    regex: regexes.Compiled | None = None  # None with kind "re": the last regex used
 
 
 @dataclass
 class Subst:
-    regex: re.Pattern[str] | None
+    regex: regexes.Compiled | None
     parts: list[str | int]  # literal text, a group number, or a case op as -1..-5 (see _CASE)
     cased: bool
     glob: bool = False
@@ -344,7 +344,7 @@ class Parser:
             else:
                 out.append(c)
 
-    def regex(self, body: str, icase: bool, multi: bool) -> re.Pattern[str] | None:
+    def regex(self, body: str, icase: bool, multi: bool) -> regexes.Compiled | None:
         if body == "":
             return None
         try:

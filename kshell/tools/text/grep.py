@@ -13,7 +13,7 @@ import re
 from collections import deque
 from typing import TYPE_CHECKING
 
-from kshell.exec import devices
+from kshell.exec import devices, regexes
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, check_class_syntax, translate
 from kshell.tools.text.textio import READ_SIZE, Output, blocks, message, open_chunks, read_all
@@ -243,7 +243,7 @@ def _compile(cfg: _Cfg, sh: Interp) -> tuple:
     has_backref = any(re.search(r"\\[1-9]", s) for s in sources) and len(sources) > 1
     try:
         if has_backref:
-            compiled = [re.compile(s.encode("latin-1"), flags) for s in sources]
+            compiled = [regexes.compile(s.encode("latin-1"), flags) for s in sources]
             finders = compiled
 
             def search(line: bytes):
@@ -254,16 +254,16 @@ def _compile(cfg: _Cfg, sh: Interp) -> tuple:
                 return None
             return search, None, finders
         joined = "|".join(f"(?:{s})" for s in sources) if len(sources) > 1 else sources[0]
-        rx = re.compile(joined.encode("latin-1"), flags)
+        rx = regexes.compile(joined.encode("latin-1"), flags)
         block = None
         if cfg.syntax != "P" and not cfg.zdata:
-            block = re.compile(joined.encode("latin-1"), flags | re.MULTILINE).search
+            block = regexes.compile(joined.encode("latin-1"), flags | re.MULTILINE).search
         if cfg.syntax == "F" and not cfg.icase and not cfg.word and not cfg.line and len(pats) == 1:
             lit = pats[0].encode("latin-1")
             if lit:
                 return (lambda line: True if lit in line else None), (lambda b: True if lit in b else None), [rx]
         return rx.search, block, [rx]
-    except re.error as e:
+    except regexes.error as e:
         if cfg.syntax == "P":
             raise Fail(str(e), 2) from None
         raise Fail("Invalid regular expression", 2) from None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from kshell.exec import regexes
 from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, translate
 from kshell.tools.text.textio import Output, lines, message, open_chunks, read_all, split_lines
@@ -47,8 +48,8 @@ def _style(key: str, value: str):
     if value.startswith("p"):
         try:
             pattern, _ = translate(value[1:], False)
-            return re.compile(pattern.encode("utf-8", "surrogateescape"))
-        except (RegexError, re.error) as e:
+            return regexes.compile(pattern.encode("utf-8", "surrogateescape"))
+        except (RegexError, regexes.error) as e:
             raise Fail(str(e)) from e
     raise Usage(f"invalid {_STYLE_NAME[key]} numbering style: '{value}'")
 

@@ -9,7 +9,7 @@ import signal
 import time
 from typing import TYPE_CHECKING
 
-from kshell.exec import devices
+from kshell.exec import devices, regexes
 from kshell.exec.streams import Cancel
 from kshell.limits import LimitExceeded
 from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
@@ -162,8 +162,8 @@ def tac(sh: Interp, argv: list[str]) -> int:
             raise Fail("separator cannot be empty")
         try:
             src, _ = translate(sep, False)
-            finder = re.compile(src.encode("utf-8", "surrogateescape"))
-        except (RegexError, re.error) as e:
+            finder = regexes.compile(src.encode("utf-8", "surrogateescape"))
+        except (RegexError, regexes.error) as e:
             raise Fail(str(e)) from e
     else:  # an empty separator is GNU's sentinel, a NUL byte
         finder = re.compile(re.escape(sep.encode("utf-8", "surrogateescape") or b"\0"))

@@ -300,10 +300,7 @@ def _run_parallel(sh: Interp, cmds: Iterable[list[str]], procs: int, verbose: bo
         child.fds = dict(fds)
         if slot_var is not None:
             child.vars.table[slot_var] = Var(str(slot), EXPORT)
-        thread = threading.Thread(target=run_one, args=(child, cmd, slot), daemon=True,
-                                  name=f"k-xargs-{child.pid}")
-        threads.append(thread)
-        thread.start()
+        threads.append(sh.start_thread(run_one, (child, cmd, slot), f"k-xargs-{child.pid}"))
     wait_for(lambda: len(free) == procs)
     with cv:
         settle()
