@@ -28,6 +28,14 @@ def agent_fs(bench: Bench, name: str = "alice") -> PathFS:
     return PathFS(bench.server.vfs, cred=Cred(agent.uid, agent.gid), cwd=agent.home, home=agent.home)
 
 
+def paramiko_client(bench: Bench) -> paramiko.SSHClient:
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    client.connect("127.0.0.1", bench.port, "alice", key_filename=str(bench.keys["alice"]),
+                   look_for_keys=False, allow_agent=False)
+    return client
+
+
 def sftp_batch(bench: Bench, commands: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     batch = tmp_path / "batch"
     batch.write_text(commands)
@@ -92,10 +100,7 @@ def test_sftp_cannot_reach_another_agents_home(bench: Bench, tmp_path: Path) -> 
 
 
 def test_paramiko_sftp_round_trip(bench: Bench) -> None:
-    client = paramiko.SSHClient()
-    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-    client.connect("127.0.0.1", bench.port, "alice", key_filename=str(bench.keys["alice"]),
-                   look_for_keys=False, allow_agent=False)
+    client = paramiko_client(bench)
     try:
         sftp = client.open_sftp()
         data = os.urandom(200_000)
@@ -149,10 +154,7 @@ def test_sftp_bounds_reads_writes_and_handles(make_server: Callable[[ServerConfi
     bench = make_server(ServerConfig(hostname="k", limits=limits, penalties=Penalties(exempt=("127.0.0.1/32",))))
     agent_fs(bench).write_file("sparse", b"")
     agent_fs(bench).truncate("sparse", 1 << 40)
-    client = paramiko.SSHClient()
-    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-    client.connect("127.0.0.1", bench.port, "alice", key_filename=str(bench.keys["alice"]),
-                   look_for_keys=False, allow_agent=False)
+    client = paramiko_client(bench)
     try:
         sftp = client.open_sftp()
         f = sftp.open("sparse", "rb")
