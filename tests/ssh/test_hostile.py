@@ -60,6 +60,9 @@ class Prober:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        deadline = time.monotonic() + 30  # a runaway that ended fast still gets three probes
+        while len(self.latencies) < 3 and self._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
         self._stop.set()
         self._thread.join(120)
 
