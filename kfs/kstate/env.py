@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import os
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from threading import get_ident
 from typing import TypeVar
@@ -71,21 +73,20 @@ class KState:
             raise StateError(f"{self.path}: no KState here (run `komputer init --state {self.path}`)")
         self.max_map_size = max_map_size
         self.readonly = readonly
-        data = self.path / "data.mdb"
-        size = max(map_size, data.stat().st_size if data.exists() else 0)
-        self._env = lmdb.open(
-            str(self.path),
-            map_size=min(_round_up(size), max_map_size),
-            max_dbs=len(DATABASES) + 4,
-            max_readers=1024,
-            sync=durable,
-            metasync=durable,
-            readonly=readonly,
-            lock=True,
-            readahead=False,
-            meminit=False,
-            writemap=not readonly,
-        )
+        with self._sizing(not readonly):
+            self._env = lmdb.open(
+                str(self.path),
+                map_size=min(_round_up(max(map_size, self._file_size())), max_map_size),
+                max_dbs=len(DATABASES) + 4,
+                max_readers=1024,
+                sync=durable,
+                metasync=durable,
+                readonly=readonly,
+                lock=True,
+                readahead=False,
+                meminit=False,
+                writemap=not readonly,
+            )
         if not readonly:
             self._reserve()
         self._cleared_readers = self._env.reader_check()
@@ -96,14 +97,14 @@ class KState:
         self._readers_cv = threading.Condition(self._readers_lock)
         self._quiescing = 0  # threads waiting in `_resize`: only then does a read's end notify
         self._dbs: dict[str, lmdb._Database] = {}
-        if readonly:
-            with self._env.begin() as t:
-                for name in DATABASES:
-                    self._dbs[name.decode()] = self._env.open_db(name, txn=t, create=False)
-        else:
-            with self._env.begin(write=True) as t:
-                for name in DATABASES:
-                    self._dbs[name.decode()] = self._env.open_db(name, txn=t)
+        while True:
+            try:
+                with self._env.begin(write=not readonly) as t:
+                    for name in DATABASES:
+                        self._dbs[name.decode()] = self._env.open_db(name, txn=t, create=not readonly)
+                break
+            except lmdb.MapResizedError:  # another process grew the map since ours was set
+                self._adopt_new_size()
         self._check_schema(create)
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -258,16 +259,40 @@ class KState:
                 self._readers_cv.notify_all()
 
     def _grow(self) -> None:
-        current = self._env.info()["map_size"]
-        if current >= self.max_map_size:
-            raise OSError(errno.ENOSPC, f"No space left on device (KState map is at its ceiling of {current} bytes)")
-        new = min(current * 2, current + GIB, self.max_map_size)  # reserved on disk: grow gently
-        self._reserve(new)  # first, so a full disk leaves the map as it was
-        self._resize(new)
+        with self._sizing():
+            current = max(self._env.info()["map_size"], self._file_size())
+            if current >= self.max_map_size:
+                raise OSError(errno.ENOSPC, f"No space left on device (KState map is at its ceiling of {current} bytes)")
+            new = min(current * 2, current + GIB, self.max_map_size)  # reserved on disk: grow gently
+            self._reserve(new)  # first, so a full disk leaves the map as it was
+            self._resize(new)
 
     def _adopt_new_size(self) -> None:
-        self._resize(0)
-        self._reserve()
+        with self._sizing():
+            self._resize(max(self._env.info()["map_size"], self._file_size()))
+
+    @contextlib.contextmanager
+    def _sizing(self, needed: bool = True) -> Iterator[None]:
+        """Held (across processes: flock on the state directory) while a map size is chosen and
+        set. With WRITEMAP, LMDB truncates the data file to the map size it is given, at open
+        and at every resize; chosen from a file size read while another process grows the
+        file, that would cut off pages the other process is writing (SIGBUS there). So sizes
+        are never below the file's size, and are read and set under this lock."""
+        if not needed:  # read-only: no WRITEMAP, LMDB never truncates
+            yield
+            return
+        fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+    def _file_size(self) -> int:
+        try:
+            return (self.path / "data.mdb").stat().st_size
+        except FileNotFoundError:
+            return 0
 
     def _reserve(self, size: int | None = None) -> None:
         """Allocate the data file's blocks up to `size` (default: the map size) or raise ENOSPC."""

@@ -59,3 +59,24 @@ def write_bulk(state_dir: str, path: str, size: int) -> None:
     """Write `size` bytes to `path` in one go (enough to grow the map of a small state)."""
     with KState(state_dir) as state:
         PathFS(VFS(state, by="bulk")).write_file(path, b"b" * size)
+
+
+def grow_in_steps(state_dir: str, steps: int, size: int) -> int:
+    """Write `steps` files of `size` bytes, each its own transaction: the map grows many times."""
+    from kfs.kstate import KState
+    from kfs.vfs import VFS, PathFS
+
+    with KState(state_dir, map_size=1 << 20) as ks:
+        fs = PathFS(VFS(ks))
+        for i in range(steps):
+            fs.write_file(f"/grow-{i}", bytes([i % 251]) * size)
+    return steps
+
+
+def open_and_close(state_dir: str, times: int) -> int:
+    """Open the state again and again (as each new session worker does), with a small map."""
+    from kfs.kstate import KState
+
+    for _ in range(times):
+        KState(state_dir, map_size=1 << 20).close()
+    return times

@@ -21,7 +21,9 @@ from kfs.kstate.schema import DATABASES, MIGRATIONS, SCHEMA_VERSION, U64
 from kfs.vfs import VFS, PathFS
 
 from .child_processes import (
+    grow_in_steps,
     hold_read_txn,
+    open_and_close,
     reopen_and_write,
     write_bulk,
     write_then_wait_for_other,
@@ -295,6 +297,20 @@ def test_a_map_grown_by_another_process_is_adopted_without_stalling(tmp_path: Pa
         fs.write_file("/after", b"a" * MIB)
         assert time.monotonic() - started < 2, "adopting the bigger map stalled"
         assert fs.read_file("/mine") == b"m"
+
+
+def test_processes_opening_the_state_never_cut_off_a_map_another_process_is_growing(tmp_path: Path) -> None:
+    """With WRITEMAP, LMDB truncates the data file to the map size it is opened with: a size
+    taken from the file while another process grows it killed that process with SIGBUS (seen
+    as a session worker dying while a new one opened the state)."""
+    KState(tmp_path, create=True).close()
+    with ProcessPoolExecutor(max_workers=3, mp_context=SPAWN) as pool:
+        grower = pool.submit(grow_in_steps, str(tmp_path), 60, 512 * 1024)
+        openers = [pool.submit(open_and_close, str(tmp_path), 150) for _ in range(2)]
+        assert grower.result(timeout=120) == 60
+        assert [o.result(timeout=120) for o in openers] == [150, 150]
+    with KState(tmp_path) as ks:
+        assert PathFS(VFS(ks)).read_file("/grow-59") == bytes([59]) * 512 * 1024
 
 
 def test_threads_of_one_process_write_one_state_at_once(state: KState, fs: PathFS) -> None:
