@@ -5,8 +5,8 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubblewrap openssh-client sshfs bash \
-                systemd tree file gawk jq curl patch
+APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubblewrap openssh-client openssh-server sshfs bash \
+                systemd tree file gawk jq curl patch git make
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: up test deps venv native bench clean

@@ -1,13 +1,22 @@
-"""How file attributes look to a Unix user: mode strings and GNU stat's default layout."""
+"""How file attributes look to a Unix user: mode strings, owner names, GNU stat's default layout.
+
+Owner and group names come from K's own user database, never the host's: root is uid/gid 0,
+and each agent record (kfs.agents.records) names its uid and a group of its own name at its gid.
+An id nobody has is shown as GNU shows it (ls the number, stat UNKNOWN): callers get None.
+"""
 
 from __future__ import annotations
 
-import grp
+import json
 import math
-import pwd
 import stat as st
+import threading
 import time
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
+from kfs.kstate import KState
 from kfs.vfs.inode import Inode
 
 _DEVICES = (st.S_IFCHR, st.S_IFBLK)
@@ -33,18 +42,72 @@ def type_name(inode: Inode) -> str:
     return _TYPE_NAMES.get(inode.kind, "weird file")
 
 
-def user_name(uid: int) -> str:
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return "UNKNOWN"
+# The agent records' key prefix in the "keys" database, and the meta counter their creation and
+# removal bump. Here rather than in kfs.agents so that the shell's tools read names without
+# importing the SSH side (kfs.agents' package imports asyncssh).
+AGENT_RECORDS = b"agent/"
+AGENTS_GENERATION = b"agents_generation"
+ROOT_ACCOUNT = ("root", 0, 0, "/root")
 
 
-def group_name(gid: int) -> str:
-    try:
-        return grp.getgrgid(gid).gr_name
-    except KeyError:
-        return "UNKNOWN"
+@dataclass(frozen=True, slots=True)
+class Accounts:
+    """Names and ids as K knows them: root, then each agent and its own group."""
+
+    users: dict[int, str] = field(default_factory=dict)
+    groups: dict[int, str] = field(default_factory=dict)
+    uids: dict[str, int] = field(default_factory=dict)
+    gids: dict[str, int] = field(default_factory=dict)
+    primary: dict[str, int] = field(default_factory=dict)  # user name -> its primary gid
+
+    @classmethod
+    def of(cls, people: Iterable[tuple[str, int, int, str]]) -> Accounts:
+        """From (name, uid, gid, home) rows, root first; the first row to claim an id names it."""
+        made = cls()
+        for name, uid, gid, _home in [ROOT_ACCOUNT, *people]:
+            made.users.setdefault(uid, name)
+            made.groups.setdefault(gid, name)
+            made.uids.setdefault(name, uid)
+            made.gids.setdefault(name, gid)
+            made.primary.setdefault(name, gid)
+        return made
+
+
+ROOT_ONLY = Accounts.of([])
+# per state: (generation, accounts). Re-read when the generation moved: an agent was created or
+# removed, by this process or another one.
+_cache: weakref.WeakKeyDictionary[KState, tuple[int, Accounts]] = weakref.WeakKeyDictionary()
+_cache_lock = threading.Lock()
+
+
+def accounts(state: KState | None) -> Accounts:
+    """K's user database for `state` (root alone for None); one meta read when nothing changed."""
+    if state is None:
+        return ROOT_ONLY
+    with state.read() as txn:
+        generation = txn.counter(AGENTS_GENERATION)
+        with _cache_lock:
+            cached = _cache.get(state)
+        if cached is not None and cached[0] == generation:
+            return cached[1]
+        rows = []
+        for _, raw in txn.scan("keys", AGENT_RECORDS):
+            rec = json.loads(raw)
+            rows.append((rec["name"], rec["uid"], rec["gid"], rec["home"]))
+    made = Accounts.of(rows)
+    with _cache_lock:
+        _cache[state] = (generation, made)
+    return made
+
+
+def user_name(state: KState | None, uid: int) -> str | None:
+    """The name of `uid` in K (root, an agent), or None when no one has it."""
+    return accounts(state).users.get(uid)
+
+
+def group_name(state: KState | None, gid: int) -> str | None:
+    """The name of group `gid` in K (root, an agent's own group), or None."""
+    return accounts(state).groups.get(gid)
 
 
 def timestamp(ns: int) -> str:
@@ -54,17 +117,20 @@ def timestamp(ns: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", local) + f".{frac:09d} " + time.strftime("%z", local)
 
 
-def stat_text(name: str, inode: Inode, target: str | None = None, device: str = "0,0") -> str:
-    """GNU `stat FILE` default output for one file."""
+def stat_text(name: str, inode: Inode, target: str | None = None, device: str = "0,0",
+              state: KState | None = None) -> str:
+    """GNU `stat FILE` default output for one file; owner names from `state`'s agents."""
     shown = f"{name} -> {target}" if target is not None else name
     kind = type_name(inode)
+    owner = user_name(state, inode.uid) or "UNKNOWN"
+    group = group_name(state, inode.gid) or "UNKNOWN"
     lines = [
         f"  File: {shown}",
         f"  Size: {inode.size:<10}\tBlocks: {inode.blocks:<10} IO Block: 4096   {kind}",
         f"Device: {device}\tInode: {inode.ino:<11} Links: {inode.nlink}"
         + (f"     Device type: {inode.rdev >> 8},{inode.rdev & 0xFF}" if inode.kind in _DEVICES else ""),
         f"Access: ({inode.perm:04o}/{mode_string(inode.mode)})  "
-        f"Uid: ({inode.uid:5}/{user_name(inode.uid):>8})   Gid: ({inode.gid:5}/{group_name(inode.gid):>8})",
+        f"Uid: ({inode.uid:5}/{owner:>8})   Gid: ({inode.gid:5}/{group:>8})",
         f"Access: {timestamp(inode.atime)}",
         f"Modify: {timestamp(inode.mtime)}",
         f"Change: {timestamp(inode.ctime)}",

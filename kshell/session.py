@@ -224,7 +224,8 @@ class Shell:
         _raise_recursion_limit()
         sh = self.interp
         meter = Meter(self.limits.output_bytes)
-        sh.fds = {0: stdin, 1: MeteredSink(out, meter), 2: MeteredSink(err, meter)}
+        tty = getattr(stdin, "is_terminal", False)
+        sh.fds = {0: stdin, 1: MeteredSink(out, meter, terminal=tty), 2: MeteredSink(err, meter, terminal=tty)}
         if args is not None:
             sh.positional = list(args)
         warned, self._exit_warned = self._exit_warned, False

@@ -3,6 +3,11 @@
 Records live in the "keys" database under `agent/NAME` (JSON), next to their authorized keys,
 so that one agent's identity and credentials sit in one key range. Creating an agent creates
 its home `/home/NAME` (mode 0750, owned by the agent) in the same transaction.
+
+They are also the machine's user database (read by kfs.format.accounts for ls, stat, id, tar and
+SFTP; never the host's /etc/passwd). Creating or removing an agent rewrites the VFS's /etc/passwd and /etc/group
+from the records in the same transaction, and makes sure the base layout every agent's tools
+expect exists: /tmp (1777) and /etc (0755), root's.
 """
 
 from __future__ import annotations
@@ -11,17 +16,24 @@ import errno
 import json
 import re
 import stat as st
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from kfs.journal import append_event
+from kfs.format import AGENT_RECORDS, AGENTS_GENERATION, ROOT_ACCOUNT
+from kfs.journal import ChangeKind, append_event
 from kfs.kstate import KState, Txn
-from kfs.vfs import ROOT, VFS, PathFS, attrs, namespace, records
+from kfs.vfs import ROOT, ROOT_INO, VFS, PathFS, attrs, data, namespace, records
 from kfs.vfs.ops import Op
 
 FIRST_UID = 1000
 HOME_MODE = 0o750
 _NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}\Z")
 _NEXT_UID = b"next_agent_uid"
+
+# The machine's own shape: what a Linux system has before anyone logs in, root's.
+# /tmp is world-writable and sticky (mktemp, process substitution); /etc holds the account files.
+LAYOUT_DIRS = ((b"tmp", st.S_IFDIR | 0o1777), (b"etc", st.S_IFDIR | 0o755))
+SYSTEM_FILE_MODE = 0o644
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +53,7 @@ class Agent:
 
 
 def agent_key(name: str) -> bytes:
-    return b"agent/" + name.encode()
+    return AGENT_RECORDS + name.encode()
 
 
 def check_agent_name(name: str) -> None:
@@ -64,11 +76,99 @@ def find_agent(state: KState, name: str) -> Agent | None:
 
 def list_agents(state: KState) -> list[Agent]:
     with state.read() as txn:
-        return [Agent.from_json(v) for _, v in txn.scan("keys", b"agent/")]
+        return [Agent.from_json(v) for _, v in txn.scan("keys", AGENT_RECORDS)]
 
 
 def find_agent_by_uid(state: KState, uid: int) -> Agent | None:
     return next((a for a in list_agents(state) if a.uid == uid), None)
+
+
+# -- the base layout and the account files ------------------------------------------------------
+
+
+def ensure_layout(op: Op) -> None:
+    """Create /tmp (1777) and /etc (0755), owned by root, where missing; `op` runs as root.
+
+    Why here and not lazily in the shell: an agent cannot create them in a root-owned `/`, and
+    every agent's mktemp and `<(...)` need /tmp. An entry that exists is left as it is.
+    """
+    root = records.get_inode(op.txn, ROOT_INO)
+    for name, mode in LAYOUT_DIRS:
+        if records.lookup_entry(op.txn, ROOT_INO, name) is None:
+            namespace.make_node(op, root, name, mode, path="/" + name.decode(), absent=True)
+
+
+def account_files(agents: Sequence[Agent]) -> dict[bytes, bytes]:
+    """/etc/passwd and /etc/group for root and `agents`: one user and one group named like it
+    per agent, as Debian's useradd makes them (USERGROUPS_ENAB)."""
+    users = [ROOT_ACCOUNT, *((a.name, a.uid, a.gid, a.home) for a in agents)]
+    passwd = "".join(f"{n}:x:{u}:{g}:{n if u == 0 else ''}:{h}:/bin/sh\n" for n, u, g, h in users)
+    seen: set[int] = set()
+    group = []
+    for n, _, g, _ in users:
+        if g not in seen:
+            seen.add(g)
+            group.append(f"{n}:x:{g}:\n")
+    return {b"passwd": passwd.encode(), b"group": "".join(group).encode()}
+
+
+def write_account_files(op: Op, agents: Sequence[Agent]) -> None:
+    """(Re)write /etc/passwd and /etc/group from `agents`, root's and 0644, in `op`.
+
+    They are generated: the agent records are the truth, the files are how Unix tools see it.
+    A missing or non-directory /etc, or an entry there that is not a regular file, is left alone.
+    """
+    txn = op.txn
+    etc_ino = records.lookup_entry(txn, ROOT_INO, b"etc")
+    if etc_ino is None:
+        return
+    for name, content in account_files(agents).items():
+        etc = records.get_inode(txn, etc_ino)
+        if not etc.is_dir:
+            return
+        path = "/etc/" + name.decode()
+        ino = records.lookup_entry(txn, etc_ino, name)
+        created = ino is None
+        if ino is None:
+            inode = namespace.make_node(op, etc, name, st.S_IFREG | SYSTEM_FILE_MODE, path=path,
+                                        receipt=False, absent=True)
+        else:
+            inode = records.get_inode(txn, ino)
+            if not inode.is_reg:
+                continue
+            if inode.size:
+                data.truncate(txn, inode, 0, path)
+        if content:
+            data.write(txn, inode, 0, content, path)
+        inode.mode, inode.uid, inode.gid = st.S_IFREG | SYSTEM_FILE_MODE, 0, 0
+        inode.mtime = inode.ctime = op.now
+        records.put_inode(txn, inode)
+        op.receipt("vfs.write", path, len(content), **({"created": True} if created else {}))
+        if not created:
+            op.changed(ChangeKind.DATA, inode.ino)
+
+
+def _sync_machine(op: Op) -> None:
+    """After an agent change, in its transaction: the layout, the account files, the generation."""
+    txn = op.txn
+    txn.incr(AGENTS_GENERATION)
+    ensure_layout(op)
+    write_account_files(op, [Agent.from_json(v) for _, v in txn.scan("keys", AGENT_RECORDS)])
+
+
+def sync_machine(vfs: VFS) -> None:
+    """Create what a state made before the base layout lacks (/tmp, /etc, the account files).
+
+    A no-op, without a write, when all of it is there; for the paths that find an agent
+    already present (`komputer up` on an existing state).
+    """
+    with vfs.state.read() as txn:
+        etc = records.lookup_entry(txn, ROOT_INO, b"etc")
+        present = all(records.lookup_entry(txn, ROOT_INO, n) is not None for n, _ in LAYOUT_DIRS) and (
+            etc is not None and records.lookup_entry(txn, etc, b"passwd") is not None
+        )
+    if not present and not vfs.state.readonly:
+        vfs.run(ROOT, _sync_machine)
 
 
 def _create(op: Op, vfs: VFS, name: str) -> Agent:
@@ -76,7 +176,7 @@ def _create(op: Op, vfs: VFS, name: str) -> Agent:
     if txn.get("keys", agent_key(name)) is not None:
         raise FileExistsError(errno.EEXIST, f"agent {name} already exists")
     uid = txn.counter(_NEXT_UID) or FIRST_UID
-    taken = {Agent.from_json(v).uid for _, v in txn.scan("keys", b"agent/")}
+    taken = {Agent.from_json(v).uid for _, v in txn.scan("keys", AGENT_RECORDS)}
     while uid in taken:
         uid += 1
     txn.put("meta", _NEXT_UID, (uid + 1).to_bytes(8, "big"))
@@ -96,7 +196,30 @@ def _create(op: Op, vfs: VFS, name: str) -> Agent:
     agent = Agent(name, uid, uid, home, op.now)
     txn.put("keys", agent_key(name), agent.to_json())
     append_event(txn, "agent.add", agent=name, uid=uid, gid=uid, home=home)
+    _sync_machine(op)
     return agent
+
+
+def _remove(op: Op, name: str) -> Agent:
+    txn = op.txn
+    agent = find_agent_in(txn, name)
+    if agent is None:
+        raise KeyError(name)
+    txn.delete("keys", agent_key(name))
+    # its keys go with it: nobody logs in as a name that is gone
+    for key in txn.scan_keys("keys", b"authorized/" + name.encode() + b"/"):
+        txn.delete("keys", key)
+    append_event(txn, "agent.remove", agent=name, uid=agent.uid, gid=agent.gid, home=agent.home)
+    _sync_machine(op)
+    return agent
+
+
+def remove_agent(vfs: VFS, name: str) -> Agent:
+    """Remove agent `name` and its authorized keys; KeyError if there is none.
+
+    As `userdel` without -r: the home stays, owned by the now nameless uid (ls shows the number).
+    """
+    return vfs.run(ROOT, lambda op: _remove(op, name))
 
 
 def add_agent(vfs: VFS, name: str) -> Agent:
@@ -109,6 +232,7 @@ def ensure_agent(vfs: VFS, name: str) -> tuple[Agent, bool]:
     """The agent `name`, created if missing; returns (agent, created)."""
     existing = find_agent(vfs.state, name)
     if existing is not None:
+        sync_machine(vfs)
         return existing, False
     try:
         return add_agent(vfs, name), True

@@ -61,8 +61,10 @@ class ChangeFollower:
         self.poll = poll
         self.chores = chores
         self.seq = last_change(vfs.state)
+        self.applied = self.seq  # every change up to here has reached the kernel
         self._echo: list[Change] = []  # foreign rows of this poll, applied again at the next
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kfs-coherence", daemon=True)
 
     def start(self) -> None:
@@ -70,11 +72,23 @@ class ChangeFollower:
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
 
+    def position(self) -> int:
+        """How far the kernel's caches are coherent, and a nudge to poll now: a program about
+        to be started on the mount (kshell.delegate) waits until this reaches the newest change,
+        so it never sees what the mount cached before a K command changed it."""
+        self._wake.set()
+        return self.applied
+
     def _run(self) -> None:
-        while not self._stop.wait(self.poll):
+        while not self._stop.is_set():
+            self._wake.wait(self.poll)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             echo, self._echo = self._echo, []
             try:
                 self.catch_up()
@@ -100,6 +114,7 @@ class ChangeFollower:
             self.apply(foreign)
             self._echo.extend(foreign)
             applied += len(foreign)
+            self.applied = self.seq
 
     def apply(self, rows: Iterable[Change]) -> None:
         inodes: dict[int, bool] = {}  # ino -> attr_only, merged over the batch

@@ -87,12 +87,12 @@ def mount_device(mountpoint: Path, mountinfo: Path = Path("/proc/self/mountinfo"
     device = None
     for line in mountinfo.read_text().splitlines():
         fields = line.split()
-        if len(fields) > 4 and _unescape(fields[4]) == where:
+        if len(fields) > 4 and unescape(fields[4]) == where:
             device = fields[2]  # the last one listed is the one on top
     return device
 
 
-def _unescape(field: str) -> str:
+def unescape(field: str) -> str:
     """mountinfo writes space, tab, newline and backslash in a path as octal escapes."""
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
@@ -144,6 +144,7 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
         ops.tick()
 
     follower = ChangeFollower(vfs, ops.known, chores=chores)
+    ops.coherence = follower.position
     unmount = False
     try:
         follower.start()
@@ -232,6 +233,7 @@ def main(
         format="%(asctime)s komputer mount[%(process)d] %(levelname)s %(message)s",
         filename=log_file if foreground else None,
     )
+    state_dir = state_dir.resolve()  # the daemon works from /: a relative path would name another state
     options = mount_options(requested)
     if not any(opt.startswith("fsname=") for opt in options):
         options.add(f"fsname=kfs:{state_dir}")  # what mount(8) and df show as the source

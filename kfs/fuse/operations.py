@@ -21,6 +21,7 @@ import pyfuse3
 import trio
 from pyfuse3 import EntryAttributes, FileInfo, FUSEError, SetattrFields, StatvfsData
 
+from kfs.fuse import COHERENCE_XATTR
 from kfs.vfs import NOW, ROOT, ROOT_INO, VFS, Cred, FileHandle, Inode
 from kfs.vfs.inode import CHUNK_SIZE
 
@@ -108,6 +109,7 @@ class Operations(pyfuse3.Operations):
         self._next_fh = itertools.count(1)
         self._read_buffer = bytearray(0)
         self.initialised = False
+        self.coherence: Callable[[], int] | None = None  # ChangeFollower.position, once it runs
 
     def init(self) -> None:
         """pyfuse3 calls this while answering the kernel's INIT: the mount is live after it."""
@@ -400,6 +402,8 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def getxattr(self, inode: int, name: bytes, ctx: Caller) -> bytes:
+        if name == COHERENCE_XATTR and inode == ROOT_INO and self.coherence is not None:
+            return str(self.coherence()).encode()  # trusted.*: the kernel lets only root ask
         return self.vfs.getxattr(inode, name, self.cred(ctx))
 
     @_translated

@@ -228,13 +228,19 @@ def _lookup(sh: Interp, name: str, use_funcs: bool = True) -> tuple[str, str | N
     if "/" in name:
         if sh.fs.exists(name) and sh.fs.access(name, 1) and not sh.fs.stat(name).is_dir:
             return "file", name
-        return "", None
+        return ("file", name) if not sh.fs.exists(name) and _host_program(sh, name) else ("", None)
     from kshell.exec.scripts import find_in_path
 
     path, ok = find_in_path(sh, name)
     if path is not None and ok:
         return "file", path
     return "", None
+
+
+def _host_program(sh: Interp, name: str) -> bool:
+    from kshell.delegate import find_program
+
+    return find_program(sh, name) is not None
 
 
 @builtin("command")
@@ -343,7 +349,7 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
             return True
     kind, path = ("", None)
     if "/" in name:
-        if sh.fs.exists(name) and sh.fs.access(name, 1):
+        if sh.fs.exists(name) and sh.fs.access(name, 1) or not sh.fs.exists(name) and _host_program(sh, name):
             kind, path = "file", name
     else:
         from kshell.exec.scripts import find_in_path

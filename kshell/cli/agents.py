@@ -36,6 +36,23 @@ def cmd_agent_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_agent_set(args: argparse.Namespace) -> int:
+    """Per-agent delegation settings; they apply to the agent's next session."""
+    from kfs.kstate import KState
+    from kshell.delegate.config import set_agent_overrides
+
+    network = None if args.network is None else args.network == "on"
+    with KState(state_path(args)) as state:
+        try:
+            now = set_agent_overrides(state, args.name, remote=args.remote, network=network)
+        except (LookupError, ValueError) as e:
+            print(f"{PROG} agent set: {e.args[0]}", file=sys.stderr)
+            return 1
+    shown = " ".join(f"{k}={'on' if v is True else 'off' if v is False else v}" for k, v in sorted(now.items()))
+    print(f"{PROG}: agent {args.name}: {shown or 'server defaults'}")
+    return 0
+
+
 def cmd_keys_add(args: argparse.Namespace) -> int:
     from kfs.agents import add_key
     from kfs.kstate import KState
@@ -98,6 +115,13 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q.add_argument("name", metavar="NAME")
     q = agent_sub.add_parser("list", parents=[common], help="list agents: name, uid, gid, home")
     q.set_defaults(fn=cmd_agent_list)
+    q = agent_sub.add_parser("set", parents=[common],
+        help="an agent's own delegation settings (from its next session on)")
+    q.set_defaults(fn=cmd_agent_set)
+    q.add_argument("name", metavar="NAME")
+    q.add_argument("--remote", choices=("local", "ssh", "none"),
+                   help="where commands K does not have run: local (bubblewrap), ssh, none")
+    q.add_argument("--network", choices=("on", "off"), help="whether delegated programs reach the network")
     p = add("keys", cmd_keys_list, "manage an agent's authorized keys (OpenSSH authorized_keys lines)")
     keys_sub = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
     q = keys_sub.add_parser("add", parents=[common], help="add the keys in PUBKEY_FILE (- for stdin), options allowed")

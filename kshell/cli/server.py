@@ -127,8 +127,11 @@ def _start_mount(state_dir: Path, mountpoint: Path) -> tuple[subprocess.Popen[st
     except ImportError as e:
         return None, f"the FUSE layer cannot load ({e})"
     mountpoint.mkdir(parents=True, exist_ok=True)
+    # agents' delegated programs run as the agent's uid and reach their files through this mount
+    shared = ["-o", "allow_other"] if os.geteuid() == 0 else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kshell.cli", "mount", "--state", str(state_dir), str(mountpoint), "--foreground"],
+        [sys.executable, "-m", "kshell.cli", "mount", "--state", str(state_dir), str(mountpoint), "--foreground",
+         *shared],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert proc.stdout is not None

@@ -127,7 +127,8 @@ def cmd_stat(args: argparse.Namespace) -> int:
             print(f"{PROG}: cannot stat '{path}': {e.strerror}", file=sys.stderr)
             status = 1
             continue
-        sys.stdout.write(stat_text(path, inode, f"'{target}'" if target is not None else None))
+        sys.stdout.write(stat_text(path, inode, f"'{target}'" if target is not None else None,
+                                   state=fs.vfs.state))
     return status
 
 

@@ -1,5 +1,5 @@
-"""The shell's device files: /dev/null, /dev/zero, /dev/stdin, /dev/stdout, /dev/stderr and
-/dev/fd/N.
+"""The shell's device files: /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom,
+/dev/tty, /dev/stdin, /dev/stdout, /dev/stderr and /dev/fd/N, and the directory /dev itself.
 
 The VFS has no /dev (it is the agents' shared, persistent tree, and a device node there could
 only stand for the host's devices, not for a command's descriptors). These names are the
@@ -7,7 +7,14 @@ shell's, resolved against the descriptor table of the command that names them, a
 is the one place that resolves them: for redirections (`> /dev/null`), for `test -c`, and for
 every tool operand (`cat /dev/stdin`, `cp /dev/null f`, `tee /dev/stderr`, `ls -l /dev/null`).
 Tools open and stat operands through `open_file`, `read_file` and `stat` below instead of the
-PathFS methods of the same names.
+PathFS methods of the same names; `ls /dev` lists them through `scandir`, as Linux shows them
+(character devices with their major/minor numbers, stdin/stdout/stderr and fd symbolic links
+into /proc/self/fd).
+
+/dev/full reads zeros and refuses every write with ENOSPC; /dev/random and /dev/urandom read
+endless random bytes (writes are accepted and dropped); /dev/tty is the session's terminal,
+which a session with one keeps in the descriptor table at TTY_FD, else ENXIO ("No such device
+or address"), as for a process without a controlling terminal.
 """
 
 from __future__ import annotations
@@ -28,6 +35,10 @@ if TYPE_CHECKING:
 
 _STD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 _BOOT = time.time_ns()
+DEV = "/dev"
+FD_DIR = "/dev/fd"
+# where a session with a terminal keeps it in the descriptor table (no redirection names it)
+TTY_FD = -1
 
 
 class ZeroSource(InStream):
@@ -43,12 +54,54 @@ class ZeroSource(InStream):
         pass
 
 
+class FullDevice(InStream):
+    """/dev/full: reads give NUL bytes, every write fails with ENOSPC."""
+
+    writable = True
+    name = "/dev/full"
+
+    def _fill(self) -> bytes:
+        return bytes(65536)
+
+    def write(self, data: bytes) -> None:
+        if data:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), self.name)
+
+
+class RandomSource(InStream):
+    """/dev/random and /dev/urandom: endless bytes from the host's CSPRNG; writes vanish."""
+
+    writable = True
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def _fill(self) -> bytes:
+        return os.urandom(4096)  # small: `head -c 16` should not pay for 64 KiB
+
+    def write(self, data: bytes) -> None:
+        pass
+
+
+# The character devices: name -> (inode number, major, minor), as Linux numbers them
+_CHARS = {
+    "/dev/null": (5, 1, 3),
+    "/dev/zero": (6, 1, 5),
+    "/dev/full": (12, 1, 7),
+    "/dev/random": (13, 1, 8),
+    "/dev/urandom": (14, 1, 9),
+    "/dev/tty": (15, 5, 0),
+}
+_PLAIN = frozenset(_CHARS)
+
+
 def device_name(path: str) -> str | None:
     """The device `path` names (`/dev//null` is /dev/null), or None for a VFS path."""
     if not path.startswith("/dev/"):
         return None
     name = posixpath.normpath(path)
-    if name in ("/dev/null", "/dev/zero") or name in _STD:
+    if name in _PLAIN or name in _STD:
         return name
     if name.startswith("/dev/fd/") and name[8:].isdigit():
         return name
@@ -72,11 +125,22 @@ def open_stream(path: str, fds: dict[int, Stream]) -> Stream | None:
     path). /dev/fd/N of a closed descriptor raises ENOENT; /dev/std* of one is /dev/null."""
     name = device_name(path)
     if name is None:
+        if dev_dir(path) is not None:
+            raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         return None
     if name == "/dev/null":
         return NullStream()
     if name == "/dev/zero":
         return ZeroSource()
+    if name == "/dev/full":
+        return FullDevice()
+    if name in ("/dev/random", "/dev/urandom"):
+        return RandomSource(name)
+    if name == "/dev/tty":
+        terminal = fds.get(TTY_FD)
+        if terminal is None:
+            raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), path)
+        return terminal
     fd = _fd(name)
     stream = fds.get(fd)  # type: ignore[arg-type]
     if stream is None:
@@ -91,8 +155,12 @@ def _node(ino: int, mode: int, rdev: int = 0, size: int = 0) -> Inode:
     return Inode((1 << 48) + ino, mode, 0, 0, 1, size, _BOOT, _BOOT, _BOOT, _BOOT, 1, rdev)
 
 
-_NULL = _node(5, st.S_IFCHR | 0o666, rdev=(1 << 8) | 3)
-_ZERO = _node(6, st.S_IFCHR | 0o666, rdev=(1 << 8) | 5)
+_NODES = {name: _node(ino, st.S_IFCHR | 0o666, rdev=(major << 8) | minor)
+          for name, (ino, major, minor) in _CHARS.items()}
+_NULL = _NODES["/dev/null"]
+_ZERO = _NODES["/dev/zero"]
+_DEV_DIR = _node(1, st.S_IFDIR | 0o755, size=4096)
+_FD_DIR = _node(2, st.S_IFDIR | 0o500)  # /proc/self/fd, what /dev/fd leads to
 
 
 def device_inode(path: str, fds: dict[int, Stream], *, follow: bool = True) -> Inode | None:
@@ -100,22 +168,27 @@ def device_inode(path: str, fds: dict[int, Stream], *, follow: bool = True) -> I
     for a descriptor, the file it reads or writes, a fifo for a pipe, else a terminal.
     lstat(2) of /dev/stdin, /dev/stdout, /dev/stderr: the symbolic links to /proc/self/fd/N
     they are on Linux."""
+    special = dev_dir(path)
+    if special is not None:
+        if special == DEV:
+            return _DEV_DIR
+        if not follow:
+            return _node(3, st.S_IFLNK | 0o777, size=len(_LINKS[FD_DIR]))
+        return _FD_DIR
     name = device_name(path)
     if name is None:
         return None
     if not follow and name in _STD:
         return _node(9 + _STD[name], st.S_IFLNK | 0o777, size=len(_target(name)))
-    if name == "/dev/null":
-        return _NULL
-    if name == "/dev/zero":
-        return _ZERO
+    if name in _NODES:
+        return _NODES[name]
     stream = fds.get(_fd(name))  # type: ignore[arg-type]
     if stream is None:
         raise _enoent(path)
     if isinstance(stream, NullStream):
         return _NULL
-    if isinstance(stream, ZeroSource):
-        return _ZERO
+    if isinstance(stream, (ZeroSource, FullDevice, RandomSource)):
+        return _NODES[stream.name]
     if isinstance(stream, (FileReader, FileWriter)):
         return stream.handle.getattr()
     if isinstance(stream, (PipeReader, PipeWriter, InStream)):
@@ -164,6 +237,29 @@ def _target(name: str) -> str:
     return f"/proc/self/fd/{_STD[name]}"
 
 
+_LINKS = {**{name: _target(name) for name in _STD}, FD_DIR: "/proc/self/fd"}
+
+
+def dev_dir(path: str) -> str | None:
+    """`/dev` or `/dev/fd` when `path` names one of the shell's device directories, else None."""
+    if not path.startswith("/dev"):
+        return None
+    name = posixpath.normpath(path)
+    return name if name in (DEV, FD_DIR) else None
+
+
+def dev_entries(fds: dict[int, Stream], path: str) -> list[tuple[str, Inode]] | None:
+    """What readdir gives in /dev (lstat of each name) or /dev/fd (the open descriptors, as
+    symbolic links), or None for any other directory."""
+    special = dev_dir(path)
+    if special == DEV:
+        names = [*_CHARS, *_STD, FD_DIR]
+        return [(n[5:], device_inode(n, fds, follow=False)) for n in names]  # type: ignore[misc]
+    if special == FD_DIR:
+        return [(str(fd), _node(16 + fd, st.S_IFLNK | 0o700, size=64)) for fd in sorted(fds) if fd >= 0]
+    return None
+
+
 # --------------------------------------------------------------------------- for tools
 
 
@@ -177,10 +273,35 @@ def stat(sh: Interp, path: str, *, follow: bool = True) -> Inode:
 
 def readlink(sh: Interp, path: str) -> str:
     """sh.fs.readlink, with the device files."""
-    name = device_name(path)
-    if name in _STD:
-        return _target(name)
+    name = device_name(path) or dev_dir(path)
+    if name in _LINKS:
+        return _LINKS[name]
+    if name is not None and name.startswith("/dev/fd/"):
+        return _fd_target(sh.fds.get(int(name[8:])), path)
+    if name is not None:
+        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL), path)
     return sh.fs.readlink(path)
+
+
+def _fd_target(stream: Stream | None, path: str) -> str:
+    """What /proc/self/fd/N links to on Linux: the file, the device, `pipe:[N]`, a terminal."""
+    if stream is None:
+        raise _enoent(path)
+    if isinstance(stream, (FileReader, FileWriter)):
+        return stream.name
+    if isinstance(stream, NullStream):
+        return "/dev/null"
+    if isinstance(stream, (ZeroSource, FullDevice, RandomSource)):
+        return stream.name
+    if isinstance(stream, (PipeReader, PipeWriter, InStream)):
+        return f"pipe:[{id(stream) & 0xFFFFFF}]"
+    return "/dev/pts/0"
+
+
+def scandir(sh: Interp, path: str) -> list[tuple[str, Inode]]:
+    """sh.fs.scandir, with /dev and /dev/fd."""
+    entries = dev_entries(sh.fds, path)
+    return entries if entries is not None else sh.fs.scandir(path)
 
 
 def exists(sh: Interp, path: str) -> bool:
@@ -204,7 +325,7 @@ def read_file(sh: Interp, path: str) -> bytes:
     stream = open_stream(path, sh.fds)
     if stream is None:
         return sh.fs.read_file(path)
-    if isinstance(stream, ZeroSource):
+    if isinstance(stream, (ZeroSource, FullDevice, RandomSource)):
         raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), path)
     if not stream.readable:
         raise OSError(errno.EBADF, os.strerror(errno.EBADF), path)

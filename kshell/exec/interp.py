@@ -79,6 +79,8 @@ from kshell.syntax.errors import ArithSyntaxError
 
 if TYPE_CHECKING:
     from kfs.vfs import PathFS
+    from kshell.delegate import Delegation
+    from kshell.delegate.terminal import Terminal
     from kshell.builtins import Builtin
 
 
@@ -99,6 +101,8 @@ class Session:
         self.jobs = JobTable()  # background commands (`&`), for jobs/wait/kill and $!
         self.threads = Threads(limits.threads)  # what jobs, pipeline stages and xargs -P run in
         self.tools: dict[str, Builtin] = {}
+        self.delegation: Delegation | None = None  # how programs K does not have run (kshell.delegate)
+        self.terminal: Terminal | None = None  # the session's terminal, when it has one (a PTY session)
 
     def new_pid(self) -> int:
         with self.lock:
@@ -1303,8 +1307,17 @@ class Interp(VarOps):
         with self.session.lock:
             self.session.tmp_counter += 1
             n = self.session.tmp_counter
-        with contextlib.suppress(OSError):
-            self.fs.mkdir("/tmp", 0o1777, parents=True)
+        try:
+            self.fs.stat("/tmp")
+        except FileNotFoundError:
+            # A state made before /tmp came with it (agent creation makes it now): the machine's
+            # /tmp, root's and 1777 whoever asks, not the agent's (who cannot write in `/`)
+            from kfs.vfs import ROOT, PathFS
+
+            with contextlib.suppress(OSError):
+                PathFS(self.fs.vfs, cred=ROOT, umask=0).mkdir("/tmp", 0o1777, parents=True)
+        except OSError:
+            pass
         return f"/tmp/.k-procsub-{self.session.pid}-{n}"
 
     def cleanup_tmp(self) -> None:

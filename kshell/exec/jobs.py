@@ -303,7 +303,7 @@ class JobTable:
             self.resume(job)
         else:
             job.signal = job.signal or sig
-            job.cancel.kill(f"killed by SIG{SIGNALS.get(sig, sig)}")
+            job.cancel.kill(f"killed by SIG{SIGNALS.get(sig, sig)}", sig)
 
     def stop(self, job: Job, sig: int = SIGTSTP) -> None:
         with self.changed:

@@ -19,6 +19,24 @@ _X_OK = 1
 
 
 def find_in_path(sh: Interp, name: str) -> tuple[str | None, bool]:
+    """(path, executable): the first executable match in K, else a host program the session
+    may delegate to, else the first non-executable match in K, else None. A name with a slash
+    is looked up only among the host programs."""
+    if "/" in name:
+        from kshell.delegate import find_program
+
+        return (name, True) if not sh.fs.exists(name) and find_program(sh, name) else (None, False)
+    path, executable = find_in_vfs(sh, name)
+    if not executable:
+        from kshell.delegate import find_program
+
+        host = find_program(sh, name)
+        if host is not None:
+            return host, True
+    return path, executable
+
+
+def find_in_vfs(sh: Interp, name: str) -> tuple[str | None, bool]:
     """(path, executable): the first executable match, else the first match, else None."""
     path_var = sh.get_param_or_none("PATH")
     if path_var is None:
@@ -42,7 +60,13 @@ def find_in_path(sh: Interp, name: str) -> tuple[str | None, bool]:
 def run_path(sh: Interp, argv: list[str]) -> int:
     name = argv[0]
     if "/" not in name:
-        path, executable = find_in_path(sh, name)
+        path, executable = find_in_vfs(sh, name)
+        if not executable:
+            from kshell.delegate import find_program, run_program
+
+            host = find_program(sh, name)
+            if host is not None:
+                return run_program(sh, [host, *argv[1:]], name)
         if path is None:
             sh.error(f"{name}: command not found")
             return 127
@@ -54,6 +78,11 @@ def run_path(sh: Interp, argv: list[str]) -> int:
         try:
             inode = sh.fs.stat(path)
         except OSError as e:
+            if e.errno == errno.ENOENT:  # not K's: a host program (/usr/bin/python3) is delegated
+                from kshell.delegate import find_program, run_program
+
+                if find_program(sh, name) is not None:
+                    return run_program(sh, argv, name)
             sh.error(f"{name}: {os_message(e)}")
             return 127 if e.errno in (errno.ENOENT, errno.ENOTDIR) else 126
         if inode.is_dir:
@@ -80,13 +109,22 @@ def run_path(sh: Interp, argv: list[str]) -> int:
         else:
             interp_shown = interp
         if base not in _SHELLS:
-            sh.error(f"{name}: {interp_shown}: bad interpreter: No such file or directory")
-            return 126
+            return _delegate_file(sh, path, argv, f"{name}: {interp_shown}: bad interpreter: No such file or directory")
         return run_script_text(sh, data, path, argv[1:], shown=name)
     if b"\0" in data[:1024]:
-        sh.error(f"{name}: cannot execute binary file: Exec format error")
-        return 126
+        return _delegate_file(sh, path, argv, f"{name}: cannot execute binary file: Exec format error")
     return run_script_text(sh, data, path, argv[1:], shown=name)
+
+
+def _delegate_file(sh: Interp, path: str, argv: list[str], otherwise: str) -> int:
+    """A K file for another interpreter (`#!/usr/bin/env python3`) or a binary: the kernel runs
+    it in the sandbox, through the mount; with no delegation, the error bash would print."""
+    from kshell.delegate import delegates, k_path, run_program
+
+    if not delegates(sh):
+        sh.error(otherwise)
+        return 126
+    return run_program(sh, [k_path(sh, path), *argv[1:]], argv[0])
 
 
 def child_shell(sh: Interp) -> Interp:

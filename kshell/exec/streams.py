@@ -169,10 +169,11 @@ class MeteredSink(Stream):
 
     writable = True
 
-    def __init__(self, inner: Stream, meter: Meter) -> None:
+    def __init__(self, inner: Stream, meter: Meter, *, terminal: bool = False) -> None:
         self.inner = inner
         self.meter = meter
         self.name = inner.name
+        self.terminal = terminal  # the session's terminal (a delegated program writes to a pty there)
 
     def write(self, data: bytes) -> None:
         meter = self.meter
@@ -193,7 +194,8 @@ class Cancel:
     A stopped command (`kill -STOP`, Ctrl-Z) waits inside `check()` until it is resumed or
     cancelled; its wall-time clock does not run while it is stopped."""
 
-    __slots__ = ("deadline", "cancelled", "reason", "quiet", "stop_signal", "stopped", "parent", "_go", "_left")
+    __slots__ = ("deadline", "cancelled", "reason", "quiet", "signal", "stop_signal", "stopped", "parent", "_go",
+                 "_left")
 
     def __init__(self, deadline: float, parent: Cancel | None = None) -> None:
         self.deadline = deadline
@@ -201,6 +203,7 @@ class Cancel:
         self.cancelled = False
         self.reason = ""
         self.quiet = False  # ended by a signal: the job's status says so, no message
+        self.signal = 0  # the signal that ends it (a real program delegated by K receives it)
         self.stop_signal = 0  # the signal that stopped it (19 STOP, 20 TSTP, ...), 0 when running
         self.stopped = False  # a plain flag: busy loops test it on every iteration
         self._go = threading.Event()
@@ -226,9 +229,10 @@ class Cancel:
         self.stopped = False
         self._go.set()
 
-    def kill(self, reason: str) -> None:
+    def kill(self, reason: str, sig: int = 15) -> None:
         """End the command at its next checkpoint, stopped or not, without an error message."""
         self.reason = self.reason or reason
+        self.signal = self.signal or sig
         self.quiet = True
         self.cancelled = True
         self.stop_signal = 0

@@ -26,7 +26,6 @@ import itertools
 import logging
 import queue
 import signal
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -48,6 +47,7 @@ from kshell.server.limits import AgentSessions, SourcePenalties, StartupGate
 from kshell.server.session import bytes_mode, run_session
 from kshell.server.sftp import VFSSFTPServer
 from kshell.server.workers import WorkerPool, WorkerShell
+from kshell.tools.system.identity import DEFAULT_HOST
 
 log = logging.getLogger("kshell.server")
 
@@ -319,7 +319,7 @@ class KServer:
         self.state = state
         self.vfs = VFS(state, by="ssh")
         self.config = config or ServerConfig()
-        self.hostname = self.config.hostname or socket.gethostname().split(".")[0]
+        self.hostname = self.config.hostname or DEFAULT_HOST  # the appliance's, never the host's
         self.gate = StartupGate(*self.config.startups())
         self.penalties = SourcePenalties(self.config.penalties)
         self.agent_sessions = AgentSessions(self.config.max_sessions_per_agent)
@@ -328,8 +328,6 @@ class KServer:
         self._holders = itertools.count(1)
         self.pool = WorkerPool(state.path, self.config.limits)
         self._audit = AuditWriter(state)
-        self._names: dict[int, str] = {}
-        self._names_at = 0.0
         self._held: dict[tuple[str, str], dict[str, Any]] = {}  # leases to renew: (agent, session) -> holder
         self._releasing: dict[tuple[str, str], asyncio.Future[None]] = {}  # closed, release under way
         self._pending_release: set[asyncio.Task[None]] = set()
@@ -366,17 +364,6 @@ class KServer:
     def find_agent(self, name: str) -> Agent | None:
         return agents.find_agent(self.state, name)
 
-    def user_name(self, uid: int) -> str:
-        """Owner names for SFTP listings: agents by uid, root, else the number."""
-        if uid == 0:
-            return "root"
-        name = self._names.get(uid)
-        if name is None and time.monotonic() - self._names_at > 1.0:
-            self._names = {a.uid: a.name for a in agents.list_agents(self.state)}
-            self._names_at = time.monotonic()
-            name = self._names.get(uid)
-        return name or str(uid)
-
     def agent_fs(self, agent: Agent, cwd: str | None = None) -> PathFS:
         return PathFS(self.vfs, cred=Cred(agent.uid, agent.gid), cwd=cwd or agent.home, home=agent.home)
 
@@ -396,7 +383,7 @@ class KServer:
 
         def sftp_factory(chan: asyncssh.SSHServerChannel) -> VFSSFTPServer:
             assert c.agent is not None
-            return VFSSFTPServer(chan, self.agent_fs(c.agent), user_names=self.user_name,
+            return VFSSFTPServer(chan, self.agent_fs(c.agent),
                                  limits=self.config.limits, touch=c.touch)
 
         process = SessionProcess(
@@ -476,6 +463,7 @@ class KServer:
             "env": env, "functions": saved.get("functions", ""), "tty": tty, "job_control": tty,
             "limits": {"session_memory": limits.session_memory, "session_tasks": limits.session_tasks,
                        "wall_time": limits.wall_time},
+            "delegate": self.config.delegate.to_wire(),
         }
         return WorkerShell(self.pool, spec)
 

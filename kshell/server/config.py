@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from kshell.delegate.config import DelegateConfig
 from kshell.worker.limits import WorkerLimits
 
 
@@ -37,7 +38,7 @@ class Penalties:
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
-    hostname: str = ""  # shown in the prompt; "" means this machine's short host name
+    hostname: str = ""  # $HOSTNAME, uname -n, hostname and the prompt; "" means "komputer" (DEFAULT_HOST)
     accept_env: tuple[str, ...] = ("LANG", "LC_*", "K_*")  # AcceptEnv patterns
     login_grace_time: float = 120.0  # LoginGraceTime: seconds to authenticate
     max_auth_tries: int = 6  # MaxAuthTries: failed attempts per connection
@@ -59,6 +60,7 @@ class ServerConfig:
     coalesce_writes: bool = True  # send the packets of one event-loop turn in one write (app.py)
     penalties: Penalties = field(default_factory=Penalties)
     limits: WorkerLimits = field(default_factory=WorkerLimits)  # the `[limits]` section, not `[ssh]`
+    delegate: DelegateConfig = field(default_factory=DelegateConfig)  # the `[delegate]` section
 
     def startups(self) -> tuple[int, int, int]:
         parts = [int(p) for p in self.max_startups.split(":")]
@@ -76,8 +78,8 @@ def _build(cls: type, data: dict[str, Any], where: str) -> Any:
         name = key.replace("-", "_")
         if name not in known:
             raise ValueError(f"{where}: unknown setting {key!r}")
-        if name == "limits":
-            raise ValueError(f"{where}: limits go in a [limits] section of their own")
+        if name in ("limits", "delegate"):
+            raise ValueError(f"{where}: {name} settings go in a [{name}] section of their own")
         if name == "penalties":
             value = _build(Penalties, value, f"{where}.penalties")
         elif isinstance(value, list):
@@ -95,5 +97,7 @@ def load_config(path: Path | None) -> ServerConfig:
     config = _build(ServerConfig, data.get("ssh", {}), f"{path}: [ssh]")
     if "limits" in data:
         config = replace(config, limits=WorkerLimits.from_toml(data["limits"], f"{path}: [limits]"))
+    if "delegate" in data:
+        config = replace(config, delegate=DelegateConfig.from_toml(data["delegate"], f"{path}: [delegate]"))
     config.startups()
     return config

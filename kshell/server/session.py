@@ -123,6 +123,7 @@ class SessionHandler:
         saved: dict[str, Any] | None = None
         try:
             self.runner = self.server.make_shell(agent, self.record, env, tty=self.pty)
+            self.runner.on_raw = self._raw
             self.conn.cancel_hooks.add(self.cancel)
             if self.pty:
                 self._bind_ctrl_z(out)
@@ -159,7 +160,7 @@ class SessionHandler:
 
         async def stop() -> None:
             runner = self.runner
-            for _ in range(200):  # a line just sent may still be waiting for its worker
+            for _ in range(3000):  # a line just sent may still be waiting for its worker (a loaded host)
                 if runner is None or runner.running or not self._line:
                     break
                 await asyncio.sleep(0.01)
@@ -183,6 +184,14 @@ class SessionHandler:
         if size[0] and size != self.runner.term_size:
             await self.runner.resize(size[0], size[1])
 
+    def _raw(self, raw: bool) -> None:
+        """A delegated program has its own pty (kshell.delegate.terminal): keys go to it as
+        typed, and it echoes and edits; when it ends the line editor takes over again."""
+        chan: Any = self.process.channel
+        with contextlib.suppress(AttributeError, AssertionError, OSError, asyncssh.Error):
+            chan.set_line_mode(not raw)
+            chan.set_echo(not raw)
+
     def cancel(self) -> None:
         """The connection went away: stop whatever this session runs."""
         if self.runner is not None:
@@ -201,6 +210,7 @@ class SessionHandler:
                         runner.interrupt()
                         continue
                     except asyncssh.TerminalSizeChanged:
+                        await self._sync_size()  # a program with a pty of its own sees SIGWINCH now
                         continue
                     break
                 if not data:

@@ -21,6 +21,7 @@ import asyncssh
 from asyncssh import SFTPAttrs, SFTPName, SFTPVFSAttrs
 from asyncssh.sftp import SFTPLimits, SFTPServerHandler
 
+from kfs.format import group_name, user_name
 from kfs.vfs import RENAME_NOREPLACE, FileHandle, Inode, PathFS
 from kshell.worker.limits import WorkerLimits, size_text
 
@@ -144,7 +145,6 @@ class VFSSFTPServer(asyncssh.SFTPServer):
         chan: asyncssh.SSHServerChannel,
         fs: PathFS,
         *,
-        user_names: Callable[[int], str],
         limits: WorkerLimits | None = None,
         touch: Callable[[], None] = lambda: None,
         on_exit: Callable[[], None] = lambda: None,
@@ -152,7 +152,6 @@ class VFSSFTPServer(asyncssh.SFTPServer):
         super().__init__(chan)
         self.fs = fs
         self.limits = limits or WorkerLimits()
-        self._user_names = user_names
         self._touch = touch
         self._on_exit = on_exit
         self._files: set[OpenFile] = set()
@@ -173,10 +172,15 @@ class VFSSFTPServer(asyncssh.SFTPServer):
         return path
 
     def format_user(self, uid: int | None) -> str:
-        return "" if uid is None else self._user_names(uid)
+        """The owner in `ls -l` listings: K's name for the uid, else the number (as sftp-server)."""
+        if uid is None:
+            return ""
+        return user_name(self.fs.vfs.state, uid) or str(uid)
 
     def format_group(self, gid: int | None) -> str:
-        return "" if gid is None else self._user_names(gid)
+        if gid is None:
+            return ""
+        return group_name(self.fs.vfs.state, gid) or str(gid)
 
     @staticmethod
     def _path(path: bytes) -> bytes:

@@ -328,6 +328,7 @@ class WorkerShell:
         self._bound: asyncio.Future[Any] | None = None
         self._busy = asyncio.Lock()  # a command and a park never overlap
         self.term_size: tuple[int, int] | None = None
+        self.on_raw: Callable[[bool], None] = lambda raw: None  # a delegated program takes the terminal
         self.running = False
         self._interrupt_pending = False
 
@@ -385,6 +386,8 @@ class WorkerShell:
                     self._credit.set()
                 elif kind == wire.SNAPSHOT:
                     self.snapshot = payload
+                elif kind == wire.RAW:
+                    self.on_raw(bool(json.loads(payload)))
                 elif kind == wire.DONE:
                     if self._done is not None and not self._done.done():
                         self._done.set_result(json.loads(payload))

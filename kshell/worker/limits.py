@@ -8,6 +8,7 @@ default, so a server with no settings already keeps one agent from exhausting th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -64,17 +65,26 @@ class WorkerLimits:
 
     @classmethod
     def from_toml(cls, data: dict[str, Any], where: str) -> WorkerLimits:
-        known = {f.name for f in fields(cls)}
-        kwargs: dict[str, Any] = {}
-        for key, value in data.items():
-            name = key.replace("-", "_")
-            if name not in known:
-                raise ValueError(f"{where}: unknown setting {key!r}")
-            kwargs[name] = parse_size(value, f"{where}.{key}") if name in SIZES else value
-        limits = cls(**kwargs)
+        limits = cls(**section_settings(cls, data, where, lambda name, value, at: parse_size(value, at)
+                                        if name in SIZES else value))
         if limits.spare_workers < 0 or limits.max_workers < 1 or limits.interrupt_grace <= 0:
             raise ValueError(f"{where}: spare_workers >= 0, max_workers >= 1 and interrupt_grace > 0 are required")
         lengths = (limits.sftp_read, limits.sftp_write)  # asyncssh takes no SFTP packet over 4 MiB
         if limits.sftp_handles < 1 or not all(1024 <= n <= 4 * MIB for n in lengths):
             raise ValueError(f"{where}: sftp_handles >= 1, and sftp_read and sftp_write from 1K to 4M, are required")
         return limits
+
+
+def section_settings(cls: type, data: dict[str, Any], where: str,
+                     convert: Callable[[str, Any, str], Any] = lambda name, value, at: value) -> dict[str, Any]:
+    """A komputer.toml section as keyword arguments for the dataclass `cls`: `a-b` is `a_b`,
+    an unknown key is an error (a typo must not pass silently), `convert(name, value, where)`
+    turns each value into what the field holds."""
+    known = {f.name for f in fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        name = key.replace("-", "_")
+        if name not in known:
+            raise ValueError(f"{where}: unknown setting {key!r}")
+        kwargs[name] = convert(name, value, f"{where}.{key}")
+    return kwargs

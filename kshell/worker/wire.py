@@ -37,6 +37,7 @@ SNAPSHOT = ord("s")  # bytes: the shell state after an interactive command (opaq
 DONE = ord("d")  # JSON: status, interrupted, exited, cwd, jobs
 REPLY = ord("r")  # JSON: the result of a CALL
 FAILED = ord("f")  # JSON: the worker could not start (message); it exits
+RAW = ord("t")  # JSON bool: a delegated program has the terminal (no line editing, echo) or gives it back
 
 
 def encode(kind: int, payload: bytes = b"") -> bytes:

@@ -98,6 +98,7 @@ def terminal_stream(worker: Worker) -> Any:
 
     class TerminalStream(InStream):
         name = "stdin"
+        is_terminal = True  # a delegated program reading it gets a pty of its own (kshell.delegate)
 
         def _fill(self) -> bytes:
             while True:
@@ -166,6 +167,25 @@ class Worker:
             self.shell.interp.last_status = int(spec["status"])
         if spec.get("job_control"):
             self.shell.enable_job_control(interactive=True)
+        if spec.get("delegate") is not None:
+            self.shell.interp.session.delegation = self._delegation(spec)
+        if self.tty:
+            from kshell.delegate.terminal import Terminal
+
+            env = spec.get("env") or {}
+            self.shell.interp.session.terminal = Terminal(
+                lambda raw: self.frames.send_json(wire.RAW, raw),
+                int(env.get("COLUMNS") or 80), int(env.get("LINES") or 24))
+
+    def _delegation(self, spec: dict[str, Any]) -> Any:
+        """The server's `[delegate]` settings with the agent's own overrides (read here, from
+        this worker's KState, so a `komputer agent set` applies from the next session on)."""
+        from kshell.delegate import Delegation
+        from kshell.delegate.config import DelegateConfig, agent_overrides, for_agent
+
+        config = for_agent(DelegateConfig.from_wire(spec["delegate"]), agent_overrides(self.state, spec["agent"]))
+        return Delegation(config, str(self.state.path), spec["uid"], spec["gid"], spec["home"],
+                          spec.get("env", {}).get("HOSTNAME") or "komputer")
 
     def _define(self, source: str) -> None:
         """Re-read saved function definitions (nothing else runs: they are only definitions)."""
@@ -247,6 +267,9 @@ class Worker:
             for name, value in (("COLUMNS", args[0]), ("LINES", args[1])):
                 with contextlib.suppress(Exception):  # readonly or integer-typed: the user's choice
                     interp.assign_scalar(name, str(value))
+            terminal = interp.session.terminal
+            if terminal is not None:
+                terminal.resize(int(args[0]), int(args[1]))
             return None
         if method == "state":
             return self.state_record()
@@ -286,6 +309,7 @@ class Worker:
             while self._running.is_set():
                 current = shell.interp.session.cancel
                 current.reason = current.reason or "interrupted"
+                current.signal = current.signal or signal.SIGINT
                 current.cancelled = True
                 time.sleep(0.02)
 

@@ -31,7 +31,8 @@ def test_units_verify(tmp_path: Path) -> None:
 def test_ssh_unit_is_hardened() -> None:
     text = (UNITS / "komputer-ssh.service").read_text()
     for line in ("NoNewPrivileges=yes", "ProtectSystem=strict", "ReadWritePaths=/var/lib/komputer",
-                 "PrivateTmp=yes", "CapabilityBoundingSet=\n", "Type=notify", "Restart=on-failure"):
+                 "PrivateTmp=yes",
+                 "CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_KILL\n", "Type=notify", "Restart=on-failure"):
         assert line in text
 
 

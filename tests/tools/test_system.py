@@ -38,7 +38,7 @@ IDENT = [
     Case("id_root", "id", F), Case("id_u", "id -u", F), Case("id_g", "id -g", F), Case("id_un", "id -un", F),
     Case("id_gn", "id -gn", F), Case("id_G", "id -G", F), Case("id_bad", "id -x; echo $?", F),
     Case("id_conflict", "id -u -g; echo $?", F), Case("id_name_only", "id -n; echo $?", F),
-    Case("id_nosuch", "id nosuchuser; echo $?", F), Case("id_nobody", "id -u nobody", F),
+    Case("id_nosuch", "id nosuchuser; echo $?", F), Case("id_root_name", "id -u root", F),
     Case("id_user", "id -u", F, user=1000),
     Case("whoami", "whoami", F), Case("whoami_extra", "whoami x; echo $?", F),
     Case("whoami_bad", "whoami -x; echo $?", F),

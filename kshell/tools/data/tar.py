@@ -103,7 +103,8 @@ class _Tar:
         info = tarfile.TarInfo(member)
         info.mode = inode.mode & 0o7777
         info.uid, info.gid = inode.uid, inode.gid
-        info.uname, info.gname = user_name(inode.uid), group_name(inode.gid)
+        state = fs.vfs.state  # unknown ids: empty names, as GNU tar writes them
+        info.uname, info.gname = user_name(state, inode.uid) or "", group_name(state, inode.gid) or ""
         info.mtime = inode.mtime // 1_000_000_000
         data = None
         if st.S_ISDIR(inode.mode):

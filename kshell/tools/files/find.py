@@ -9,11 +9,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kfs.format import user_name
+from kfs.format import accounts
 from kfs.vfs.inode import Inode
 from kshell.exec import devices
 from kshell.tools.files.names import join
-from kshell.tools.quoting import shell_quote
+from kshell.tools.quoting import locale_quote, shell_quote
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -209,9 +209,19 @@ class Find:
                 t = lambda c: mode == 0 or bool(c.inode.perm & mode)  # noqa: E731
             else:
                 t = lambda c: c.inode.perm == mode  # noqa: E731
-        elif tok == "-user":
+        elif tok in ("-user", "-group"):
             who = self.arg(tok)
-            t = lambda c: user_name(c.inode.uid) == who or str(c.inode.uid) == who  # noqa: E731
+            known = accounts(self.sh.fs.vfs.state)  # K's names, as GNU find asks getpwnam/getgrnam
+            want = (known.uids if tok == "-user" else known.gids).get(who)
+            if want is None and who.isdigit():
+                want = int(who)
+            if want is None:
+                raise FindError(f"{locale_quote(who)} is not the name of "
+                                + ("a known user" if tok == "-user" else "an existing group"))
+            if tok == "-user":
+                t = lambda c: c.inode.uid == want  # noqa: E731
+            else:
+                t = lambda c: c.inode.gid == want  # noqa: E731
         elif tok == "-quit":
             self.has_action = True
 

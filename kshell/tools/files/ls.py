@@ -141,10 +141,10 @@ class Lister:
             else:
                 owner = users.get(i.uid)
                 if owner is None:
-                    owner = users[i.uid] = user_name(i.uid)
+                    owner = users[i.uid] = user_name(self.sh.fs.vfs.state, i.uid) or str(i.uid)
                 group = groups.get(i.gid)
                 if group is None:
-                    group = groups[i.gid] = group_name(i.gid)
+                    group = groups[i.gid] = group_name(self.sh.fs.vfs.state, i.gid) or str(i.gid)
             mode = modes.get(i.mode)
             if mode is None:
                 mode = modes[i.mode] = mode_string(i.mode)
@@ -183,7 +183,11 @@ class Lister:
         w3, w4, w5, w6 = w[3], w[4], w[5], w[6]
         for r in rows:
             pre = (f"{r[0]:>{w[0]}} " if show_ino else "") + (f"{r[1]:>{w[1]}} " if show_blocks else "")
-            lines.append(f"{pre}{r[2]} {r[3]:>{w3}} {r[4]:<{w4}} {r[5]:<{w5}} {r[6]:>{w6}} {r[7]} {r[8]}\n")
+            # GNU pads names on the right and right-aligns bare ids (-n, or an id without a name;
+            # no K name is all digits)
+            owner = f"{r[4]:>{w4}}" if r[4].isdigit() else f"{r[4]:<{w4}}"
+            group = f"{r[5]:>{w5}}" if r[5].isdigit() else f"{r[5]:<{w5}}"
+            lines.append(f"{pre}{r[2]} {r[3]:>{w3}} {owner} {group} {r[6]:>{w6}} {r[7]} {r[8]}\n")
         self.out("".join(lines))
 
     def total(self, entries: list[Entry]) -> str:
@@ -238,7 +242,7 @@ class Lister:
 
     def list_dir(self, path: str, header: bool, top: bool) -> None:
         try:
-            listing = self.fs.scandir(path)
+            listing = devices.scandir(self.sh, path)  # /dev and /dev/fd are the shell's
         except OSError as e:
             fail(self.sh, "ls", f"cannot open directory {shell_quote(path)}", e)
             self.status = 2 if top else max(self.status, 1)
@@ -250,7 +254,7 @@ class Lister:
         if "a" in self.flags:
             for dot in (".", ".."):
                 with contextlib.suppress(OSError):
-                    entries.append(Entry(dot, join(path, dot), self.fs.stat(join(path, dot))))
+                    entries.append(Entry(dot, join(path, dot), devices.stat(self.sh, join(path, dot))))
         for name, inode in listing:
             if name.startswith(".") and not ({"a", "A"} & self.flags):
                 continue

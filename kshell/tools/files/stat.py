@@ -38,9 +38,9 @@ def _field(sh: Interp, c: str, name: str, i: Inode, target: str | None) -> str |
     if c == "F":
         return type_name(i)
     if c == "U":
-        return user_name(i.uid)
+        return user_name(sh.fs.vfs.state, i.uid) or "UNKNOWN"
     if c == "G":
-        return group_name(i.gid)
+        return group_name(sh.fs.vfs.state, i.gid) or "UNKNOWN"
     if c == "u":
         return str(i.uid)
     if c == "g":
@@ -120,7 +120,7 @@ def stat(sh: Interp, argv: list[str]) -> int:
         elif fmt is not None:
             sh.out(render(sh, fmt, path, inode, target) + "\n")
         else:
-            sh.out(stat_text(path, inode, target))
+            sh.out(stat_text(path, inode, target, state=sh.fs.vfs.state))
     return status
 
 

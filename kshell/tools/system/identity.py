@@ -10,8 +10,10 @@ K is not the host, so uname reports the appliance's own virtual values:
   -o operating system `GNU/Linux`
   -p -i               `unknown`, as Debian's coreutils (and left out of -a)
 hostname prints the same node name. id/whoami read the shell's credential (the VFS uid/gid) and
-name it as `ls -l` does. nproc is the number of CPUs available to the appliance process
-(OMP_NUM_THREADS overrides it and OMP_THREAD_LIMIT caps it, as in GNU nproc).
+name it from K's own user database (root and the agents, kfs.format.accounts), never the host's:
+an id nobody has is printed as GNU prints it (whoami fails, id shows the bare number). nproc is
+the number of CPUs available to the appliance process (OMP_NUM_THREADS overrides it and
+OMP_THREAD_LIMIT caps it, as in GNU nproc).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import platform
 import re
 from typing import TYPE_CHECKING
 
-from kfs.format import group_name, user_name
+from kfs.format import accounts
 from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
 
 if TYPE_CHECKING:
@@ -45,7 +47,11 @@ def whoami(sh: Interp, argv: list[str]) -> int:
     _, operands = parse(argv, "", _HELP)
     if operands:
         raise Usage(f"extra operand '{operands[0]}'")
-    sh.out(user_name(sh.fs.cred.uid) + "\n")
+    uid = sh.fs.cred.uid
+    name = accounts(sh.fs.vfs.state).users.get(uid)
+    if name is None:
+        raise Fail(f"cannot find name for user ID {uid}")
+    sh.out(name + "\n")
     return 0
 
 
@@ -65,37 +71,51 @@ def id_(sh: Interp, argv: list[str]) -> int:
     name = "n" in keys
     end = "\0" if "z" in keys else "\n"
     cred = sh.fs.cred
+    known = accounts(sh.fs.vfs.state)
     people: list[tuple[int, int, list[int]]] = []
     status = 0
     for user in operands or [None]:  # GNU id takes any number of users, reporting each
         if user is None:
             people.append((cred.uid, cred.gid, sorted(cred.groups - {cred.gid})))
             continue
-        import pwd
-
-        try:
-            pw = pwd.getpwnam(user)
-        except KeyError:
+        uid = known.uids.get(user)
+        if uid is None and user.isdigit() and int(user) in known.users:  # `id 1000`, as GNU
+            uid = int(user)
+            user = known.users[uid]
+        if uid is None:
             sh.write_err(f"id: '{user}': no such user\n")
             status = 1
             continue
-        try:
-            extra = [g for g in os.getgrouplist(pw.pw_name, pw.pw_gid) if g != pw.pw_gid]
-        except OSError:
-            extra = []
-        people.append((pw.pw_uid, pw.pw_gid, extra))
+        # each K account is in its own group alone: no supplementary groups
+        people.append((uid, known.primary.get(user, uid), []))
+
+    def named(table: dict[int, str], n: int, what: str) -> str:
+        """The name of id `n`, or as GNU id -n: the number, an error, exit status 1."""
+        nonlocal status
+        found = table.get(n)
+        if found is None:
+            sh.write_err(f"id: cannot find name for {what} ID {n}\n")
+            status = 1
+            return str(n)
+        return found
+
+    def label(table: dict[int, str], n: int) -> str:
+        """`1000(alice)`, or just `1000` for an id without a name, as GNU id's default format."""
+        found = table.get(n)
+        return f"{n}({found})" if found is not None else str(n)
+
     for uid, gid, groups in people:
         if which == ["u"]:
-            sh.out((user_name(uid) if name else str(uid)) + end)
+            sh.out((named(known.users, uid, "user") if name else str(uid)) + end)
         elif which == ["g"]:
-            sh.out((group_name(gid) if name else str(gid)) + end)
+            sh.out((named(known.groups, gid, "group") if name else str(gid)) + end)
         elif which == ["G"]:
             ids = [gid, *groups]
-            shown = [group_name(g) if name else str(g) for g in ids]
+            shown = [named(known.groups, g, "group") if name else str(g) for g in ids]
             sh.out("".join(f + end for f in shown) if end == "\0" else " ".join(shown) + end)
         else:
-            gs = ",".join(f"{g}({group_name(g)})" for g in [gid, *groups])
-            sh.out(f"uid={uid}({user_name(uid)}) gid={gid}({group_name(gid)}) groups={gs}\n")
+            gs = ",".join(label(known.groups, g) for g in [gid, *groups])
+            sh.out(f"uid={label(known.users, uid)} gid={label(known.groups, gid)} groups={gs}\n")
     return status
 
 

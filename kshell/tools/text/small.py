@@ -104,6 +104,7 @@ def timeout(sh: Interp, argv: list[str]) -> int:
     session = sh.session
     outer = session.cancel
     inner = Cancel(min(outer.deadline, time.monotonic() + limit) if limit > 0 else outer.deadline, outer)
+    inner.signal = signum
     session.cancel = inner
     try:
         return _run_keep_stdin(sh, operands[1:])
@@ -131,7 +132,7 @@ def _run_keep_stdin(sh: Interp, cmd: list[str]) -> int:
     if "/" not in name and find_in_path(sh, name)[0] is None:
         sh.write_err(f"timeout: failed to run command '{name}': No such file or directory\n")
         return 127
-    if "/" in name:  # execvp's errors, reported by timeout itself
+    if "/" in name and find_in_path(sh, name)[0] is None:  # execvp's errors, reported by timeout itself
         try:
             runnable = not sh.fs.stat(name).is_dir and sh.fs.access(name, 1)
         except OSError as e:

@@ -1,0 +1,177 @@
+"""Delegation: a command that is not a function, builtin, K tool or K script runs as a real
+program, in a bubblewrap sandbox on this host (the `local` remote) or on another host over
+OpenSSH (the `ssh` remote), with its bytes flowing through K's streams.
+
+`Delegation` is what a session knows about it (settings, the state, the agent's identity);
+`find_program` and `run_program` are what the shell calls. Everything refuses with one line
+saying why and what to configure rather than run a program on the wrong files.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kshell.delegate.config import DelegateConfig
+from kfs.journal import last_change
+from kshell.delegate.mounts import Unavailable, find_mount, wait_coherent
+from kshell.delegate.run import run, terminal_of
+from kshell.delegate.sandbox import HOST_DIRS, Refused, bwrap_argv, bwrap_path, check_paths, make_view
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Interp
+
+__all__ = ["DelegateConfig", "Delegation", "delegates", "find_program", "k_path", "run_program"]
+
+
+@dataclass(frozen=True, slots=True)
+class Delegation:
+    config: DelegateConfig
+    state_dir: str
+    uid: int
+    gid: int
+    home: str
+    hostname: str = "komputer"
+
+
+def _delegation(sh: Interp) -> Delegation | None:
+    d = getattr(sh.session, "delegation", None)
+    return d if d is not None and d.config.remote != "none" else None
+
+
+def delegates(sh: Interp) -> bool:
+    """Whether this session runs programs K does not have."""
+    return _delegation(sh) is not None
+
+
+def find_program(sh: Interp, name: str) -> str | None:
+    """Where a delegated program `name` is, as `command -v` prints it: the first $PATH entry
+    (among the host directories a local sandbox shows) that has it; an absolute name in those
+    directories is itself. For the ssh remote only what this host has is known."""
+    d = _delegation(sh)
+    if d is None or not name:
+        return None
+    shown = tuple(HOST_DIRS) + d.config.read_only
+    if "/" in name:
+        return name if name.startswith("/") and _shows(shown, name) and _runnable(name) else None
+    path = sh.get_param_or_none("PATH")
+    dirs = (path if path is not None else "/usr/local/bin:/usr/bin:/bin").split(":")
+    for directory in dirs:
+        if directory.startswith("/") and _shows(shown, directory) and _runnable(f"{directory}/{name}"):
+            return f"{directory}/{name}"
+    return None
+
+
+def _shows(tops: tuple[str, ...], path: str) -> bool:
+    return any(path == top or path.startswith(top + "/") for top in tops)
+
+
+def _runnable(path: str) -> bool:
+    return os.access(path, os.X_OK) and not os.path.isdir(path)
+
+
+def run_program(sh: Interp, argv: list[str], shown: str) -> int:
+    """Run `argv` (argv[0] a host program path, or a K file's absolute path) delegated."""
+    d = _delegation(sh)
+    if d is None:
+        sh.error(f"{shown}: command not found")
+        return 127
+    try:
+        if d.config.remote == "ssh":
+            return _run_ssh(sh, d, argv)
+        return _run_local(sh, d, argv)
+    except Unavailable as e:
+        sh.error(f"{shown}: cannot run host programs: {e}")
+        return 126
+    except Refused as e:
+        sh.error(f"{shown}: {e}")
+        return 126
+    except PermissionError as e:  # no CAP_SETUID (a hardened unit), or bwrap not executable
+        sh.error(f"{shown}: cannot run host programs: cannot start the sandbox as the agent: {e.strerror}")
+        return 126
+
+
+def _env(sh: Interp) -> dict[str, str]:
+    env = sh.exported_env()
+    env["PWD"] = sh.fs.cwd.decode("utf-8", "surrogateescape") if isinstance(sh.fs.cwd, bytes) else str(sh.fs.cwd)
+    return env
+
+
+def _cwd(sh: Interp) -> str:
+    cwd = sh.fs.cwd
+    return cwd.decode("utf-8", "surrogateescape") if isinstance(cwd, bytes) else str(cwd)
+
+
+def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
+    if os.geteuid() != 0 and os.geteuid() != d.uid:
+        raise Unavailable("the server must run as root to start programs as the agent's uid")
+    bwrap = bwrap_path()
+    mount = find_mount(os.path.realpath(d.state_dir), d.config.mount)
+    cwd = _cwd(sh)
+    view = make_view(mount.path, d.home, cwd, d.config.read_only)
+
+    def exists_in_k(path: str) -> bool:
+        try:
+            sh.fs.lstat(path)
+        except OSError:
+            return False
+        return True
+
+    check_paths(view, cwd, argv, exists_in_k)
+    wait_coherent(mount, last_change(sh.fs.vfs.state))
+    for path in view.binds:
+        if not os.path.isdir(mount.path + path):
+            raise Refused(path, "not a directory in K (create it, mode 1777 for /tmp)")
+    info_r, info_w = os.pipe()
+    terminal = terminal_of(sh)
+    if terminal is not None:  # job control inside: the program is the pty's foreground group
+        argv = ["/bin/bash", "-c", 'set -m; "$@"; exit $?', argv[0], *argv]
+    command = bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=info_w,
+                         new_session=terminal is None, argv=argv, cwd=cwd, bwrap=bwrap)
+    uid = d.uid if os.geteuid() == 0 else None
+    return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal)
+
+
+# Run on the ssh remote by its login shell: the program in the background with the channel as
+# its stdin, and a watchdog that ends it when the connection's sshd process is gone (without a
+# pty, sshd signals nothing when a client goes away: `timeout` and `kill` end the local client).
+_REMOTE = """cd {cwd} || exit 126
+{program} <&0 &
+p=$!
+(while [ -d /proc/$PPID ]; do sleep 0.5; done; kill -TERM $p 2>/dev/null; sleep 1; kill -KILL $p 2>/dev/null) &
+w=$!
+wait $p; s=$?
+kill $w 2>/dev/null
+exit $s"""
+
+
+def _run_ssh(sh: Interp, d: Delegation, argv: list[str]) -> int:
+    """The ssh remote: the program runs on the configured host in the directory where that
+    host sees the K working directory (under `ssh_root`), with only the exported variables.
+    Not a sandbox: it has whatever that account has there."""
+    cfg = d.config
+    cwd = _cwd(sh)
+    root = cfg.ssh_root.rstrip("/")
+    program = list(argv)
+    if program[0].startswith("/") and not any(program[0].startswith(t + "/") for t in HOST_DIRS):
+        program[0] = root + program[0]  # a K file: as that host sees it
+    env = [f"{k}={v}" for k, v in sorted(_env(sh).items()) if k not in ("PWD", "HOME")]
+    env += [f"HOME={root}{d.home}", f"PWD={root}{cwd}"]
+    terminal = terminal_of(sh)
+    if terminal is not None:  # a remote pty: sshd hangs up the program itself
+        remote = f"cd {shlex.quote(root + cwd)} && exec env -i {shlex.join(env)} {shlex.join(program)}"
+    else:
+        remote = _REMOTE.format(cwd=shlex.quote(root + cwd), program=f"env -i {shlex.join(env)} {shlex.join(program)}")
+    command = ["ssh", "-tt" if terminal is not None else "-T", "-o", "BatchMode=yes", *cfg.ssh_options,
+               "--", cfg.ssh_host, remote]
+    info_r, info_w = os.pipe()
+    return run(sh, command, env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root")},
+               uid=None, gid=None, info=(info_r, info_w), terminal=terminal)
+
+
+def k_path(sh: Interp, name: str) -> str:
+    """An absolute K path for a command named with a slash."""
+    return posixpath.normpath(posixpath.join(_cwd(sh), name))

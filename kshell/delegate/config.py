@@ -1,0 +1,84 @@
+"""What delegation may do: the `[delegate]` section of komputer.toml and each agent's own
+overrides (`komputer agent set NAME --remote ... --network ...`), kept in KState so that every
+server and worker of one state agrees on them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from kfs.kstate import KState, Txn
+from kshell.worker.limits import section_settings
+
+REMOTES = ("local", "ssh", "none")
+_KEY = b"agentset/"
+
+
+@dataclass(frozen=True, slots=True)
+class DelegateConfig:
+    """How commands K does not have are run. `local`: under bubblewrap on this host, with the
+    agent's files seen through the FUSE mount of the state; `ssh`: by the OpenSSH client on
+    `ssh_host`, where K's root is visible at `ssh_root` (no sandbox: that host's own rules
+    apply); `none`: not at all (command not found)."""
+
+    remote: str = "local"
+    network: bool = False  # delegated programs reach the network (else they get only loopback)
+    read_only: tuple[str, ...] = ()  # more host paths shown read-only to local programs
+    mount: str = ""  # where this state is mounted; "" finds it in /proc/self/mountinfo
+    ssh_host: str = ""  # user@host for the ssh remote
+    ssh_root: str = ""  # the path on ssh_host where K's root directory is visible
+    ssh_options: tuple[str, ...] = ()  # extra ssh client options (-o Name=value ...)
+
+    def __post_init__(self) -> None:
+        if self.remote not in REMOTES:
+            raise ValueError(f"remote {self.remote!r}: expected one of {', '.join(REMOTES)}")
+        for path in self.read_only:
+            if not path.startswith("/"):
+                raise ValueError(f"read_only {path!r}: host paths must be absolute")
+        if self.remote == "ssh" and not (self.ssh_host and self.ssh_root.startswith("/")):
+            raise ValueError("remote = \"ssh\" needs ssh_host (user@host) and ssh_root (an absolute path)")
+
+    @classmethod
+    def from_toml(cls, data: dict[str, Any], where: str) -> DelegateConfig:
+        kwargs = section_settings(cls, data, where, lambda name, value, at: tuple(value) if isinstance(value, list)
+                                  else value)
+        try:
+            return cls(**kwargs)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{where}: {e}") from None
+
+    def to_wire(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> DelegateConfig:
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+
+def agent_overrides(state: KState, agent: str) -> dict[str, Any]:
+    """The agent's own settings (remote, network), {} when it has none."""
+    with state.read() as txn:
+        raw = txn.get("keys", _KEY + agent.encode())
+    return {} if raw is None else json.loads(raw)
+
+
+def set_agent_overrides(state: KState, agent: str, **changes: Any) -> dict[str, Any]:
+    """Change some of an agent's settings in one transaction; None leaves a setting as it is."""
+    from kfs.agents.records import find_agent_in
+
+    def change(txn: Txn) -> dict[str, Any]:
+        if find_agent_in(txn, agent) is None:
+            raise LookupError(f"no agent {agent}")
+        raw = txn.get("keys", _KEY + agent.encode())
+        current = {} if raw is None else json.loads(raw)
+        current.update({k: v for k, v in changes.items() if v is not None})
+        replace(DelegateConfig(), **current)  # refuses a bad value before it is stored
+        txn.put("keys", _KEY + agent.encode(), json.dumps(current, sort_keys=True).encode())
+        return current
+
+    return state.write(change)
+
+
+def for_agent(config: DelegateConfig, overrides: dict[str, Any]) -> DelegateConfig:
+    return replace(config, **overrides) if overrides else config

@@ -1,0 +1,279 @@
+"""Running one delegated program: a real child of the session's worker (so the worker's cgroup
+bounds it), wired to K's streams, stopped, continued and ended by K's signals.
+
+Bytes flow through pipes pumped by threads: the program's stdin from the K stream at fd 0,
+its stdout and stderr into fds 1 and 2 (one pipe when both name the same stream, so `2>&1`
+keeps the order). A K signal (a job's `kill`, `timeout`, Ctrl-C) goes to the program's own
+process group: bwrap's `--new-session` makes the program a session leader in the outer pid
+namespace, and `--info-fd` names its parent (bwrap's init in the sandbox), whose child it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from kshell.exec.streams import Cancel, NullStream, Stream
+from kshell.limits import LimitExceeded
+
+if TYPE_CHECKING:
+    from kshell.delegate.terminal import Terminal
+    from kshell.exec.interp import Interp
+
+CHUNK = 1 << 18
+KILL_GRACE = 1.0  # seconds between the signal and SIGKILL of the whole sandbox
+
+
+class Program:
+    """One running sandbox: bwrap (the monitor, our child) and the sandbox's own session.
+
+    bwrap's `--new-session` makes its init in the sandbox (`child-pid` on `--info-fd`) the
+    leader of a new session and process group, which the program joins: a signal to that group
+    reaches the program (init, pid 1 of the sandbox, ignores what it has no handler for), and
+    SIGKILL to it ends the whole sandbox. Without that group (not started yet, or the ssh
+    remote) signals go to the monitor's group."""
+
+    def __init__(self, argv: list[str], *, env: dict[str, str], uid: int | None, gid: int | None,
+                 info: tuple[int, int], fds: tuple[int, int, int], terminal: Terminal | None = None) -> None:
+        self.info_r, info_w = info
+        self.terminal = terminal
+        kwargs: dict = {}
+        if uid is not None:
+            kwargs = {"user": uid, "group": gid, "extra_groups": []}
+        if terminal is not None:  # `setsid --ctty` makes the pty (stdin) the session's terminal
+            argv = ["setsid", "--ctty", *argv]
+        try:
+            self.proc = subprocess.Popen(argv, stdin=fds[0], stdout=fds[1], stderr=fds[2], env=env, cwd="/",
+                                         pass_fds=(info_w,), start_new_session=terminal is None, close_fds=True,
+                                         **kwargs)
+        finally:
+            os.close(info_w)
+        self._group = 0
+
+    def group(self, wait: float = 0.0) -> int:
+        """The sandbox's process group (0 while unknown)."""
+        if not self._group and _readable(self.info_r, wait):
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                self._group = int(json.loads(os.read(self.info_r, 4096))["child-pid"])
+        return self._group
+
+    def signal(self, sig: int) -> None:
+        shown = self.terminal.foreground() if self.terminal is not None else 0
+        for pgid in (shown or self.group(0.2), self.proc.pid):
+            if pgid:
+                try:
+                    os.killpg(pgid, sig)
+                    return
+                except ProcessLookupError:
+                    continue
+
+    def kill(self) -> None:
+        for pgid in (self.group(), self.proc.pid):
+            if pgid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pgid, signal.SIGKILL)
+
+    def end_sandbox(self) -> None:
+        """After the monitor has ended: bwrap's init can outlive it (its parent-death signal does
+        not always hold), keeping the program's pipes open; whatever is left of the sandbox goes.
+        The group is killed only while its leader lives, so its id cannot have been reused."""
+        group = self.group()
+        if not group:
+            return
+        try:
+            leader = os.pidfd_open(group)
+        except OSError:
+            return  # gone already
+        try:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGKILL)
+        finally:
+            os.close(leader)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.info_r)
+
+
+def _readable(fd: int, wait: float = 0.0) -> bool:
+    import select
+
+    return bool(select.select([fd], [], [], wait)[0])
+
+
+def _stopped(cancel: Cancel) -> bool:
+    c: Cancel | None = cancel
+    while c is not None:
+        if c.stopped:
+            return True
+        c = c.parent
+    return False
+
+
+def _pump_in(stream: Stream, fd: int) -> None:
+    try:
+        while True:
+            data = stream.read_some() if hasattr(stream, "read_some") else stream.read(CHUNK)
+            if not data:
+                break
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+    except (OSError, LimitExceeded):
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _pump_out(fd: int, stream: Stream, failed: list[BaseException]) -> None:
+    try:
+        while True:
+            try:
+                data = os.read(fd, CHUNK)
+            except OSError as e:
+                if e.errno == errno.EIO:  # a pty whose last slave closed: the program is done
+                    break
+                raise
+            if not data:
+                break
+            stream.write(data)
+    except BrokenPipeError:
+        pass  # the reader is gone: the program gets EPIPE/SIGPIPE at its next write
+    except BaseException as e:  # noqa: BLE001 - reported by the waiting thread
+        failed.append(e)
+    finally:
+        os.close(fd)
+
+
+def terminal_of(sh: Interp) -> Terminal | None:
+    """The session's terminal when the program's stdin and stdout are it (not redirected)."""
+    terminal = sh.session.terminal
+    if terminal is None or not getattr(sh.fds.get(0), "is_terminal", False) \
+            or not getattr(sh.fds.get(1), "terminal", False):
+        return None
+    return terminal
+
+
+def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gid: int | None,
+        info: tuple[int, int], terminal: Terminal | None = None) -> int:
+    """Start `argv` (a bwrap or ssh command line) and wait for it; K's cancel ends it. With a
+    terminal, the program's stdin and stdout (and stderr, unless redirected) are a pty of its
+    own, relayed to the session's terminal."""
+    out, err = sh.fds.get(1), sh.fds.get(2)
+    stdin = sh.fds.get(0)
+    to_close: list[int] = []
+    threads: list[threading.Thread] = []
+    failed: list[BaseException] = []
+    child_fds = [subprocess.DEVNULL, subprocess.DEVNULL, subprocess.DEVNULL]
+    feeders: list[tuple[Stream, int]] = []
+    readers: list[tuple[int, Stream]] = []
+    master = -1
+    if terminal is not None:
+        master, slave = terminal.open()
+        child_fds[0] = child_fds[1] = slave
+        to_close.append(slave)
+        feeders.append((stdin, os.dup(master)))  # type: ignore[arg-type]
+        readers.append((master, out))  # type: ignore[arg-type]
+        if getattr(err, "terminal", False):
+            child_fds[2] = slave
+            err = None
+    elif stdin is not None and not isinstance(stdin, NullStream):
+        r, w = os.pipe()
+        child_fds[0] = r
+        to_close.append(r)
+        feeders.append((stdin, w))
+    if terminal is None and out is not None:
+        r, w = os.pipe()
+        child_fds[1] = w
+        to_close.append(w)
+        readers.append((r, out))
+    if err is not None:
+        if err is out:
+            child_fds[2] = child_fds[1]
+        else:
+            r, w = os.pipe()
+            child_fds[2] = w
+            to_close.append(w)
+            readers.append((r, err))
+    try:
+        program = Program(argv, env=env, uid=uid, gid=gid, info=info, fds=tuple(child_fds),  # type: ignore[arg-type]
+                          terminal=terminal)
+    except BaseException:
+        for fd in [w for _, w in feeders] + [r for r, _ in readers]:
+            os.close(fd)
+        if terminal is not None:
+            terminal.close(master)
+        raise
+    finally:
+        for fd in to_close:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    for stream, fd in feeders:
+        threads.append(threading.Thread(target=_pump_in, args=(stream, fd), name="k-feed", daemon=True))
+    for fd, stream in readers:
+        threads.append(threading.Thread(target=_pump_out, args=(fd, stream, failed), name="k-drain", daemon=True))
+    for t in threads:
+        t.start()
+    try:
+        return _wait(sh, program, threads[len(feeders):], failed)
+    finally:
+        program.close()
+        if terminal is not None:
+            terminal.close(master)
+
+
+def _wait(sh: Interp, program: Program, drains: list[threading.Thread], failed: list[BaseException]) -> int:
+    """Wait for the monitor, passing on K's stops, continues and ends; then for its output."""
+    proc = program.proc
+    ended: LimitExceeded | None = None
+    signalled_at = 0.0
+    paused = False
+    exited = os.pidfd_open(proc.pid)  # readable the moment the monitor ends: no polling delay
+    try:
+        while not _readable(exited, 0.05):
+            cancel = sh.session.cancel
+            if ended is not None:
+                if time.monotonic() - signalled_at > KILL_GRACE:
+                    program.kill()
+                continue
+            if _stopped(cancel) != paused:
+                paused = not paused
+                program.signal(signal.SIGSTOP if paused else signal.SIGCONT)
+            if paused:
+                continue
+            try:
+                cancel.check()
+            except LimitExceeded as e:
+                ended = e
+                program.signal(_signal_of(cancel))
+                program.signal(signal.SIGCONT)  # a stopped program is continued to let it die
+                signalled_at = time.monotonic()
+    finally:
+        os.close(exited)
+    proc.wait()
+    program.end_sandbox()
+    for t in drains:
+        t.join()
+    if ended is not None:
+        raise ended
+    if failed:
+        raise failed[0]
+    code = proc.returncode
+    return 128 - code if code < 0 else code
+
+
+def _signal_of(cancel: Cancel) -> int:
+    c: Cancel | None = cancel
+    while c is not None:
+        if c.cancelled or time.monotonic() > c.deadline:
+            return c.signal or (signal.SIGINT if c.reason == "interrupted" else signal.SIGTERM)
+        c = c.parent
+    return signal.SIGTERM

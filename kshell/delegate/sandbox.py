@@ -1,0 +1,128 @@
+"""The bubblewrap command line for one delegated program, and which paths it may name.
+
+A delegated program sees the host's programs read-only (/usr, /bin, /lib*, the few /etc files
+programs need), a private /proc and a minimal /dev, and of K only what the agent works on:
+its home, /tmp and the working directory, each bound read-write from the FUSE mount at the
+same path it has in K, so a path means the same file inside and out. Everything else of the
+host (the state directory, /root, /home, other agents' homes, sockets) is simply not there.
+A path outside those views could only name the wrong file (the host's /etc instead of K's, or
+a file that vanishes with the sandbox), so it is refused before anything runs.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from kshell.delegate.mounts import Unavailable
+
+# Host directories shown read-only, at their own paths (symlinks stay symlinks: /bin -> usr/bin)
+HOST_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# The /etc files programs need to start, find libraries, verify TLS and name things
+HOST_ETC = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ssl", "ca-certificates", "ca-certificates.conf",
+    "alternatives", "nsswitch.conf", "localtime", "timezone", "mime.types", "protocols", "services",
+    "gitconfig", "python3", "python3.11", "perl", "terminfo", "magic", "magic.mime", "inputrc",
+    "vim", "mailcap", "gai.conf", "host.conf",
+)
+NETWORK_ETC = ("resolv.conf", "hosts")
+# K's own account files, from the mount: names inside match `ls -l` in K
+K_ETC = ("passwd", "group")
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What of K one delegated program sees: K paths, each bound from the mount at itself."""
+
+    mount: str
+    binds: tuple[str, ...]  # K directories, read-write (the kernel applies the mode bits)
+    host: tuple[str, ...]  # host paths shown read-only (HOST_DIRS and the configured extras)
+
+    def visible(self, path: str) -> bool:
+        """Whether a K path is inside one of the bound directories."""
+        return any(_under(path, b) for b in self.binds)
+
+    def on_host(self, path: str) -> bool:
+        return any(_under(path, h) for h in self.host) or path.startswith("/etc/") or path in ("/proc", "/dev") \
+            or path.startswith(("/proc/", "/dev/"))
+
+
+def _under(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def make_view(mount: str, home: str, cwd: str, read_only: Sequence[str]) -> View:
+    host = tuple(HOST_DIRS) + tuple(read_only)
+    binds = [home, "/tmp"]
+    if not any(_under(cwd, b) for b in binds):
+        if cwd == "/" or any(_under(cwd, h) for h in host) or _under(cwd, "/etc") \
+                or _under(cwd, "/proc") or _under(cwd, "/dev"):
+            raise Refused(cwd, "the working directory is where the sandbox shows the host's own "
+                               "files; cd to your home or /tmp first")
+        binds.append(cwd)
+    return View(mount, tuple(binds), host)
+
+
+class Refused(Exception):
+    """A path the sandbox would show as a different file (or not at all)."""
+
+    def __init__(self, path: str, why: str) -> None:
+        super().__init__(f"{path}: {why}")
+        self.path = path
+
+
+def check_paths(view: View, cwd: str, args: Iterable[str], exists_in_k) -> None:  # noqa: ANN001
+    """Refuse absolute (and `..`-climbing) arguments that lie outside the program's view but
+    name something in K, or name nothing anywhere (a file written there would vanish)."""
+    for arg in args:
+        if arg.startswith("/"):
+            path = posixpath.normpath(arg)
+        elif arg.startswith("../") or "/../" in arg or arg == "..":
+            path = posixpath.normpath(posixpath.join(cwd, arg))
+        else:
+            continue
+        if path.startswith("//"):
+            path = path[1:]
+        if view.visible(path):
+            continue
+        if exists_in_k(path) and not view.on_host(path):
+            raise Refused(arg, "not visible to host programs, which see K only under "
+                               + ", ".join(view.binds))
+        if not view.on_host(path) and not exists_in_k(path):
+            raise Refused(arg, "outside what host programs can see ("
+                               + ", ".join(view.binds) + " and the host's programs)")
+
+
+def bwrap_argv(view: View, *, network: bool, hostname: str, info_fd: int, new_session: bool,
+               argv: Sequence[str], cwd: str, bwrap: str = "bwrap") -> list[str]:
+    args = [bwrap, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", hostname,
+            "--info-fd", str(info_fd)]
+    if new_session:
+        args.append("--new-session")  # no TIOCSTI into a terminal that is not the program's own
+    if network:
+        args.append("--share-net")
+    for top in view.host:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.exists(top):
+            args += ["--ro-bind", top, top]
+    for name in HOST_ETC + (NETWORK_ETC if network else ()):
+        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for name in K_ETC:
+        args += ["--ro-bind-try", f"{view.mount}/etc/{name}", f"/etc/{name}"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    for path in sorted(view.binds, key=len):  # parents first: a cwd under home stays bound
+        args += ["--bind", view.mount + path, path]
+    args += ["--chdir", cwd, "--", *argv]
+    return args
+
+
+def bwrap_path() -> str:
+    from shutil import which
+
+    found = which("bwrap", path=os.environ.get("PATH") or "/usr/bin:/bin")
+    if found is None:
+        raise Unavailable("bubblewrap is not installed (apt-get install bubblewrap)")
+    return found
