@@ -15,11 +15,19 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kshell.delegate.config import DelegateConfig
 from kfs.journal import last_change
+from kshell.delegate.config import DelegateConfig
 from kshell.delegate.mounts import Unavailable, find_mount, wait_coherent
 from kshell.delegate.run import run, terminal_of
-from kshell.delegate.sandbox import HOST_DIRS, Refused, bwrap_argv, bwrap_path, check_paths, make_view
+from kshell.delegate.sandbox import (
+    HOST_DIRS,
+    Refused,
+    bwrap_argv,
+    bwrap_path,
+    check_namespaces,
+    check_paths,
+    make_view,
+)
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -38,7 +46,7 @@ class Delegation:
 
 
 def _delegation(sh: Interp) -> Delegation | None:
-    d = getattr(sh.session, "delegation", None)
+    d = sh.session.delegation
     return d if d is not None and d.config.remote != "none" else None
 
 
@@ -95,9 +103,8 @@ def run_program(sh: Interp, argv: list[str], shown: str) -> int:
 
 
 def _env(sh: Interp) -> dict[str, str]:
-    env = sh.exported_env()
-    env["PWD"] = sh.fs.cwd.decode("utf-8", "surrogateescape") if isinstance(sh.fs.cwd, bytes) else str(sh.fs.cwd)
-    return env
+    """Exported variables only, as exec gives a child; PWD is the working directory."""
+    return {**sh.exported_env(), "PWD": _cwd(sh)}
 
 
 def _cwd(sh: Interp) -> str:
@@ -109,6 +116,8 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     if os.geteuid() != 0 and os.geteuid() != d.uid:
         raise Unavailable("the server must run as root to start programs as the agent's uid")
     bwrap = bwrap_path()
+    uid = d.uid if os.geteuid() == 0 else None
+    check_namespaces(bwrap, uid, d.gid)
     mount = find_mount(os.path.realpath(d.state_dir), d.config.mount)
     cwd = _cwd(sh)
     view = make_view(mount.path, d.home, cwd, d.config.read_only)
@@ -131,7 +140,6 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
         argv = ["/bin/bash", "-c", 'set -m; "$@"; exit $?', argv[0], *argv]
     command = bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=info_w,
                          new_session=terminal is None, argv=argv, cwd=cwd, bwrap=bwrap)
-    uid = d.uid if os.geteuid() == 0 else None
     return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal)
 
 
@@ -156,7 +164,7 @@ def _run_ssh(sh: Interp, d: Delegation, argv: list[str]) -> int:
     cwd = _cwd(sh)
     root = cfg.ssh_root.rstrip("/")
     program = list(argv)
-    if program[0].startswith("/") and not any(program[0].startswith(t + "/") for t in HOST_DIRS):
+    if program[0].startswith("/") and not _shows(HOST_DIRS, program[0]):
         program[0] = root + program[0]  # a K file: as that host sees it
     env = [f"{k}={v}" for k, v in sorted(_env(sh).items()) if k not in ("PWD", "HOME")]
     env += [f"HOME={root}{d.home}", f"PWD={root}{cwd}"]

@@ -126,3 +126,29 @@ def bwrap_path() -> str:
     if found is None:
         raise Unavailable("bubblewrap is not installed (apt-get install bubblewrap)")
     return found
+
+
+_PROBED: dict[int, str] = {}  # uid -> why bwrap cannot run ("" when it can), once per worker
+
+
+def check_namespaces(bwrap: str, uid: int | None, gid: int | None) -> None:
+    """Whether bwrap can make its namespaces as this uid (it cannot where user namespaces are
+    off, or in a container that forbids them): said once, in words, rather than as bwrap's own
+    error on every command."""
+    import subprocess
+
+    key = -1 if uid is None else uid
+    if key not in _PROBED:
+        ids = {} if uid is None else {"user": uid, "group": gid, "extra_groups": []}
+        try:
+            done = subprocess.run([bwrap, "--unshare-all", "--ro-bind", "/", "/", "--", "/usr/bin/true"],
+                                  capture_output=True, timeout=30, env={}, cwd="/", **ids)
+            why = "" if done.returncode == 0 else (done.stderr.decode(errors="replace").strip().splitlines()
+                                                   or [f"exit status {done.returncode}"])[-1]
+        except (OSError, subprocess.TimeoutExpired) as e:
+            why = str(e)
+        _PROBED[key] = why
+    if _PROBED[key]:
+        raise Unavailable(f"bubblewrap cannot make its sandbox here ({_PROBED[key]}): enable user namespaces "
+                          "(sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone = 1 where it "
+                          "exists; a container must allow them), or set [delegate] remote = \"ssh\" or \"none\"")

@@ -18,13 +18,15 @@ from ptyclient import PtySession
 
 def test_a_program_writes_a_file_k_reads_back_owned_by_the_agent(mounted: Bench) -> None:
     status, out, err = run(mounted, "rm -f made.txt; python3 -c 'open(\"made.txt\", \"w\").write(\"from python\\n\")'; "
-                                    "cat made.txt; stat -c '%u %a' made.txt; python3 -c 'import os; print(os.getuid(), os.getgid())'; id -u")
+                                    "cat made.txt; stat -c '%u %U %a' made.txt; python3 -c 'import os; print(os.getuid(), os.getgid())'; "
+                                    "id -u; ls -l made.txt | cut -d' ' -f3,4; python3 -c 'import pwd, os; print(pwd.getpwuid(os.getuid()).pw_name)'")
     assert status == 0, err
     lines = out.splitlines()
     assert lines[0] == "from python"
-    uid = lines[-1]
-    assert lines[1] == f"{uid} 644"  # the agent's uid, the umask's mode, as a K builtin would make it
+    uid = lines[3]
+    assert lines[1] == f"{uid} alice 644"  # the agent's, the umask's mode, as a K builtin would make it
     assert lines[2] == f"{uid} {uid}"
+    assert lines[4:] == ["alice alice", "alice"]  # names from K's records, inside the sandbox too
 
 
 def test_git_init_add_commit_log_in_the_home(mounted: Bench) -> None:

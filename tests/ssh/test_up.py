@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -16,7 +18,9 @@ from kserver import need
 
 def test_up_serves_ssh_and_the_mount_then_stops_cleanly(tmp_path: Path) -> None:
     need("ssh")
-    mnt = tmp_path / "mnt"
+    reachable = Path(tempfile.mkdtemp(prefix="k-up-", dir="/tmp"))  # agents' programs reach the mount
+    reachable.chmod(0o755)
+    mnt = reachable / "mnt"
     proc = subprocess.Popen(
         [sys.executable, "-m", "kshell.cli", "up", "--state", str(tmp_path / "state"), "--listen", "127.0.0.1:0",
          "--mountpoint", str(mnt)],
@@ -38,11 +42,12 @@ def test_up_serves_ssh_and_the_mount_then_stops_cleanly(tmp_path: Path) -> None:
         assert re.search(r"host key SHA256:\S+", out)
         ssh_line = next(line.strip() for line in lines if line.strip().startswith("ssh "))
         argv = shlex.split(ssh_line) + ["-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
-                                        "echo via-up > hello.txt; echo ok"]
+                                        "echo via-up > hello.txt; echo ok; python3 -c 'print(6 * 7)' > py.txt"]
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
         assert result.stdout == "ok\n", result.stderr
         if "FUSE view of the state mounted" in out:
             assert (mnt / "home" / "agent" / "hello.txt").read_text() == "via-up\n"
+            assert (mnt / "home" / "agent" / "py.txt").read_text() == "42\n"  # delegation, no settings
         else:
             assert "FUSE mount not available" in out
     finally:
@@ -51,3 +56,4 @@ def test_up_serves_ssh_and_the_mount_then_stops_cleanly(tmp_path: Path) -> None:
     assert proc.returncode == 0, rest
     assert "stopped" in rest
     assert not os.path.ismount(mnt)
+    shutil.rmtree(reachable, ignore_errors=True)
