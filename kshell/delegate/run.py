@@ -14,13 +14,14 @@ import contextlib
 import errno
 import json
 import os
+import select
 import signal
 import subprocess
 import threading
 import time
 from typing import TYPE_CHECKING
 
-from kshell.exec.streams import Cancel, NullStream, Stream
+from kshell.exec.streams import Cancel, InStream, NullStream, Stream
 from kshell.limits import LimitExceeded
 
 if TYPE_CHECKING:
@@ -117,20 +118,82 @@ def _stopped(cancel: Cancel) -> bool:
     return False
 
 
-def _pump_in(stream: Stream, fd: int) -> None:
-    try:
+class _Feeder:
+    """The program's stdin, fed from a K stream, giving back what the program did not read.
+
+    A real program shares its stdin with the shell: what it does not read stays for the next
+    command (`while read f; do python3 job.py "$f"; done < list` goes on through the list). So
+    the feeder writes without blocking, and once the program has ended, the bytes still in the
+    pipe and the part of a chunk not yet written go back in front of the stream's buffer; a
+    chunk the feeder reads after that goes back too."""
+
+    def __init__(self, stream: Stream, fd: int, unread: int | None) -> None:
+        self.stream = stream
+        self.fd = fd  # the write end (a pipe's, or the pty master's)
+        self.unread = unread  # our copy of the pipe's read end: what is left in it at the end
+        self.lock = threading.Lock()
+        self.done = False
+        self.pending = b""
+        os.set_blocking(fd, False)
+
+    def run(self) -> None:
+        try:
+            while True:
+                try:
+                    data = self.stream.read_some() if hasattr(self.stream, "read_some") else self.stream.read(CHUNK)
+                except LimitExceeded:
+                    data = b""
+                with self.lock:
+                    if self.done:
+                        self._give_back(data, late=True)
+                        return
+                    if not data:
+                        os.close(self.fd)  # end of input: the program sees EOF
+                        self.fd = -1
+                        return
+                    self.pending = data
+                if not self._write():
+                    return
+        except OSError:
+            pass
+
+    def _write(self) -> bool:
+        """Write the pending chunk; False when the feeder is finished (ended or unwanted)."""
         while True:
-            data = stream.read_some() if hasattr(stream, "read_some") else stream.read(CHUNK)
-            if not data:
-                break
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-    except (OSError, LimitExceeded):
-        pass
-    finally:
-        with contextlib.suppress(OSError):
-            os.close(fd)
+            with self.lock:
+                if self.done:
+                    return False
+                try:
+                    self.pending = self.pending[os.write(self.fd, self.pending):]
+                except BlockingIOError:
+                    pass
+                except OSError:  # the program closed its stdin: what it did not take stays
+                    return False
+                if not self.pending:
+                    return True
+            select.select([], [self.fd], [], 0.05)
+
+    def finish(self) -> None:
+        """The program has ended: give back what it did not read, stop feeding."""
+        with self.lock:
+            self.done = True
+            left = b""
+            if self.unread is not None:
+                os.set_blocking(self.unread, False)
+                with contextlib.suppress(OSError):
+                    while chunk := os.read(self.unread, CHUNK):
+                        left += chunk
+                os.close(self.unread)
+                self.unread = None
+            self._give_back(left + self.pending)
+            self.pending = b""
+            if self.fd >= 0:
+                os.close(self.fd)
+                self.fd = -1
+
+    def _give_back(self, data: bytes, late: bool = False) -> None:
+        if data and isinstance(self.stream, InStream):
+            self.stream.unread(data, at_end=late)
 
 
 def _pump_out(fd: int, stream: Stream, failed: list[BaseException]) -> None:
@@ -138,6 +201,9 @@ def _pump_out(fd: int, stream: Stream, failed: list[BaseException]) -> None:
         while True:
             try:
                 data = os.read(fd, CHUNK)
+            except BlockingIOError:  # a pty master shares its non-blocking mode with the feeder's copy
+                select.select([fd], [], [])
+                continue
             except OSError as e:
                 if e.errno == errno.EIO:  # a pty whose last slave closed: the program is done
                     break
@@ -173,14 +239,14 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
     threads: list[threading.Thread] = []
     failed: list[BaseException] = []
     child_fds = [subprocess.DEVNULL, subprocess.DEVNULL, subprocess.DEVNULL]
-    feeders: list[tuple[Stream, int]] = []
+    feeders: list[_Feeder] = []
     readers: list[tuple[int, Stream]] = []
     master = -1
     if terminal is not None:
         master, slave = terminal.open()
         child_fds[0] = child_fds[1] = slave
         to_close.append(slave)
-        feeders.append((stdin, os.dup(master)))  # type: ignore[arg-type]
+        feeders.append(_Feeder(stdin, os.dup(master), None))  # type: ignore[arg-type]
         readers.append((master, out))  # type: ignore[arg-type]
         if getattr(err, "terminal", False):
             child_fds[2] = slave
@@ -189,7 +255,7 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
         r, w = os.pipe()
         child_fds[0] = r
         to_close.append(r)
-        feeders.append((stdin, w))
+        feeders.append(_Feeder(stdin, w, os.dup(r)))
     if terminal is None and out is not None:
         r, w = os.pipe()
         child_fds[1] = w
@@ -207,7 +273,9 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
         program = Program(argv, env=env, uid=uid, gid=gid, info=info, fds=tuple(child_fds),  # type: ignore[arg-type]
                           terminal=terminal)
     except BaseException:
-        for fd in [w for _, w in feeders] + [r for r, _ in readers]:
+        for feeder in feeders:
+            feeder.finish()
+        for fd, _ in readers:
             os.close(fd)
         if terminal is not None:
             terminal.close(master)
@@ -216,8 +284,8 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
         for fd in to_close:
             with contextlib.suppress(OSError):
                 os.close(fd)
-    for stream, fd in feeders:
-        threads.append(threading.Thread(target=_pump_in, args=(stream, fd), name="k-feed", daemon=True))
+    for feeder in feeders:
+        threads.append(threading.Thread(target=feeder.run, name="k-feed", daemon=True))
     for fd, stream in readers:
         threads.append(threading.Thread(target=_pump_out, args=(fd, stream, failed), name="k-drain", daemon=True))
     for t in threads:
@@ -225,6 +293,8 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
     try:
         return _wait(sh, program, threads[len(feeders):], failed)
     finally:
+        for feeder in feeders:
+            feeder.finish()
         program.close()
         if terminal is not None:
             terminal.close(master)

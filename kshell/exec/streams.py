@@ -75,6 +75,11 @@ class InStream(Stream):
         out, self._buf = self._buf[:n], self._buf[n:]
         return out
 
+    def unread(self, data: bytes, *, at_end: bool = False) -> None:
+        """Give back bytes a reader took but did not use (a delegated program's unread stdin):
+        the next read sees them first (or, read after the others, last)."""
+        self._buf = self._buf + data if at_end else data + self._buf
+
     def read_some(self) -> bytes:
         """Whatever is available (at least one byte unless at end of input)."""
         if not self._buf:
