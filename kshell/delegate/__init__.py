@@ -19,6 +19,7 @@ from kfs.journal import last_change
 from kshell.delegate.config import DelegateConfig
 from kshell.delegate.mounts import Unavailable, find_mount, wait_coherent
 from kshell.delegate.run import run, terminal_of
+from kshell.delegate.terminal import JOB_LEADER
 from kshell.delegate.sandbox import (
     HOST_DIRS,
     Refused,
@@ -136,8 +137,8 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
             raise Refused(path, "not a directory in K (create it, mode 1777 for /tmp)")
     info_r, info_w = os.pipe()
     terminal = terminal_of(sh)
-    if terminal is not None:  # job control inside: the program is the pty's foreground group
-        argv = ["/bin/bash", "-c", 'set -m; "$@"; exit $?', argv[0], *argv]
+    if terminal is not None:  # the program is the foreground job of its own pty session
+        argv = ["/usr/bin/python3", "-I", "-S", "-c", JOB_LEADER, *argv]
     command = bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=info_w,
                          new_session=terminal is None, argv=argv, cwd=cwd, bwrap=bwrap)
     return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal)
@@ -177,7 +178,7 @@ def _run_ssh(sh: Interp, d: Delegation, argv: list[str]) -> int:
                "--", cfg.ssh_host, remote]
     info_r, info_w = os.pipe()
     return run(sh, command, env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root")},
-               uid=None, gid=None, info=(info_r, info_w), terminal=terminal)
+               uid=None, gid=None, info=(info_r, info_w), terminal=terminal, ctty=terminal is not None)
 
 
 def k_path(sh: Interp, name: str) -> str:

@@ -42,17 +42,18 @@ class Program:
     remote) signals go to the monitor's group."""
 
     def __init__(self, argv: list[str], *, env: dict[str, str], uid: int | None, gid: int | None,
-                 info: tuple[int, int], fds: tuple[int, int, int], terminal: Terminal | None = None) -> None:
+                 info: tuple[int, int], fds: tuple[int, int, int], terminal: Terminal | None = None,
+                 ctty: bool = False) -> None:
         self.info_r, info_w = info
         self.terminal = terminal
         kwargs: dict = {}
         if uid is not None:
             kwargs = {"user": uid, "group": gid, "extra_groups": []}
-        if terminal is not None:  # `setsid --ctty` makes the pty (stdin) the session's terminal
+        if ctty:  # `setsid --ctty`: the pty (stdin) is the controlling terminal of what runs here
             argv = ["setsid", "--ctty", *argv]
         try:
             self.proc = subprocess.Popen(argv, stdin=fds[0], stdout=fds[1], stderr=fds[2], env=env, cwd="/",
-                                         pass_fds=(info_w,), start_new_session=terminal is None, close_fds=True,
+                                         pass_fds=(info_w,), start_new_session=not ctty, close_fds=True,
                                          **kwargs)
         finally:
             os.close(info_w)
@@ -229,7 +230,7 @@ def terminal_of(sh: Interp) -> Terminal | None:
 
 
 def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gid: int | None,
-        info: tuple[int, int], terminal: Terminal | None = None) -> int:
+        info: tuple[int, int], terminal: Terminal | None = None, ctty: bool = False) -> int:
     """Start `argv` (a bwrap or ssh command line) and wait for it; K's cancel ends it. With a
     terminal, the program's stdin and stdout (and stderr, unless redirected) are a pty of its
     own, relayed to the session's terminal."""
@@ -244,6 +245,7 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
     master = -1
     if terminal is not None:
         master, slave = terminal.open()
+        terminal.give(_in_foreground(sh, sh.session.cancel))  # a job started with & never takes the keys
         child_fds[0] = child_fds[1] = slave
         to_close.append(slave)
         feeders.append(_Feeder(stdin, os.dup(master), None))  # type: ignore[arg-type]
@@ -271,7 +273,7 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
             readers.append((r, err))
     try:
         program = Program(argv, env=env, uid=uid, gid=gid, info=info, fds=tuple(child_fds),  # type: ignore[arg-type]
-                          terminal=terminal)
+                          terminal=terminal, ctty=ctty)
     except BaseException:
         for feeder in feeders:
             feeder.finish()
@@ -301,8 +303,13 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
 
 
 def _wait(sh: Interp, program: Program, drains: list[threading.Thread], failed: list[BaseException]) -> int:
-    """Wait for the monitor, passing on K's stops, continues and ends; then for its output."""
+    """Wait for the monitor, passing on K's stops, continues and ends; then for its output.
+
+    A program with a pty of its own that stops (Ctrl-Z reached it through the pty, or it
+    suspended itself as vi does) is K's Ctrl-Z: the command becomes a stopped job and the
+    terminal goes back to the line editor; `fg` gives it the terminal again."""
     proc = program.proc
+    terminal = program.terminal
     ended: LimitExceeded | None = None
     signalled_at = 0.0
     paused = False
@@ -314,9 +321,13 @@ def _wait(sh: Interp, program: Program, drains: list[threading.Thread], failed: 
                 if time.monotonic() - signalled_at > KILL_GRACE:
                     program.kill()
                 continue
+            if terminal is not None and not paused and _group_stopped(terminal.foreground()):
+                terminal.suspend()  # the shell stops the command: `_stopped` sees it next
             if _stopped(cancel) != paused:
                 paused = not paused
                 program.signal(signal.SIGSTOP if paused else signal.SIGCONT)
+                if terminal is not None:
+                    terminal.give(not paused and _in_foreground(sh, cancel))
             if paused:
                 continue
             try:
@@ -338,6 +349,33 @@ def _wait(sh: Interp, program: Program, drains: list[threading.Thread], failed: 
         raise failed[0]
     code = proc.returncode
     return 128 - code if code < 0 else code
+
+
+def _group_stopped(pgid: int) -> bool:
+    """Whether the leader of process group `pgid` is stopped (state T in /proc)."""
+    if pgid <= 0:
+        return False
+    try:
+        with open(f"/proc/{pgid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:][:1] == b"T"
+
+
+def _in_foreground(sh: Interp, cancel: Cancel) -> bool:
+    """Whether the command of `cancel` is the terminal's foreground: not yet a job, or the job
+    `fg` brought back (after `bg` it runs on without the terminal)."""
+    jobs = sh.session.jobs
+    chain: list[Cancel] = []
+    c: Cancel | None = cancel
+    while c is not None:
+        chain.append(c)
+        c = c.parent
+    held = jobs.foreground
+    if held is not None:
+        return any(held.cancel is c for c in chain)
+    return not any(job.cancel is c for job in jobs.ordered() for c in chain)
 
 
 def _signal_of(cancel: Cancel) -> int:

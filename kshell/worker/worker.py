@@ -173,9 +173,10 @@ class Worker:
             from kshell.delegate.terminal import Terminal
 
             env = spec.get("env") or {}
-            self.shell.interp.session.terminal = Terminal(
+            shell = self.shell
+            shell.interp.session.terminal = Terminal(
                 lambda raw: self.frames.send_json(wire.RAW, raw),
-                int(env.get("COLUMNS") or 80), int(env.get("LINES") or 24))
+                int(env.get("COLUMNS") or 80), int(env.get("LINES") or 24), suspend=shell.suspend)
 
     def _delegation(self, spec: dict[str, Any]) -> Any:
         """The server's `[delegate]` settings with the agent's own overrides (read here, from

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 
 import pytest
-from conftest import run
+from delegation import run
 from kserver import Bench, need
 
 PY_LINES = "python3 -c 'import sys; [print(f\"{i} item{i % 7} {i * i % 13}\") for i in range(200)]'"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import run
+from delegation import run
 from kserver import Bench, keygen, need
 
 SSHD = "/usr/sbin/sshd"

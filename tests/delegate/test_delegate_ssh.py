@@ -11,7 +11,7 @@ import struct
 import termios
 import time
 
-from conftest import komputer, run
+from delegation import komputer, run
 from kserver import Bench, need
 from ptyclient import PtySession
 
@@ -233,5 +233,31 @@ def test_the_python_repl_runs_interactively_and_ctrl_c_interrupts_only_the_line(
         assert b"status=5" in s.expect(b"$ ")
         s.send(b"echo back in k | tr a-z A-Z\r")  # the line editor has the terminal again
         assert b"BACK IN K" in s.expect(b"$ ")
+    finally:
+        s.close()
+
+
+def test_ctrl_z_makes_a_terminal_program_a_stopped_job_and_fg_brings_it_back(mounted: Bench) -> None:
+    s = _terminal(mounted)
+    try:
+        s.send(b"python3 -q\r")
+        s.expect(b">>> ")
+        s.send(b"x = 6\r")
+        s.expect(b">>> ")
+        s.send(b"\x1a")
+        seen = s.expect(b"$ ")
+        assert b"Stopped" in seen and b"python3 -q" in seen
+        s.send(b"jobs\r")
+        assert b"[1]+  Stopped                 python3 -q" in s.expect(b"$ ")
+        s.send(b"echo editor is back | tr a-z A-Z\r")
+        assert b"EDITOR IS BACK" in s.expect(b"$ ")
+        s.send(b"fg\r")
+        s.expect(b"python3 -q")
+        s.send(b"print(x * 7)\r")
+        s.expect(b"42")
+        s.send(b"raise SystemExit(0)\r")
+        s.expect(b"$ ")
+        s.send(b"jobs; echo done\r")
+        assert b"Stopped" not in s.expect(b"done\r\n")
     finally:
         s.close()
