@@ -5,11 +5,17 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubblewrap openssh-client openssh-server sshfs bash \
+APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubblewrap openssh-client sshfs bash \
                 systemd tree file gawk jq curl patch git make
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: up test deps venv native bench clean
+# only the tests need a real sshd (the ssh remote's peer); `make up` never installs a system sshd
+TEST_PACKAGES := openssh-server
+
+.PHONY: up test deps test-deps venv native bench clean
+
+test-deps:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(TEST_PACKAGES)"
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -32,7 +38,7 @@ venv: deps $(VENV)/.installed
 native: venv
 	$(PY) native/build.py
 
-test: venv
+test: venv test-deps
 	$(PY) -m pytest -q -n 2 tests
 
 up: venv
