@@ -5,6 +5,7 @@ exported variables and descriptors."""
 from __future__ import annotations
 
 import errno
+import posixpath
 import stat as st
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,8 @@ def find_in_vfs(sh: Interp, name: str) -> tuple[str | None, bool]:
         try:
             inode = sh.fs.stat(candidate)
         except OSError:
+            if _links_to_host(sh, candidate):  # a venv's bin/python -> /usr/bin/python3
+                return candidate, True
             continue
         if inode.is_dir:
             continue
@@ -55,6 +58,25 @@ def find_in_vfs(sh: Interp, name: str) -> tuple[str | None, bool]:
         if first is None:
             first = candidate
     return first, False
+
+
+def _links_to_host(sh: Interp, path: str) -> bool:
+    """Whether `path` is a K symlink (dangling in K) leading to a host program the session
+    delegates to: what `python3 -m venv` makes (bin/python -> python3 -> /usr/bin/python3); the
+    kernel follows it in the sandbox. Delegated by the link's own path, so argv[0] stays what
+    the program expects (a venv's python finds its pyvenv.cfg by it)."""
+    from kshell.delegate import find_program, k_path
+
+    current = k_path(sh, path)
+    for hop in range(40):  # the kernel's own bound on a chain of links
+        try:
+            if not sh.fs.lstat(current).is_lnk:
+                return False
+            target = sh.fs.readlink(current)
+        except OSError:  # left K (after a link): a host path, or nothing
+            return hop > 0 and find_program(sh, current) is not None
+        current = posixpath.normpath(posixpath.join(posixpath.dirname(current), target))
+    return False
 
 
 def run_path(sh: Interp, argv: list[str]) -> int:
@@ -73,16 +95,22 @@ def run_path(sh: Interp, argv: list[str]) -> int:
         if not executable:
             sh.error(f"{path}: Permission denied")
             return 126
+        if _links_to_host(sh, path):
+            from kshell.delegate import k_path, run_program
+
+            return run_program(sh, [k_path(sh, path), *argv[1:]], name)
     else:
         path = name
         try:
             inode = sh.fs.stat(path)
         except OSError as e:
             if e.errno == errno.ENOENT:  # not K's: a host program (/usr/bin/python3) is delegated
-                from kshell.delegate import find_program, run_program
+                from kshell.delegate import find_program, k_path, run_program
 
                 if find_program(sh, name) is not None:
                     return run_program(sh, argv, name)
+                if _links_to_host(sh, path):  # a K symlink to one (a venv's bin/python)
+                    return run_program(sh, [k_path(sh, path), *argv[1:]], name)
             sh.error(f"{name}: {os_message(e)}")
             return 127 if e.errno in (errno.ENOENT, errno.ENOTDIR) else 126
         if inode.is_dir:

@@ -151,6 +151,8 @@ CASES: list[tuple[str, str]] = [
     ("workflow-patch", "printf 'a\\nb\\n' > f1; printf 'a\\nc\\n' > f2; diff -u f1 f2 > p.diff; python3 -c 'print(sum(1 for l in open(\"p.diff\") if l[:1] in \"+-\"))'"),
     ("workflow-tar", "mkdir t; echo 1 > t/a; tar cf t.tar t; python3 -c 'import tarfile; print(sorted(tarfile.open(\"t.tar\").getnames()))'"),
     ("workflow-py-tar", "python3 -c 'import tarfile, io\nt = tarfile.open(\"p.tar\", \"w\")\ni = tarfile.TarInfo(\"z.txt\"); d = b\"zz\\n\"; i.size = len(d); t.addfile(i, io.BytesIO(d)); t.close()'; tar xf p.tar; cat z.txt"),
+    ("workflow-venv", "python3 -m venv --without-pip v && v/bin/python -c 'import sys; print(sys.prefix != sys.base_prefix)'"
+                      " && PATH=$PWD/v/bin:$PATH python -c 'import sys; print(sys.executable.endswith(\"v/bin/python\"))'"),
     ("workflow-venv-like", "python3 -c 'import sys; print(sys.version_info[0])' > ver; test \"$(cat ver)\" = 3 && echo py3"),
     ("workflow-count-words", "printf 'the cat the dog\\n' | python3 -c 'import sys, collections; print(collections.Counter(sys.stdin.read().split()).most_common(1))'"),
     ("workflow-sort-py-uniq", "printf '3\\n1\\n3\\n2\\n' | sort -n | python3 -c 'import sys; print(list(dict.fromkeys(l.strip() for l in sys.stdin)))'"),
