@@ -249,7 +249,7 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
         child_fds[0] = child_fds[1] = slave
         to_close.append(slave)
         feeders.append(_Feeder(stdin, os.dup(master), None))  # type: ignore[arg-type]
-        readers.append((master, out))  # type: ignore[arg-type]
+        readers.append((os.dup(master), out))  # type: ignore[arg-type]  # the Terminal keeps master
         if getattr(err, "terminal", False):
             child_fds[2] = slave
             err = None

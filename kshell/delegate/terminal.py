@@ -33,9 +33,11 @@ class Terminal:
         return master, slave
 
     def close(self, master: int) -> None:
+        """The program is done with its pty: the master goes, the line editor comes back."""
         with self._lock:
             if self.master == master:
                 self.master = None
+            os.close(master)
         self.give(False)
 
     def give(self, raw: bool) -> None:
