@@ -47,6 +47,7 @@ def type_name(inode: Inode) -> str:
 # importing the SSH side (kfs.agents' package imports asyncssh).
 AGENT_RECORDS = b"agent/"
 AGENTS_GENERATION = b"agents_generation"
+AGENT_SETTINGS = b"agentset/"  # an agent's own settings (kshell.delegate.config), removed with it
 ROOT_ACCOUNT = ("root", 0, 0, "/root")
 
 

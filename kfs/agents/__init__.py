@@ -8,7 +8,15 @@ SSH server never speaks LMDB: it calls this package and the VFS.
 from kfs.agents.audit import record_event, record_events
 from kfs.agents.authorized import AuthorizedKey, add_key, list_keys, parse_key_line, remove_key
 from kfs.agents.hostkey import host_key
-from kfs.agents.records import Agent, add_agent, ensure_agent, find_agent, find_agent_by_uid, list_agents
+from kfs.agents.records import (
+    Agent,
+    add_agent,
+    ensure_agent,
+    find_agent,
+    find_agent_by_uid,
+    list_agents,
+    remove_agent,
+)
 from kfs.agents.sessions import (
     LeaseHeld,
     SessionRecord,
@@ -37,6 +45,7 @@ __all__ = [
     "record_event",
     "record_events",
     "release_session",
+    "remove_agent",
     "remove_key",
     "renew_lease",
     "renew_leases",

@@ -19,7 +19,7 @@ import stat as st
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from kfs.format import AGENT_RECORDS, AGENTS_GENERATION, ROOT_ACCOUNT
+from kfs.format import AGENT_RECORDS, AGENT_SETTINGS, AGENTS_GENERATION, ROOT_ACCOUNT
 from kfs.journal import ChangeKind, append_event
 from kfs.kstate import KState, Txn
 from kfs.vfs import ROOT, ROOT_INO, VFS, PathFS, attrs, data, namespace, records
@@ -209,6 +209,7 @@ def _remove(op: Op, name: str) -> Agent:
     # its keys go with it: nobody logs in as a name that is gone
     for key in txn.scan_keys("keys", b"authorized/" + name.encode() + b"/"):
         txn.delete("keys", key)
+    txn.delete("keys", AGENT_SETTINGS + name.encode())  # a new agent of that name starts afresh
     append_event(txn, "agent.remove", agent=name, uid=agent.uid, gid=agent.gid, home=agent.home)
     _sync_machine(op)
     return agent

@@ -26,6 +26,22 @@ def cmd_agent_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_agent_remove(args: argparse.Namespace) -> int:
+    """As userdel without -r: the record, its keys and settings go; the home stays."""
+    from kfs.agents import remove_agent
+    from kfs.kstate import KState
+    from kfs.vfs import VFS
+
+    with KState(state_path(args)) as state:
+        try:
+            agent = remove_agent(VFS(state, by=f"cli:{os.getuid()}"), args.name)
+        except KeyError:
+            print(f"{PROG} agent remove: no agent {args.name}", file=sys.stderr)
+            return 1
+    print(f"{PROG}: agent {agent.name} removed (its home {agent.home} stays, owned by uid {agent.uid})")
+    return 0
+
+
 def cmd_agent_list(args: argparse.Namespace) -> int:
     from kfs.agents import list_agents
     from kfs.kstate import KState
@@ -112,6 +128,10 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q = agent_sub.add_parser("add", parents=[common],
         help="create an agent: virtual uid/gid from 1000 up, home /home/NAME")
     q.set_defaults(fn=cmd_agent_add)
+    q.add_argument("name", metavar="NAME")
+    q = agent_sub.add_parser("remove", parents=[common],
+        help="remove an agent, its keys and settings (its home stays, as userdel without -r)")
+    q.set_defaults(fn=cmd_agent_remove)
     q.add_argument("name", metavar="NAME")
     q = agent_sub.add_parser("list", parents=[common], help="list agents: name, uid, gid, home")
     q.set_defaults(fn=cmd_agent_list)

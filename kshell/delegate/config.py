@@ -8,11 +8,11 @@ import json
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from kfs.format import AGENT_SETTINGS
 from kfs.kstate import KState, Txn
 from kshell.worker.limits import section_settings
 
 REMOTES = ("local", "ssh", "none")
-_KEY = b"agentset/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ class DelegateConfig:
 def agent_overrides(state: KState, agent: str) -> dict[str, Any]:
     """The agent's own settings (remote, network), {} when it has none."""
     with state.read() as txn:
-        raw = txn.get("keys", _KEY + agent.encode())
+        raw = txn.get("keys", AGENT_SETTINGS + agent.encode())
     return {} if raw is None else json.loads(raw)
 
 
@@ -70,11 +70,11 @@ def set_agent_overrides(state: KState, agent: str, **changes: Any) -> dict[str, 
     def change(txn: Txn) -> dict[str, Any]:
         if find_agent_in(txn, agent) is None:
             raise LookupError(f"no agent {agent}")
-        raw = txn.get("keys", _KEY + agent.encode())
+        raw = txn.get("keys", AGENT_SETTINGS + agent.encode())
         current = {} if raw is None else json.loads(raw)
         current.update({k: v for k, v in changes.items() if v is not None})
         replace(DelegateConfig(), **current)  # refuses a bad value before it is stored
-        txn.put("keys", _KEY + agent.encode(), json.dumps(current, sort_keys=True).encode())
+        txn.put("keys", AGENT_SETTINGS + agent.encode(), json.dumps(current, sort_keys=True).encode())
         return current
 
     return state.write(change)

@@ -12,9 +12,10 @@ PathFS methods of the same names; `ls /dev` lists them through `scandir`, as Lin
 into /proc/self/fd).
 
 /dev/full reads zeros and refuses every write with ENOSPC; /dev/random and /dev/urandom read
-endless random bytes (writes are accepted and dropped); /dev/tty is the session's terminal,
-which a session with one keeps in the descriptor table at TTY_FD, else ENXIO ("No such device
-or address"), as for a process without a controlling terminal.
+endless random bytes (writes are accepted and dropped); /dev/tty is ENXIO ("No such device or
+address"), as for a process without a controlling terminal: K's builtins have none (in a
+terminal session the line editor owns it), while a delegated program in a terminal session has
+a pty of its own and its own /dev/tty (kshell.delegate.terminal).
 """
 
 from __future__ import annotations
@@ -37,8 +38,6 @@ _STD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 _BOOT = time.time_ns()
 DEV = "/dev"
 FD_DIR = "/dev/fd"
-# where a session with a terminal keeps it in the descriptor table (no redirection names it)
-TTY_FD = -1
 
 
 class ZeroSource(InStream):
@@ -137,10 +136,7 @@ def open_stream(path: str, fds: dict[int, Stream]) -> Stream | None:
     if name in ("/dev/random", "/dev/urandom"):
         return RandomSource(name)
     if name == "/dev/tty":
-        terminal = fds.get(TTY_FD)
-        if terminal is None:
-            raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), path)
-        return terminal
+        raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), path)
     fd = _fd(name)
     stream = fds.get(fd)  # type: ignore[arg-type]
     if stream is None:

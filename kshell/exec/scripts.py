@@ -43,12 +43,13 @@ def find_in_vfs(sh: Interp, name: str) -> tuple[str | None, bool]:
     if path_var is None:
         path_var = "/usr/local/bin:/usr/bin:/bin"
     first = None
+    delegating = sh.session.delegation is not None
     for d in path_var.split(":"):
         candidate = f"{d or '.'}/{name}"
         try:
             inode = sh.fs.stat(candidate)
         except OSError:
-            if _links_to_host(sh, candidate):  # a venv's bin/python -> /usr/bin/python3
+            if delegating and _links_to_host(sh, candidate):  # a venv's bin/python -> /usr/bin/python3
                 return candidate, True
             continue
         if inode.is_dir:

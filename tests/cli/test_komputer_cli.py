@@ -189,3 +189,21 @@ def test_export_drops_setuid_and_setgid_bits_unless_asked_and_says_so(tmp_path: 
     assert {p.name: st.S_IMODE(p.lstat().st_mode) for p in kept.iterdir()} == {
         "suid": 0o4755, "sgid": 0o2755, "plain": 0o755, "shared": 0o2755}
     assert (kept / "suid").stat().st_uid == 1000  # owned by the agent's uid: why the bits go by default
+
+
+def test_agent_remove_keeps_the_home_and_forgets_name_keys_and_settings(tmp_path: Path) -> None:
+    state = str(tmp_path / "state")
+    komputer("agent", "add", "carol", "--state", state, check=True)
+    komputer("agent", "set", "carol", "--network", "on", "--state", state, check=True)
+    removed = komputer("agent", "remove", "carol", "--state", state)
+    assert removed.returncode == 0, removed.stderr
+    assert "home /home/carol stays" in removed.stdout
+    assert komputer("agent", "list", "--state", state).stdout == ""
+    with KState(tmp_path / "state") as ks:
+        fs = PathFS(VFS(ks))
+        assert fs.stat("/home/carol").uid == 1000
+        assert b"carol" not in fs.read_file("/etc/passwd")
+        with ks.read() as txn:
+            assert list(txn.scan("keys", b"agentset/")) == []
+    again = komputer("agent", "remove", "carol", "--state", state)
+    assert (again.returncode, again.stderr.strip()) == (1, "komputer agent remove: no agent carol")
