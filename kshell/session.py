@@ -26,6 +26,7 @@ from typing import NamedTuple
 from kshell.exec.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal
 from kshell.exec.interp import Interp, Session
 from kshell.exec.jobs import SIGTSTP, Job, JobSession
+from kshell.exec.system import SystemFS
 from kshell.exec.streams import (
     BufferSink,
     BytesSource,
@@ -111,11 +112,10 @@ class Shell:
 
     def __init__(self, fs, *, name: str = "k", env: dict[str, str] | None = None,
                  limits: Limits | None = None, hosts: dict | None = None, network: bool = False) -> None:
-        from kfs.vfs import PathFS
-
         self.limits = limits or Limits()
         self.session = Session(self.limits, name)
-        own_fs = PathFS(fs.vfs, cred=fs.cred, cwd=fs.cwd, home=fs.home, umask=fs.umask, tilde=False)
+        own_fs = SystemFS(fs.vfs, session=self.session, cred=fs.cred, cwd=fs.cwd, home=fs.home, umask=fs.umask,
+                          tilde=False)
         self.interp = Interp(own_fs, self.session, {})
         self.session.tools.update(tool_registry())
         self.name = name

@@ -144,6 +144,13 @@ class PathFS:
         self.cwd = native.normalize(_fs(cwd), b"/", self.home)
         self.umask = umask
 
+    def clone(self) -> PathFS:
+        """An independent copy (its own cwd and umask), of the same kind: what a subshell or a
+        child shell starts from."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
+
     # -- resolution --------------------------------------------------------------------------
 
     def abspath(self, path: PathLike) -> str:

@@ -226,9 +226,7 @@ def _lookup(sh: Interp, name: str, use_funcs: bool = True) -> tuple[str, str | N
     if name in sh.session.tools:
         return "tool", f"/usr/bin/{name}"
     if "/" in name:
-        if sh.fs.exists(name) and sh.fs.access(name, 1) and not sh.fs.stat(name).is_dir:
-            return "file", name
-        return ("file", name) if not sh.fs.exists(name) and _host_program(sh, name) else ("", None)
+        return ("file", name) if _executable_file(sh, name) else ("", None)
     from kshell.exec.scripts import find_in_path
 
     path, ok = find_in_path(sh, name)
@@ -237,10 +235,13 @@ def _lookup(sh: Interp, name: str, use_funcs: bool = True) -> tuple[str, str | N
     return "", None
 
 
-def _host_program(sh: Interp, name: str) -> bool:
-    from kshell.delegate import find_program
-
-    return find_program(sh, name) is not None
+def _executable_file(sh: Interp, path: str) -> bool:
+    """What execve would try: an executable non-directory in the session's view (K, or the
+    host programs a delegating session shows)."""
+    try:
+        return not sh.fs.stat(path).is_dir and sh.fs.access(path, 1)
+    except OSError:
+        return False
 
 
 @builtin("command")
@@ -349,7 +350,7 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
             return True
     kind, path = ("", None)
     if "/" in name:
-        if sh.fs.exists(name) and sh.fs.access(name, 1) or not sh.fs.exists(name) and _host_program(sh, name):
+        if _executable_file(sh, name):
             kind, path = "file", name
     else:
         from kshell.exec.scripts import find_in_path

@@ -3,7 +3,8 @@ program, in a bubblewrap sandbox on this host (the `local` remote) or on another
 OpenSSH (the `ssh` remote), with its bytes flowing through K's streams.
 
 `Delegation` is what a session knows about it (settings, the state, the agent's identity);
-`find_program` and `run_program` are what the shell calls. Everything refuses with one line
+`run_program` is what the shell calls, for a program it found in the session's view (the host
+programs a delegating session shows: kshell.exec.system). Everything refuses with one line
 saying why and what to configure rather than run a program on the wrong files.
 """
 
@@ -20,8 +21,8 @@ from kshell.delegate.config import DelegateConfig
 from kshell.delegate.mounts import Unavailable, find_mount, wait_coherent
 from kshell.delegate.run import run, terminal_of
 from kshell.delegate.terminal import JOB_LEADER
+from kshell.exec.system import HOST_DIRS
 from kshell.delegate.sandbox import (
-    HOST_DIRS,
     Refused,
     bwrap_argv,
     bwrap_path,
@@ -33,7 +34,7 @@ from kshell.delegate.sandbox import (
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
-__all__ = ["DelegateConfig", "Delegation", "delegates", "find_program", "k_path", "run_program"]
+__all__ = ["DelegateConfig", "Delegation", "delegates", "k_path", "run_program"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,30 +57,8 @@ def delegates(sh: Interp) -> bool:
     return _delegation(sh) is not None
 
 
-def find_program(sh: Interp, name: str) -> str | None:
-    """Where a delegated program `name` is, as `command -v` prints it: the first $PATH entry
-    (among the host directories a local sandbox shows) that has it; an absolute name in those
-    directories is itself. For the ssh remote only what this host has is known."""
-    d = _delegation(sh)
-    if d is None or not name:
-        return None
-    shown = tuple(HOST_DIRS) + d.config.read_only
-    if "/" in name:
-        return name if name.startswith("/") and _shows(shown, name) and _runnable(name) else None
-    path = sh.get_param_or_none("PATH")
-    dirs = (path if path is not None else "/usr/local/bin:/usr/bin:/bin").split(":")
-    for directory in dirs:
-        if directory.startswith("/") and _shows(shown, directory) and _runnable(f"{directory}/{name}"):
-            return f"{directory}/{name}"
-    return None
-
-
 def _shows(tops: tuple[str, ...], path: str) -> bool:
     return any(path == top or path.startswith(top + "/") for top in tops)
-
-
-def _runnable(path: str) -> bool:
-    return os.access(path, os.X_OK) and not os.path.isdir(path)
 
 
 def run_program(sh: Interp, argv: list[str], shown: str) -> int:

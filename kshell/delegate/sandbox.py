@@ -17,9 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kshell.delegate.mounts import Unavailable
+from kshell.exec.system import HOST_DIRS  # shown read-only at their own paths (/bin -> usr/bin stays a link)
 
-# Host directories shown read-only, at their own paths (symlinks stay symlinks: /bin -> usr/bin)
-HOST_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # The /etc files programs need to start, find libraries, verify TLS and name things
 HOST_ETC = (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ssl", "ca-certificates", "ca-certificates.conf",

@@ -182,12 +182,9 @@ class Interp(VarOps):
 
     def fork(self) -> Interp:
         """A subshell: a copy of this state that shares nothing mutable with it."""
-        from kfs.vfs import PathFS
-
         child = Interp.__new__(Interp)
         child.__dict__.update(self.__dict__)
-        child.fs = PathFS(self.fs.vfs, cred=self.fs.cred, cwd=self.fs.cwd, home=self.fs.home,
-                          umask=self.fs.umask)
+        child.fs = self.fs.clone()
         child.vars = self.vars.copy()
         child.funcs = dict(self.funcs)
         child.aliases = dict(self.aliases) if self.aliases else {}

@@ -20,25 +20,12 @@ _X_OK = 1
 
 
 def find_in_path(sh: Interp, name: str) -> tuple[str | None, bool]:
-    """(path, executable): the first executable match in K, else a host program the session
-    may delegate to, else the first non-executable match in K, else None. A name with a slash
-    is looked up only among the host programs."""
+    """(path, executable): the first executable match on $PATH, else the first match, else
+    None. The session's view holds K's tree and, when it delegates, the host's programs (a
+    path there runs delegated). A name with a slash is looked up only among the host's
+    programs: the one answer a caller cannot get from a stat of its own."""
     if "/" in name:
-        from kshell.delegate import find_program
-
-        return (name, True) if not sh.fs.exists(name) and find_program(sh, name) else (None, False)
-    path, executable = find_in_vfs(sh, name)
-    if not executable:
-        from kshell.delegate import find_program
-
-        host = find_program(sh, name)
-        if host is not None:
-            return host, True
-    return path, executable
-
-
-def find_in_vfs(sh: Interp, name: str) -> tuple[str | None, bool]:
-    """(path, executable): the first executable match, else the first match, else None."""
+        return (name, True) if _host_program(sh, name) else (None, False)
     path_var = sh.get_param_or_none("PATH")
     if path_var is None:
         path_var = "/usr/local/bin:/usr/bin:/bin"
@@ -61,57 +48,54 @@ def find_in_vfs(sh: Interp, name: str) -> tuple[str | None, bool]:
     return first, False
 
 
+def _host_program(sh: Interp, path: str) -> str | None:
+    """The absolute host path when `path` names a host program this session may run."""
+    host = sh.fs.host_path(path)
+    if host is None or not sh.fs.access(host, _X_OK) or sh.fs.stat(host).is_dir:
+        return None
+    return host
+
+
 def _links_to_host(sh: Interp, path: str) -> bool:
     """Whether `path` is a K symlink (dangling in K) leading to a host program the session
     delegates to: what `python3 -m venv` makes (bin/python -> python3 -> /usr/bin/python3); the
     kernel follows it in the sandbox. Delegated by the link's own path, so argv[0] stays what
     the program expects (a venv's python finds its pyvenv.cfg by it)."""
-    from kshell.delegate import find_program, k_path
+    from kshell.delegate import k_path
 
     current = k_path(sh, path)
     for hop in range(40):  # the kernel's own bound on a chain of links
+        if hop and _host_program(sh, current):  # left K (after a link) for a host program
+            return True
         try:
             if not sh.fs.lstat(current).is_lnk:
                 return False
             target = sh.fs.readlink(current)
-        except OSError:  # left K (after a link): a host path, or nothing
-            return hop > 0 and find_program(sh, current) is not None
+        except OSError:
+            return False
         current = posixpath.normpath(posixpath.join(posixpath.dirname(current), target))
     return False
 
 
 def run_path(sh: Interp, argv: list[str]) -> int:
+    from kshell.delegate import k_path, run_program
+
     name = argv[0]
     if "/" not in name:
-        path, executable = find_in_vfs(sh, name)
-        if not executable:
-            from kshell.delegate import find_program, run_program
-
-            host = find_program(sh, name)
-            if host is not None:
-                return run_program(sh, [host, *argv[1:]], name)
+        path, executable = find_in_path(sh, name)
         if path is None:
             sh.error(f"{name}: command not found")
             return 127
         if not executable:
             sh.error(f"{path}: Permission denied")
             return 126
-        if _links_to_host(sh, path):
-            from kshell.delegate import k_path, run_program
-
-            return run_program(sh, [k_path(sh, path), *argv[1:]], name)
     else:
         path = name
         try:
             inode = sh.fs.stat(path)
         except OSError as e:
-            if e.errno == errno.ENOENT:  # not K's: a host program (/usr/bin/python3) is delegated
-                from kshell.delegate import find_program, k_path, run_program
-
-                if find_program(sh, name) is not None:
-                    return run_program(sh, argv, name)
-                if _links_to_host(sh, path):  # a K symlink to one (a venv's bin/python)
-                    return run_program(sh, [k_path(sh, path), *argv[1:]], name)
+            if e.errno == errno.ENOENT and _links_to_host(sh, path):  # a K link to a host program
+                return run_program(sh, [k_path(sh, path), *argv[1:]], name)
             sh.error(f"{name}: {os_message(e)}")
             return 127 if e.errno in (errno.ENOENT, errno.ENOTDIR) else 126
         if inode.is_dir:
@@ -120,6 +104,11 @@ def run_path(sh: Interp, argv: list[str]) -> int:
         if not st.S_ISREG(inode.mode) or not sh.fs.access(path, _X_OK):
             sh.error(f"{name}: Permission denied")
             return 126
+    host = sh.fs.host_path(path)
+    if host is not None:  # the host's own program, at the same path in the sandbox
+        return run_program(sh, [host, *argv[1:]], name)
+    if _links_to_host(sh, path):
+        return run_program(sh, [k_path(sh, path), *argv[1:]], name)
     try:
         data = sh.fs.read_file(path)
     except OSError as e:
@@ -158,11 +147,9 @@ def _delegate_file(sh: Interp, path: str, argv: list[str], otherwise: str) -> in
 
 def child_shell(sh: Interp) -> Interp:
     """A new shell process's state: exported variables, cwd and descriptors are inherited."""
-    from kfs.vfs import PathFS
     from kshell.exec.interp import Interp
 
-    fs = PathFS(sh.fs.vfs, cred=sh.fs.cred, cwd=sh.fs.cwd, home=sh.fs.home, umask=sh.fs.umask)
-    child = Interp(fs, sh.session, dict(sh.fds))
+    child = Interp(sh.fs.clone(), sh.session, dict(sh.fds))
     child.init_env(sh.exported_env())
     child.pid = sh.session.new_pid()
     child.call_depth = sh.call_depth + 1

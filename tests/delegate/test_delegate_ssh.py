@@ -80,12 +80,13 @@ def test_only_exported_variables_pass_in(mounted: Bench) -> None:
 
 
 def test_command_v_type_and_which_name_the_program(mounted: Bench) -> None:
-    status, out, _ = run(mounted, "command -v python3; type python3; which python3; nosuchprogram-x; echo $?")
+    status, out, _ = run(mounted, "command -v python3; type python3; which python3; nosuchprogram-x; echo $?; "
+                                  'test -x "$(command -v python3)" && echo runnable; ls /usr/bin | grep -cx -e python3 -e ls')
     lines = out.splitlines()
     assert lines[0].endswith("/python3") and lines[0].startswith("/usr")
     assert lines[1] == f"python3 is {lines[0]}"
     assert lines[2] == lines[0]
-    assert lines[3] == "127"
+    assert lines[3:] == ["127", "runnable", "2"]
 
 
 def test_timeout_ends_a_busy_program_with_124(mounted: Bench) -> None:

@@ -60,12 +60,6 @@ def which(sh: Interp, argv: list[str]) -> int:
                     found.append(candidate)
                     if not show_all:
                         break
-            if not found:  # a host program the session delegates to
-                from kshell.delegate import find_program
-
-                host = find_program(sh, name)
-                if host is not None:
-                    found.append(host)
         if found:
             sh.out("".join(f + "\n" for f in found))
         else:
