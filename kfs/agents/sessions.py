@@ -48,7 +48,7 @@ def holder_id(serial: int) -> dict[str, Any]:
     return {"pid": pid, "start": process_start_time(pid) or 0, "serial": serial}
 
 
-def _alive(lease: dict[str, Any], now: int) -> bool:
+def lease_alive(lease: dict[str, Any], now: int) -> bool:
     if lease["expires"] < now:
         return False
     return process_start_time(lease["pid"]) == lease["start"]
@@ -70,7 +70,7 @@ def acquire_session(
         raw_lease = txn.get("leases", key)
         if raw_lease is not None:
             lease = json.loads(raw_lease)
-            if _alive(lease, now) and (lease["pid"], lease["start"], lease["serial"]) != (
+            if lease_alive(lease, now) and (lease["pid"], lease["start"], lease["serial"]) != (
                 holder["pid"], holder["start"], holder["serial"]
             ):
                 raise LeaseHeld(
@@ -141,6 +141,7 @@ def release_session(state: KState, record: SessionRecord, holder: dict[str, Any]
             lease = json.loads(raw)
             if (lease["pid"], lease["start"], lease["serial"]) == (holder["pid"], holder["start"], holder["serial"]):
                 txn.delete("leases", key)
+                append_event(txn, "session.close", agent=record.agent, session=record.name)
         if record.ephemeral:
             txn.delete("sessions", key)
 

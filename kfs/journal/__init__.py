@@ -5,7 +5,7 @@ itself, so the journal never disagrees with the files.
 """
 
 from kfs.journal.changes import Change, ChangeKind, append_change, changes_since, last_change, oldest_change
-from kfs.journal.events import append_event, events_since, follow_events
+from kfs.journal.events import append_event, events_since, follow_events, last_event, prune_events
 from kfs.journal.receipts import append_receipt, receipt_rows, receipts_since
 
 __all__ = [
@@ -17,6 +17,8 @@ __all__ = [
     "changes_since",
     "events_since",
     "follow_events",
+    "last_event",
+    "prune_events",
     "last_change",
     "oldest_change",
     "receipt_rows",

@@ -23,6 +23,38 @@ def events_since(state: KState, seq: int = 0, limit: int = 10_000) -> list[dict[
     return records_after(state, "events", seq, limit)
 
 
+def last_event(state: KState) -> int:
+    """The sequence number of the newest event (0 when there is none)."""
+    with state.read() as txn:
+        key = txn.last("events")
+    return 0 if key is None else U64.unpack(bytes(key[:8]))[0]
+
+
+def prune_events(state: KState, keep: int, batch: int = 50_000) -> int:
+    """Delete the oldest events until at most `keep` (at least 1) are left; how many went.
+    The newest event always stays, so sequence numbers never repeat. One transaction per
+    `batch`, so writers never wait long behind retention."""
+    keep = max(keep, 1)
+    removed = 0
+    while True:
+
+        def body(txn: Txn) -> int:
+            excess = min(txn.stat("events")["entries"] - keep, batch)
+            if excess <= 0:
+                return 0
+            t, db = txn.raw("events")
+            cur = t.cursor(db)
+            cur.first()
+            for _ in range(excess):
+                cur.delete()
+            return excess
+
+        done = state.write(body)
+        removed += done
+        if done < batch:
+            return removed
+
+
 def follow_events(
     state: KState, seq: int = 0, *, poll: float = 0.05, stop: Callable[[], bool] = lambda: False
 ) -> Iterator[dict[str, Any]]:

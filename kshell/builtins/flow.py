@@ -613,6 +613,14 @@ def wait(sh: Interp, argv: list[str]) -> int:
     return wait_jobs(sh, argv)
 
 
+@builtin("disown")
+def disown(sh: Interp, argv: list[str]) -> int:
+    """Take jobs out of the table (kshell.tools.jobs)."""
+    from kshell.tools.jobs import disown as disown_jobs
+
+    return disown_jobs(sh, argv)
+
+
 @builtin("umask")
 def umask(sh: Interp, argv: list[str]) -> int:
     args = argv[1:]

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from kshell.cli import PROG, Command, agents, mount, server, shell, state
+from kshell.cli import PROG, Command, agents, mount, runtime, server, shell, state
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
         p.set_defaults(fn=fn)
         return p
 
-    for family in (state, mount, agents, server, shell):  # the order of `komputer --help`
+    for family in (state, mount, agents, server, shell, runtime):  # the order of `komputer --help`
         family.add_commands(add, common)
     return parser
 

@@ -12,7 +12,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kshell.exec.streams import Cancel, NullStream
 from kshell.limits import LimitExceeded
@@ -73,6 +73,7 @@ class Job:
     signal: int = 0
     done: threading.Event = field(default_factory=threading.Event)
     notified: str = "Running"
+    no_hup: bool = False  # `disown -h`: the session's hang-up passes it by
 
     @property
     def stopped(self) -> bool:
@@ -97,6 +98,21 @@ class Job:
         return 128 + (self.cancel.stop_signal or SIGSTOP)
 
 
+def _kind(parent: Interp, text: str) -> str:
+    """`delegated` when the job's first command is a host program, else `local` (a crash
+    can resume only local work)."""
+    from kshell.builtins import BUILTINS
+
+    name = text.split(" ", 1)[0]
+    if parent.session.delegation is None or not name or name in BUILTINS or name in parent.session.tools \
+            or name in parent.funcs:
+        return "local"
+    from kshell.exec.scripts import find_in_path
+
+    path, ok = find_in_path(parent, name)
+    return "delegated" if ok and path is not None and parent.fs.host_path(path) else "local"
+
+
 class JobSession:
     """A background job's view of the session: everything shared except the cancel flag and the
     iteration count, so that killing a job (or its runaway loop) ends that job only."""
@@ -118,6 +134,18 @@ class JobSession:
             setattr(self._parent, name, value)
 
 
+class Recorder(Protocol):
+    """Where jobs become durable processes (kshell.worker.procs): rows in KState with pids all
+    the agent's sessions share. Without one (a shell of the CLI), pids are the session's own."""
+
+    def started(self, text: str, cwd: str, kind: str) -> int | None: ...
+    def ended(self, pid: int, status: int, signal: int) -> None: ...
+    def stopped(self, pid: int, stopped: bool) -> None: ...
+    def signal(self, pid: int, sig: int) -> bool: ...
+    def row(self, pid: int) -> dict[str, Any] | None: ...
+    def others(self) -> list[dict[str, Any]]: ...
+
+
 class JobTable:
     """The session's jobs by number, the current and previous job (for `%+`, `%-` and the marks
     of `jobs`), and the statuses of finished pids (for `wait PID` after the job has left the
@@ -133,24 +161,39 @@ class JobTable:
         self.previous: int | None = None
         self.foreground: Job | None = None
         self.interactive = False  # an interactive shell reports jobs before its prompt, not in wait
+        self.disowned: list[Job] = []  # left the table (`disown`), still running
+        self.hung_up = False  # the session hung up: a job a running one starts now gets SIGHUP too
+        self.recorder: Recorder | None = None
 
     # ------------------------------------------------------------------ starting
 
     def start(self, parent: Interp, command: Any) -> Job:
         from kshell.exec.printer import command_text
 
+        parent.session.cancel.check()  # a killed (or hung-up) command starts nothing more
         child = parent.fork()
         child.fds[0] = NullStream()
         cancel = Cancel(time.monotonic() + parent.limits.wall_time)
         child.session = JobSession(parent.session, cancel)
         text = " ".join(command_text(command, 0).split())
+        if self.recorder is not None:
+            cwd = parent.fs.cwd.decode("utf-8", "surrogateescape")
+            child.pid = self.recorder.started(text, cwd, _kind(parent, text)) or child.pid
+        if text.split(" ", 1)[0] in ("nohup", "setsid"):
+            cancel.hup_ignored = True  # from the start: a hang-up right after `&` must not reach it
         job = self.add(child.pid, text, cancel)
+        if self.hung_up:
+            self.signal(job, 1)
+        if parent.session.cancel.cancelled:  # killed while it was starting this one: it dies too
+            self.signal(job, parent.session.cancel.signal or SIGKILL)
         try:
             parent.start_thread(self._run, (job, child, command), f"k-job-{job.pid}")
         except BaseException:
             with self.changed:
                 self.jobs.pop(job.number, None)
                 self._reset_current()
+            if self.recorder is not None:  # bash's "fork: Resource temporarily unavailable": it never ran
+                self.recorder.ended(job.pid, 254, 0)
             raise
         return job
 
@@ -191,9 +234,13 @@ class JobTable:
         """The job's threads have ended with `status` (128+N when a signal ended it)."""
         if job.signal:
             status = 128 + job.signal
+        if self.recorder is not None:
+            self.recorder.ended(job.pid, status & 0xFF, job.signal)
         with self.changed:
             job.status = status & 0xFF
             self.finished[job.pid] = job.status
+            if job in self.disowned:
+                self.disowned.remove(job)
             job.done.set()
             self.changed.notify_all()
 
@@ -295,7 +342,7 @@ class JobTable:
     def signal(self, job: Job, sig: int) -> None:
         """Deliver a virtual signal: STOP/TSTP/TTIN/TTOU stop the job, CONT resumes it, a
         terminating signal ends it (a stopped job too: bash continues it to let it die)."""
-        if sig == 0 or sig in IGNORED or job.status is not None:
+        if sig == 0 or sig in IGNORED or job.status is not None or sig == 1 and job.cancel.hup_ignored:
             return
         if sig in STOPS:
             self.stop(job, sig)
@@ -314,6 +361,8 @@ class JobTable:
             if job.number in self.jobs:
                 self._set_current(job.number)
             self.changed.notify_all()
+        if self.recorder is not None:
+            self.recorder.stopped(job.pid, True)
 
     def resume(self, job: Job) -> None:
         with self.changed:
@@ -324,11 +373,36 @@ class JobTable:
             if job.number in self.jobs:
                 self._reset_current()
             self.changed.notify_all()
+        if self.recorder is not None:
+            self.recorder.stopped(job.pid, False)
 
     def hangup(self) -> None:
-        """The session ends: SIGHUP to every job (stopped ones too), as a login bash does."""
+        """The session ends: SIGHUP to every job (stopped ones too), as a login bash does;
+        not to a disowned one, and a `nohup` one ignores it."""
+        self.hung_up = True
         for job in self.ordered():
-            self.signal(job, 1)
+            if not job.no_hup:
+                self.signal(job, 1)
+
+    def disown(self, job: Job, *, keep: bool = False) -> None:
+        """`disown`: the job leaves the table (it runs on, unknown to `jobs` and the hang-up);
+        `disown -h` (keep) only spares it the hang-up."""
+        job.no_hup = True
+        if keep:
+            return
+        with self.changed:
+            self.remove(job)
+            if job.status is None:
+                self.disowned.append(job)
+
+    def live(self) -> list[Job]:
+        """Jobs still running or stopped, disowned ones too: what keeps a session's worker."""
+        with self.lock:
+            return [j for j in [*self.jobs.values(), *self.disowned] if j.status is None]
+
+    def by_pid(self, pid: int) -> Job | None:
+        with self.lock:
+            return next((j for j in [*self.jobs.values(), *self.disowned] if j.pid == pid), None)
 
     def wait_job(self, job: Job, cancel: Cancel, *, until_stopped: bool = False) -> int:
         """Block until `job` ends (or, with `until_stopped`, stops); the waiting command stays

@@ -200,7 +200,7 @@ class Cancel:
     cancelled; its wall-time clock does not run while it is stopped."""
 
     __slots__ = ("deadline", "cancelled", "reason", "quiet", "signal", "stop_signal", "stopped", "parent", "_go",
-                 "_left")
+                 "_left", "hup_ignored")
 
     def __init__(self, deadline: float, parent: Cancel | None = None) -> None:
         self.deadline = deadline
@@ -211,6 +211,7 @@ class Cancel:
         self.signal = 0  # the signal that ends it (a real program delegated by K receives it)
         self.stop_signal = 0  # the signal that stopped it (19 STOP, 20 TSTP, ...), 0 when running
         self.stopped = False  # a plain flag: busy loops test it on every iteration
+        self.hup_ignored = False  # `nohup`, `setsid`: SIGHUP does not end it
         self._go = threading.Event()
         self._go.set()
         self._left = 0.0

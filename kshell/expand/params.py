@@ -55,7 +55,7 @@ def _lookup_ref(sh: Interp, ref: str) -> tuple[str | list[str] | None, bool]:
         if key in ("@", "*"):
             return sh.array_values(name), True
         return sh.get_element_text(name, key), False
-    if not (sh.is_valid_name(ref) or ref.isdigit() or ref in "#?$!-0"):
+    if not (sh.is_valid_name(ref) or ref.isdigit() or len(ref) == 1 and ref in "#?$!-0"):
         sh.error(f"{ref}: invalid variable name")
         raise AbortCommand(1)
     return sh.get_param_or_none(ref), False

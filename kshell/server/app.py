@@ -39,7 +39,9 @@ from kfs import agents
 from kfs.agents import Agent, LeaseHeld, SessionRecord
 from kfs.agents.authorized import authorized_lines
 from kfs.agents.sessions import holder_id
+from kfs.journal import prune_events
 from kfs.kstate import KState
+from kfs.runtime import procs
 from kfs.vfs import VFS, Cred, PathFS
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
@@ -327,6 +329,10 @@ class KServer:
         self._serials = itertools.count(1)
         self._holders = itertools.count(1)
         self.pool = WorkerPool(state.path, self.config.limits)
+        self.pool.on_died = lambda pid: self._track(self.recover(gone=pid))
+        self._owner = procs.owner_id()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._timers: list[threading.Timer] = []  # resumed sleeps' deadlines
         self._audit = AuditWriter(state)
         self._held: dict[tuple[str, str], dict[str, Any]] = {}  # leases to renew: (agent, session) -> holder
         self._releasing: dict[tuple[str, str], asyncio.Future[None]] = {}  # closed, release under way
@@ -364,9 +370,6 @@ class KServer:
     def find_agent(self, name: str) -> Agent | None:
         return agents.find_agent(self.state, name)
 
-    def agent_fs(self, agent: Agent, cwd: str | None = None) -> PathFS:
-        return PathFS(self.vfs, cred=Cred(agent.uid, agent.gid), cwd=cwd or agent.home, home=agent.home)
-
     # -- sessions ----------------------------------------------------------------------------
 
     def open_session(self, c: Connection) -> SessionProcess | tuple[asyncssh.SSHServerChannel, SessionProcess] | bool:
@@ -383,8 +386,10 @@ class KServer:
 
         def sftp_factory(chan: asyncssh.SSHServerChannel) -> VFSSFTPServer:
             assert c.agent is not None
-            return VFSSFTPServer(chan, self.agent_fs(c.agent),
-                                 limits=self.config.limits, touch=c.touch)
+            agent = c.agent  # its receipts name the front end, the agent and where it came from
+            fs = PathFS(VFS(self.state, by=f"sftp {agent.name}@{c.peer_addr}"), cred=Cred(agent.uid, agent.gid),
+                        cwd=agent.home, home=agent.home)
+            return VFSSFTPServer(chan, fs, limits=self.config.limits, touch=c.touch)
 
         process = SessionProcess(
             self, c,
@@ -459,7 +464,8 @@ class KServer:
         env.pop("PWD", None)
         limits = self.config.limits
         spec = {
-            "agent": agent.name, "uid": agent.uid, "gid": agent.gid, "home": agent.home, "cwd": record.cwd,
+            "agent": agent.name, "session": record.name, "uid": agent.uid, "gid": agent.gid, "home": agent.home,
+            "cwd": record.cwd,
             "env": env, "functions": saved.get("functions", ""), "tty": tty, "job_control": tty,
             "limits": {"session_memory": limits.session_memory, "session_tasks": limits.session_tasks,
                        "wall_time": limits.wall_time},
@@ -518,12 +524,20 @@ class KServer:
     # -- housekeeping ------------------------------------------------------------------------
 
     async def _housekeep(self) -> None:
-        """Renew session leases and close connections idle past `idle_timeout`."""
+        """Renew session leases, close connections idle past `idle_timeout`, and keep the
+        newest `events_keep` events (once a minute)."""
         ttl = self.config.lease_ttl
         idle_check = self.config.idle_timeout / 4 if self.config.idle_timeout > 0 else 10.0
         period = max(min(ttl / 3, idle_check, 10.0), 0.25)
+        pruned = time.monotonic()
         while True:
             await asyncio.sleep(period)
+            if self.config.events_keep > 0 and time.monotonic() - pruned >= 60.0:
+                pruned = time.monotonic()
+                try:
+                    await asyncio.to_thread(prune_events, self.state, self.config.events_keep)
+                except Exception as e:  # noqa: BLE001
+                    log.warning("could not prune events: %s", e)
             held = [(agent, name, holder) for (agent, name), holder in self._held.items()]
             if held:
                 try:
@@ -542,12 +556,33 @@ class KServer:
                         self.audit_nowait("ssh.idle_timeout", agent=c.agent.name, peer=c.peer_addr)
                         c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "Idle timeout")
 
+    # -- processes ---------------------------------------------------------------------------
+
+    def _track(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def recover(self, gone: int | None = None) -> None:
+        """Seal the process rows an ended owner left (every dead one, or the worker `gone`):
+        lost, or a plain `sleep` resumed here to end at its original deadline (a timer thread
+        of its own: a busy event loop or thread pool never makes it late)."""
+        resumed = await asyncio.to_thread(procs.recover, self.state, owner=self._owner, gone=gone)
+        self._timers = [t for t in self._timers if t.is_alive()]
+        for row in resumed:
+            delay = max(0.0, (row["until"] - time.time_ns()) / 1e9)
+            timer = threading.Timer(delay, procs.finish_resumed, (self.state, row["pid"], self._owner))
+            timer.daemon = True
+            timer.start()
+            self._timers.append(timer)
+
     # -- listening ---------------------------------------------------------------------------
 
     async def start(self, host: str, port: int) -> list[tuple[str, int]]:
         """Listen on host:port (port 0 picks one); returns the bound addresses."""
         cfg = self.config
         share_line_editor_tables()
+        await self.recover()
         await self.pool.start()
         log.info("session workers bounded by %s", self.pool.describe())
         self._acceptor = await asyncssh.listen(
@@ -585,6 +620,11 @@ class KServer:
         if self._pending_release:
             await asyncio.gather(*self._pending_release, return_exceptions=True)
         await self.pool.close()
+        await self.recover()  # what the workers ran is lost now, not at the next start
+        for timer in self._timers:
+            timer.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
         await asyncio.to_thread(self._audit.close)
 
     @property

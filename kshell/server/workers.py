@@ -111,6 +111,7 @@ class WorkerPool:
         self._agents: set[str] = set()
         self._idle: dict[str, deque[WorkerProc]] = {}  # reset workers kept for their agent's next session
         self._closed = False
+        self.on_died: Callable[[int], None] = lambda pid: None  # a bound worker ended (its processes end too)
 
     async def start(self) -> None:
         """Start the zygote, wait until it has loaded the shell, and ask for spares."""
@@ -184,6 +185,8 @@ class WorkerPool:
         if idle is not None and worker in idle:
             idle.remove(worker)
         worker.closed(message)
+        if worker.agent is not None:
+            self.on_died(worker.pid)
         with contextlib.suppress(OSError):
             if worker.writer is not None:
                 worker.writer.close()
@@ -592,10 +595,12 @@ class WorkerShell:
             await self.call("set_terminal_size", columns, lines)
 
     async def hangup(self) -> None:
-        """The session (or its idle period) ends: SIGHUP to every job and the worker exits, or
-        is killed if it has not within `interrupt_grace`. The channel does not wait for that.
-        Only a worker whose session ended cleanly (no jobs, last command not interrupted, as
-        when the client went away) is reset and kept for the agent's next exec."""
+        """The session (or its idle period) ends. A worker whose session ended cleanly (no
+        jobs, last command not interrupted, as when the client went away) is reset and kept
+        for the agent's next exec; one with jobs is detached (they run on; a terminal session, or
+        one whose last command was interrupted, hangs up all but `nohup` and disowned ones
+        first) and exits when they end; any other
+        exits, or is killed if it has not within `interrupt_grace`. The channel does not wait."""
         worker = self._worker
         if worker is None:
             return
@@ -606,6 +611,12 @@ class WorkerShell:
             self._send(wire.RESET)  # this session's frame reader ends at its answer
             self._worker = self._reader = self._writer = self._bound = None
             self.pool.keep(worker)
+            return
+        if self._jobs and not self.running and not worker.killed:
+            # its jobs outlive the channel, as under sshd: the worker exits when they end
+            hangup = bool(self.spec.get("tty")) or self.interrupted  # Ctrl-C, or the client went away mid-command
+            self._send(wire.DETACH, json.dumps({"hangup": hangup}).encode())
+            self._worker = self._reader = self._writer = self._bound = None
             return
         self._lost(worker)
         retire(worker, self.limits.interrupt_grace)

@@ -29,6 +29,7 @@ STDIN_EOF = ord("E")  # end of standard input for the running command
 INTERRUPT = ord("I")  # Ctrl-C or a lost connection: cancel the running command
 HANGUP = ord("H")  # the session is over: SIGHUP to every job, then exit
 RESET = ord("Z")  # the session is over and it had no jobs: drop the shell, wait for the next BIND
+DETACH = ord("G")  # JSON: hangup. The session is over, its jobs run on: exit when they end
 # worker -> front end
 OUT = ord("o")  # bytes for standard output
 ERR = ord("e")  # bytes for standard error

@@ -30,6 +30,7 @@ from kfs.kstate import KState
 from kfs.vfs import VFS, Cred, PathFS
 from kshell.worker import wire
 from kshell.worker.cgroups import Bounds, CGroups
+from kshell.worker.procs import ProcRecorder, SignalInbox
 
 PUSH_CREDITS = 16  # stdin chunks the front end may send ahead of an exec command's reads
 # the interpreter state an interactive session keeps between commands (and across a parked or
@@ -131,6 +132,9 @@ class Worker:
         self._running = threading.Event()
         self._muted: threading.Event | None = None
         self._lines: queue.SimpleQueue[tuple[str, bool]] | None = None
+        self.recorder: ProcRecorder | None = None
+        self.detached = False  # the session's channel is gone; its jobs run on, their output dropped
+        self.inbox = SignalInbox(state, self.deliver)
 
     # -- setting up ----------------------------------------------------------------------------
 
@@ -169,6 +173,10 @@ class Worker:
             self.shell.enable_job_control(interactive=True)
         if spec.get("delegate") is not None:
             self.shell.interp.session.delegation = self._delegation(spec)
+        session, front = spec.get("session") or "-", "ssh pty" if self.tty else "ssh exec"
+        self.vfs.by = f"{front} {spec['agent']}/{session}"  # every receipt names who did it
+        self.recorder = ProcRecorder(self.state, spec["agent"], session, front)
+        self.shell.interp.session.jobs.recorder = self.recorder
         if self.tty:
             from kshell.delegate.terminal import Terminal
 
@@ -242,6 +250,8 @@ class Worker:
                     self.frames.send_json(wire.REPLY, self.call(request["method"], request.get("args", [])))
                 elif kind == wire.HANGUP:
                     return False
+                elif kind == wire.DETACH:
+                    self.detach(bool(json.loads(payload).get("hangup")))
                 elif kind == wire.RESET and not self._running.is_set() and not self.live_jobs():
                     return True
         finally:
@@ -291,7 +301,45 @@ class Worker:
         }
 
     def live_jobs(self) -> int:
-        return sum(1 for job in self.shell.session.jobs.ordered() if job.status is None)
+        return len(self.shell.session.jobs.live())
+
+    def deliver(self, pid: int, sig: int) -> None:
+        """A signal another session sent to one of this worker's processes: a job, or the
+        command an exec session runs (its row's pid is the shell's $$)."""
+        if self.shell is None:
+            return
+        session = self.shell.interp.session
+        job = session.jobs.by_pid(pid)
+        if job is not None:
+            session.jobs.signal(job, sig)
+        elif pid == session.pid and self._running.is_set() and sig not in (0, 17, 18, 23, 28):
+            current = session.cancel
+            current.signal = current.signal or sig
+            current.kill(f"killed by signal {sig}", sig)
+
+    def detach(self, hangup: bool) -> None:
+        """The channel closed with jobs running: they run on (bash under sshd without a pty),
+        their output dropped; a terminal session first hangs them up, as a login bash does
+        (not `nohup` or disowned ones), and stopped jobs get SIGHUP and SIGCONT, as the kernel
+        sends an orphaned stopped group. The worker exits when the last one ends, or at the
+        latest job's wall-time bound if one never reaches a checkpoint."""
+        self.detached = True
+        jobs = self.shell.session.jobs
+        if hangup:
+            jobs.hangup()
+        for job in jobs.live():
+            if job.stopped:
+                jobs.signal(job, 1)
+                jobs.resume(job)
+
+        def exit_when_done() -> None:
+            while live := jobs.live():
+                if time.monotonic() > max(j.cancel.deadline for j in live) + 5.0:
+                    os._exit(1)
+                time.sleep(0.05)
+            os._exit(0)
+
+        threading.Thread(target=exit_when_done, name="k-detached", daemon=True).start()
 
     def interrupt(self) -> None:
         """Ctrl-C or the connection went away: stop the running command (status 130).
@@ -342,13 +390,19 @@ class Worker:
 
         def emit(kind: int) -> Any:
             def write(data: bytes) -> None:
-                if data and not muted.is_set():
+                if data and not muted.is_set() and not self.detached:
                     frames.send(kind, bytes(data))
 
             return write
 
         self._running.set()
         status = 1
+        pid = None
+        if not interactive and self.recorder is not None:  # an exec's command is a process, its pid $$
+            cwd = self.shell.interp.fs.cwd.decode("utf-8", "surrogateescape")
+            pid = self.recorder.started(source[:4096], cwd, "local")
+            if pid is not None:
+                self.shell.interp.session.pid = pid
         try:
             status = self.shell.run_streaming(source, stdout=emit(wire.OUT), stderr=emit(wire.ERR),
                                               stdin=terminal_stream(self), script=not interactive)
@@ -364,6 +418,9 @@ class Worker:
             status = self.shell.interp.last_status = 130
             if interactive:
                 self.shell.exited = None  # Ctrl-C never ends the session
+        if pid is not None:
+            killed = self.shell.interp.session.cancel.signal if self.interrupted or status > 128 else 0
+            self.recorder.ended(pid, status & 0xFF, killed)
         if interactive:
             frames.send(wire.SNAPSHOT, self.snapshot())
         frames.send_json(wire.DONE, {

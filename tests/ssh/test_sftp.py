@@ -180,3 +180,14 @@ def test_sftp_bounds_reads_writes_and_handles(make_server: Callable[[ServerConfi
     finally:
         client.close()
     assert agent_fs(bench).stat("written").size == 32 << 10
+
+
+def test_sftp_receipts_name_the_front_end_the_agent_and_the_peer(bench: Bench, tmp_path: Path) -> None:
+    from kfs.journal import receipts_since
+
+    before = max((r["id"] for r in receipts_since(bench.state, 0, 1 << 30)), default=0)
+    src = tmp_path / "prov.txt"
+    src.write_text("provenance\n")
+    assert sftp_batch(bench, f"put {src} prov.txt\n", tmp_path).returncode == 0
+    mine = [r for r in receipts_since(bench.state, before, 1 << 30) if r.get("path") == "/home/alice/prov.txt"]
+    assert mine and {r["by"] for r in mine} == {"sftp alice@127.0.0.1"}

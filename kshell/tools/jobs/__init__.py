@@ -8,10 +8,16 @@ As in bash, `fg` and `bg` need job control: on in the interactive SSH shell, off
 does). With job control on, `wait` returns 128+N when a job stops and reports jobs as bash's
 notices (`[1]+  Done  ...`). One deliberate difference: `jobs` shows a stopped job as `Stopped`
 even without job control, where bash (which then never learns of the stop) still says `Running`.
+
+In an SSH session jobs are durable processes (kshell.worker.procs): their pids are the agent's
+across sessions, so a later login sees them with `ps` and reaches them with `kill` and `wait`.
+`nohup` and `setsid` run a command that a hang-up does not end; `disown` takes a job out of the
+table (and out of the hang-up), as bash.
 """
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from kshell.builtins import Builtin
@@ -157,6 +163,13 @@ def kill(sh: Interp, argv: list[str]) -> int:
     tab = table(sh)
     status = 0
     for target in args:
+        if target == "-1":  # every process the agent may signal, as kill(-1, sig) for a user
+            for job in tab.live():
+                tab.signal(job, sig)
+            if tab.recorder is not None:
+                for row in tab.recorder.others():
+                    tab.recorder.signal(row["pid"], sig)
+            continue
         job = tab.find(target)
         if job is None:
             if target.startswith("%"):
@@ -165,6 +178,8 @@ def kill(sh: Interp, argv: list[str]) -> int:
                 sh.error(f"kill: {target}: arguments must be process or job IDs")
             elif int(target) == sh.session.pid and sig == 0:
                 continue
+            elif tab.recorder is not None and tab.recorder.signal(int(target), sig):
+                continue  # the agent's process in another session
             else:
                 sh.error(f"kill: ({target}) - No such process")
             status = 1
@@ -281,10 +296,27 @@ def wait(sh: Interp, argv: list[str]) -> int:
             status = 1
         elif int(spec) in tab.finished:
             status = tab.finished[int(spec)]
+        elif tab.recorder is not None and tab.recorder.row(int(spec)) is not None:
+            status = _wait_row(sh, int(spec))
         else:
             sh.error(f"wait: pid {spec} is not a child of this shell")
             status = 127
     return status
+
+
+def _wait_row(sh: Interp, pid: int) -> int:
+    """Wait for the agent's process in another session (polling its row, cancellable); its
+    status, 128+N when a signal ended it, 127 when it was lost with a crashed server."""
+    recorder = table(sh).recorder
+    assert recorder is not None
+    while True:
+        row = recorder.row(pid)
+        if row is None or row["state"] == "lost":
+            return 127
+        if row["state"] in ("exited", "killed"):
+            return int(row["status"])
+        sh.session.cancel.check()
+        time.sleep(0.05)
 
 
 def _pick(sh: Interp, tool: str, argv: list[str]) -> Job | None:
@@ -370,9 +402,14 @@ def ps(sh: Interp, argv: list[str]) -> int:
             sh.write_err("error: unsupported option (BSD syntax)\n\nUsage:\n ps [options]\n")
             return 1
         full = full or "f" in letters or "u" in letters
+    tab = table(sh)
     rows = [(sh.session.pid, 1, "bash", "bash")]
-    rows += [(j.pid, sh.session.pid, j.text.split()[0] if j.text else "?", j.text)
-             for j in table(sh).ordered() if j.status is None]
+    mine = tab.live()
+    rows += [(j.pid, sh.session.pid, j.text.split()[0] if j.text else "?", j.text) for j in mine]
+    if tab.recorder is not None:  # the agent's processes in its other sessions
+        known = {j.pid for j in mine} | {sh.session.pid}
+        rows += [(r["pid"], 1, r["cmd"].split()[0] if r["cmd"].split() else "?", r["cmd"])
+                 for r in tab.recorder.others() if r["pid"] not in known]
     rows.append((sh.session.new_pid(), sh.session.pid, "ps", " ".join(argv)))
     if full:
         uid = sh.fs.cred.uid
@@ -387,4 +424,116 @@ def ps(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
-TOOLS: dict[str, Builtin] = {"jobs": jobs, "kill": kill, "fg": fg, "bg": bg, "ps": ps}
+def nohup(sh: Interp, argv: list[str]) -> int:
+    """GNU nohup: run COMMAND immune to hang-ups; output that would go to a terminal is
+    appended to nohup.out (in $HOME when the working directory refuses it)."""
+    args = argv[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    if args and args[0] in ("--help", "--version"):
+        sh.out("Usage: nohup COMMAND [ARG]...\n  or:  nohup OPTION\nRun COMMAND, ignoring hangup signals.\n"
+               if args[0] == "--help" else "nohup (K) 9.1\n")
+        return 0
+    if not args:
+        sh.write_err("nohup: missing operand\n")
+        sh.write_err("Try 'nohup --help' for more information.\n")
+        return 125
+    sh.session.cancel.hup_ignored = True
+    return _run_immune(sh, args, "nohup")
+
+
+def setsid(sh: Interp, argv: list[str]) -> int:
+    """util-linux setsid: run a program in a new session (no hang-up from this one reaches
+    it); -f, -w and -c are accepted (a K job is never a group leader to fork away from)."""
+    args = argv[1:]
+    while args and args[0] in ("-f", "--fork", "-w", "--wait", "-c", "--ctty"):
+        args = args[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args:
+        sh.write_err("setsid: no command specified\n")
+        sh.write_err("Try 'setsid --help' for more information.\n")
+        return 1
+    sh.session.cancel.hup_ignored = True
+    return _run_immune(sh, args, "setsid")
+
+
+def _run_immune(sh: Interp, args: list[str], tool: str) -> int:
+    from kshell.exec.scripts import find_in_path
+
+    name = args[0]
+    if name not in sh.builtins and name not in sh.session.tools and "/" not in name \
+            and find_in_path(sh, name)[0] is None:
+        sh.write_err(f"{tool}: failed to run command '{name}': No such file or directory\n")
+        return 127
+    saved = dict(sh.fds)
+    if tool == "nohup" and getattr(sh.fds.get(1), "terminal", False):  # GNU: never to the terminal
+        import os
+
+        from kshell.exec.streams import FileWriter
+
+        where = "nohup.out"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        try:
+            handle = sh.fs.open(where, flags, 0o600)
+        except OSError:
+            where = (sh.get_param("HOME") or "/").rstrip("/") + "/nohup.out"
+            try:
+                handle = sh.fs.open(where, flags, 0o600)
+            except OSError as e:
+                sh.write_err(f"nohup: failed to open '{where}': {e.strerror}\n")
+                return 127
+        sh.write_err(f"nohup: ignoring input and appending output to '{where}'\n")
+        sh.fds[1] = FileWriter(handle, where, append=True, unbuffered=True)
+        if getattr(sh.fds.get(2), "terminal", False):
+            sh.fds[2] = sh.fds[1]
+    try:
+        return sh.run_command(args, None)
+    finally:
+        sh.fds = saved
+
+
+def disown(sh: Interp, argv: list[str]) -> int:
+    """bash's `disown [-h] [-ar] [jobspec ...]`: the jobs leave the table (`-h`: stay, but the
+    hang-up passes them by); they run on."""
+    args = argv[1:]
+    keep = every = running = False
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        opt = args.pop(0)
+        if opt == "--":
+            break
+        for c in opt[1:]:
+            if c == "h":
+                keep = True
+            elif c == "a":
+                every = True
+            elif c == "r":
+                running = True
+            else:
+                sh.error(f"disown: -{c}: invalid option")
+                sh.write_err("disown: usage: disown [-h] [-ar] [jobspec ... | pid ...]\n")
+                return 2
+    tab = table(sh)
+    if every or running and not args:
+        chosen = [j for j in tab.ordered() if not running or j.running]
+    elif not args:
+        job = tab.find("%+")
+        if job is None:
+            sh.error("disown: current: no such job")
+            return 1
+        chosen = [job]
+    else:
+        chosen = []
+        for spec in args:
+            job = tab.find(spec)
+            if job is None:
+                sh.error(f"disown: {spec}: no such job")
+                return 1
+            chosen.append(job)
+    for job in chosen:
+        tab.disown(job, keep=keep)
+    return 0
+
+
+TOOLS: dict[str, Builtin] = {"jobs": jobs, "kill": kill, "fg": fg, "bg": bg, "ps": ps, "nohup": nohup,
+                             "setsid": setsid}

@@ -424,3 +424,15 @@ echo "status $?"
 #### the status of printf is its own, not its arguments'
 printf '%s' "$(exit 3)"
 echo "status $?"
+
+#### indirect expansion through an empty name
+x=
+y=final
+echo ${!x}
+echo the next line runs
+## status: 0
+
+#### indirect expansion through a name with a space
+x='a b'
+echo ${!x}
+## status: 1

@@ -1,0 +1,246 @@
+"""Virtual processes: one row per background job and per SSH exec command, in KState.
+
+A row names its agent, session and front end, the command line and cwd, when it started, its
+state (running, stopped, exited, killed, lost) and its owner: the process (pid + start time,
+pid-reuse safe, as leases name theirs) whose threads or children do the work. Starting a row
+appends an *uncertain* receipt and a `proc.start` event in the same transaction; its end
+continues the receipt as committed (status 0) or failed, with a `proc.exit` event. So a crash
+never leaves work unaccounted for: `recover` finds rows whose owner is gone and either resumes
+them (a plain `sleep`, which only needs its deadline: it ends at the original time) or seals
+them `lost`, their receipt left uncertain for reconciliation and a `proc.lost` event saying so.
+
+Signals between sessions go through the row: `request_signal` queues one for the owner (which
+`take_signals` hands it) and names the owner's pid for the caller to wake; a resumed sleep has
+no computation behind it and is ended in that same transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from typing import Any
+
+from kfs.journal import append_event, append_receipt
+from kfs.kstate import KState, Txn
+from kfs.kstate.schema import U64
+from kfs.vfs.handles import process_start_time
+
+PID_BASE = 100_000  # virtual pids of durable processes: above the shell's own (5000 + subshells)
+LIVE = ("running", "stopped")
+_SLEEP = re.compile(r"^sleep((?:\s+[0-9]*\.?[0-9]+[smhd]?)+)\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def owner_id(pid: int | None = None) -> dict[str, int]:
+    pid = os.getpid() if pid is None else pid
+    return {"pid": pid, "start": process_start_time(pid) or 0}
+
+
+def owner_alive(owner: dict[str, int]) -> bool:
+    return process_start_time(owner["pid"]) == owner["start"]
+
+
+def sleep_seconds(command: str) -> float | None:
+    """GNU sleep's total for a command that is nothing but `sleep N[smhd]...`, else None."""
+    m = _SLEEP.match(command.strip())
+    if m is None:
+        return None
+    total = 0.0
+    for arg in m.group(1).split():
+        unit = _UNITS.get(arg[-1])
+        total += float(arg[:-1] if unit else arg) * (unit or 1)
+    return total
+
+
+# Keys of the procs db: b"p" + pid -> the row (JSON); b"l" + pid -> b"" while the row is live
+# (what recovery scans); b"q" + owner pid + pid -> signals queued for that owner (JSON list).
+_ROW, _LIVE, _QUEUE = b"p", b"l", b"q"
+
+
+def _get(txn: Txn, pid: int) -> dict[str, Any] | None:
+    raw = txn.get("procs", _ROW + U64.pack(pid))
+    return None if raw is None else json.loads(raw)
+
+
+def _put(txn: Txn, row: dict[str, Any]) -> None:
+    pid = U64.pack(row["pid"])
+    txn.put("procs", _ROW + pid, json.dumps(row, separators=(",", ":")).encode())
+    if row["state"] in LIVE:
+        txn.put("procs", _LIVE + pid, b"")
+    else:
+        txn.delete("procs", _LIVE + pid)
+
+
+def _live(txn: Txn) -> list[dict[str, Any]]:
+    return [r for r in (_get(txn, U64.unpack(k[1:])[0]) for k in txn.scan_keys("procs", _LIVE)) if r is not None]
+
+
+def _provenance(row: dict[str, Any]) -> dict[str, Any]:
+    return {"agent": row["agent"], "session": row["session"], "front": row["front"], "pid": row["pid"]}
+
+
+def start(state: KState, *, agent: str, session: str, front: str, cmd: str, cwd: str, kind: str = "local",
+          owner: dict[str, int] | None = None, nohup: bool = False) -> int:
+    """A new running row (with its uncertain receipt and start event); its pid."""
+
+    def body(txn: Txn) -> int:
+        pid = PID_BASE + txn.incr(b"next_proc")
+        now = time.time_ns()
+        row: dict[str, Any] = {
+            "pid": pid, "agent": agent, "session": session, "front": front, "cmd": cmd, "cwd": cwd,
+            "kind": kind, "started": now, "state": "running", "status": None, "signal": 0, "ended": None,
+            "owner": owner or owner_id(), "nohup": nohup,
+        }
+        seconds = sleep_seconds(cmd) if kind == "local" else None
+        if seconds is not None:
+            row["until"] = now + int(seconds * 1e9)
+        row["receipt"] = append_receipt(txn, "proc", f"{front} {agent}/{session}", path=cwd, status="uncertain",
+                                        cmd=cmd, session=session, proc=pid)
+        _put(txn, row)
+        append_event(txn, "proc.start", **_provenance(row), cmd=cmd, cwd=cwd, kind=kind)
+        return pid
+
+    return state.write(body)
+
+
+def _end_in(txn: Txn, row: dict[str, Any], status: int, signal: int, ended: int | None = None) -> None:
+    row.update(state="killed" if signal else "exited", status=status, signal=signal, ended=ended or time.time_ns())
+    append_receipt(txn, "proc", f"{row['front']} {row['agent']}/{row['session']}", path=row["cwd"], receipt_id=row["receipt"],
+                   status="committed" if status == 0 and not signal else "failed", exit=status, signal=signal,
+                   proc=row["pid"])
+    _put(txn, row)
+    append_event(txn, "proc.exit", **_provenance(row), status=status, signal=signal)
+
+
+def end(state: KState, pid: int, status: int, signal: int = 0) -> None:
+    """The process ended with `status` (`signal`: the one that killed it, 0 when it exited)."""
+
+    def body(txn: Txn) -> None:
+        row = _get(txn, pid)
+        if row is not None and row["state"] in LIVE:
+            _end_in(txn, row, status, signal)
+
+    state.write(body)
+
+
+def set_stopped(state: KState, pid: int, stopped: bool) -> None:
+    def body(txn: Txn) -> None:
+        row = _get(txn, pid)
+        if row is not None and row["state"] in LIVE:
+            row["state"] = "stopped" if stopped else "running"
+            _put(txn, row)
+            append_event(txn, "proc.stop" if stopped else "proc.continue", **_provenance(row))
+
+    state.write(body)
+
+
+def set_nohup(state: KState, pid: int) -> None:
+    def body(txn: Txn) -> None:
+        row = _get(txn, pid)
+        if row is not None and not row["nohup"]:
+            row["nohup"] = True
+            _put(txn, row)
+
+    state.write(body)
+
+
+def get(state: KState, pid: int) -> dict[str, Any] | None:
+    with state.read() as txn:
+        return _get(txn, pid)
+
+
+def rows(state: KState, *, agent: str | None = None, live: bool = False) -> list[dict[str, Any]]:
+    """Rows in pid order (an agent's, live ones only when asked)."""
+    with state.read() as txn:
+        found = _live(txn) if live else [json.loads(v) for _, v in txn.scan("procs", _ROW)]
+    return [r for r in found if agent is None or r["agent"] == agent]
+
+
+def request_signal(state: KState, pid: int, sig: int, agent: str) -> tuple[bool, int | None]:
+    """Queue `sig` for `agent`'s live process `pid`: (found, the owner's pid to wake). A resumed
+    sleep ends here (a terminating signal) with no owner to wake."""
+
+    def body(txn: Txn) -> tuple[bool, int | None]:
+        row = _get(txn, pid)
+        if row is None or row["agent"] != agent or row["state"] not in LIVE:
+            return False, None
+        if sig == 0:
+            return True, None
+        if row.get("resumed"):
+            if sig not in (17, 18, 19, 20, 21, 22, 23, 28):  # CHLD CONT STOP TSTP TTIN TTOU URG WINCH
+                _end_in(txn, row, 128 + sig, sig)
+            return True, None
+        owner = row["owner"]["pid"]
+        key = _QUEUE + U64.pack(owner) + U64.pack(pid)
+        queued = txn.get("procs", key)
+        txn.put("procs", key, json.dumps([*(json.loads(queued) if queued else []), sig]).encode())
+        return True, owner if owner_alive(row["owner"]) else None
+
+    return state.write(body)
+
+
+def take_signals(state: KState, owner: dict[str, int]) -> list[tuple[int, int]]:
+    """The (pid, signal) pairs queued for `owner`'s processes, taken off their rows."""
+
+    prefix = _QUEUE + U64.pack(owner["pid"])
+
+    def body(txn: Txn) -> list[tuple[int, int]]:
+        taken = []
+        for key, raw in list(txn.scan("procs", prefix)):
+            taken += [(U64.unpack(key[9:])[0], sig) for sig in json.loads(raw)]
+            txn.delete("procs", key)
+        return taken
+
+    with state.read() as txn:  # the common case, nothing queued, writes nothing
+        if not txn.has_prefix("procs", prefix):
+            return []
+    return state.write(body)
+
+
+def recover(state: KState, *, owner: dict[str, int] | None = None, gone: int | None = None) -> list[dict[str, Any]]:
+    """Rows left live by an owner that is gone (every dead owner, or only the process `gone`):
+    a plain `sleep` is resumed under `owner` (this process) and returned, to be ended at its
+    `until`; the others are sealed lost (receipt left uncertain, a `proc.lost` event)."""
+    me = owner or owner_id()
+
+    def body(txn: Txn) -> list[dict[str, Any]]:
+        resumed = []
+        for row in _live(txn):
+            if gone is not None and row["owner"]["pid"] != gone:
+                continue
+            if gone is None and owner_alive(row["owner"]):
+                continue
+            if "until" in row and row["state"] == "running":
+                _drop_queue(txn, row)
+                row.update(owner=me, resumed=time.time_ns())
+                _put(txn, row)
+                append_event(txn, "proc.resume", **_provenance(row), until=row["until"])
+                resumed.append(row)
+                continue
+            _drop_queue(txn, row)
+            row.update(state="lost", ended=time.time_ns())
+            _put(txn, row)
+            append_event(txn, "proc.lost", **_provenance(row), receipt=row["receipt"],
+                         why="its owner process ended before it did")
+        return resumed
+
+    return state.write(body)
+
+
+def _drop_queue(txn: Txn, row: dict[str, Any]) -> None:
+    txn.delete("procs", _QUEUE + U64.pack(row["owner"]["pid"]) + U64.pack(row["pid"]))
+
+
+def finish_resumed(state: KState, pid: int, owner: dict[str, int]) -> None:
+    """A resumed sleep's deadline came: it exits 0, unless something else ended it first. It
+    ended at its deadline (or at its recovery, when that passed while no server ran): a sleep
+    is nothing but its deadline, whenever this transaction gets to record it."""
+
+    def body(txn: Txn) -> None:
+        row = _get(txn, pid)
+        if row is not None and row["state"] in LIVE and row["owner"] == owner:
+            _end_in(txn, row, 0, 0, ended=max(row["until"], row["resumed"]))
+
+    state.write(body)

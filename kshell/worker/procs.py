@@ -1,0 +1,93 @@
+"""A worker's side of the process table (kfs.runtime.procs): its jobs and exec commands become
+rows the agent's other sessions see, and signals they send reach it.
+
+A signal from another session is queued on the row, then the owner is woken with SIGUSR1; the
+handler only sets an event, and a thread takes the queue and delivers each signal as `kill`
+would here (kshell.exec.jobs: a terminating signal cancels the job, which also signals a
+delegated program's process group).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kfs.kstate import KState
+from kfs.runtime import procs
+
+log = logging.getLogger("kshell.worker")
+WAKE = signal.SIGUSR1
+
+
+class ProcRecorder:
+    """The JobTable's recorder for one bound session (kshell.exec.jobs.Recorder)."""
+
+    def __init__(self, state: KState, agent: str, session: str, front: str) -> None:
+        self.state = state
+        self.agent = agent
+        self.session = session
+        self.front = front
+        self.owner = procs.owner_id()
+
+    def started(self, text: str, cwd: str, kind: str) -> int | None:
+        try:
+            return procs.start(self.state, agent=self.agent, session=self.session, front=self.front, cmd=text,
+                               cwd=cwd, kind=kind, owner=self.owner)
+        except Exception:  # noqa: BLE001 - a full state must not stop the job: it runs unrecorded
+            log.exception("no process row for %r", text)
+            return None
+
+    def ended(self, pid: int, status: int, sig: int) -> None:
+        if pid >= procs.PID_BASE:
+            with contextlib.suppress(Exception):
+                procs.end(self.state, pid, status, sig)
+
+    def stopped(self, pid: int, stopped: bool) -> None:
+        if pid >= procs.PID_BASE:
+            with contextlib.suppress(Exception):
+                procs.set_stopped(self.state, pid, stopped)
+
+    def signal(self, pid: int, sig: int) -> bool:
+        """Send `sig` to the agent's process `pid` in another session; whether it exists."""
+        found, owner = procs.request_signal(self.state, pid, sig, self.agent)
+        if owner is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(owner, WAKE)
+        return found
+
+    def row(self, pid: int) -> dict[str, Any] | None:
+        row = procs.get(self.state, pid)
+        return row if row is not None and row["agent"] == self.agent else None
+
+    def others(self) -> list[dict[str, Any]]:
+        return [r for r in procs.rows(self.state, agent=self.agent, live=True) if r["owner"] != self.owner]
+
+
+class SignalInbox:
+    """Delivers signals other sessions queue for this process's rows (one thread, woken by
+    SIGUSR1 and every second in case a wake-up was lost)."""
+
+    def __init__(self, state: KState, deliver: Callable[[int, int], None]) -> None:
+        self.state = state
+        self.deliver = deliver
+        self.owner = procs.owner_id()
+        self._wake = threading.Event()
+        signal.signal(WAKE, lambda signum, frame: self._wake.set())
+        threading.Thread(target=self._loop, name="k-signals", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            self._wake.wait(1.0)
+            self._wake.clear()
+            try:
+                for pid, sig in procs.take_signals(self.state, self.owner):
+                    self.deliver(pid, sig)
+            except Exception:  # noqa: BLE001 - the next wake-up tries again
+                log.exception("delivering signals")
+                time.sleep(0.1)

@@ -1,0 +1,135 @@
+"""Durable processes over real ssh: background jobs outlive the channel as under sshd, a later
+login sees them (`ps`) and reaches them (`kill`, `wait`); a terminal session's logout hangs up
+its jobs but not `nohup` or disowned ones; every job and exec command is a process row with a
+receipt (uncertain, then committed or failed under the same id) and start/exit events."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kserver import Bench, need
+from ptyclient import PtySession
+
+from kfs.journal import events_since, receipts_since
+from kfs.runtime import procs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def sh(b: Bench, command: str, user: str = "alice") -> str:
+    done = b.ssh(command, user=user)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.decode()
+
+
+def home_file(b: Bench, user: str, name: str) -> bytes | None:
+    from kfs.vfs import ROOT as ROOT_CRED
+    from kfs.vfs import VFS, PathFS
+
+    fs = PathFS(VFS(b.state), cred=ROOT_CRED)
+    try:
+        return fs.read_file(f"/home/{user}/{name}")
+    except FileNotFoundError:
+        return None
+
+
+def eventually(check, timeout: float = 10.0) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_background_job_outlives_the_exec_that_started_it(bench: Bench) -> None:
+    started = time.monotonic()
+    sh(bench, "rm -f bg.txt; (sleep 1; echo done > ~/bg.txt) &")
+    assert time.monotonic() - started < 1.0, "the exec returns at once, as under sshd"
+    assert home_file(bench, "alice", "bg.txt") is None
+    eventually(lambda: home_file(bench, "alice", "bg.txt") == b"done\n")
+
+
+def test_nohup_and_disown_jobs_run_on_after_logout(bench: Bench) -> None:
+    sh(bench, "rm -f n.txt d.txt; nohup sh -c 'sleep 0.5; echo n > n.txt' & "
+              "sh -c 'sleep 0.5; echo d > d.txt' & disown")
+    eventually(lambda: home_file(bench, "alice", "n.txt") == b"n\n" and home_file(bench, "alice", "d.txt") == b"d\n")
+
+
+def test_a_later_login_sees_the_job_and_can_kill_and_wait_for_it(bench: Bench) -> None:
+    pid = int(sh(bench, "sleep 30 & echo $!"))
+    listing = sh(bench, "ps")
+    assert any(line.split()[0] == str(pid) and line.split()[-1] == "sleep" for line in listing.splitlines()[1:]), listing
+    assert sh(bench, f"kill {pid}; wait {pid}; echo $?") == "143\n"
+    assert str(pid) not in sh(bench, "ps")
+    assert bench.ssh(f"kill {pid}").stderr.decode() == f"k: line 1: kill: ({pid}) - No such process\n"
+    row = procs.get(bench.state, pid)
+    assert row is not None and (row["state"], row["status"], row["signal"]) == ("killed", 143, 15)
+
+
+def test_wait_across_logins_returns_the_exit_status(bench: Bench) -> None:
+    pid = int(sh(bench, "(sleep 0.5; exit 7) & echo $!"))
+    assert sh(bench, f"wait {pid}; echo $?") == "7\n"
+
+
+def test_an_agent_cannot_see_or_signal_another_agents_processes(bench: Bench) -> None:
+    pid = int(sh(bench, "sleep 30 & echo $!"))
+    try:
+        assert str(pid) not in sh(bench, "ps", user="bob")
+        assert bench.ssh(f"kill {pid}", user="bob").returncode == 1
+        assert procs.get(bench.state, pid)["state"] == "running"  # type: ignore[index]
+    finally:
+        sh(bench, f"kill {pid}")
+
+
+def test_a_terminal_logout_hangs_up_its_jobs_but_not_nohup_ones(bench: Bench) -> None:
+    s = PtySession([need("ssh"), "-tt", *bench.ssh_options(), "alice@127.0.0.1"])
+    try:
+        s.expect(b"$ ")
+        s.send(b"rm -f hup.txt nohup.txt; (sleep 1; echo bad > hup.txt) &\r")
+        s.expect(b"$ ")
+        s.send(b"nohup sh -c 'sleep 1; echo ok > nohup.txt' > /dev/null &\r")
+        s.expect(b"$ ")
+        s.send(b"exit\r")
+        s.wait()
+    finally:
+        s.close()
+    eventually(lambda: home_file(bench, "alice", "nohup.txt") == b"ok\n")
+    time.sleep(0.3)
+    assert home_file(bench, "alice", "hup.txt") is None
+
+
+def test_receipts_and_events_follow_each_process(bench: Bench) -> None:
+    last_event = events_since(bench.state, 0, 1 << 30)[-1]["seq"]
+    last_receipt = max((r["id"] for r in receipts_since(bench.state, 0, 1 << 30)), default=0)
+    pid = int(sh(bench, "(exit 3) & echo $!"))
+    eventually(lambda: procs.get(bench.state, pid)["state"] == "exited")  # type: ignore[index]
+    row = procs.get(bench.state, pid)
+    assert row is not None and row["status"] == 3 and row["agent"] == "alice"
+    receipt = [r for r in receipts_since(bench.state, last_receipt, 1 << 30) if r["id"] == row["receipt"]]
+    assert [r["status"] for r in receipt] == ["uncertain", "failed"]
+    assert receipt[0]["by"].startswith("ssh exec alice/")
+    events = [e for e in events_since(bench.state, last_event, 1 << 30) if e.get("pid") == pid]
+    assert [e["type"] for e in events] == ["proc.start", "proc.exit"]
+    assert events[0]["session"] == row["session"] and events[1]["status"] == 3
+
+
+def test_komputer_events_filters_and_follows(bench: Bench) -> None:
+    base = [sys.executable, "-m", "kshell.cli", "events", "--state", str(bench.root / "state")]
+    follow = subprocess.Popen([*base, "--follow", "--type", "proc", "--agent", "bob"], cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(0.5)
+        sh(bench, "true", user="bob")
+        line = follow.stdout.readline()  # type: ignore[union-attr]
+        event = json.loads(line)
+        assert event["type"] == "proc.start" and event["agent"] == "bob" and event["cmd"] == "true"
+    finally:
+        follow.kill()
+        follow.wait()
+    done = subprocess.run([*base, "--type", "session.close", "--agent", "bob"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout
+    assert {json.loads(line)["type"] for line in done.stdout.splitlines()} == {"session.close"}

@@ -1,0 +1,137 @@
+"""The process table in KState (kfs.runtime.procs) and event retention: rows, receipts and
+events written together; signals queued for an owner; recovery of rows a dead owner left."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kfs.journal import append_event, events_since, last_event, prune_events, receipt_rows
+from kfs.kstate import KState
+from kfs.runtime import procs
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> KState:
+    with KState(tmp_path / "state", create=True) as s:
+        yield s
+
+
+def dead_owner() -> dict[str, int]:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    owner = procs.owner_id(child.pid)
+    child.wait()
+    return owner
+
+
+def start(state: KState, cmd: str, **kwargs) -> int:  # noqa: ANN003
+    return procs.start(state, agent=kwargs.pop("agent", "a"), session="s", front="ssh exec", cmd=cmd, cwd="/home/a",
+                       **kwargs)
+
+
+def test_a_process_has_an_uncertain_receipt_then_the_same_id_committed_or_failed(state: KState) -> None:
+    ok, bad = start(state, "true"), start(state, "false")
+    procs.end(state, ok, 0)
+    procs.end(state, bad, 1)
+    for pid, final in ((ok, "committed"), (bad, "failed")):
+        row = procs.get(state, pid)
+        assert row is not None and row["state"] == "exited"
+        assert [r["status"] for r in receipt_rows(state, row["receipt"])] == ["uncertain", final]
+    types = [(e["type"], e["pid"]) for e in events_since(state)]
+    assert types == [("proc.start", ok), ("proc.start", bad), ("proc.exit", ok), ("proc.exit", bad)]
+
+
+def test_pids_are_shared_and_never_reused(state: KState) -> None:
+    pids = [start(state, "true") for _ in range(3)]
+    assert pids == [procs.PID_BASE + 1, procs.PID_BASE + 2, procs.PID_BASE + 3]
+
+
+def test_a_signal_is_queued_for_the_owner_of_the_agents_process_only(state: KState) -> None:
+    pid = start(state, "sleep 100")
+    assert procs.request_signal(state, pid, 15, "b") == (False, None)  # another agent's: no such process
+    assert procs.request_signal(state, pid, 15, "a") == (True, os.getpid())
+    assert procs.take_signals(state, procs.owner_id()) == [(pid, 15)]
+    assert procs.take_signals(state, procs.owner_id()) == []
+    procs.end(state, pid, 143, 15)
+    assert procs.request_signal(state, pid, 15, "a") == (False, None)  # it has ended
+
+
+def test_recovery_resumes_a_plain_sleep_and_seals_the_rest_lost(state: KState) -> None:
+    owner = dead_owner()
+    sleeper = start(state, "sleep 1m 30", owner=owner)
+    script = start(state, "while :; do :; done", owner=owner)
+    program = start(state, "sleep 5", owner=owner, kind="delegated")
+    alive = start(state, "sleep 5")  # this process owns it: untouched
+    resumed = procs.recover(state)
+    assert [r["pid"] for r in resumed] == [sleeper]
+    row = procs.get(state, sleeper)
+    assert row is not None and row["until"] - row["started"] == 90 * 10**9 and row["owner"] == procs.owner_id()
+    for pid in (script, program):
+        row = procs.get(state, pid)
+        assert row is not None and row["state"] == "lost"
+        assert [r["status"] for r in receipt_rows(state, row["receipt"])] == ["uncertain"]
+    lost = [e for e in events_since(state) if e["type"] == "proc.lost"]
+    assert [(e["pid"], e["receipt"]) for e in lost] == [(p, procs.get(state, p)["receipt"]) for p in (script, program)]
+    assert procs.get(state, alive)["state"] == "running"  # type: ignore[index]
+    assert {r["pid"] for r in procs.rows(state, live=True)} == {sleeper, alive}
+
+
+def test_a_resumed_sleep_ends_when_killed_or_at_its_deadline(state: KState) -> None:
+    owner = dead_owner()
+    a, b = start(state, "sleep 60", owner=owner), start(state, "sleep 60", owner=owner)
+    procs.recover(state)
+    assert procs.request_signal(state, a, 9, "a") == (True, None)  # no computation to wake: ended here
+    assert procs.get(state, a)["state"] == "killed"  # type: ignore[index]
+    procs.finish_resumed(state, b, procs.owner_id())
+    row = procs.get(state, b)
+    assert row is not None and (row["state"], row["status"]) == ("exited", 0)
+
+
+def test_recovery_of_one_gone_worker_leaves_other_owners_alone(state: KState) -> None:
+    owner = dead_owner()
+    other = dead_owner()
+    mine = start(state, "x", owner=owner)
+    theirs = start(state, "y", owner=other)
+    procs.recover(state, gone=owner["pid"])
+    assert procs.get(state, mine)["state"] == "lost"  # type: ignore[index]
+    assert procs.get(state, theirs)["state"] == "running"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("command", "seconds"), [("sleep 2", 2.0), ("sleep 1.5m", 90.0), ("sleep 1d 1", 86401.0),
+                                                  ("sleep .5", 0.5), ("sleep", None), ("sleep 1; echo", None),
+                                                  ("sleep x", None), ("sleep 1 &", None)])
+def test_which_commands_are_a_plain_sleep(command: str, seconds: float | None) -> None:
+    assert procs.sleep_seconds(command) == seconds
+
+
+def test_pruning_keeps_the_newest_events_and_sequence_numbers_never_repeat(state: KState) -> None:
+    for n in range(25):
+        state.write(lambda txn, n=n: append_event(txn, "t", n=n))
+    assert prune_events(state, 10, batch=4) == 15
+    assert [e["n"] for e in events_since(state)] == list(range(15, 25))
+    assert prune_events(state, 0) == 9  # the newest always stays
+    state.write(lambda txn: append_event(txn, "t", n=25))
+    assert [e["seq"] for e in events_since(state)] == [25, 26]
+    assert last_event(state) == 26
+
+
+def test_komputer_ps_and_events_read_a_state(state: KState, tmp_path: Path) -> None:
+    pid = start(state, "sleep 100")
+    root = Path(__file__).resolve().parents[2]
+    cli = [sys.executable, "-m", "kshell.cli"]
+    listing = subprocess.run([*cli, "ps", "--state", str(state.path)], cwd=root, capture_output=True, text=True,
+                             timeout=60)
+    lines = listing.stdout.splitlines()
+    assert lines[0].split() == ["PID", "AGENT", "SESSION", "STATE", "STARTED", "CMD"]
+    assert lines[1].split()[:4] == [str(pid), "a", "s", "running"] and lines[1].endswith("sleep 100")
+    procs.end(state, pid, 0)
+    assert len(subprocess.run([*cli, "ps", "--state", str(state.path)], cwd=root, capture_output=True,
+                              text=True, timeout=60).stdout.splitlines()) == 1
+    events = subprocess.run([*cli, "events", "--state", str(state.path), "--type", "proc.exit"], cwd=root,
+                            capture_output=True, text=True, timeout=60)
+    assert [line for line in events.stdout.splitlines() if '"proc.exit"' in line] == events.stdout.splitlines()
+    assert len(events.stdout.splitlines()) == 1
