@@ -148,6 +148,21 @@ def release_session(state: KState, record: SessionRecord, holder: dict[str, Any]
     state.write(body)
 
 
+def close_session(state: KState, agent: str, name: str, by: str) -> bool:
+    """An administrator ends a session: its lease goes (its connection is told at the holder's
+    next renewal) and a `session.close` event says who did it; False when there is none."""
+
+    def body(txn: Txn) -> bool:
+        key = _key(agent, name)
+        if txn.get("sessions", key) is None and txn.get("leases", key) is None:
+            return False
+        txn.delete("leases", key)
+        append_event(txn, "session.close", agent=agent, session=name, by=by)
+        return True
+
+    return state.write(body)
+
+
 def list_sessions(state: KState) -> list[tuple[SessionRecord, dict[str, Any] | None]]:
     """Every stored session with its lease (None when free)."""
     with state.read() as txn:

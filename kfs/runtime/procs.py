@@ -114,12 +114,16 @@ def _end_in(txn: Txn, row: dict[str, Any], status: int, signal: int, ended: int 
     append_event(txn, "proc.exit", **_provenance(row), status=status, signal=signal)
 
 
-def end(state: KState, pid: int, status: int, signal: int = 0) -> None:
-    """The process ended with `status` (`signal`: the one that killed it, 0 when it exited)."""
+def end(state: KState, pid: int, status: int, signal: int = 0, output: dict[str, Any] | None = None) -> None:
+    """The process ended with `status` (`signal`: the one that killed it, 0 when it exited);
+    `output`: what it printed, per stream (head, tail, bytes, omitted), as `proc.output`
+    events before its `proc.exit`."""
 
     def body(txn: Txn) -> None:
         row = _get(txn, pid)
         if row is not None and row["state"] in LIVE:
+            for stream, shown in (output or {}).items():
+                append_event(txn, "proc.output", **_provenance(row), stream=stream, **shown)
             _end_in(txn, row, status, signal)
 
     state.write(body)

@@ -5,6 +5,7 @@ They read the state while a server runs; they never write it."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -97,6 +98,86 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sessions_close(args: argparse.Namespace) -> int:
+    """End AGENT/SESSION: its lease goes (the connection closes at the server's next renewal),
+    its processes get SIGHUP, then SIGKILL, then their worker is killed; an event says so."""
+    import os
+    import signal
+
+    from kfs.agents.sessions import close_session
+    from kfs.runtime import procs
+    from kshell.worker.procs import send
+
+    agent, _, name = args.target.partition("/")
+    if not agent or not name:
+        print(f"komputer sessions close: {args.target}: expected AGENT/SESSION", file=sys.stderr)
+        return 2
+    state = _state(args)
+
+    def live() -> list[dict[str, Any]]:
+        return [r for r in procs.rows(state, agent=agent, live=True) if r["session"] == name]
+
+    if not close_session(state, agent, name, by=f"cli:{os.getuid()}") and not live():
+        print(f"komputer sessions close: {args.target}: no such session", file=sys.stderr)
+        return 1
+    ended = len(live())
+    for sig, grace in ((signal.SIGHUP, 2.0), (signal.SIGKILL, 1.0)):
+        for row in live():
+            send(state, row["pid"], sig, agent)
+        deadline = time.monotonic() + grace
+        while live() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    for owner in {r["owner"]["pid"] for r in live() if procs.owner_alive(r["owner"])}:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(owner, signal.SIGKILL)  # a worker that honoured neither: it ends, and its rows are sealed
+        procs.recover(state, gone=owner)
+    print(f"closed {agent}/{name}: {ended} process{'es' if ended != 1 else ''} ended")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """One look at the appliance: sessions held, processes by state, mounts of this state,
+    events, receipts, and the state's size."""
+    import os
+
+    from kfs.agents.sessions import lease_alive, list_sessions
+    from kfs.runtime import procs
+    from kshell.cli.state import state_path
+
+    state = _state(args)
+    now = time.time_ns()
+    sessions = list_sessions(state)
+    by_state: dict[str, int] = {}
+    for row in procs.rows(state):
+        by_state[row["state"]] = by_state.get(row["state"], 0) + 1
+    with state.read() as txn:
+        counts = {db: txn.stat(db)["entries"] for db in ("events", "receipts", "changes")}
+    where = os.path.realpath(state_path(args))
+    mounts = []
+    with contextlib.suppress(OSError), open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            fields = line.split()
+            dash = fields.index("-")
+            if fields[dash + 2] == f"kfs:{where}":
+                mounts.append(fields[4])
+    data = os.path.join(where, "data.mdb")
+    stats = {
+        "sessions": len(sessions), "sessions_held": sum(1 for _, lease in sessions if lease and lease_alive(lease, now)),
+        "processes": by_state, "mounts": mounts, "events": counts["events"], "receipt_rows": counts["receipts"],
+        "changes": counts["changes"], "state_bytes": os.path.getsize(data) if os.path.exists(data) else 0,
+    }
+    if args.json:
+        print(json.dumps(stats, separators=(",", ":")))
+        return 0
+    print(f"sessions      {stats['sessions']} ({stats['sessions_held']} held)")
+    print("processes     " + (", ".join(f"{n} {s}" for s, n in sorted(by_state.items())) or "none"))
+    print("mounts        " + (" ".join(mounts) or "none"))
+    print(f"events        {stats['events']}")
+    print(f"receipt rows  {stats['receipt_rows']}")
+    print(f"state size    {stats['state_bytes'] / 2**20:.1f} MiB")
+    return 0
+
+
 def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p = add("events", cmd_events, "print the event stream as JSON lines (sessions, processes, agents, keys)")
     p.add_argument("-f", "--follow", action="store_true", help="keep printing new events as they are committed")
@@ -110,4 +191,13 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("-a", "--all", action="store_true", help="ended and lost processes too")
     p.add_argument("--agent", metavar="A", help="only agent A's")
     p.add_argument("--json", action="store_true", help="one JSON object per process")
-    add("sessions", cmd_sessions, "list the agents' sessions: holder, lease expiry, live processes")
+    p = add("sessions", cmd_sessions, "list the agents' sessions: holder, lease expiry, live processes")
+    sessions_sub = p.add_subparsers(dest="sessions_command", metavar="ACTION")
+    q = sessions_sub.add_parser("list", parents=[common], help="list the sessions (the default)")
+    q.set_defaults(fn=cmd_sessions)
+    q = sessions_sub.add_parser("close", parents=[common],
+                                help="end AGENT/SESSION: SIGHUP then SIGKILL to its processes, its connection closed")
+    q.set_defaults(fn=cmd_sessions_close)
+    q.add_argument("target", metavar="AGENT/SESSION")
+    p = add("stats", cmd_stats, "sessions held, processes by state, mounts, events, receipts, state size")
+    p.add_argument("--json", action="store_true", help="one JSON object")

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kshell.exec.streams import Cancel, NullStream
+from kshell.exec.streams import Cancel, Capture, NullStream
 from kshell.limits import LimitExceeded
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ class Job:
     done: threading.Event = field(default_factory=threading.Event)
     notified: str = "Running"
     no_hup: bool = False  # `disown -h`: the session's hang-up passes it by
+    output: dict[str, Capture] = field(default_factory=dict)  # stdout/stderr as recorded (durable jobs)
 
     @property
     def stopped(self) -> bool:
@@ -138,8 +139,10 @@ class Recorder(Protocol):
     """Where jobs become durable processes (kshell.worker.procs): rows in KState with pids all
     the agent's sessions share. Without one (a shell of the CLI), pids are the session's own."""
 
+    keep: int  # bytes of a job's output kept for its events, from the start and from the end
+
     def started(self, text: str, cwd: str, kind: str) -> int | None: ...
-    def ended(self, pid: int, status: int, signal: int) -> None: ...
+    def ended(self, pid: int, status: int, signal: int, output: dict[str, Capture] | None = None) -> None: ...
     def stopped(self, pid: int, stopped: bool) -> None: ...
     def signal(self, pid: int, sig: int) -> bool: ...
     def row(self, pid: int) -> dict[str, Any] | None: ...
@@ -176,12 +179,17 @@ class JobTable:
         cancel = Cancel(time.monotonic() + parent.limits.wall_time)
         child.session = JobSession(parent.session, cancel)
         text = " ".join(command_text(command, 0).split())
+        output: dict[str, Capture] = {}
         if self.recorder is not None:
             cwd = parent.fs.cwd.decode("utf-8", "surrogateescape")
             child.pid = self.recorder.started(text, cwd, _kind(parent, text)) or child.pid
+            for fd, name in ((1, "stdout"), (2, "stderr")):  # what it prints, for its events
+                if child.fds.get(fd) is not None and self.recorder.keep > 0:
+                    child.fds[fd] = output[name] = Capture(child.fds[fd], self.recorder.keep)
         if text.split(" ", 1)[0] in ("nohup", "setsid"):
             cancel.hup_ignored = True  # from the start: a hang-up right after `&` must not reach it
         job = self.add(child.pid, text, cancel)
+        job.output = output
         if self.hung_up:
             self.signal(job, 1)
         if parent.session.cancel.cancelled:  # killed while it was starting this one: it dies too
@@ -235,7 +243,7 @@ class JobTable:
         if job.signal:
             status = 128 + job.signal
         if self.recorder is not None:
-            self.recorder.ended(job.pid, status & 0xFF, job.signal)
+            self.recorder.ended(job.pid, status & 0xFF, job.signal, job.output)
         with self.changed:
             job.status = status & 0xFF
             self.finished[job.pid] = job.status

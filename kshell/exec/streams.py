@@ -13,6 +13,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from kshell.limits import LimitExceeded
 
@@ -157,6 +158,53 @@ class CallbackSink(Stream):
     def write(self, data: bytes) -> None:
         if data:
             self.fn(data)
+
+
+class Capture(Stream):
+    """Another stream, and a record of what passed through it: the first and the last `keep`
+    bytes and the count (a process's output, for its events, kept even when no one reads it
+    any more). Everything else is the inner stream's."""
+
+    def __init__(self, inner: Stream, keep: int) -> None:
+        self.inner = inner
+        self.keep = keep
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.readable = inner.readable
+        self.writable = inner.writable
+        self.name = inner.name
+
+    def write(self, data: bytes) -> None:
+        self.total += len(data)
+        rest = data
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += rest[:room]
+            rest = rest[room:]
+        if rest:
+            self.tail += rest
+            if len(self.tail) > self.keep:
+                del self.tail[:-self.keep]
+        self.inner.write(data)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def summary(self) -> dict[str, Any]:
+        """What an event says of it: head and tail as text, the count, and how much of the
+        middle neither shows."""
+        text = {"head": self.head.decode("utf-8", "replace"), "bytes": self.total}
+        if self.total > len(self.head):
+            text["tail"] = self.tail.decode("utf-8", "replace")
+            text["omitted"] = self.total - len(self.head) - len(self.tail)
+        return text
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
 
 class Meter:

@@ -468,7 +468,7 @@ class KServer:
             "cwd": record.cwd,
             "env": env, "functions": saved.get("functions", ""), "tty": tty, "job_control": tty,
             "limits": {"session_memory": limits.session_memory, "session_tasks": limits.session_tasks,
-                       "wall_time": limits.wall_time},
+                       "wall_time": limits.wall_time, "process_output": limits.process_output},
             "delegate": self.config.delegate.to_wire(),
         }
         return WorkerShell(self.pool, spec)
@@ -546,8 +546,12 @@ class KServer:
                     log.warning("could not renew session leases: %s", e)
                 else:
                     for (agent, name, holder), ok in zip(held, kept, strict=True):
-                        if not ok and self._held.get((agent, name)) is holder:  # stalled past its ttl
-                            log.warning("the lease on session %s/%s lapsed and was taken over", agent, name)
+                        if not ok and self._held.get((agent, name)) is holder:  # closed, or stalled past its ttl
+                            log.warning("the lease on session %s/%s was closed or taken over", agent, name)
+                            self._held.pop((agent, name), None)
+                            for c in list(self.connections.values()):
+                                if c.session_holder is holder:
+                                    c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "Session closed")
             idle = self.config.idle_timeout
             if idle > 0:
                 now = time.monotonic()

@@ -47,6 +47,7 @@ class WorkerLimits:
     agent_cpu_weight: int = 100  # agents share the CPU by weight (cgroup cpu.weight; 100 = equal)
     agent_cpu_max: float = 0.0  # at most this many CPUs' time per agent (0: no cap)
     wall_time: float = 300.0  # seconds one top-level command may run
+    process_output: int = 4096  # bytes of a background job's output its events keep, from the start and the end
     interrupt_grace: float = 0.5  # after Ctrl-C, timeout or hang-up, seconds before the worker is killed
     park_idle: float = 30.0  # an interactive session idle this long (no jobs) gives its worker back
     spare_workers: int = 2  # workers forked ahead of need, so a new command does not wait for a fork

@@ -25,14 +25,24 @@ log = logging.getLogger("kshell.worker")
 WAKE = signal.SIGUSR1
 
 
+def send(state: KState, pid: int, sig: int, agent: str) -> bool:
+    """Queue `sig` for `agent`'s process `pid` and wake its owner; whether it exists (live)."""
+    found, owner = procs.request_signal(state, pid, sig, agent)
+    if owner is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(owner, WAKE)
+    return found
+
+
 class ProcRecorder:
     """The JobTable's recorder for one bound session (kshell.exec.jobs.Recorder)."""
 
-    def __init__(self, state: KState, agent: str, session: str, front: str) -> None:
+    def __init__(self, state: KState, agent: str, session: str, front: str, keep: int = 4096) -> None:
         self.state = state
         self.agent = agent
         self.session = session
         self.front = front
+        self.keep = keep
         self.owner = procs.owner_id()
 
     def started(self, text: str, cwd: str, kind: str) -> int | None:
@@ -43,10 +53,11 @@ class ProcRecorder:
             log.exception("no process row for %r", text)
             return None
 
-    def ended(self, pid: int, status: int, sig: int) -> None:
+    def ended(self, pid: int, status: int, sig: int, output: dict[str, Any] | None = None) -> None:
         if pid >= procs.PID_BASE:
+            shown = {name: c.summary() for name, c in (output or {}).items() if c.total}
             with contextlib.suppress(Exception):
-                procs.end(self.state, pid, status, sig)
+                procs.end(self.state, pid, status, sig, output=shown)
 
     def stopped(self, pid: int, stopped: bool) -> None:
         if pid >= procs.PID_BASE:
@@ -55,11 +66,7 @@ class ProcRecorder:
 
     def signal(self, pid: int, sig: int) -> bool:
         """Send `sig` to the agent's process `pid` in another session; whether it exists."""
-        found, owner = procs.request_signal(self.state, pid, sig, self.agent)
-        if owner is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(owner, WAKE)
-        return found
+        return send(self.state, pid, sig, self.agent)
 
     def row(self, pid: int) -> dict[str, Any] | None:
         row = procs.get(self.state, pid)

@@ -30,6 +30,7 @@ from kfs.kstate import KState
 from kfs.vfs import VFS, Cred, PathFS
 from kshell.worker import wire
 from kshell.worker.cgroups import Bounds, CGroups
+from kshell.worker.limits import WorkerLimits
 from kshell.worker.procs import ProcRecorder, SignalInbox
 
 PUSH_CREDITS = 16  # stdin chunks the front end may send ahead of an exec command's reads
@@ -175,7 +176,8 @@ class Worker:
             self.shell.interp.session.delegation = self._delegation(spec)
         session, front = spec.get("session") or "-", "ssh pty" if self.tty else "ssh exec"
         self.vfs.by = f"{front} {spec['agent']}/{session}"  # every receipt names who did it
-        self.recorder = ProcRecorder(self.state, spec["agent"], session, front)
+        self.recorder = ProcRecorder(self.state, spec["agent"], session, front,
+                                     int(limits.get("process_output", WorkerLimits().process_output)))
         self.shell.interp.session.jobs.recorder = self.recorder
         if self.tty:
             from kshell.delegate.terminal import Terminal

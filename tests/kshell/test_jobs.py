@@ -186,3 +186,17 @@ def test_jobs_see_job_output_in_order(bash):
     script = "seq 3 > f & wait; cat f"
     k = run_k(script)
     assert k.stdout == run_bash(bash, script).stdout == b"1\n2\n3\n"
+
+
+def test_capture_keeps_the_head_the_tail_and_the_count_and_passes_everything_on() -> None:
+    from kshell.exec.streams import BufferSink, Capture
+
+    inner = BufferSink(1 << 20, "output")
+    capture = Capture(inner, 4)
+    for chunk in (b"ab", b"cdef", b"gh", b"ijklmn"):
+        capture.write(chunk)
+    assert bytes(inner.data) == b"abcdefghijklmn"
+    assert capture.summary() == {"head": "abcd", "bytes": 14, "tail": "klmn", "omitted": 6}
+    small = Capture(BufferSink(1 << 20, "output"), 4)
+    small.write(b"\xffx")
+    assert small.summary() == {"head": "\ufffdx", "bytes": 2}

@@ -133,3 +133,40 @@ def test_komputer_events_filters_and_follows(bench: Bench) -> None:
                           text=True, timeout=60)
     assert done.returncode == 0 and done.stdout
     assert {json.loads(line)["type"] for line in done.stdout.splitlines()} == {"session.close"}
+
+
+def test_a_jobs_output_is_kept_in_its_events_even_after_its_channel_closed(bench: Bench) -> None:
+    last = events_since(bench.state, 0, 1 << 30)[-1]["seq"]
+    pid = int(sh(bench, "(sleep 0.3; seq 1 5000; echo oops >&2) & echo $!"))  # printed after the exec is gone
+    eventually(lambda: procs.get(bench.state, pid)["state"] == "exited")  # type: ignore[index]
+    events = [e for e in events_since(bench.state, last, 1 << 30) if e.get("pid") == pid]
+    assert [e["type"] for e in events] == ["proc.start", "proc.output", "proc.output", "proc.exit"]
+    out = next(e for e in events if e.get("stream") == "stdout")
+    full = "".join(f"{i}\n" for i in range(1, 5001))
+    assert out["bytes"] == len(full) and out["head"] == full[:4096] and out["tail"] == full[-4096:]
+    assert out["omitted"] == len(full) - 8192
+    err = next(e for e in events if e.get("stream") == "stderr")
+    assert err == {**err, "head": "oops\n", "bytes": 5} and "tail" not in err
+
+
+def test_an_admin_closes_a_session_its_processes_and_its_connection(make_server) -> None:  # noqa: ANN001
+    from kshell.server import ServerConfig
+    from kshell.server.config import Penalties
+
+    b = make_server(ServerConfig(lease_ttl=1.5, penalties=Penalties(exempt=("127.0.0.1/32",))))
+    named = ["-o", "SetEnv=K_SESSION=work"]
+    pid = int(b.ssh("sleep 60 & echo $!", extra=named).stdout)
+    s = PtySession([need("ssh"), "-tt", *b.ssh_options(), *named, "alice@127.0.0.1"])
+    try:
+        s.expect(b"$ ")
+        done = subprocess.run([sys.executable, "-m", "kshell.cli", "sessions", "close", "alice/work", "--state",
+                               str(b.root / "state")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "closed alice/work: 1 process ended\n"
+        row = procs.get(b.state, pid)
+        assert row is not None and (row["state"], row["signal"]) == ("killed", 1)
+        assert s.wait(timeout=15) == 255  # the server closed the connection at its next renewal
+    finally:
+        s.close()
+    closes = [e for e in events_since(b.state, 0, 1 << 30) if e["type"] == "session.close" and "by" in e]
+    assert [(e["agent"], e["session"]) for e in closes] == [("alice", "work")] and closes[0]["by"].startswith("cli:")
