@@ -103,14 +103,17 @@ def renew_lease(state: KState, agent: str, name: str, holder: dict[str, Any], tt
     return renew_leases(state, [(agent, name, holder)], ttl)[0]
 
 
-def renew_leases(state: KState, leases: list[tuple[str, str, dict[str, Any]]], ttl: float) -> list[bool]:
+def renew_leases(state: KState, leases: list[tuple[str, str, dict[str, Any]]], ttl: float,
+                 active: list[int] | None = None) -> list[bool]:
     """Extend every (agent, session, holder) lease its holder still has, in one transaction (a
-    server holding hundreds of connections renews them all at once, not one commit each)."""
+    server holding hundreds of connections renews them all at once, not one commit each).
+    `active`: when each connection last saw input or output (ns), kept in its lease for
+    `detach_idle`."""
 
     def body(txn: Txn) -> list[bool]:
         expires = time.time_ns() + int(ttl * 1e9)
         kept = []
-        for agent, name, holder in leases:
+        for i, (agent, name, holder) in enumerate(leases):
             key = _key(agent, name)
             raw = txn.get("leases", key)
             lease = json.loads(raw) if raw is not None else None
@@ -118,7 +121,8 @@ def renew_leases(state: KState, leases: list[tuple[str, str, dict[str, Any]]], t
                 holder["pid"], holder["start"], holder["serial"]
             )
             if mine:
-                txn.put("leases", key, _encode({**holder, "expires": expires}))
+                extra = {"active": active[i]} if active is not None else {}
+                txn.put("leases", key, _encode({**holder, "expires": expires, **extra}))
             kept.append(mine)
         return kept
 
@@ -159,6 +163,28 @@ def close_session(state: KState, agent: str, name: str, by: str) -> bool:
         txn.delete("leases", key)
         append_event(txn, "session.close", agent=agent, session=name, by=by)
         return True
+
+    return state.write(body)
+
+
+def detach_idle(state: KState, idle: float, busy: set[tuple[str, str]], by: str) -> list[tuple[str, str]]:
+    """Take the lease from every session whose connection has been idle `idle` seconds, except
+    those in `busy` (with live processes): the server closes the connection at its next
+    renewal and a named session waits to be resumed. The sessions detached."""
+
+    def body(txn: Txn) -> list[tuple[str, str]]:
+        now = time.time_ns()
+        done = []
+        for key, raw in list(txn.scan("leases")):
+            lease = json.loads(raw)
+            agent, _, name = bytes(key).decode().partition("/")
+            if (agent, name) in busy or not lease_alive(lease, now):
+                continue
+            if now - lease.get("active", now) >= idle * 1e9:
+                txn.delete("leases", bytes(key))
+                append_event(txn, "session.detach", agent=agent, session=name, by=by, idle=round(idle, 3))
+                done.append((agent, name))
+        return done
 
     return state.write(body)
 

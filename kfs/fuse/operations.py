@@ -22,6 +22,7 @@ import trio
 from pyfuse3 import EntryAttributes, FileInfo, FUSEError, SetattrFields, StatvfsData
 
 from kfs.fuse import COHERENCE_XATTR
+from kfs.fuse.admin import DIR_INO, NAME, AdminView, Journal
 from kfs.vfs import NOW, ROOT, ROOT_INO, VFS, Cred, FileHandle, Inode
 from kfs.vfs.inode import CHUNK_SIZE
 
@@ -110,6 +111,9 @@ class Operations(pyfuse3.Operations):
         self._read_buffer = bytearray(0)
         self.initialised = False
         self.coherence: Callable[[], int] | None = None  # ChangeFollower.position, once it runs
+        self.admin = AdminView(vfs.state)  # /.komputer: events and receipts for root (kfs/fuse/admin.py)
+        self.admin_files: dict[int, Journal] = {}
+        self.admin_dirs: set[int] = set()
 
     def init(self) -> None:
         """pyfuse3 calls this while answering the kernel's INIT: the mount is live after it."""
@@ -163,6 +167,17 @@ class Operations(pyfuse3.Operations):
         entry.st_ctime_ns = inode.ctime
         return entry
 
+    def admin_attrs(self, inode: Inode) -> EntryAttributes:
+        """The admin view's attributes: never cached, so every stat sees the newest size."""
+        entry = self.attrs(inode)
+        entry.entry_timeout = entry.attr_timeout = 0
+        return entry
+
+    def _refuse_admin(self, *inos: int) -> None:
+        """The admin view is read-only."""
+        if any(AdminView.owns(ino) for ino in inos):
+            raise FUSEError(errno.EROFS)
+
     def entry(self, inode: Inode) -> EntryAttributes:
         """Attributes for a reply that gives the kernel a new reference (lookup count + 1)."""
         self.lookups[inode.ino] = self.lookups.get(inode.ino, 0) + 1
@@ -183,6 +198,11 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def lookup(self, parent_inode: int, name: bytes, ctx: Caller) -> EntryAttributes:
+        if parent_inode == ROOT_INO and name == NAME or AdminView.owns(parent_inode):
+            AdminView.require_root(ctx.uid)
+            if name == b"..":
+                return self.entry(self.vfs.getattr(ROOT_INO))
+            return self.admin_attrs(self.admin.inode(DIR_INO) if parent_inode == ROOT_INO else self.admin.lookup(name))
         return self.entry(self.vfs.lookup(parent_inode, name, self.cred(ctx)))
 
     @_never_fails
@@ -196,12 +216,15 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def getattr(self, inode: int, ctx: Caller) -> EntryAttributes:
+        if AdminView.owns(inode):
+            return self.admin_attrs(self.admin.inode(inode))
         return self.attrs(self.vfs.getattr(inode))
 
     @_translated
     async def setattr(
         self, inode: int, attr: EntryAttributes, fields: SetattrFields, fh: int | None, ctx: Caller
     ) -> EntryAttributes:
+        self._refuse_admin(inode)
         cred = self.cred(ctx)
         changes: dict[str, Any] = {}
         if fields.update_mode:
@@ -239,6 +262,11 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def access(self, inode: int, mode: int, ctx: Caller) -> bool:
+        if AdminView.owns(inode):
+            AdminView.require_root(ctx.uid)
+            if mode & os.W_OK:
+                raise FUSEError(errno.EROFS)
+            return True
         self.vfs.access(inode, mode, self.cred(ctx))
         return True
 
@@ -261,45 +289,60 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def mknod(self, parent_inode: int, name: bytes, mode: int, rdev: int, ctx: Caller) -> EntryAttributes:
+        self._refuse_admin(parent_inode)
         mode &= ~ctx.umask
         return self.entry(self.vfs.mknod(parent_inode, name, mode, rdev, self.cred(ctx)))
 
     @_translated
     async def mkdir(self, parent_inode: int, name: bytes, mode: int, ctx: Caller) -> EntryAttributes:
+        self._refuse_admin(parent_inode)
         return self.entry(self.vfs.mkdir(parent_inode, name, mode & ~ctx.umask, self.cred(ctx)))
 
     @_translated
     async def symlink(self, parent_inode: int, name: bytes, target: bytes, ctx: Caller) -> EntryAttributes:
+        self._refuse_admin(parent_inode)
         return self.entry(self.vfs.symlink(parent_inode, name, target, self.cred(ctx)))
 
     @_translated
     async def link(self, inode: int, new_parent_inode: int, new_name: bytes, ctx: Caller) -> EntryAttributes:
+        self._refuse_admin(inode, new_parent_inode)
         return self.entry(self.vfs.link(inode, new_parent_inode, new_name, self.cred(ctx)))
 
     @_translated
     async def unlink(self, parent_inode: int, name: bytes, ctx: Caller) -> None:
+        self._refuse_admin(parent_inode)
         self.vfs.unlink(parent_inode, name, self.cred(ctx))
 
     @_translated
     async def rmdir(self, parent_inode: int, name: bytes, ctx: Caller) -> None:
+        self._refuse_admin(parent_inode)
         self.vfs.rmdir(parent_inode, name, self.cred(ctx))
 
     @_translated
     async def rename(
         self, parent_inode_old: int, name_old: bytes, parent_inode_new: int, name_new: bytes, flags: int, ctx: Caller
     ) -> None:
+        self._refuse_admin(parent_inode_old, parent_inode_new)
         self.vfs.rename(parent_inode_old, name_old, parent_inode_new, name_new, flags, self.cred(ctx))
 
     # -- open files --------------------------------------------------------------------------
 
     @_translated
     async def open(self, inode: int, flags: int, ctx: Caller) -> FileInfo:
+        if AdminView.owns(inode):
+            AdminView.require_root(ctx.uid)
+            if flags & (os.O_WRONLY | os.O_RDWR | os.O_TRUNC | os.O_APPEND):
+                raise FUSEError(errno.EROFS)
+            fh = next(self._next_fh)
+            self.admin_files[fh] = self.admin.journal(inode)
+            return FileInfo(fh=fh, direct_io=True, keep_cache=False)  # every read asks for the newest
         return self._add_file(self.vfs.open(inode, flags, self.cred(ctx)))
 
     @_translated
     async def create(
         self, parent_inode: int, name: bytes, mode: int, flags: int, ctx: Caller
     ) -> tuple[FileInfo, EntryAttributes]:
+        self._refuse_admin(parent_inode)
         cred = self.cred(ctx)
         try:
             handle, inode = self.vfs.create(parent_inode, name, mode & ~ctx.umask, flags, cred)
@@ -318,6 +361,9 @@ class Operations(pyfuse3.Operations):
         Safe because pyfuse3 sends the reply before any other request runs: this handler
         never awaits anything.
         """
+        journal = self.admin_files.get(fh)
+        if journal is not None:
+            return journal.read(off, size)
         handle = self._file(fh)
         if size <= CHUNK_SIZE:
             return handle.pread(size, off)
@@ -341,6 +387,7 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def release(self, fh: int) -> None:
+        self.admin_files.pop(fh, None)
         handle = self.files.pop(fh, None)
         if handle is not None:
             self.vfs.release_later(handle)
@@ -353,6 +400,11 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def opendir(self, inode: int, ctx: Caller) -> int:
+        if AdminView.owns(inode):
+            AdminView.require_root(ctx.uid)
+            fh = next(self._next_fh)
+            self.admin_dirs.add(fh)
+            return fh
         handle = self.vfs.open(inode, os.O_RDONLY | os.O_DIRECTORY, self.cred(ctx))
         fh = next(self._next_fh)
         self.dirs[fh] = handle
@@ -384,6 +436,13 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def readdir(self, fh: int, start_id: int, token: pyfuse3.ReaddirToken) -> None:
+        if fh in self.admin_dirs:
+            listing = [(b".", DIR_INO), (b"..", ROOT_INO), *self.admin.entries()]
+            for i, (name, ino) in enumerate(listing[start_id:], start_id + 1):
+                inode = self.vfs.getattr(ino) if ino == ROOT_INO else self.admin.inode(ino)
+                if not pyfuse3.readdir_reply(token, name, self.admin_attrs(inode), i):
+                    return
+            return
         for name, inode, next_id in self.dir_entries(fh, start_id):
             if not pyfuse3.readdir_reply(token, name, self.attrs(inode), next_id):
                 return
@@ -392,6 +451,7 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def releasedir(self, fh: int) -> None:
+        self.admin_dirs.discard(fh)
         self.dirs.pop(fh, None)
 
     @_translated
@@ -404,17 +464,23 @@ class Operations(pyfuse3.Operations):
     async def getxattr(self, inode: int, name: bytes, ctx: Caller) -> bytes:
         if name == COHERENCE_XATTR and inode == ROOT_INO and self.coherence is not None:
             return str(self.coherence()).encode()  # trusted.*: the kernel lets only root ask
+        if AdminView.owns(inode):
+            raise FUSEError(errno.ENODATA)
         return self.vfs.getxattr(inode, name, self.cred(ctx))
 
     @_translated
     async def setxattr(self, inode: int, name: bytes, value: bytes, ctx: Caller) -> None:
+        self._refuse_admin(inode)
         self.vfs.setxattr(inode, name, value, 0, self.cred(ctx))
 
     @_translated
     async def listxattr(self, inode: int, ctx: Caller) -> list[bytes]:
+        if AdminView.owns(inode):
+            return []
         return self.vfs.listxattr(inode, self.cred(ctx))
 
     @_translated
     async def removexattr(self, inode: int, name: bytes, ctx: Caller) -> None:
+        self._refuse_admin(inode)
         self.vfs.removexattr(inode, name, self.cred(ctx))
 

@@ -135,6 +135,21 @@ def cmd_sessions_close(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sessions_detach_idle(args: argparse.Namespace) -> int:
+    """Detach sessions idle past --idle seconds that run no process (their connections close;
+    named ones can be resumed)."""
+    import os
+
+    from kfs.agents.sessions import detach_idle
+    from kfs.runtime import procs
+
+    state = _state(args)
+    busy = {(r["agent"], r["session"]) for r in procs.rows(state, live=True)}
+    for agent, name in detach_idle(state, args.idle, busy, by=f"cli:{os.getuid()}"):
+        print(f"detached {agent}/{name}")
+    return 0
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
     """One look at the appliance: sessions held, processes by state, mounts of this state,
     events, receipts, and the state's size."""
@@ -199,5 +214,9 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
                                 help="end AGENT/SESSION: SIGHUP then SIGKILL to its processes, its connection closed")
     q.set_defaults(fn=cmd_sessions_close)
     q.add_argument("target", metavar="AGENT/SESSION")
+    q = sessions_sub.add_parser("detach-idle", parents=[common],
+                                help="detach sessions idle for --idle seconds (those running processes stay)")
+    q.set_defaults(fn=cmd_sessions_detach_idle)
+    q.add_argument("--idle", type=float, required=True, metavar="SECONDS")
     p = add("stats", cmd_stats, "sessions held, processes by state, mounts, events, receipts, state size")
     p.add_argument("--json", action="store_true", help="one JSON object")

@@ -541,7 +541,8 @@ class KServer:
             held = [(agent, name, holder) for (agent, name), holder in self._held.items()]
             if held:
                 try:
-                    kept = await asyncio.to_thread(agents.renew_leases, self.state, held, ttl)
+                    active = [self._last_active(holder) for _, _, holder in held]
+                    kept = await asyncio.to_thread(agents.renew_leases, self.state, held, ttl, active)
                 except Exception as e:  # noqa: BLE001 - try again next period; never stop housekeeping
                     log.warning("could not renew session leases: %s", e)
                 else:
@@ -559,6 +560,12 @@ class KServer:
                     if c.agent is not None and now - c.last_activity > idle:
                         self.audit_nowait("ssh.idle_timeout", agent=c.agent.name, peer=c.peer_addr)
                         c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "Idle timeout")
+
+    def _last_active(self, holder: dict[str, Any]) -> int:
+        """When the connection holding a lease last saw input or output (wall clock, ns)."""
+        now_wall, now = time.time_ns(), time.monotonic()
+        seen = [c.last_activity for c in self.connections.values() if c.session_holder is holder]
+        return now_wall - int((now - max(seen)) * 1e9) if seen else now_wall
 
     # -- processes ---------------------------------------------------------------------------
 

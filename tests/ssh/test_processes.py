@@ -170,3 +170,28 @@ def test_an_admin_closes_a_session_its_processes_and_its_connection(make_server)
         s.close()
     closes = [e for e in events_since(b.state, 0, 1 << 30) if e["type"] == "session.close" and "by" in e]
     assert [(e["agent"], e["session"]) for e in closes] == [("alice", "work")] and closes[0]["by"].startswith("cli:")
+
+
+def test_detach_idle_closes_idle_sessions_but_not_ones_running_processes(make_server) -> None:  # noqa: ANN001
+    from kshell.server import ServerConfig
+    from kshell.server.config import Penalties
+
+    b = make_server(ServerConfig(lease_ttl=1.5, penalties=Penalties(exempt=("127.0.0.1/32",))))
+    idle = PtySession([need("ssh"), "-tt", *b.ssh_options(), "-o", "SetEnv=K_SESSION=idle", "alice@127.0.0.1"])
+    busy = PtySession([need("ssh"), "-tt", *b.ssh_options(), "-o", "SetEnv=K_SESSION=busy", "alice@127.0.0.1"])
+    try:
+        idle.expect(b"$ ")
+        busy.expect(b"$ ")
+        busy.send(b"sleep 30 &\r")
+        busy.expect(b"$ ")
+        time.sleep(1.5)  # a renewal records each connection's last activity
+        done = subprocess.run([sys.executable, "-m", "kshell.cli", "sessions", "detach-idle", "--idle", "1",
+                               "--state", str(b.root / "state")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert (done.returncode, done.stdout) == (0, "detached alice/idle\n"), done.stderr
+        assert idle.wait(timeout=15) == 255
+        assert busy.proc.poll() is None
+        busy.send(b"echo still-here\r")
+        busy.expect(b"still-here")
+    finally:
+        idle.close()
+        busy.close()

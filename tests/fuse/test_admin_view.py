@@ -1,0 +1,89 @@
+"""The administrator's view through the mount (/.komputer/events.jsonl, receipts.jsonl): the
+handlers called directly, then a real mount read with ordinary tools, root only."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from test_fuse_operations import ROOT_CTX, call, errno_of, user_ctx
+
+from kfs.fuse.admin import DIR_INO, NAME
+from kfs.fuse.operations import Operations
+from kfs.journal import append_event, prune_events
+from kfs.vfs import ROOT_INO, VFS, PathFS
+
+
+@pytest.fixture
+def ops(vfs: VFS) -> Operations:
+    return Operations(vfs)
+
+
+def read_all(ops: Operations, name: bytes, chunk: int = 7) -> bytes:
+    ino = call(ops.lookup, DIR_INO, name, ROOT_CTX).st_ino
+    fh = call(ops.open, ino, os.O_RDONLY, ROOT_CTX).fh
+    out = b""
+    while data := call(ops.read, fh, len(out), chunk):
+        out += data
+    call(ops.release, fh)
+    return out
+
+
+def test_events_read_as_json_lines_that_grow_and_shrink_from_the_front(ops: Operations, vfs: VFS) -> None:
+    for n in range(5):
+        vfs.state.write(lambda txn, n=n: append_event(txn, "t", n=n))
+    lines = read_all(ops, b"events.jsonl").splitlines()
+    assert [json.loads(line)["n"] for line in lines] == [0, 1, 2, 3, 4]
+    size = call(ops.getattr, call(ops.lookup, DIR_INO, b"events.jsonl", ROOT_CTX).st_ino, ROOT_CTX).st_size
+    assert size == sum(len(line) + 1 for line in lines)
+    vfs.state.write(lambda txn: append_event(txn, "t", n=5))
+    assert json.loads(read_all(ops, b"events.jsonl").splitlines()[-1])["n"] == 5
+    prune_events(vfs.state, 2)
+    assert [json.loads(line)["n"] for line in read_all(ops, b"events.jsonl").splitlines()] == [4, 5]
+
+
+def test_receipts_read_as_json_lines(ops: Operations, vfs: VFS) -> None:
+    PathFS(vfs).write_file("/f", b"x")
+    rows = [json.loads(line) for line in read_all(ops, b"receipts.jsonl", 1 << 16).splitlines()]
+    assert rows[-1]["op"] == "vfs.write" and rows[-1]["path"] == "/f"
+
+
+def test_only_root_and_only_reading(ops: Operations) -> None:
+    assert errno_of(ops.lookup, ROOT_INO, NAME, user_ctx()) == errno.EACCES
+    assert errno_of(ops.open, DIR_INO + 1, os.O_RDONLY, user_ctx()) == errno.EACCES
+    attrs = call(ops.lookup, ROOT_INO, NAME, ROOT_CTX)
+    assert (attrs.st_mode & 0o7777, attrs.st_uid, attrs.attr_timeout) == (0o700, 0, 0)
+    assert errno_of(ops.open, DIR_INO + 1, os.O_WRONLY, ROOT_CTX) == errno.EROFS
+    assert errno_of(ops.create, DIR_INO, b"x", 0o644, os.O_WRONLY, ROOT_CTX) == errno.EROFS
+    assert errno_of(ops.unlink, DIR_INO, b"events.jsonl", ROOT_CTX) == errno.EROFS
+    assert errno_of(ops.lookup, DIR_INO, b"other", ROOT_CTX) == errno.ENOENT
+
+
+def test_a_real_mount_serves_it_to_root_tools_and_refuses_agents(kfs_mount, peer: PathFS) -> None:  # noqa: ANN001
+    view = kfs_mount.path / ".komputer"
+    assert sorted(os.listdir(view)) == ["events.jsonl", "receipts.jsonl"]
+    assert (os.stat(view).st_mode & 0o7777, os.stat(view / "events.jsonl").st_mode & 0o7777) == (0o700, 0o400)
+    follower = subprocess.Popen(["tail", "-n", "0", "-f", str(view / "events.jsonl")], stdout=subprocess.PIPE)
+    try:
+        time.sleep(1.5)
+        peer.vfs.state.write(lambda txn: append_event(txn, "admin.view", marker="seen-by-tail"))
+        deadline = time.monotonic() + 15
+        line = b""
+        while b"seen-by-tail" not in line and time.monotonic() < deadline:
+            line = follower.stdout.readline()  # type: ignore[union-attr]
+        assert json.loads(line)["marker"] == "seen-by-tail"
+    finally:
+        follower.kill()
+        follower.wait()
+    peer.write_file("/admin-view-probe", b"x")
+    receipts = (view / "receipts.jsonl").read_text().splitlines()
+    assert any(json.loads(r).get("path") == "/admin-view-probe" for r in receipts)
+    denied = subprocess.run(["cat", str(view / "events.jsonl")], capture_output=True, text=True,
+                            preexec_fn=lambda: (os.setgid(1000), os.setuid(1000)))
+    assert denied.returncode == 1 and "Permission denied" in denied.stderr
+    assert subprocess.run(["touch", str(view / "x")], capture_output=True).returncode == 1
