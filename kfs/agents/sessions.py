@@ -70,22 +70,25 @@ def acquire_session(
         raw_lease = txn.get("leases", key)
         if raw_lease is not None:
             lease = json.loads(raw_lease)
-            if lease_alive(lease, now) and (lease["pid"], lease["start"], lease["serial"]) != (
-                holder["pid"], holder["start"], holder["serial"]
-            ):
+            mine = (lease["pid"], lease["start"], lease["serial"]) == (holder["pid"], holder["start"], holder["serial"])
+            if lease_alive(lease, now) and not mine:
                 raise LeaseHeld(
                     f"session {chosen!r} is in use by another connection; "
                     "it is free again when that connection ends or its lease expires"
                 )
+            if not mine:  # its holder died or stopped renewing: this one takes it over
+                append_event(txn, "lease.takeover", agent=agent, session=chosen, front="ssh", previous=lease["pid"],
+                             expired=lease["expires"] < now)
         raw = txn.get("sessions", key)
         if raw is None:
             record = SessionRecord(agent, chosen, home, {}, now, now, ephemeral)
-            append_event(txn, "session.create", agent=agent, session=chosen)
+            append_event(txn, "session.create", agent=agent, session=chosen, front="ssh")
         else:
             record = SessionRecord(**json.loads(raw))
-            append_event(txn, "session.resume", agent=agent, session=chosen)
+            append_event(txn, "session.resume", agent=agent, session=chosen, front="ssh")
         txn.put("sessions", key, _encode(_record_dict(record)))
         txn.put("leases", key, _encode({**holder, "expires": now + int(ttl * 1e9)}))
+        append_event(txn, "lease.take", agent=agent, session=chosen, front="ssh", holder=holder["pid"])
         return record
 
     return state.write(body)
@@ -124,6 +127,12 @@ def renew_leases(state: KState, leases: list[tuple[str, str, dict[str, Any]]], t
                 extra = {"active": active[i]} if active is not None else {}
                 txn.put("leases", key, _encode({**holder, "expires": expires, **extra}))
             kept.append(mine)
+        renewed = [f"{agent}/{name}" for (agent, name, _), ok in zip(leases, kept, strict=True) if ok]
+        lost = [f"{agent}/{name}" for (agent, name, _), ok in zip(leases, kept, strict=True) if not ok]
+        if renewed:  # one event per renewal round, not one per session
+            append_event(txn, "lease.renew", front="ssh", sessions=renewed, expires=expires)
+        if lost:
+            append_event(txn, "lease.lost", front="ssh", sessions=lost)
         return kept
 
     return state.write(body)
@@ -145,7 +154,7 @@ def release_session(state: KState, record: SessionRecord, holder: dict[str, Any]
             lease = json.loads(raw)
             if (lease["pid"], lease["start"], lease["serial"]) == (holder["pid"], holder["start"], holder["serial"]):
                 txn.delete("leases", key)
-                append_event(txn, "session.close", agent=record.agent, session=record.name)
+                append_event(txn, "session.close", agent=record.agent, session=record.name, front="ssh")
         if record.ephemeral:
             txn.delete("sessions", key)
 

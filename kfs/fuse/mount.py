@@ -126,6 +126,8 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
     from kfs.kstate import KState
     from kfs.vfs import VFS
 
+    from kfs.journal import append_event
+
     state = KState(state_dir, create=True)
     vfs = VFS(state, by="fuse")
     ops = Operations(vfs)
@@ -134,6 +136,8 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
     except RuntimeError as e:
         state.close()
         raise MountError(f"{mountpoint}: mount failed ({e}); see the messages above") from None
+    where = {"path": str(mountpoint), "pid": os.getpid(), "front": "fuse"}
+    state.write(lambda txn: append_event(txn, "mount.start", options=sorted(options), **where))
     tuned = False
 
     def chores() -> None:  # the coherence thread runs this every poll, between its own work
@@ -157,6 +161,7 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
         follower.stop()
         try:
             ops.shutdown()
+            state.write(lambda txn: append_event(txn, "mount.stop", **where))
         finally:
             pyfuse3.close(unmount=unmount)
             state.close()

@@ -106,6 +106,7 @@ class Operations(pyfuse3.Operations):
         self.timeout = timeout
         self.lookups: dict[int, int] = {}  # ino -> the kernel's lookup count
         self.files: dict[int, FileHandle] = {}
+        self.openers: dict[int, str] = {}  # fh -> the receipts' `by` of whoever opened it (writes name them)
         self.dirs: dict[int, FileHandle] = {}
         self._next_fh = itertools.count(1)
         self._read_buffer = bytearray(0)
@@ -137,9 +138,12 @@ class Operations(pyfuse3.Operations):
 
     # -- translation helpers -----------------------------------------------------------------
 
-    @staticmethod
-    def cred(ctx: Caller) -> Cred:
-        """The caller's credentials; supplementary groups come from /proc (root needs none)."""
+    def cred(self, ctx: Caller) -> Cred:
+        """The caller's credentials; supplementary groups come from /proc (root needs none).
+        Every request that may write asks for them first, so this is also where the receipts
+        of the request learn who made it: the uid and pid behind the mount (a delegated
+        program's are its agent's uid and its own pid). Requests run one at a time."""
+        self.vfs.by = f"fuse uid {ctx.uid} pid {ctx.pid}"
         if ctx.uid == 0:
             return Cred(0, ctx.gid)
         try:
@@ -192,6 +196,7 @@ class Operations(pyfuse3.Operations):
     def _add_file(self, handle: FileHandle) -> FileInfo:
         fh = next(self._next_fh)
         self.files[fh] = handle
+        self.openers[fh] = self.vfs.by
         return FileInfo(fh=fh, keep_cache=True)
 
     # -- lookup and attributes ---------------------------------------------------------------
@@ -374,7 +379,9 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def write(self, fh: int, off: int, buf: bytes) -> int:
-        return self._file(fh).pwrite(buf, off)
+        handle = self._file(fh)
+        self.vfs.by = self.openers.get(fh, "fuse")
+        return handle.pwrite(buf, off)
 
     @_translated
     async def flush(self, fh: int) -> None:
@@ -388,6 +395,7 @@ class Operations(pyfuse3.Operations):
     @_translated
     async def release(self, fh: int) -> None:
         self.admin_files.pop(fh, None)
+        self.openers.pop(fh, None)
         handle = self.files.pop(fh, None)
         if handle is not None:
             self.vfs.release_later(handle)

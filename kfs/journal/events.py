@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -30,24 +31,27 @@ def last_event(state: KState) -> int:
     return 0 if key is None else U64.unpack(bytes(key[:8]))[0]
 
 
-def prune_events(state: KState, keep: int, batch: int = 50_000) -> int:
-    """Delete the oldest events until at most `keep` (at least 1) are left; how many went.
-    The newest event always stays, so sequence numbers never repeat. One transaction per
-    `batch`, so writers never wait long behind retention."""
-    keep = max(keep, 1)
+def prune_events(state: KState, keep: int, batch: int = 50_000, *, before: int = 0) -> int:
+    """Delete the oldest events until at most `keep` are left (0: no bound by count), and those
+    older than `before` (ns since the epoch; 0: no bound by age); how many went. The newest
+    event always stays, so sequence numbers never repeat. One transaction per `batch`, so
+    writers never wait long behind retention."""
     removed = 0
     while True:
 
         def body(txn: Txn) -> int:
-            excess = min(txn.stat("events")["entries"] - keep, batch)
-            if excess <= 0:
-                return 0
+            entries = txn.stat("events")["entries"]
+            excess = min(entries - max(keep, 1), batch) if keep > 0 else 0
             t, db = txn.raw("events")
             cur = t.cursor(db)
             cur.first()
-            for _ in range(excess):
+            gone = 0
+            while gone < batch and entries - gone > 1:
+                if gone >= excess and not (before and json.loads(cur.value())["ts"] < before):
+                    break
                 cur.delete()
-            return excess
+                gone += 1
+            return gone
 
         done = state.write(body)
         removed += done

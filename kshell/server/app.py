@@ -532,10 +532,12 @@ class KServer:
         pruned = time.monotonic()
         while True:
             await asyncio.sleep(period)
-            if self.config.events_keep > 0 and time.monotonic() - pruned >= 60.0:
+            keep, days = self.config.events_keep, self.config.events_max_days
+            if (keep > 0 or days > 0) and time.monotonic() - pruned >= 60.0:
                 pruned = time.monotonic()
+                before = time.time_ns() - int(days * 86400e9) if days > 0 else 0
                 try:
-                    await asyncio.to_thread(prune_events, self.state, self.config.events_keep)
+                    await asyncio.to_thread(prune_events, self.state, keep, before=before)
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not prune events: %s", e)
             held = [(agent, name, holder) for (agent, name), holder in self._held.items()]

@@ -50,6 +50,7 @@ class ServerConfig:
     keepalive_count_max: int = 3  # ClientAliveCountMax
     lease_ttl: float = 30.0  # a session lease lapses this long after its last renewal
     events_keep: int = 1_000_000  # the newest events kept (older ones are deleted every minute; 0: all)
+    events_max_days: float = 0.0  # events older than this are deleted too (0: kept whatever their age)
     # Ciphers, in the server's order (the client's order decides among them). chacha20-poly1305
     # is left out by default: asyncssh sets up two cipher contexts per packet for it, five times
     # the cost of AES-GCM per small packet and three times per 32 KiB one; clients then choose

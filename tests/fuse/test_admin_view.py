@@ -87,3 +87,32 @@ def test_a_real_mount_serves_it_to_root_tools_and_refuses_agents(kfs_mount, peer
                             preexec_fn=lambda: (os.setgid(1000), os.setuid(1000)))
     assert denied.returncode == 1 and "Permission denied" in denied.stderr
     assert subprocess.run(["touch", str(view / "x")], capture_output=True).returncode == 1
+
+
+def test_receipts_of_the_mount_name_the_callers_uid_and_pid(ops: Operations, vfs: VFS) -> None:
+    from test_fuse_operations import user_ctx as ctx_of
+
+    from kfs.journal import receipts_since
+
+    from types import SimpleNamespace
+
+    call(ops.mkdir, ROOT_INO, b"shared", 0o777, SimpleNamespace(uid=0, gid=0, pid=1, umask=0))
+    shared = call(ops.lookup, ROOT_INO, b"shared", ROOT_CTX).st_ino
+    writer = ctx_of(1000)
+    writer.pid = 4321
+    info, entry = call(ops.create, shared, b"f", 0o644, os.O_WRONLY, writer)
+    call(ops.lookup, ROOT_INO, b"shared", ROOT_CTX)  # another caller's request in between
+    call(ops.write, info.fh, 0, b"data")
+    call(ops.release, info.fh)
+    rows = [r for r in receipts_since(vfs.state, 0, 1 << 30) if r.get("path") in ("/shared/f", f"ino {entry.st_ino}")]
+    assert {r["by"] for r in rows} == {"fuse uid 1000 pid 4321"}
+    assert {r["op"] for r in rows} >= {"vfs.create", "vfs.write"}
+
+
+def test_mounting_and_unmounting_are_events(kfs_mount) -> None:  # noqa: ANN001
+    from kfs.journal import events_since
+    from kfs.kstate import KState
+
+    with KState(kfs_mount.state) as state:
+        starts = [e for e in events_since(state, 0, 1 << 30) if e["type"] == "mount.start"]
+    assert starts and starts[-1]["path"] == str(kfs_mount.path) and starts[-1]["front"] == "fuse"

@@ -195,3 +195,20 @@ def test_detach_idle_closes_idle_sessions_but_not_ones_running_processes(make_se
     finally:
         idle.close()
         busy.close()
+
+
+def test_sessions_and_leases_are_events_that_name_the_front_end(bench: Bench) -> None:
+    last = events_since(bench.state, 0, 1 << 30)[-1]["seq"]
+    sh(bench, "true", user="bob")
+
+    def bobs() -> list[dict]:
+        return [e for e in events_since(bench.state, last, 1 << 30) if e.get("agent") == "bob"]
+
+    eventually(lambda: any(e["type"] == "session.close" for e in bobs()))  # released as the connection ends
+    events = bobs()
+    kinds = [e["type"] for e in events]
+    assert kinds.index("session.create") < kinds.index("lease.take") < kinds.index("proc.start") \
+        < kinds.index("proc.exit") < kinds.index("session.close")
+    session = events[kinds.index("lease.take")]["session"]
+    assert all(e["session"] == session for e in events if e["type"].startswith(("session.", "lease.", "proc.")))
+    assert all(e["front"] in ("ssh", "ssh exec") for e in events if e["type"].startswith(("session.", "lease.")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -113,10 +114,22 @@ def test_pruning_keeps_the_newest_events_and_sequence_numbers_never_repeat(state
         state.write(lambda txn, n=n: append_event(txn, "t", n=n))
     assert prune_events(state, 10, batch=4) == 15
     assert [e["n"] for e in events_since(state)] == list(range(15, 25))
-    assert prune_events(state, 0) == 9  # the newest always stays
+    assert prune_events(state, 0) == 0  # no bound by count
+    assert prune_events(state, 0, before=time.time_ns() + 10**12) == 9  # all are old: the newest stays
     state.write(lambda txn: append_event(txn, "t", n=25))
     assert [e["seq"] for e in events_since(state)] == [25, 26]
     assert last_event(state) == 26
+
+
+def test_pruning_by_age_stops_at_the_first_young_event(state: KState) -> None:
+    for n in range(3):
+        state.write(lambda txn, n=n: append_event(txn, "t", n=n))
+    cut = time.time_ns()
+    time.sleep(0.01)
+    for n in range(3, 5):
+        state.write(lambda txn, n=n: append_event(txn, "t", n=n))
+    assert prune_events(state, 0, before=cut) == 3
+    assert [e["n"] for e in events_since(state)] == [3, 4]
 
 
 def test_komputer_ps_and_events_read_a_state(state: KState, tmp_path: Path) -> None:
