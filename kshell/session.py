@@ -115,7 +115,7 @@ class Shell:
         self.limits = limits or Limits()
         self.session = Session(self.limits, name)
         own_fs = SystemFS(fs.vfs, session=self.session, cred=fs.cred, cwd=fs.cwd, home=fs.home, umask=fs.umask,
-                          tilde=False)
+                          tilde=False, policy=fs.policy)
         self.interp = Interp(own_fs, self.session, {})
         self.session.tools.update(tool_registry())
         self.name = name

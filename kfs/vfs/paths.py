@@ -22,6 +22,7 @@ from kfs.vfs.cred import R_OK, ROOT, W_OK, X_OK, Cred, allowed, require
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import PATH_MAX, ROOT_INO, SYMLOOP_MAX, Inode
 from kfs.vfs.ops import Op
+from kfs.vfs.policy import Refusal, WritePolicy
 from kfs.vfs.vfs import VFS, FileHandle, StatFS
 
 PathLike = str | bytes
@@ -136,9 +137,11 @@ class PathFS:
         home: PathLike = "/",
         umask: int = 0o022,
         tilde: bool = True,
+        policy: WritePolicy | None = None,
     ) -> None:
         self.vfs = vfs
         self.tilde = tilde
+        self.policy = policy  # a restricted mode's writes (kfs.vfs.policy); None: only the mode bits
         self.cred = cred
         self.home = native.normalize(_fs(home))
         self.cwd = native.normalize(_fs(cwd), b"/", self.home)
@@ -289,14 +292,50 @@ class PathFS:
         ino = records.lookup_entry(txn, source.parent.ino, name)
         return Resolved(source.parent, name, None if ino is None else records.get_inode(txn, ino, dst_raw))
 
-    def _run(self, fn: Callable[[Op], T], path: PathLike) -> T:
-        """One operation; an error raised without a path (ENOSPC from the map) gets `path`."""
+    def _run(self, fn: Callable[[Op], T], path: PathLike, *writes: tuple[PathLike, bool]) -> T:
+        """One operation; an error raised without a path (ENOSPC from the map) gets `path`.
+        `writes`: the (path, follow) pairs it writes, checked against the session's policy in
+        the operation's own transaction, on the paths they really reach."""
+        if self.policy is not None and writes:
+            body = fn
+
+            def fn(op: Op) -> T:  # type: ignore[no-redef]
+                for target, follow in writes:
+                    self._guard(op.txn, target, follow)
+                return body(op)
+
         try:
             return self.vfs.run(self.cred, fn)
         except OSError as e:
             if e.filename is None and e.errno:
                 raise fs_error(e.errno, path) from e
             raise
+
+    def _guard(self, txn: Txn, path: PathLike, follow: bool) -> None:
+        """Raise Refusal when the policy refuses a write reaching `path` (the entry itself
+        unless `follow`; for a path whose directories are missing, the first one missing)."""
+        policy = self.policy
+        assert policy is not None
+        raw = _fs(path)
+        while True:
+            try:
+                found = self.resolve(txn, raw, follow=follow, entry=not follow)
+                break
+            except OSError as e:
+                parent = raw.rstrip(b"/").rsplit(b"/", 1)[0] if b"/" in raw.rstrip(b"/") else b""
+                if e.errno != errno.ENOENT or not parent or parent == raw:
+                    raise
+                raw, follow = parent, False  # mkdir -p: the first directory it would make
+        if found.inode is not None and found.inode.is_dir and (follow or found.parent is None):
+            physical = os.fsdecode(records.dir_path(txn, found.inode.ino))
+        elif found.parent is None:
+            physical = "/"
+        else:
+            base = records.dir_path(txn, found.parent.ino)
+            physical = os.fsdecode(base.rstrip(b"/") + b"/" + found.name)
+        if policy.refuses(physical):
+            policy.refused += 1
+            raise Refusal(os.fsdecode(_fs(path)), policy.mode)
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -425,7 +464,7 @@ class PathFS:
                 op.changed(ChangeKind.DATA, inode.ino)
             return len(payload)
 
-        return self._run(body, path)
+        return self._run(body, path, (path, True))
 
     def open(self, path: PathLike, flags: int = os.O_RDONLY, mode: int = 0o666) -> FileHandle:
         """Open with os.open's flags (O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_NOFOLLOW, O_DIRECTORY)."""
@@ -453,7 +492,8 @@ class PathFS:
                 raise fs_error(errno.ENOTDIR, path)
             return self.vfs.open_in(op, inode, flags, shown)
 
-        return self._run(body, path)
+        writes = flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+        return self._run(body, path, *([(path, follow)] if writes else []))
 
     def mkdir(self, path: PathLike, mode: int = 0o777, *, parents: bool = False) -> None:
         """Create a directory; with parents=True create missing ancestors and accept an existing one."""
@@ -468,7 +508,7 @@ class PathFS:
                 return
             self.mkdirs_in(op, path, mode)
 
-        self._run(body, path)
+        self._run(body, path, (path, False))
 
     def mkdirs_in(self, op: Op, path: PathLike, mode: int = 0o777) -> Inode:
         """`mkdir -p` inside a caller's operation; returns the (possibly existing) directory."""
@@ -502,7 +542,7 @@ class PathFS:
                 op, parent, name, kind | (mode & ~self.umask & 0o7777), rdev=rdev, path=shown, absent=True
             )
 
-        self._run(body, path)
+        self._run(body, path, (path, False))
 
     def symlink(self, target: PathLike, path: PathLike) -> None:
         """Create `path` as a symbolic link to `target` (stored verbatim, resolved on use)."""
@@ -517,7 +557,7 @@ class PathFS:
             parent, name = self._new_entry(op.txn, path)
             namespace.make_node(op, parent, name, st.S_IFLNK | 0o777, target=raw_target, path=shown, absent=True)
 
-        self._run(body, path)
+        self._run(body, path, (path, False))
 
     def link(self, existing: PathLike, new: PathLike) -> None:
         """Hard link; like link(2) on Linux, a symlink operand is linked itself, not followed."""
@@ -528,7 +568,7 @@ class PathFS:
             parent, name = self._new_entry(op.txn, new)
             namespace.link(op, inode, parent, name, path=shown)
 
-        self._run(body, new)
+        self._run(body, new, (new, False))
 
     def unlink(self, path: PathLike) -> None:
         shown = self.abspath(path)
@@ -541,7 +581,7 @@ class PathFS:
             assert found.parent is not None and found.inode is not None
             namespace.unlink(op, found.parent, found.name, path=shown, child=found.inode)
 
-        self._run(body, path)
+        self._run(body, path, (path, False))
 
     def rmdir(self, path: PathLike) -> None:
         shown = self.abspath(path)
@@ -550,7 +590,7 @@ class PathFS:
             parent, name = self._entry(op.txn, path)
             namespace.rmdir(op, parent, name, path=shown)
 
-        self._run(body, path)
+        self._run(body, path, (path, False))
 
     def rm(self, path: PathLike, *, recursive: bool = False, force: bool = False) -> None:
         """Remove a file, or with recursive=True a whole tree, in one transaction.
@@ -575,7 +615,7 @@ class PathFS:
             else:
                 self._remove_tree(op, found.parent, found.name, found.inode, shown)
 
-        self._run(body, path)
+        self._run(body, path, (path, False))
 
     def _remove_tree(self, op: Op, parent: Inode, name: bytes, inode: Inode, shown: str) -> None:
         require(op.cred, inode, W_OK | X_OK, shown)
@@ -611,7 +651,7 @@ class PathFS:
                 known=(moving, found.inode),
             )
 
-        self._run(body, src)
+        self._run(body, src, (src, False), (dst, False))
 
     # -- attributes --------------------------------------------------------------------------
 
@@ -620,6 +660,7 @@ class PathFS:
         return self._run(
             lambda op: attrs.setattr(op, self._existing(op.txn, path, follow=follow), path=shown, **changes),  # type: ignore[arg-type]
             path,
+            (path, follow),
         )
 
     def chmod(self, path: PathLike, mode: int, *, follow: bool = True) -> Inode:
@@ -650,9 +691,11 @@ class PathFS:
     def setxattr(self, path: PathLike, name: bytes, value: bytes, flags: int = 0, *, follow: bool = True) -> None:
         shown = self.abspath(path)
         self._run(
-            lambda op: attrs.setxattr(op, self._existing(op.txn, path, follow=follow), name, value, flags, shown), path
+            lambda op: attrs.setxattr(op, self._existing(op.txn, path, follow=follow), name, value, flags, shown), path,
+            (path, follow),
         )
 
     def removexattr(self, path: PathLike, name: bytes, *, follow: bool = True) -> None:
         shown = self.abspath(path)
-        self._run(lambda op: attrs.removexattr(op, self._existing(op.txn, path, follow=follow), name, shown), path)
+        self._run(lambda op: attrs.removexattr(op, self._existing(op.txn, path, follow=follow), name, shown), path,
+                  (path, follow))

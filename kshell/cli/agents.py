@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from kshell.cli import PROG, AddCommand
 from kshell.cli.state import state_path
@@ -53,18 +54,23 @@ def cmd_agent_list(args: argparse.Namespace) -> int:
 
 
 def cmd_agent_set(args: argparse.Namespace) -> int:
-    """Per-agent delegation settings; they apply to the agent's next session."""
+    """Per-agent settings (delegation, restricted mode); they apply to the agent's next session."""
     from kfs.kstate import KState
     from kshell.delegate.config import set_agent_overrides
 
     network = None if args.network is None else args.network == "on"
     with KState(state_path(args)) as state:
         try:
-            now = set_agent_overrides(state, args.name, remote=args.remote, network=network)
+            scope = tuple(args.scope) if args.scope else None
+            now = set_agent_overrides(state, args.name, remote=args.remote, network=network, mode=args.mode,
+                                      scope=scope, plan=args.plan)
         except (LookupError, ValueError) as e:
             print(f"{PROG} agent set: {e.args[0]}", file=sys.stderr)
             return 1
-    shown = " ".join(f"{k}={'on' if v is True else 'off' if v is False else v}" for k, v in sorted(now.items()))
+    def text(v: Any) -> str:
+        return "on" if v is True else "off" if v is False else ",".join(v) if isinstance(v, list | tuple) else str(v)
+
+    shown = " ".join(f"{k}={text(v)}" for k, v in sorted(now.items()))
     print(f"{PROG}: agent {args.name}: {shown or 'server defaults'}")
     return 0
 
@@ -142,6 +148,10 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q.add_argument("--remote", choices=("local", "ssh", "none"),
                    help="where commands K does not have run: local (bubblewrap), ssh, none")
     q.add_argument("--network", choices=("on", "off"), help="whether delegated programs reach the network")
+    q.add_argument("--mode", choices=("readonly", "plan", "limited", "full"),
+                   help="restrict the agent's writes: readonly, plan (only under --plan), limited (only under --scope)")
+    q.add_argument("--scope", nargs="+", metavar="PATH", help="where a limited agent may write (paths or globs; ~/ is its home)")
+    q.add_argument("--plan", metavar="DIR", help="a plan-mode agent's plan folder (default ~/.plan)")
     p = add("keys", cmd_keys_list, "manage an agent's authorized keys (OpenSSH authorized_keys lines)")
     keys_sub = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
     q = keys_sub.add_parser("add", parents=[common], help="add the keys in PUBKEY_FILE (- for stdin), options allowed")

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import posixpath
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from kfs.journal import last_change
+from kfs.vfs.policy import DENIED_GIT, DENIED_NAMES, RC_FILES
 from kshell.delegate.config import DelegateConfig
 from kshell.delegate.mounts import Unavailable, find_mount, wait_coherent
 from kshell.delegate.run import run, terminal_of
@@ -24,6 +25,7 @@ from kshell.delegate.terminal import JOB_LEADER
 from kshell.exec.system import HOST_DIRS
 from kshell.delegate.sandbox import (
     Refused,
+    View,
     bwrap_argv,
     bwrap_path,
     check_namespaces,
@@ -67,8 +69,12 @@ def run_program(sh: Interp, argv: list[str], shown: str) -> int:
     if d is None:
         sh.error(f"{shown}: command not found")
         return 127
+    policy = sh.fs.policy
     try:
         if d.config.remote == "ssh":
+            if policy is not None:  # fail closed: the ssh remote is not a sandbox it could harden
+                raise Unavailable(f"this session is in {policy.mode} mode, and the ssh remote is not a sandbox "
+                                  "that could keep it (use the local remote: komputer agent set NAME --remote local)")
             return _run_ssh(sh, d, argv)
         return _run_local(sh, d, argv)
     except Unavailable as e:
@@ -110,6 +116,8 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
         return True
 
     check_paths(view, cwd, argv, exists_in_k)
+    if sh.fs.policy is not None:
+        view = _restricted(sh, view)
     wait_coherent(mount, last_change(sh.fs.vfs.state))
     for path in view.binds:
         if not os.path.isdir(mount.path + path):
@@ -121,6 +129,35 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     command = bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=info_w,
                          new_session=terminal is None, argv=argv, cwd=cwd, bwrap=bwrap)
     return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal)
+
+
+def _restricted(sh: Interp, view: View) -> View:
+    """A restricted session's sandbox: the K binds read-only, but for the directories its
+    policy lets it write (when they exist, and are not globs), and the deny-write paths
+    that exist bound read-only over everything."""
+    policy = sh.fs.policy
+    assert policy is not None
+
+    def is_dir(path: str) -> bool:
+        try:
+            return sh.fs.stat(path).is_dir
+        except OSError:
+            return False
+
+    def exists(path: str) -> bool:
+        try:
+            sh.fs.lstat(path)
+        except OSError:
+            return False
+        return True
+
+    writable = tuple(a for a in policy.allowed if not any(c in a for c in "*?[") and is_dir(a)
+                     and any(a == b or a.startswith(b.rstrip("/") + "/") for b in view.binds))
+    candidates = [posixpath.join(policy.home, name) for name in RC_FILES]
+    for top in (*view.binds, *writable):
+        candidates += [posixpath.join(top, name) for name in (*DENIED_NAMES, *DENIED_GIT)]
+    protected = tuple(sorted({p for p in candidates if exists(p) and not sh.fs.lstat(p).is_lnk}))
+    return replace(view, read_only=True, writable=writable, protected=protected)
 
 
 # Run on the ssh remote by its login shell: the program in the background with the channel as

@@ -5,11 +5,12 @@ server and worker of one state agrees on them."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from kfs.format import AGENT_SETTINGS
 from kfs.kstate import KState, Txn
+from kfs.vfs.policy import MODES
 from kshell.worker.limits import section_settings
 
 REMOTES = ("local", "ssh", "none")
@@ -57,7 +58,7 @@ class DelegateConfig:
 
 
 def agent_overrides(state: KState, agent: str) -> dict[str, Any]:
-    """The agent's own settings (remote, network), {} when it has none."""
+    """The agent's own settings (remote, network; mode, scope, plan), {} when it has none."""
     with state.read() as txn:
         raw = txn.get("keys", AGENT_SETTINGS + agent.encode())
     return {} if raw is None else json.loads(raw)
@@ -73,12 +74,20 @@ def set_agent_overrides(state: KState, agent: str, **changes: Any) -> dict[str, 
         raw = txn.get("keys", AGENT_SETTINGS + agent.encode())
         current = {} if raw is None else json.loads(raw)
         current.update({k: v for k, v in changes.items() if v is not None})
-        replace(DelegateConfig(), **current)  # refuses a bad value before it is stored
+        replace(DelegateConfig(), **_delegation_part(current))  # refuses a bad value before it is stored
+        if current.get("mode", "full") not in MODES:
+            raise ValueError(f"mode {current['mode']!r}: expected one of {', '.join(MODES)}")
         txn.put("keys", AGENT_SETTINGS + agent.encode(), json.dumps(current, sort_keys=True).encode())
         return current
 
     return state.write(change)
 
 
+def _delegation_part(settings: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(DelegateConfig)}
+    return {k: v for k, v in settings.items() if k in names}
+
+
 def for_agent(config: DelegateConfig, overrides: dict[str, Any]) -> DelegateConfig:
-    return replace(config, **overrides) if overrides else config
+    part = _delegation_part(overrides)
+    return replace(config, **part) if part else config

@@ -38,6 +38,9 @@ class View:
     mount: str
     binds: tuple[str, ...]  # K directories, read-write (the kernel applies the mode bits)
     host: tuple[str, ...]  # host paths shown read-only (HOST_DIRS and the configured extras)
+    read_only: bool = False  # a restricted session: the binds are read-only...
+    writable: tuple[str, ...] = ()  # ...but for these K directories (a plan folder, a limited scope)
+    protected: tuple[str, ...] = ()  # K paths bound read-only over everything (the mandatory deny-write list)
 
     def visible(self, path: str) -> bool:
         """Whether a K path is inside one of the bound directories."""
@@ -113,7 +116,11 @@ def bwrap_argv(view: View, *, network: bool, hostname: str, info_fd: int, new_se
         args += ["--ro-bind-try", f"{view.mount}/etc/{name}", f"/etc/{name}"]
     args += ["--proc", "/proc", "--dev", "/dev"]
     for path in sorted(view.binds, key=len):  # parents first: a cwd under home stays bound
+        args += ["--ro-bind" if view.read_only else "--bind", view.mount + path, path]
+    for path in sorted(view.writable, key=len):
         args += ["--bind", view.mount + path, path]
+    for path in view.protected:  # last: over any bind that holds them
+        args += ["--ro-bind", view.mount + path, path]
     args += ["--chdir", cwd, "--", *argv]
     return args
 

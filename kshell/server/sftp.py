@@ -18,6 +18,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import asyncssh
+
+from kfs.vfs.policy import Refusal
 from asyncssh import SFTPAttrs, SFTPName, SFTPVFSAttrs
 from asyncssh.sftp import SFTPLimits, SFTPServerHandler
 
@@ -51,7 +53,10 @@ _ERRORS: dict[int, type[asyncssh.SFTPError]] = {
 
 
 def sftp_error(e: OSError) -> asyncssh.SFTPError:
-    """The SFTP status for a VFS error (v3 clients see the codes their version has)."""
+    """The SFTP status for a VFS error (v3 clients see the codes their version has). A write
+    the session's mode refuses is permission denied, its message naming the mode."""
+    if isinstance(e, Refusal):
+        return asyncssh.SFTPPermissionDenied(f"{e.strerror} ({e.mode} mode)")
     cls = _ERRORS.get(e.errno or 0, asyncssh.SFTPFailure)
     return cls(e.strerror or str(e))
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from kfs.kstate import KState
 from kfs.vfs import VFS, Cred, PathFS
+from kfs.vfs.policy import WritePolicy
 from kshell.worker import wire
 from kshell.worker.cgroups import Bounds, CGroups
 from kshell.worker.limits import WorkerLimits
@@ -134,6 +135,7 @@ class Worker:
         self._muted: threading.Event | None = None
         self._lines: queue.SimpleQueue[tuple[str, bool]] | None = None
         self.recorder: ProcRecorder | None = None
+        self.policy: WritePolicy | None = None
         self.detached = False  # the session's channel is gone; its jobs run on, their output dropped
         self.inbox = SignalInbox(state, self.deliver)
 
@@ -156,12 +158,13 @@ class Worker:
         self.agent = spec["agent"]
         self.tty = bool(spec.get("tty"))
         home = spec["home"]
-        fs = PathFS(self.vfs, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home)
+        self.policy = self._policy(spec)
+        fs = PathFS(self.vfs, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home, policy=self.policy)
         cwd = spec.get("cwd") or home
         if cwd != home:  # a resumed cwd that is gone (or no directory now) falls back to home
             with contextlib.suppress(OSError):
                 if fs.stat(cwd).is_dir:
-                    fs = PathFS(self.vfs, cred=fs.cred, cwd=cwd, home=home)
+                    fs = PathFS(self.vfs, cred=fs.cred, cwd=cwd, home=home, policy=self.policy)
         shell_limits = Limits(wall_time=float(limits["wall_time"])) if "wall_time" in limits else Limits()
         self.shell = Shell(fs, name="k", env=spec.get("env") or {}, limits=shell_limits)
         if spec.get("functions"):
@@ -187,6 +190,14 @@ class Worker:
             shell.interp.session.terminal = Terminal(
                 lambda raw: self.frames.send_json(wire.RAW, raw),
                 int(env.get("COLUMNS") or 80), int(env.get("LINES") or 24), suspend=shell.suspend)
+
+    def _policy(self, spec: dict[str, Any]) -> WritePolicy | None:
+        """The session's restricted mode: the agent's (`komputer agent set --mode`), made
+        stricter by the session's own `K_MODE` (a session may narrow itself, never widen)."""
+        from kshell.delegate.config import agent_overrides
+
+        return WritePolicy.of_agent(agent_overrides(self.state, spec["agent"]), spec["home"],
+                                    (spec.get("env") or {}).get("K_MODE") or "full")
 
     def _delegation(self, spec: dict[str, Any]) -> Any:
         """The server's `[delegate]` settings with the agent's own overrides (read here, from
@@ -420,6 +431,10 @@ class Worker:
             status = self.shell.interp.last_status = 130
             if interactive:
                 self.shell.exited = None  # Ctrl-C never ends the session
+        if self.policy is not None and self.policy.refused:  # the one line that names the mode
+            self.policy.refused = 0
+            if not muted.is_set():
+                frames.send(wire.ERR, (self.policy.describe() + "\n").encode())
         if pid is not None:
             killed = self.shell.interp.session.cancel.signal if self.interrupted or status > 128 else 0
             self.recorder.ended(pid, status & 0xFF, killed)

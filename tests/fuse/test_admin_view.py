@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from test_fuse_operations import ROOT_CTX, call, errno_of, user_ctx

@@ -7,7 +7,6 @@ left uncertain and a `proc.lost` event naming it; every `proc.start` has its end
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import signal

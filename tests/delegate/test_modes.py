@@ -1,0 +1,93 @@
+"""Restricted modes on every path in, over real clients: K tools and redirections, SFTP (and
+scp), delegated python3 in the sandbox; each write refused as a Unix user expects (EROFS,
+"Read-only file system"; SFTP permission denied) plus one line naming the mode; reads go on;
+the session's own K_MODE narrows the agent's, never widens it; the ssh remote fails closed."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from delegation import run
+from kserver import Bench, need
+
+from kshell.delegate.config import set_agent_overrides
+
+
+@pytest.fixture
+def alice(mounted: Bench) -> Iterator[Bench]:
+    status, _, err = run(mounted, "rm -rf proj .plan; mkdir -p proj/.git .plan; echo keep > proj/a; "
+                                  "echo cfg > proj/.git/config")
+    assert status == 0, err
+    yield mounted
+    set_agent_overrides(mounted.state, "alice", mode="full")
+
+
+def mode(b: Bench, name: str, scope: tuple[str, ...] | None = None) -> None:
+    set_agent_overrides(b.state, "alice", mode=name, scope=scope)
+
+
+def test_readonly_refuses_k_tools_redirections_and_programs_and_names_the_mode(alice: Bench) -> None:
+    mode(alice, "readonly")
+    status, out, err = run(alice, "cat proj/a; echo x > proj/b; rm proj/a; python3 -c 'open(\"proj/c\", \"w\")'; ls proj")
+    assert out == "keep\na\n"
+    lines = err.splitlines()
+    assert lines[0] == "k: line 1: proj/b: Read-only file system"
+    assert lines[1] == "rm: cannot remove 'proj/a': Read-only file system"
+    assert "OSError: [Errno 30] Read-only file system: 'proj/c'" in err
+    assert lines[-1] == "K: this session is in readonly mode"
+    assert status == 0  # ls, the last command, succeeded
+
+
+def test_plan_and_limited_write_only_where_they_may(alice: Bench) -> None:
+    mode(alice, "plan")
+    status, out, err = run(alice, "echo p > .plan/p && python3 -c 'open(\".plan/q\", \"w\").write(\"q\")' && cat .plan/q; "
+                                  "echo x > proj/x")
+    assert out == "q" and "proj/x: Read-only file system" in err
+    assert err.splitlines()[-1] == "K: this session is in plan mode (writes only under /home/alice/.plan)"
+    mode(alice, "limited", ("~/proj",))
+    status, out, err = run(alice, "cd proj && echo 1 > x && python3 -c 'open(\"y\", \"w\").write(\"2\")' && cat x y; "
+                                  "python3 -c 'open(\".git/config\", \"w\")'; echo z > ../z; ln -s /etc e; echo h > e/h")
+    assert out == "1\n2"
+    assert "Read-only file system: '.git/config'" in err  # the deny list holds inside the scope, in the sandbox too
+    assert "../z: Read-only file system" in err and "e/h: Read-only file system" in err
+
+
+def test_sftp_and_scp_writes_are_refused_as_permission_denied(alice: Bench, tmp_path: Path) -> None:
+    mode(alice, "readonly")
+    src = tmp_path / "up.txt"
+    src.write_text("up\n")
+    batch = tmp_path / "batch"
+    for command in (f"put {src} proj/up.txt", "rename proj/a proj/b", "rm proj/a", "mkdir proj/d", "chmod 600 proj/a"):
+        batch.write_text(command + "\n")
+        done = subprocess.run([need("sftp"), *alice.ssh_options(port_flag="-P"), "-b", str(batch), "alice@127.0.0.1"],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode != 0, command
+        assert "Permission denied" in done.stderr or "permission denied" in done.stderr.lower(), (command, done.stderr)
+    batch.write_text(f"get proj/a {tmp_path / 'down.txt'}\n")
+    done = subprocess.run([need("sftp"), *alice.ssh_options(port_flag="-P"), "-b", str(batch), "alice@127.0.0.1"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and (tmp_path / "down.txt").read_text() == "keep\n"
+    done = subprocess.run([need("scp"), *alice.ssh_options(port_flag="-P"), str(src), "alice@127.0.0.1:proj/scp.txt"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    status, out, _ = run(alice, "ls proj")
+    assert out == "a\n"
+
+
+def test_a_session_narrows_itself_with_k_mode_but_never_widens(alice: Bench) -> None:
+    status, out, err = run(alice, "echo x > proj/n; echo $?", extra=["-o", "SetEnv=K_MODE=readonly"])
+    assert out == "1\n" and "K: this session is in readonly mode" in err
+    mode(alice, "readonly")
+    status, out, err = run(alice, "echo x > proj/n; echo $?", extra=["-o", "SetEnv=K_MODE=full"])
+    assert out == "1\n"
+
+
+def test_a_restricted_mode_fails_closed_with_the_ssh_remote(make_mounted) -> None:  # noqa: ANN001
+    b = make_mounted(remote="ssh", ssh_host="nobody@127.0.0.1", ssh_root="/srv/k")
+    set_agent_overrides(b.state, "alice", mode="readonly")
+    status, out, err = run(b, "python3 -c 'print(1)'")
+    assert status == 126 and out == ""
+    assert "readonly mode, and the ssh remote is not a sandbox" in err
