@@ -3,7 +3,9 @@
 A line is validated when added (the key parses, every option is one K honours) and stored
 verbatim under `authorized/NAME/<seq>` in the "keys" database. The SSH server loads an agent's
 lines at the start of authentication and lets asyncssh enforce them (`from=`, `principals=`,
-`cert-authority`, `command=`, `no-pty`). Public keys are not secrets; nothing here holds one.
+`cert-authority`, `command=`, `no-pty`); `environment="K_MODE=readonly"` is the one environment
+option, the key's restricted mode (a floor its sessions cannot lower). Public keys are not
+secrets; nothing here holds one.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from kfs.agents.records import agent_key, find_agent_in
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
+from kfs.vfs.policy import MODES
 
 # Options that mean something for K. Port, agent and X11 forwarding are never offered, so the
 # no-* forms of them are accepted as no-ops; anything else is refused rather than ignored.
@@ -33,6 +36,7 @@ SUPPORTED_OPTIONS = frozenset(
         "no-agent-forwarding",
         "no-x11-forwarding",
         "no-user-rc",
+        "environment",  # only environment="K_MODE=...": the key's restricted mode (kfs.vfs.policy)
     }
 )
 
@@ -112,6 +116,11 @@ def parse_key_line(line: str) -> tuple[str, str, str, str, str]:
             raise ValueError(
                 f"option {name!r} is not supported by K (supported: {', '.join(sorted(SUPPORTED_OPTIONS))})"
             )
+        if name == "environment":
+            value = opt.split("=", 1)[1].strip('"') if "=" in opt else ""
+            var, _, mode = value.partition("=")
+            if var != "K_MODE" or mode not in MODES:
+                raise ValueError(f"option 'environment' sets only K_MODE here ({'|'.join(MODES)}), not {value!r}")
         names.add(name)
     if "principals" in names and "cert-authority" not in names:
         raise ValueError("option 'principals' only applies to cert-authority lines")

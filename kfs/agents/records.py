@@ -69,6 +69,14 @@ def find_agent_in(txn: Txn, name: str) -> Agent | None:
     return None if raw is None else Agent.from_json(raw)
 
 
+def agent_settings(state: KState, name: str) -> dict:
+    """The agent's own settings (`komputer agent set`: delegation, restricted mode), {} when
+    it has none."""
+    with state.read() as txn:
+        raw = txn.get("keys", AGENT_SETTINGS + name.encode())
+    return {} if raw is None else json.loads(raw)
+
+
 def find_agent(state: KState, name: str) -> Agent | None:
     with state.read() as txn:
         return find_agent_in(txn, name)

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger("kfs.fuse")
 
@@ -116,8 +117,10 @@ def raise_readahead(mountpoint: Path, kib: int = READAHEAD_KB, sysfs: Path = Pat
     return True
 
 
-def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[[], None] | None = None) -> None:
-    """Mount, answer requests until unmounted or SIGINT/SIGTERM, then unmount."""
+def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[[], None] | None = None,
+          agent: tuple[str, str | None] | None = None) -> None:
+    """Mount, answer requests until unmounted or SIGINT/SIGTERM, then unmount. `agent`:
+    (name, mode) for one agent's view (its uid for every request, its policy)."""
     import pyfuse3
     import trio
 
@@ -130,13 +133,18 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
 
     state = KState(state_dir, create=True)
     vfs = VFS(state, by="fuse")
-    ops = Operations(vfs)
+    try:
+        ops = Operations(vfs, agent=agent_view(state, *agent) if agent is not None else None)
+    except MountError:
+        state.close()
+        raise
     try:
         pyfuse3.init(ops, str(mountpoint), options)
     except RuntimeError as e:
         state.close()
         raise MountError(f"{mountpoint}: mount failed ({e}); see the messages above") from None
-    where = {"path": str(mountpoint), "pid": os.getpid(), "front": "fuse"}
+    where = {"path": str(mountpoint), "pid": os.getpid(), "front": "fuse",
+             **({"agent": agent[0]} if agent is not None else {})}
     state.write(lambda txn: append_event(txn, "mount.start", options=sorted(options), **where))
     tuned = False
 
@@ -166,6 +174,22 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
             pyfuse3.close(unmount=unmount)
             state.close()
     log.info("unmounted %s", mountpoint)
+
+
+def agent_view(state: Any, name: str, mode: str | None) -> Any:
+    """`--agent NAME [--mode M]`: the agent's credentials and the stricter of its own mode and M."""
+    from kfs.agents.records import agent_settings, find_agent
+    from kfs.fuse.operations import AgentView
+    from kfs.vfs import Cred
+    from kfs.vfs.policy import MODES, WritePolicy
+
+    found = find_agent(state, name)
+    if found is None:
+        raise MountError(f"no agent {name!r} (komputer agent list shows them)")
+    if mode is not None and mode not in MODES:
+        raise MountError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+    policy = WritePolicy.of_agent(agent_settings(state, name), found.home, mode or "full")
+    return AgentView(name, Cred(found.uid, found.gid), policy)
 
 
 async def _main_loop() -> None:
@@ -231,7 +255,8 @@ def daemonise(run: Callable[[Callable[[], None]], None], mountpoint: Path, log_f
 
 
 def main(
-    state_dir: Path, mountpoint: Path, requested: list[str], *, foreground: bool, log_file: str | None, debug: bool
+    state_dir: Path, mountpoint: Path, requested: list[str], *, foreground: bool, log_file: str | None, debug: bool,
+    agent: str | None = None, mode: str | None = None,
 ) -> int:
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.INFO,
@@ -240,16 +265,21 @@ def main(
     )
     state_dir = state_dir.resolve()  # the daemon works from /: a relative path would name another state
     options = mount_options(requested)
+    view = (agent, mode) if agent is not None else None
+    if view is not None:  # the daemon checks as the agent: the kernel must not check as the caller
+        options.discard("default_permissions")
     if not any(opt.startswith("fsname=") for opt in options):
-        options.add(f"fsname=kfs:{state_dir}")  # what mount(8) and df show as the source
+        # what mount(8) and df show as the source; delegation looks for the admin mount's name
+        options.add(f"fsname=kfs-agent:{agent}:{state_dir}" if view else f"fsname=kfs:{state_dir}")
     try:
         check_allow_other(options)
         mountpoint = mountpoint.absolute()
         clear_stale_mount(mountpoint)
         if foreground:
-            serve(state_dir, mountpoint, options, ready=lambda: print(f"{PROG}: mounted at {mountpoint}", flush=True))
+            serve(state_dir, mountpoint, options, ready=lambda: print(f"{PROG}: mounted at {mountpoint}", flush=True),
+                  agent=view)
             return 0
-        return daemonise(lambda ready: serve(state_dir, mountpoint, options, ready), mountpoint, log_file)
+        return daemonise(lambda ready: serve(state_dir, mountpoint, options, ready, agent=view), mountpoint, log_file)
     except MountError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 1

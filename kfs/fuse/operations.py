@@ -15,6 +15,7 @@ import logging
 import os
 import stat as st
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import pyfuse3
@@ -25,6 +26,7 @@ from kfs.fuse import COHERENCE_XATTR
 from kfs.fuse.admin import DIR_INO, NAME, AdminView, Journal
 from kfs.vfs import NOW, ROOT, ROOT_INO, VFS, Cred, FileHandle, Inode
 from kfs.vfs.inode import CHUNK_SIZE
+from kfs.vfs.policy import WritePolicy
 
 log = logging.getLogger("kfs.fuse")
 
@@ -93,6 +95,16 @@ def _drops_only_privileges(old: int, new: int) -> bool:
 CACHE_SECONDS = 30.0
 
 
+@dataclass(frozen=True, slots=True)
+class AgentView:
+    """`komputer mount --agent NAME`: the agent's credentials for every request, whoever makes
+    it (a container's root included), and its restricted mode's policy (None: full)."""
+
+    name: str
+    cred: Cred
+    policy: WritePolicy | None
+
+
 class Operations(pyfuse3.Operations):
     """One VFS served to the kernel. `timeout` is the entry and attribute cache lifetime."""
 
@@ -100,12 +112,14 @@ class Operations(pyfuse3.Operations):
     enable_writeback_cache = False
     enable_acl = False
 
-    def __init__(self, vfs: VFS, *, timeout: float = CACHE_SECONDS) -> None:
+    def __init__(self, vfs: VFS, *, timeout: float = CACHE_SECONDS, agent: AgentView | None = None) -> None:
         super().__init__()
         self.vfs = vfs
+        self.agent = agent  # `komputer mount --agent`: every request is this agent's, under its policy
         self.timeout = timeout
         self.lookups: dict[int, int] = {}  # ino -> the kernel's lookup count
         self.files: dict[int, FileHandle] = {}
+        self.names: dict[int, tuple[int, bytes]] = {}  # ino -> (parent, name) it was last looked up as
         self.openers: dict[int, str] = {}  # fh -> the receipts' `by` of whoever opened it (writes name them)
         self.dirs: dict[int, FileHandle] = {}
         self._next_fh = itertools.count(1)
@@ -139,10 +153,14 @@ class Operations(pyfuse3.Operations):
     # -- translation helpers -----------------------------------------------------------------
 
     def cred(self, ctx: Caller) -> Cred:
-        """The caller's credentials; supplementary groups come from /proc (root needs none).
+        """The caller's credentials (an agent mount's agent, whoever calls); supplementary
+        groups come from /proc (root needs none).
         Every request that may write asks for them first, so this is also where the receipts
         of the request learn who made it: the uid and pid behind the mount (a delegated
         program's are its agent's uid and its own pid). Requests run one at a time."""
+        if self.agent is not None:
+            self.vfs.by = f"fuse agent {self.agent.name} uid {ctx.uid} pid {ctx.pid}"
+            return self.agent.cred
         self.vfs.by = f"fuse uid {ctx.uid} pid {ctx.pid}"
         if ctx.uid == 0:
             return Cred(0, ctx.gid)
@@ -177,10 +195,31 @@ class Operations(pyfuse3.Operations):
         entry.entry_timeout = entry.attr_timeout = 0
         return entry
 
+    def _writes(self, ino: int, name: bytes | None = None) -> None:
+        """An agent mount's policy on the entry `name` of directory `ino` (or, without a
+        name, the file `ino` by the name the kernel last looked it up under)."""
+        policy = self.agent.policy if self.agent is not None else None
+        if policy is None:
+            return
+        if name is None:
+            if not self.vfs.getattr(ino).is_dir:
+                ino, name = self.names.get(ino, (0, b""))
+                if not ino:
+                    raise FUSEError(errno.EROFS)  # a file reached by no name we know: refuse
+        path = self.vfs.path_of(ino) + ("" if name is None else "/" + os.fsdecode(name))
+        if policy.refuses(path.replace("//", "/")):
+            raise FUSEError(errno.EROFS)
+
     def _refuse_admin(self, *inos: int) -> None:
         """The admin view is read-only."""
         if any(AdminView.owns(ino) for ino in inos):
             raise FUSEError(errno.EROFS)
+
+    def named(self, parent: int, name: bytes, inode: Inode) -> EntryAttributes:
+        """`entry`, remembering the name (an agent mount checks writes to a file by it)."""
+        if self.agent is not None and not inode.is_dir:
+            self.names[inode.ino] = (parent, name)
+        return self.entry(inode)
 
     def entry(self, inode: Inode) -> EntryAttributes:
         """Attributes for a reply that gives the kernel a new reference (lookup count + 1)."""
@@ -208,7 +247,7 @@ class Operations(pyfuse3.Operations):
             if name == b"..":
                 return self.entry(self.vfs.getattr(ROOT_INO))
             return self.admin_attrs(self.admin.inode(DIR_INO) if parent_inode == ROOT_INO else self.admin.lookup(name))
-        return self.entry(self.vfs.lookup(parent_inode, name, self.cred(ctx)))
+        return self.named(parent_inode, name, self.vfs.lookup(parent_inode, name, self.cred(ctx)))
 
     @_never_fails
     async def forget(self, inode_list: Sequence[tuple[int, int]]) -> None:
@@ -230,6 +269,7 @@ class Operations(pyfuse3.Operations):
         self, inode: int, attr: EntryAttributes, fields: SetattrFields, fh: int | None, ctx: Caller
     ) -> EntryAttributes:
         self._refuse_admin(inode)
+        self._writes(inode)
         cred = self.cred(ctx)
         changes: dict[str, Any] = {}
         if fields.update_mode:
@@ -295,32 +335,38 @@ class Operations(pyfuse3.Operations):
     @_translated
     async def mknod(self, parent_inode: int, name: bytes, mode: int, rdev: int, ctx: Caller) -> EntryAttributes:
         self._refuse_admin(parent_inode)
+        self._writes(parent_inode, name)
         mode &= ~ctx.umask
         return self.entry(self.vfs.mknod(parent_inode, name, mode, rdev, self.cred(ctx)))
 
     @_translated
     async def mkdir(self, parent_inode: int, name: bytes, mode: int, ctx: Caller) -> EntryAttributes:
         self._refuse_admin(parent_inode)
+        self._writes(parent_inode, name)
         return self.entry(self.vfs.mkdir(parent_inode, name, mode & ~ctx.umask, self.cred(ctx)))
 
     @_translated
     async def symlink(self, parent_inode: int, name: bytes, target: bytes, ctx: Caller) -> EntryAttributes:
         self._refuse_admin(parent_inode)
+        self._writes(parent_inode, name)
         return self.entry(self.vfs.symlink(parent_inode, name, target, self.cred(ctx)))
 
     @_translated
     async def link(self, inode: int, new_parent_inode: int, new_name: bytes, ctx: Caller) -> EntryAttributes:
         self._refuse_admin(inode, new_parent_inode)
+        self._writes(new_parent_inode, new_name)
         return self.entry(self.vfs.link(inode, new_parent_inode, new_name, self.cred(ctx)))
 
     @_translated
     async def unlink(self, parent_inode: int, name: bytes, ctx: Caller) -> None:
         self._refuse_admin(parent_inode)
+        self._writes(parent_inode, name)
         self.vfs.unlink(parent_inode, name, self.cred(ctx))
 
     @_translated
     async def rmdir(self, parent_inode: int, name: bytes, ctx: Caller) -> None:
         self._refuse_admin(parent_inode)
+        self._writes(parent_inode, name)
         self.vfs.rmdir(parent_inode, name, self.cred(ctx))
 
     @_translated
@@ -328,6 +374,8 @@ class Operations(pyfuse3.Operations):
         self, parent_inode_old: int, name_old: bytes, parent_inode_new: int, name_new: bytes, flags: int, ctx: Caller
     ) -> None:
         self._refuse_admin(parent_inode_old, parent_inode_new)
+        self._writes(parent_inode_old, name_old)
+        self._writes(parent_inode_new, name_new)
         self.vfs.rename(parent_inode_old, name_old, parent_inode_new, name_new, flags, self.cred(ctx))
 
     # -- open files --------------------------------------------------------------------------
@@ -341,6 +389,8 @@ class Operations(pyfuse3.Operations):
             fh = next(self._next_fh)
             self.admin_files[fh] = self.admin.journal(inode)
             return FileInfo(fh=fh, direct_io=True, keep_cache=False)  # every read asks for the newest
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_TRUNC | os.O_APPEND):
+            self._writes(inode)
         return self._add_file(self.vfs.open(inode, flags, self.cred(ctx)))
 
     @_translated
@@ -348,6 +398,7 @@ class Operations(pyfuse3.Operations):
         self, parent_inode: int, name: bytes, mode: int, flags: int, ctx: Caller
     ) -> tuple[FileInfo, EntryAttributes]:
         self._refuse_admin(parent_inode)
+        self._writes(parent_inode, name)
         cred = self.cred(ctx)
         try:
             handle, inode = self.vfs.create(parent_inode, name, mode & ~ctx.umask, flags, cred)
@@ -357,7 +408,7 @@ class Operations(pyfuse3.Operations):
             # another writer created it since the kernel's lookup: open what is there
             inode = self.vfs.lookup(parent_inode, name, cred)
             handle = self.vfs.open(inode.ino, flags & ~os.O_CREAT, cred)
-        return self._add_file(handle), self.entry(inode)
+        return self._add_file(handle), self.named(parent_inode, name, inode)
 
     @_translated
     async def read(self, fh: int, off: int, size: int) -> bytes | memoryview:
@@ -479,6 +530,7 @@ class Operations(pyfuse3.Operations):
     @_translated
     async def setxattr(self, inode: int, name: bytes, value: bytes, ctx: Caller) -> None:
         self._refuse_admin(inode)
+        self._writes(inode)
         self.vfs.setxattr(inode, name, value, 0, self.cred(ctx))
 
     @_translated
@@ -490,5 +542,6 @@ class Operations(pyfuse3.Operations):
     @_translated
     async def removexattr(self, inode: int, name: bytes, ctx: Caller) -> None:
         self._refuse_admin(inode)
+        self._writes(inode)
         self.vfs.removexattr(inode, name, self.cred(ctx))
 

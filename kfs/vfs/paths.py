@@ -311,6 +311,13 @@ class PathFS:
                 raise fs_error(e.errno, path) from e
             raise
 
+    def check_write(self, path: PathLike, *, follow: bool = True) -> None:
+        """Raise Refusal when the session's policy refuses writing `path` (for a front end
+        changing an open file through its handle)."""
+        if self.policy is not None:
+            with self.vfs.state.read() as txn:
+                self._guard(txn, path, follow)
+
     def _guard(self, txn: Txn, path: PathLike, follow: bool) -> None:
         """Raise Refusal when the policy refuses a write reaching `path` (the entry itself
         unless `follow`; for a path whose directories are missing, the first one missing)."""

@@ -128,6 +128,11 @@ class VFS:
 
     # -- reads -------------------------------------------------------------------------------
 
+    def path_of(self, ino: int) -> str:
+        """The absolute path of directory `ino` (a directory has one name)."""
+        with self.state.read() as txn:
+            return os.fsdecode(records.dir_path(txn, ino))
+
     def getattr(self, ino: int) -> Inode:
         with self.state.read() as txn:
             return records.get_inode(txn, ino)

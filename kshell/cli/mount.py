@@ -10,11 +10,18 @@ from kshell.cli.state import state_path
 
 
 def cmd_mount(args: argparse.Namespace) -> int:
+    import sys
+
     from kfs.fuse.mount import main as mount_main
+
+    if args.mode is not None and args.agent is None:
+        print("komputer mount: --mode needs --agent NAME (the plain mount is the administrator's, unrestricted)",
+              file=sys.stderr)
+        return 2
 
     return mount_main(
         state_path(args), Path(args.mountpoint), args.options,
-        foreground=args.foreground, log_file=args.log, debug=args.debug,
+        foreground=args.foreground, log_file=args.log, debug=args.debug, agent=args.agent, mode=args.mode,
     )
 
 
@@ -29,4 +36,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
         "--foreground", "-f", action="store_true", help="stay in the foreground (default: daemonise once mounted)"
     )
     p.add_argument("--log", metavar="FILE", help="append the daemon's log to FILE")
+    p.add_argument("--agent", metavar="NAME",
+                   help="serve one agent's view: every request as that agent (its uid), under its restricted mode")
+    p.add_argument("--mode", choices=("readonly", "plan", "limited", "full"),
+                   help="with --agent: a mode for this mount (the stricter of it and the agent's own)")
     p.add_argument("--debug", action="store_true", help="log every request")

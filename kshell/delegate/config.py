@@ -59,9 +59,9 @@ class DelegateConfig:
 
 def agent_overrides(state: KState, agent: str) -> dict[str, Any]:
     """The agent's own settings (remote, network; mode, scope, plan), {} when it has none."""
-    with state.read() as txn:
-        raw = txn.get("keys", AGENT_SETTINGS + agent.encode())
-    return {} if raw is None else json.loads(raw)
+    from kfs.agents.records import agent_settings
+
+    return agent_settings(state, agent)
 
 
 def set_agent_overrides(state: KState, agent: str, **changes: Any) -> dict[str, Any]:

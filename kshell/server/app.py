@@ -389,7 +389,7 @@ class KServer:
         def sftp_factory(chan: asyncssh.SSHServerChannel) -> VFSSFTPServer:
             assert c.agent is not None
             agent = c.agent  # its receipts name the front end, the agent and where it came from
-            policy = WritePolicy.of_agent(agent_overrides(self.state, agent.name), agent.home)
+            policy = WritePolicy.of_agent(agent_overrides(self.state, agent.name), agent.home, c.key_mode())
             fs = PathFS(VFS(self.state, by=f"sftp {agent.name}@{c.peer_addr}"), cred=Cred(agent.uid, agent.gid),
                         cwd=agent.home, home=agent.home, policy=policy)
             return VFSSFTPServer(chan, fs, limits=self.config.limits, touch=c.touch)

@@ -75,6 +75,12 @@ class Connection:
     def touch(self) -> None:
         self.last_activity = time.monotonic()
 
+    def key_mode(self) -> str:
+        """The restricted mode the authorized key names (`environment="K_MODE=readonly"` in
+        its options), "full" when it names none."""
+        env = self.conn.get_key_option("environment") or {}
+        return str(env.get("K_MODE", "full")) if isinstance(env, dict) else "full"
+
 
 class AgentAuth(asyncssh.SSHServer):
     """Auth decisions and connection limits for one connection."""

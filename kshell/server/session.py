@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
+from kfs.vfs.policy import stricter
+
 from kfs.agents import LeaseHeld, SessionRecord
 from kshell.server.workers import WorkerShell
 
@@ -101,6 +103,9 @@ class SessionHandler:
             if cols:
                 env["COLUMNS"], env["LINES"] = str(cols), str(lines)
         env.update(accepted_env(dict(p.env), self.server.config.accept_env))
+        key_mode = self.conn.key_mode()
+        if key_mode != "full":  # the key's environment="K_MODE=..." is a floor the client cannot lower
+            env["K_MODE"] = stricter(key_mode, env.get("K_MODE") or "full")
         original = getattr(p.channel, "original_command", None)  # a forced command ran instead (app.py)
         if original is not None:
             env["SSH_ORIGINAL_COMMAND"] = original

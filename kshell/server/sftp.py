@@ -233,6 +233,7 @@ class VFSSFTPServer(asyncssh.SFTPServer):
     @_vfs_call
     def fsetstat(self, file_obj: object, attrs: SFTPAttrs) -> None:
         f = self._file(file_obj)
+        self.fs.check_write(f.path)  # a restricted mode: the handle's file, by its path
         vfs, cred = self.fs.vfs, self.fs.cred
         if attrs.size is not None:
             f.handle.truncate(attrs.size)  # scp (SFTP mode) shrinks its target this way

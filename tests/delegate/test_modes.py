@@ -91,3 +91,21 @@ def test_a_restricted_mode_fails_closed_with_the_ssh_remote(make_mounted) -> Non
     status, out, err = run(b, "python3 -c 'print(1)'")
     assert status == 126 and out == ""
     assert "readonly mode, and the ssh remote is not a sandbox" in err
+
+
+def test_an_authorized_keys_mode_is_a_floor_for_its_sessions_and_sftp(alice: Bench, tmp_path: Path) -> None:
+    from kserver import keygen
+
+    from kfs.agents import add_key
+
+    key = keygen(tmp_path / "ro_key", "alice-readonly")
+    add_key(alice.state, "alice", 'environment="K_MODE=readonly" ' + (tmp_path / "ro_key.pub").read_text())
+    alice.keys["alice-ro"] = key
+    done = alice.ssh("echo x > proj/k; echo $?", key="alice-ro", extra=["-o", "SetEnv=K_MODE=full"])
+    assert done.stdout == b"1\n" and b"K: this session is in readonly mode" in done.stderr
+    assert alice.ssh("echo x > proj/k; echo $?").stdout == b"0\n"  # alice's own key: full
+    batch = tmp_path / "batch"
+    batch.write_text("mkdir proj/by-sftp\n")
+    done = subprocess.run([need("sftp"), *alice.ssh_options("alice-ro", port_flag="-P"), "-b", str(batch),
+                           "alice@127.0.0.1"], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "denied" in done.stderr.lower()

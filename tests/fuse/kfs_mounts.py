@@ -48,10 +48,12 @@ def child_env() -> dict[str, str]:
 class Mount:
     """One `komputer mount --foreground` daemon serving `state` at `path`."""
 
-    def __init__(self, state: Path, path: Path, options: tuple[str, ...] = ("allow_other",)) -> None:
+    def __init__(self, state: Path, path: Path, options: tuple[str, ...] = ("allow_other",),
+                 extra: tuple[str, ...] = ()) -> None:
         self.state = state
         self.path = path
         self.options = options
+        self.extra = extra  # more `komputer mount` arguments (--agent NAME ...)
         self.log = state.parent / f"{path.name}.log"
         self.proc: subprocess.Popen[str] | None = None
         self.last_output = ""
@@ -61,7 +63,7 @@ class Mount:
         with contextlib.suppress(OSError):  # there already, maybe as the stale mount to clear
             self.path.mkdir(parents=True)
         opts = [arg for opt in self.options for arg in ("-o", opt)]
-        cmd = [*KOMPUTER, "mount", "--foreground", "--state", str(self.state), str(self.path), *opts]
+        cmd = [*KOMPUTER, "mount", "--foreground", "--state", str(self.state), str(self.path), *opts, *self.extra]
         self.proc = subprocess.Popen(
             [*cmd, "--log", str(self.log)], cwd=REPO, env=child_env(),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

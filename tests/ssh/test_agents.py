@@ -62,10 +62,16 @@ def test_key_lines_with_options_are_kept_verbatim(vfs: VFS) -> None:
     (f"principals=\"x\" {KEY}", "cert-authority"),
     ("ssh-ed25519 AAAAnotbase64", "not a valid"),
     ("", "no key"),
-], ids=["restrict", "principals-without-ca", "bad-base64", "empty"])
+    (f'environment="PATH=/x" {KEY}', "sets only K_MODE"),
+    (f'environment="K_MODE=sometimes" {KEY}', "sets only K_MODE"),
+], ids=["restrict", "principals-without-ca", "bad-base64", "empty", "environment-other", "environment-bad-mode"])
 def test_bad_key_lines_are_refused_with_the_reason(line: str, reason: str) -> None:
     with pytest.raises(ValueError, match=reason):
         parse_key_line(line)
+
+
+def test_a_key_may_name_its_restricted_mode() -> None:
+    assert parse_key_line(f'environment="K_MODE=readonly" {KEY}')[0] == 'environment="K_MODE=readonly"'
 
 
 def test_keys_need_an_existing_agent(state: KState) -> None:

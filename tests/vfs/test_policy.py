@@ -108,3 +108,10 @@ def test_full_mode_is_no_policy_and_the_strictest_mode_wins() -> None:
     assert WritePolicy.of_agent({}, HOME, "bogus").mode == "readonly"  # type: ignore[union-attr]
     with pytest.raises(ValueError):
         WritePolicy.make("sometimes", HOME)
+
+
+def test_check_write_answers_for_a_front_end_changing_an_open_file(root: PathFS) -> None:
+    with pytest.raises(Refusal):
+        agent(root, "readonly").check_write("proj/a")
+    agent(root, "limited", ("~/proj",)).check_write("proj/a")  # in scope: no error
+    PathFS(root.vfs).check_write("/anything")  # no policy: nothing to check

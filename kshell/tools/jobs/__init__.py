@@ -438,7 +438,6 @@ def nohup(sh: Interp, argv: list[str]) -> int:
         sh.write_err("nohup: missing operand\n")
         sh.write_err("Try 'nohup --help' for more information.\n")
         return 125
-    sh.session.cancel.hup_ignored = True
     return _run_immune(sh, args, "nohup")
 
 
@@ -454,13 +453,14 @@ def setsid(sh: Interp, argv: list[str]) -> int:
         sh.write_err("setsid: no command specified\n")
         sh.write_err("Try 'setsid --help' for more information.\n")
         return 1
-    sh.session.cancel.hup_ignored = True
     return _run_immune(sh, args, "setsid")
 
 
 def _run_immune(sh: Interp, args: list[str], tool: str) -> int:
+    """Run `args` with SIGHUP ignored (the command's Cancel: a job's own, when it is one)."""
     from kshell.exec.scripts import find_in_path
 
+    sh.session.cancel.hup_ignored = True
     name = args[0]
     if name not in sh.builtins and name not in sh.session.tools and "/" not in name \
             and find_in_path(sh, name)[0] is None:

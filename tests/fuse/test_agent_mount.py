@@ -1,0 +1,79 @@
+"""`komputer mount --agent NAME [--mode M]`: one agent's view for a host that binds its
+workspace into a container. Every request is the agent's (whoever the caller is: root
+included), under the agent's restricted mode, checked on the path a write reaches."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kfs_mounts import Mount, komputer
+
+from kfs.agents.records import add_agent
+from kfs.kstate import KState
+from kfs.vfs import VFS, PathFS
+from kshell.delegate.config import set_agent_overrides
+
+
+@pytest.fixture
+def agent_mount(tmp_path: Path) -> Iterator[tuple[Path, PathFS, int]]:
+    state_dir = tmp_path / "state"
+    with KState(state_dir, create=True) as state:
+        vfs = VFS(state, by="test")
+        alice = add_agent(vfs, "alice")
+        add_agent(vfs, "bob")
+        root = PathFS(vfs)
+        root.mkdir("/home/alice/proj/.git", parents=True)
+        root.write_file("/home/bob/secret", b"bob's")
+        root.chmod("/home/bob", 0o700)
+        for p in ("/home/alice/proj", "/home/alice/proj/.git"):
+            root.chown(p, alice.uid, alice.gid)
+        set_agent_overrides(state, "alice", mode="limited", scope=("~/proj",))
+    top = Path(tempfile.mkdtemp(prefix="kfs-agent."))
+    mount = Mount(state_dir, top / "mnt", options=(), extra=("--agent", "alice")).start()
+    try:
+        with KState(state_dir) as state:
+            yield mount.path, PathFS(VFS(state)), alice.uid
+    finally:
+        mount.stop()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_an_agent_mount_writes_as_the_agent_only_where_its_mode_allows(agent_mount) -> None:  # noqa: ANN001
+    mnt, fs, uid = agent_mount
+    (mnt / "home/alice/proj/made.txt").write_text("by the container\n")
+    assert fs.stat("/home/alice/proj/made.txt").uid == uid  # the agent's, though root wrote it
+    for path in ("home/alice/outside.txt", "home/alice/proj/.git/config", "home/alice/.bashrc"):
+        with pytest.raises(OSError) as info:
+            (mnt / path).write_text("x")
+        assert info.value.errno == errno.EROFS, path
+    with pytest.raises(OSError) as info:
+        os.rename(mnt / "home/alice/proj/made.txt", mnt / "home/alice/moved.txt")
+    assert info.value.errno == errno.EROFS
+    os.symlink("..", mnt / "home/alice/proj/up")  # a relative link stays in the mount
+    with pytest.raises(OSError) as info:
+        (mnt / "home/alice/proj/up/escape.txt").write_text("x")  # the home: outside the scope
+    assert info.value.errno == errno.EROFS
+
+
+def test_an_agent_mount_reads_with_the_agents_rights_not_the_callers(agent_mount) -> None:  # noqa: ANN001
+    mnt, _, _ = agent_mount
+    assert (mnt / "home/alice/proj").is_dir()
+    with pytest.raises(PermissionError):
+        (mnt / "home/bob/secret").read_bytes()  # root asks, alice is who reads
+
+
+def test_an_unknown_agent_or_mode_is_refused(tmp_path: Path) -> None:
+    komputer("init", "--state", str(tmp_path / "state"))
+    (tmp_path / "m").mkdir()
+    done = komputer("mount", "--state", str(tmp_path / "state"), str(tmp_path / "m"), "--agent", "nobody",
+                    "--foreground", check=False)
+    assert done.returncode == 1 and "no agent 'nobody'" in done.stderr
+    done = komputer("mount", "--state", str(tmp_path / "state"), str(tmp_path / "m"), "--mode", "readonly",
+                    check=False)
+    assert done.returncode == 2 and "--mode needs --agent" in done.stderr
