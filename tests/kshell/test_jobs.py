@@ -200,3 +200,9 @@ def test_capture_keeps_the_head_the_tail_and_the_count_and_passes_everything_on(
     small = Capture(BufferSink(1 << 20, "output"), 4)
     small.write(b"\xffx")
     assert small.summary() == {"head": "\ufffdx", "bytes": 2}
+
+
+def test_ps_names_a_subshell_bash_and_a_nohup_job_by_its_command() -> None:
+    r = run_k("( sleep 1 ) & nohup /bin/sleep 1 > /dev/null & ps; kill %1 %2")
+    names = [line.split()[-1] for line in r.stdout.decode().splitlines()[1:]]
+    assert names[1:3] == ["bash", "sleep"], r.stdout

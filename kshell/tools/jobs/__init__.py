@@ -393,6 +393,19 @@ def bg(sh: Interp, argv: list[str]) -> int:
     return status
 
 
+def _program(command: str) -> str:
+    """What `ps` names a process by: a subshell or group is a shell; nohup and setsid exec
+    their command; a path is its last part."""
+    words = command.split()
+    while words and words[0] in ("nohup", "setsid", "exec"):
+        words = words[1:]
+    if not words:
+        return "?"
+    if words[0][0] in "({":
+        return "bash"
+    return words[0].rsplit("/", 1)[-1] or "?"
+
+
 def ps(sh: Interp, argv: list[str]) -> int:
     """`ps [-e|-A|-f|-ef|aux]`: the shell, its jobs, and ps itself (virtual processes)."""
     full = False
@@ -405,10 +418,10 @@ def ps(sh: Interp, argv: list[str]) -> int:
     tab = table(sh)
     rows = [(sh.session.pid, 1, "bash", "bash")]
     mine = tab.live()
-    rows += [(j.pid, sh.session.pid, j.text.split()[0] if j.text else "?", j.text) for j in mine]
+    rows += [(j.pid, sh.session.pid, _program(j.text), j.text) for j in mine]
     if tab.recorder is not None:  # the agent's processes in its other sessions
         known = {j.pid for j in mine} | {sh.session.pid}
-        rows += [(r["pid"], 1, r["cmd"].split()[0] if r["cmd"].split() else "?", r["cmd"])
+        rows += [(r["pid"], 1, _program(r["cmd"]), r["cmd"])
                  for r in tab.recorder.others() if r["pid"] not in known]
     rows.append((sh.session.new_pid(), sh.session.pid, "ps", " ".join(argv)))
     if full:
