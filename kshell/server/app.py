@@ -43,7 +43,7 @@ from kfs.journal import prune_events
 from kfs.kstate import KState
 from kfs.runtime import procs
 from kfs.vfs import VFS, Cred, PathFS
-from kfs.vfs.policy import WritePolicy
+from kfs.vfs.policy import WritePolicy, stricter
 from kshell.delegate.config import agent_overrides
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
@@ -389,7 +389,8 @@ class KServer:
         def sftp_factory(chan: asyncssh.SSHServerChannel) -> VFSSFTPServer:
             assert c.agent is not None
             agent = c.agent  # its receipts name the front end, the agent and where it came from
-            policy = WritePolicy.of_agent(agent_overrides(self.state, agent.name), agent.home, c.key_mode())
+            policy = WritePolicy.of_agent(agent_overrides(self.state, agent.name), agent.home,
+                                          stricter(self.config.mode, c.key_mode()))
             fs = PathFS(VFS(self.state, by=f"sftp {agent.name}@{c.peer_addr}"), cred=Cred(agent.uid, agent.gid),
                         cwd=agent.home, home=agent.home, policy=policy)
             return VFSSFTPServer(chan, fs, limits=self.config.limits, touch=c.touch)

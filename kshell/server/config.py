@@ -51,6 +51,7 @@ class ServerConfig:
     lease_ttl: float = 30.0  # a session lease lapses this long after its last renewal
     events_keep: int = 1_000_000  # the newest events kept (older ones are deleted every minute; 0: all)
     events_max_days: float = 0.0  # events older than this are deleted too (0: kept whatever their age)
+    mode: str = "full"  # every agent's sessions at least this restricted (readonly, plan, limited, full)
     # Ciphers, in the server's order (the client's order decides among them). chacha20-poly1305
     # is left out by default: asyncssh sets up two cipher contexts per packet for it, five times
     # the cost of AES-GCM per small packet and three times per 32 KiB one; clients then choose
@@ -63,6 +64,12 @@ class ServerConfig:
     penalties: Penalties = field(default_factory=Penalties)
     limits: WorkerLimits = field(default_factory=WorkerLimits)  # the `[limits]` section, not `[ssh]`
     delegate: DelegateConfig = field(default_factory=DelegateConfig)  # the `[delegate]` section
+
+    def __post_init__(self) -> None:
+        from kfs.vfs.policy import MODES
+
+        if self.mode not in MODES:
+            raise ValueError(f"mode {self.mode!r}: expected one of {', '.join(MODES)}")
 
     def startups(self) -> tuple[int, int, int]:
         parts = [int(p) for p in self.max_startups.split(":")]

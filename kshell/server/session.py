@@ -103,9 +103,9 @@ class SessionHandler:
             if cols:
                 env["COLUMNS"], env["LINES"] = str(cols), str(lines)
         env.update(accepted_env(dict(p.env), self.server.config.accept_env))
-        key_mode = self.conn.key_mode()
-        if key_mode != "full":  # the key's environment="K_MODE=..." is a floor the client cannot lower
-            env["K_MODE"] = stricter(key_mode, env.get("K_MODE") or "full")
+        floor = stricter(self.server.config.mode, self.conn.key_mode())
+        if floor != "full":  # the server's mode and the key's environment="K_MODE=...": floors the client cannot lower
+            env["K_MODE"] = stricter(floor, env.get("K_MODE") or "full")
         original = getattr(p.channel, "original_command", None)  # a forced command ran instead (app.py)
         if original is not None:
             env["SSH_ORIGINAL_COMMAND"] = original

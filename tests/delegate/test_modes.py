@@ -109,3 +109,21 @@ def test_an_authorized_keys_mode_is_a_floor_for_its_sessions_and_sftp(alice: Ben
     done = subprocess.run([need("sftp"), *alice.ssh_options("alice-ro", port_flag="-P"), "-b", str(batch),
                            "alice@127.0.0.1"], capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and "denied" in done.stderr.lower()
+
+
+def test_the_servers_mode_is_a_floor_for_every_agent(make_mounted, tmp_path: Path) -> None:  # noqa: ANN001
+    from dataclasses import replace
+
+    from delegation import config
+
+    from kshell.server.config import load_config
+
+    b = make_mounted()
+    b.server.config = replace(b.server.config, mode="readonly")  # as `mode = "readonly"` in [ssh] sets it
+    status, out, err = run(b, "echo x > f; echo $?", extra=["-o", "SetEnv=K_MODE=full"])
+    assert out == "1\n" and "K: this session is in readonly mode" in err
+    toml = tmp_path / "komputer.toml"
+    toml.write_text('[ssh]\nmode = "sometimes"\n')
+    with pytest.raises(ValueError, match="mode 'sometimes'"):
+        load_config(toml)
+    assert config().mode == "full"

@@ -53,13 +53,13 @@ def test_bg_resumes_a_stopped_command_in_the_background(bench: Bench) -> None:
     try:
         s.send(b"x=before\r")
         s.expect(PROMPT)
-        s.send(b"sleep 0.5; echo done-$x\r")
+        s.send(b"sleep 2; echo done-$x\r")  # long enough that Ctrl-Z lands in the sleep on a loaded machine
         s.expect(b"done-$x\r\n")
         time.sleep(0.2)
         s.send(b"\x1a")
-        assert b"Stopped                 sleep 0.5; echo done-$x" in s.expect(PROMPT)
+        assert b"Stopped                 sleep 2; echo done-$x" in s.expect(PROMPT)
         s.send(b"x=after; bg\r")
-        assert b"[1]+ sleep 0.5; echo done-$x &" in s.expect(PROMPT)
+        assert b"[1]+ sleep 2; echo done-$x &" in s.expect(PROMPT)
         s.expect(b"done-before")  # the stopped command kept its own shell state
         s.send(b"echo x=$x\r")
         assert b"x=after" in s.expect(PROMPT)
