@@ -193,6 +193,44 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_policy_list(args: argparse.Namespace) -> int:
+    from kfs.runtime.rules import rules
+
+    for rule in rules(_state(args), getattr(args, "agent", None)):
+        print(f"{rule.id} {rule.action} {rule.agent or '*'} {rule.pattern}")
+    return 0
+
+
+def cmd_policy_add(args: argparse.Namespace) -> int:
+    import os
+
+    from kfs.agents.records import find_agent
+    from kfs.runtime.rules import add_rule
+
+    state = _state(args)
+    if args.agent is not None and find_agent(state, args.agent) is None:
+        print(f"komputer policy add: no agent {args.agent!r}", file=sys.stderr)
+        return 1
+    try:
+        rule = add_rule(state, args.action, args.pattern, args.agent, by=f"cli:{os.getuid()}")
+    except ValueError as e:
+        print(f"komputer policy add: {e}", file=sys.stderr)
+        return 1
+    print(f"{rule.id} {rule.action} {rule.agent or '*'} {rule.pattern}")
+    return 0
+
+
+def cmd_policy_remove(args: argparse.Namespace) -> int:
+    import os
+
+    from kfs.runtime.rules import remove_rule
+
+    if not remove_rule(_state(args), args.id, by=f"cli:{os.getuid()}"):
+        print(f"komputer policy remove: no rule {args.id}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p = add("events", cmd_events, "print the event stream as JSON lines (sessions, processes, agents, keys)")
     p.add_argument("-f", "--follow", action="store_true", help="keep printing new events as they are committed")
@@ -218,5 +256,18 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
                                 help="detach sessions idle for --idle seconds (those running processes stay)")
     q.set_defaults(fn=cmd_sessions_detach_idle)
     q.add_argument("--idle", type=float, required=True, metavar="SECONDS")
+    p = add("policy", cmd_policy_list, "rules on agents' command lines: allow or deny a shell glob (first match decides)")
+    policy_sub = p.add_subparsers(dest="policy_command", metavar="ACTION")
+    q = policy_sub.add_parser("list", parents=[common], help="the rules, oldest first: ID ACTION AGENT PATTERN")
+    q.set_defaults(fn=cmd_policy_list)
+    q.add_argument("--agent", metavar="NAME", help="only the rules in force for NAME")
+    q = policy_sub.add_parser("add", parents=[common], help="add a rule: allow|deny PATTERN (ask needs approvals)")
+    q.set_defaults(fn=cmd_policy_add)
+    q.add_argument("--agent", metavar="NAME", help="for this agent only (default: every agent)")
+    q.add_argument("action", choices=("allow", "deny", "ask"))
+    q.add_argument("pattern", metavar="PATTERN", help="a shell glob matched against the command's words joined by spaces")
+    q = policy_sub.add_parser("remove", parents=[common], help="remove rule ID")
+    q.set_defaults(fn=cmd_policy_remove)
+    q.add_argument("id", type=int, metavar="ID")
     p = add("stats", cmd_stats, "sessions held, processes by state, mounts, events, receipts, state size")
     p.add_argument("--json", action="store_true", help="one JSON object")

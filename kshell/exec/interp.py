@@ -103,6 +103,8 @@ class Session:
         self.tools: dict[str, Builtin] = {}
         self.delegation: Delegation | None = None  # how programs K does not have run (kshell.delegate)
         self.terminal: Terminal | None = None  # the session's terminal, when it has one (a PTY session)
+        self.rules: list[Any] = []  # policy rules on command lines (kfs.runtime.rules), read when it started
+        self.denied: Callable[[str, Any], None] | None = None  # told of each command a rule denied
 
     def new_pid(self) -> int:
         with self.lock:

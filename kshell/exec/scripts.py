@@ -7,7 +7,7 @@ from __future__ import annotations
 import errno
 import posixpath
 import stat as st
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kshell.exec.errors import ExitSignal, FatalError
 from kshell.exec.redirects import os_message
@@ -77,9 +77,38 @@ def _links_to_host(sh: Interp, path: str) -> bool:
     return False
 
 
+def denied(sh: Interp, argv: list[str]) -> bool:
+    """Whether a policy rule denies this command (tools and programs; never the shell's own
+    builtins), saying so as the command's error: one line naming the rule."""
+    rules = sh.session.rules
+    if not rules:
+        return False
+    from kfs.runtime.rules import decide
+
+    command = " ".join(argv)
+    rule = decide(rules, command)
+    if rule is None or rule.action == "allow":
+        return False
+    sh.write_err(f"K: {command}: denied by policy (rule {rule.id}: {rule.action} '{rule.pattern}')\n")
+    if sh.session.denied is not None:
+        sh.session.denied(command, rule)
+    return True
+
+
+def guarded(tool: Any) -> Any:
+    """A tool that asks the session's rules first (status 126 when one denies it)."""
+
+    def run(sh: Interp, argv: list[str]) -> int:
+        return 126 if denied(sh, argv) else tool(sh, argv)
+
+    return run
+
+
 def run_path(sh: Interp, argv: list[str]) -> int:
     from kshell.delegate import k_path, run_program
 
+    if denied(sh, argv):
+        return 126
     name = argv[0]
     if "/" not in name:
         path, executable = find_in_path(sh, name)

@@ -179,6 +179,7 @@ class Worker:
             self.shell.interp.session.delegation = self._delegation(spec)
         session, front = spec.get("session") or "-", "ssh pty" if self.tty else "ssh exec"
         self.vfs.by = f"{front} {spec['agent']}/{session}"  # every receipt names who did it
+        self._govern(spec["agent"], session, front)
         self.recorder = ProcRecorder(self.state, spec["agent"], session, front,
                                      int(limits.get("process_output", WorkerLimits().process_output)))
         self.shell.interp.session.jobs.recorder = self.recorder
@@ -198,6 +199,26 @@ class Worker:
 
         return WritePolicy.of_agent(agent_overrides(self.state, spec["agent"]), spec["home"],
                                     (spec.get("env") or {}).get("K_MODE") or "full")
+
+    def _govern(self, agent: str, session: str, front: str) -> None:
+        """The policy rules on command lines in force for the agent: every tool asks them
+        (programs ask in run_path), and a denial is an event."""
+        from kfs.journal import append_event
+        from kfs.runtime.rules import rules
+        from kshell.exec.scripts import guarded
+
+        found = rules(self.state, agent)
+        shell_session = self.shell.interp.session
+        shell_session.rules = found
+        if not found:
+            return
+        shell_session.tools = {name: guarded(tool) for name, tool in shell_session.tools.items()}
+
+        def denied(command: str, rule: Any) -> None:
+            self.state.write(lambda txn: append_event(txn, "policy.deny", agent=agent, session=session, front=front,
+                                                      command=command[:4096], rule=rule.id))
+
+        shell_session.denied = denied
 
     def _delegation(self, spec: dict[str, Any]) -> Any:
         """The server's `[delegate]` settings with the agent's own overrides (read here, from

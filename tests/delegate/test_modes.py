@@ -127,3 +127,24 @@ def test_the_servers_mode_is_a_floor_for_every_agent(make_mounted, tmp_path: Pat
     with pytest.raises(ValueError, match="mode 'sometimes'"):
         load_config(toml)
     assert config().mode == "full"
+
+
+def test_policy_rules_deny_tools_and_programs_with_126_and_an_event(alice: Bench) -> None:
+    from kfs.journal import events_since
+    from kfs.runtime.rules import add_rule, remove_rule
+
+    rules = [add_rule(alice.state, "deny", "rm -r*"), add_rule(alice.state, "deny", "python3 *", agent="alice"),
+             add_rule(alice.state, "allow", "*")]
+    try:
+        status, out, err = run(alice, "mkdir -p d; rm -r d; echo rm=$?; python3 -c 'print(1)'; echo py=$?; "
+                                      "find . -maxdepth 0 -exec rm -r d ';'; ls -d d")
+        assert out == "rm=126\npy=126\nd\n"
+        assert f"K: rm -r d: denied by policy (rule {rules[0].id}: deny 'rm -r*')" in err
+        assert f"K: python3 -c print(1): denied by policy (rule {rules[1].id}: deny 'python3 *')" in err
+        denials = [e for e in events_since(alice.state, 0, 1 << 30) if e["type"] == "policy.deny"]
+        assert {e["command"] for e in denials} >= {"rm -r d", "python3 -c print(1)"}
+        status, out, _ = run(alice, "python3 -c 'print(2)'", user="bob")  # bob has only the global rules
+        assert out == "2\n"
+    finally:
+        for rule in rules:
+            remove_rule(alice.state, rule.id)

@@ -148,3 +148,18 @@ def test_komputer_ps_and_events_read_a_state(state: KState, tmp_path: Path) -> N
                             capture_output=True, text=True, timeout=60)
     assert [line for line in events.stdout.splitlines() if '"proc.exit"' in line] == events.stdout.splitlines()
     assert len(events.stdout.splitlines()) == 1
+
+
+def test_policy_rules_first_match_decides_per_agent_or_for_all(state: KState) -> None:
+    from kfs.runtime.rules import add_rule, decide, remove_rule, rules
+
+    allow = add_rule(state, "allow", "rm -rf build", agent="a")
+    deny = add_rule(state, "deny", "rm -r*")
+    assert [r.id for r in rules(state, "a")] == [allow.id, deny.id] and [r.id for r in rules(state, "b")] == [deny.id]
+    assert decide(rules(state, "a"), "rm -rf build") == allow
+    assert decide(rules(state, "b"), "rm -rf build") == deny
+    assert decide(rules(state, "a"), "ls -l") is None
+    with pytest.raises(ValueError, match="approvals"):
+        add_rule(state, "ask", "curl *")
+    assert remove_rule(state, deny.id) and not remove_rule(state, deny.id)
+    assert [e["type"] for e in events_since(state)] == ["policy.add", "policy.add", "policy.remove"]
