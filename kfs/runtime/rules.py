@@ -26,9 +26,17 @@ class Rule:
     action: str
     pattern: str
     agent: str | None = None  # None: every agent
+    note: str = ""  # what made it, when not `komputer policy add` (a limited mode's command list)
 
     def matches(self, command: str) -> bool:
-        return fnmatch.fnmatchcase(command, self.pattern)
+        """The pattern against the whole command line, or (a pattern without a space) its name."""
+        name = command.split(" ", 1)[0]
+        return fnmatch.fnmatchcase(command, self.pattern) or " " not in self.pattern and \
+            fnmatch.fnmatchcase(name.rsplit("/", 1)[-1], self.pattern)
+
+    def describe(self) -> str:
+        return f"not in the {self.note}'s command list" if self.note else \
+            f"rule {self.id}: {self.action} '{self.pattern}'"
 
 
 def add_rule(state: KState, action: str, pattern: str, agent: str | None = None, by: str = "cli") -> Rule:

@@ -62,8 +62,9 @@ def cmd_agent_set(args: argparse.Namespace) -> int:
     with KState(state_path(args)) as state:
         try:
             scope = tuple(args.scope) if args.scope else None
+            commands = tuple(args.allow_command) if args.allow_command else None
             now = set_agent_overrides(state, args.name, remote=args.remote, network=network, mode=args.mode,
-                                      scope=scope, plan=args.plan)
+                                      scope=scope, plan=args.plan, commands=commands)
         except (LookupError, ValueError) as e:
             print(f"{PROG} agent set: {e.args[0]}", file=sys.stderr)
             return 1
@@ -152,6 +153,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
                    help="restrict the agent's writes: readonly, plan (only under --plan), limited (only under --scope)")
     q.add_argument("--scope", nargs="+", metavar="PATH", help="where a limited agent may write (paths or globs; ~/ is its home)")
     q.add_argument("--plan", metavar="DIR", help="a plan-mode agent's plan folder (default ~/.plan)")
+    q.add_argument("--allow-command", nargs="+", metavar="PATTERN",
+                   help="a limited agent may run only these tools and programs (names or command-line globs)")
     p = add("keys", cmd_keys_list, "manage an agent's authorized keys (OpenSSH authorized_keys lines)")
     keys_sub = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
     q = keys_sub.add_parser("add", parents=[common], help="add the keys in PUBKEY_FILE (- for stdin), options allowed")

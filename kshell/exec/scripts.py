@@ -89,7 +89,7 @@ def denied(sh: Interp, argv: list[str]) -> bool:
     rule = decide(rules, command)
     if rule is None or rule.action == "allow":
         return False
-    sh.write_err(f"K: {command}: denied by policy (rule {rule.id}: {rule.action} '{rule.pattern}')\n")
+    sh.write_err(f"K: {command}: denied by policy ({rule.describe()})\n")
     if sh.session.denied is not None:
         sh.session.denied(command, rule)
     return True

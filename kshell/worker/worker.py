@@ -204,10 +204,15 @@ class Worker:
         """The policy rules on command lines in force for the agent: every tool asks them
         (programs ask in run_path), and a denial is an event."""
         from kfs.journal import append_event
-        from kfs.runtime.rules import rules
+        from kfs.runtime.rules import Rule, rules
+        from kshell.delegate.config import agent_overrides
         from kshell.exec.scripts import guarded
 
         found = rules(self.state, agent)
+        allowed = agent_overrides(self.state, agent).get("commands") or ()
+        if self.policy is not None and self.policy.mode == "limited" and allowed:
+            # limited mode's command list: the operator's rules first, then only these
+            found += [Rule(0, "allow", pattern) for pattern in allowed] + [Rule(0, "deny", "*", note="limited mode")]
         shell_session = self.shell.interp.session
         shell_session.rules = found
         if not found:

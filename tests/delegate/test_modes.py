@@ -148,3 +148,15 @@ def test_policy_rules_deny_tools_and_programs_with_126_and_an_event(alice: Bench
     finally:
         for rule in rules:
             remove_rule(alice.state, rule.id)
+
+
+def test_a_limited_agent_runs_only_the_commands_it_is_allowed(alice: Bench) -> None:
+    set_agent_overrides(alice.state, "alice", mode="limited", scope=("~/proj",), commands=("ls", "cat proj/*"))
+    try:
+        status, out, err = run(alice, "ls proj; cat proj/a; echo builtin; python3 -c 'print(1)'; echo $?; "
+                                      "cat /etc/passwd; echo $?")
+        assert out == "a\nkeep\nbuiltin\n126\n126\n"
+        assert "K: python3 -c print(1): denied by policy (not in the limited mode's command list)" in err
+        assert "K: cat /etc/passwd: denied by policy" in err
+    finally:
+        set_agent_overrides(alice.state, "alice", commands=())

@@ -163,3 +163,10 @@ def test_policy_rules_first_match_decides_per_agent_or_for_all(state: KState) ->
         add_rule(state, "ask", "curl *")
     assert remove_rule(state, deny.id) and not remove_rule(state, deny.id)
     assert [e["type"] for e in events_since(state)] == ["policy.add", "policy.add", "policy.remove"]
+
+
+def test_a_pattern_without_a_space_also_matches_the_commands_name() -> None:
+    from kfs.runtime.rules import Rule
+
+    assert Rule(1, "deny", "rm").matches("rm -rf x") and Rule(1, "deny", "rm").matches("/bin/rm x")
+    assert not Rule(1, "deny", "rm x").matches("rm -rf x") and not Rule(1, "deny", "r").matches("rm x")
