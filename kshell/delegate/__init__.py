@@ -14,7 +14,7 @@ import os
 import posixpath
 import shlex
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kfs.journal import last_change
 from kfs.vfs.policy import DENIED_GIT, DENIED_NAMES, RC_FILES
@@ -108,14 +108,7 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     cwd = _cwd(sh)
     view = make_view(mount.path, d.home, cwd, d.config.read_only)
 
-    def exists_in_k(path: str) -> bool:
-        try:
-            sh.fs.lstat(path)
-        except OSError:
-            return False
-        return True
-
-    check_paths(view, cwd, argv, exists_in_k)
+    check_paths(view, cwd, argv, lambda path: _lstat(sh, path) is not None)
     if sh.fs.policy is not None:
         view = _restricted(sh, view)
     wait_coherent(mount, last_change(sh.fs.vfs.state))
@@ -131,6 +124,14 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal)
 
 
+def _lstat(sh: Interp, path: str) -> Any:
+    """The K entry at `path` (not followed), None when there is none."""
+    try:
+        return sh.fs.lstat(path)
+    except OSError:
+        return None
+
+
 def _restricted(sh: Interp, view: View) -> View:
     """A restricted session's sandbox: the K binds read-only, but for the directories its
     policy lets it write (when they exist, and are not globs), and the deny-write paths
@@ -139,24 +140,19 @@ def _restricted(sh: Interp, view: View) -> View:
     assert policy is not None
 
     def is_dir(path: str) -> bool:
-        try:
-            return sh.fs.stat(path).is_dir
-        except OSError:
-            return False
+        found = _lstat(sh, path)
+        return found is not None and found.is_dir
 
-    def exists(path: str) -> bool:
-        try:
-            sh.fs.lstat(path)
-        except OSError:
-            return False
-        return True
+    def is_entry(path: str) -> bool:  # a file or directory there (a link would bind its target)
+        found = _lstat(sh, path)
+        return found is not None and not found.is_lnk
 
     writable = tuple(a for a in policy.allowed if not any(c in a for c in "*?[") and is_dir(a)
                      and any(a == b or a.startswith(b.rstrip("/") + "/") for b in view.binds))
     candidates = [posixpath.join(policy.home, name) for name in RC_FILES]
     for top in (*view.binds, *writable):
         candidates += [posixpath.join(top, name) for name in (*DENIED_NAMES, *DENIED_GIT)]
-    protected = tuple(sorted({p for p in candidates if exists(p) and not sh.fs.lstat(p).is_lnk}))
+    protected = tuple(sorted({p for p in candidates if is_entry(p)}))
     return replace(view, read_only=True, writable=writable, protected=protected)
 
 

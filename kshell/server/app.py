@@ -547,7 +547,7 @@ class KServer:
             held = [(agent, name, holder) for (agent, name), holder in self._held.items()]
             if held:
                 try:
-                    active = [self._last_active(holder) for _, _, holder in held]
+                    active = self._last_active([holder for _, _, holder in held])
                     kept = await asyncio.to_thread(agents.renew_leases, self.state, held, ttl, active)
                 except Exception as e:  # noqa: BLE001 - try again next period; never stop housekeeping
                     log.warning("could not renew session leases: %s", e)
@@ -567,11 +567,15 @@ class KServer:
                         self.audit_nowait("ssh.idle_timeout", agent=c.agent.name, peer=c.peer_addr)
                         c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "Idle timeout")
 
-    def _last_active(self, holder: dict[str, Any]) -> int:
-        """When the connection holding a lease last saw input or output (wall clock, ns)."""
+    def _last_active(self, holders: list[dict[str, Any]]) -> list[int]:
+        """When the connection holding each lease last saw input or output (wall clock, ns)."""
         now_wall, now = time.time_ns(), time.monotonic()
-        seen = [c.last_activity for c in self.connections.values() if c.session_holder is holder]
-        return now_wall - int((now - max(seen)) * 1e9) if seen else now_wall
+        seen: dict[int, float] = {}
+        for c in self.connections.values():
+            if c.session_holder is not None:
+                key = id(c.session_holder)
+                seen[key] = max(seen.get(key, 0.0), c.last_activity)
+        return [now_wall - int((now - seen[id(h)]) * 1e9) if id(h) in seen else now_wall for h in holders]
 
     # -- processes ---------------------------------------------------------------------------
 

@@ -158,7 +158,10 @@ class Worker:
         self.agent = spec["agent"]
         self.tty = bool(spec.get("tty"))
         home = spec["home"]
-        self.policy = self._policy(spec)
+        from kshell.delegate.config import agent_overrides
+
+        settings = agent_overrides(self.state, spec["agent"])  # read once: mode, rules' command list, delegation
+        self.policy = WritePolicy.of_agent(settings, home, (spec.get("env") or {}).get("K_MODE") or "full")
         fs = PathFS(self.vfs, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home, policy=self.policy)
         cwd = spec.get("cwd") or home
         if cwd != home:  # a resumed cwd that is gone (or no directory now) falls back to home
@@ -176,10 +179,10 @@ class Worker:
         if spec.get("job_control"):
             self.shell.enable_job_control(interactive=True)
         if spec.get("delegate") is not None:
-            self.shell.interp.session.delegation = self._delegation(spec)
+            self.shell.interp.session.delegation = self._delegation(spec, settings)
         session, front = spec.get("session") or "-", "ssh pty" if self.tty else "ssh exec"
         self.vfs.by = f"{front} {spec['agent']}/{session}"  # every receipt names who did it
-        self._govern(spec["agent"], session, front)
+        self._govern(spec["agent"], session, front, settings.get("commands") or ())
         self.recorder = ProcRecorder(self.state, spec["agent"], session, front,
                                      int(limits.get("process_output", WorkerLimits().process_output)))
         self.shell.interp.session.jobs.recorder = self.recorder
@@ -192,24 +195,16 @@ class Worker:
                 lambda raw: self.frames.send_json(wire.RAW, raw),
                 int(env.get("COLUMNS") or 80), int(env.get("LINES") or 24), suspend=shell.suspend)
 
-    def _policy(self, spec: dict[str, Any]) -> WritePolicy | None:
-        """The session's restricted mode: the agent's (`komputer agent set --mode`), made
-        stricter by the session's own `K_MODE` (a session may narrow itself, never widen)."""
-        from kshell.delegate.config import agent_overrides
-
-        return WritePolicy.of_agent(agent_overrides(self.state, spec["agent"]), spec["home"],
-                                    (spec.get("env") or {}).get("K_MODE") or "full")
-
-    def _govern(self, agent: str, session: str, front: str) -> None:
-        """The policy rules on command lines in force for the agent: every tool asks them
-        (programs ask in run_path), and a denial is an event."""
+    def _govern(self, agent: str, session: str, front: str, allowed: tuple[str, ...]) -> None:
+        """The policy rules on command lines in force for the agent (and a limited agent's
+        command list, `allowed`): every tool asks them (programs ask in run_path), and a
+        denial is an event. The session's restricted mode: `self.policy` (the agent's
+        `komputer agent set --mode`, made stricter by the session's `K_MODE`)."""
         from kfs.journal import append_event
         from kfs.runtime.rules import Rule, rules
-        from kshell.delegate.config import agent_overrides
         from kshell.exec.scripts import guarded
 
         found = rules(self.state, agent)
-        allowed = agent_overrides(self.state, agent).get("commands") or ()
         if self.policy is not None and self.policy.mode == "limited" and allowed:
             # limited mode's command list: the operator's rules first, then only these
             found += [Rule(0, "allow", pattern) for pattern in allowed] + [Rule(0, "deny", "*", note="limited mode")]
@@ -225,13 +220,13 @@ class Worker:
 
         shell_session.denied = denied
 
-    def _delegation(self, spec: dict[str, Any]) -> Any:
-        """The server's `[delegate]` settings with the agent's own overrides (read here, from
-        this worker's KState, so a `komputer agent set` applies from the next session on)."""
+    def _delegation(self, spec: dict[str, Any], settings: dict[str, Any]) -> Any:
+        """The server's `[delegate]` settings with the agent's own overrides (`settings`, read
+        from this worker's KState, so a `komputer agent set` applies from the next session on)."""
         from kshell.delegate import Delegation
-        from kshell.delegate.config import DelegateConfig, agent_overrides, for_agent
+        from kshell.delegate.config import DelegateConfig, for_agent
 
-        config = for_agent(DelegateConfig.from_wire(spec["delegate"]), agent_overrides(self.state, spec["agent"]))
+        config = for_agent(DelegateConfig.from_wire(spec["delegate"]), settings)
         return Delegation(config, str(self.state.path), spec["uid"], spec["gid"], spec["home"],
                           spec.get("env", {}).get("HOSTNAME") or "komputer")
 

@@ -206,3 +206,9 @@ def test_ps_names_a_subshell_bash_and_a_nohup_job_by_its_command() -> None:
     r = run_k("( sleep 1 ) & nohup /bin/sleep 1 > /dev/null & ps; kill %1 %2")
     names = [line.split()[-1] for line in r.stdout.decode().splitlines()[1:]]
     assert names[1:3] == ["bash", "sleep"], r.stdout
+
+
+def test_setsid_runs_its_command_and_refuses_what_k_cannot_do() -> None:
+    r = run_k("setsid -w echo ok; setsid -f true; echo $?; setsid; echo $?")
+    assert r.stdout == b"ok\n1\n1\n"
+    assert b"setsid: -f is not supported by K" in r.stderr and b"setsid: no command specified" in r.stderr

@@ -456,10 +456,14 @@ def nohup(sh: Interp, argv: list[str]) -> int:
 
 def setsid(sh: Interp, argv: list[str]) -> int:
     """util-linux setsid: run a program in a new session (no hang-up from this one reaches
-    it); -f, -w and -c are accepted (a K job is never a group leader to fork away from)."""
+    it). -w is what K does anyway (setsid waits for the program); -f (return at once) and -c
+    (a controlling terminal) are refused: `setsid CMD &` is the way to K's background."""
     args = argv[1:]
-    while args and args[0] in ("-f", "--fork", "-w", "--wait", "-c", "--ctty"):
+    while args and args[0] in ("-w", "--wait"):
         args = args[1:]
+    if args and args[0] in ("-f", "--fork", "-c", "--ctty"):
+        sh.write_err(f"setsid: {args[0]} is not supported by K (run `setsid COMMAND &` for a background job)\n")
+        return 1
     if args and args[0] == "--":
         args = args[1:]
     if not args:
