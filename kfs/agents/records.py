@@ -77,6 +77,20 @@ def agent_settings(state: KState, name: str) -> dict:
     return {} if raw is None else json.loads(raw)
 
 
+def merged_settings(stored: dict, configured: dict | None) -> dict:
+    """An agent's settings from komputer.toml's `[agents.NAME]` (`configured`) and from
+    `komputer agent set` (`stored`): the stricter mode of the two; any other setting stored
+    with the CLI replaces the file's."""
+    if not configured:
+        return stored
+    from kfs.vfs.policy import stricter
+
+    merged = {**configured, **stored}
+    if "mode" in configured and "mode" in stored:
+        merged["mode"] = stricter(configured["mode"], stored["mode"])
+    return merged
+
+
 def find_agent(state: KState, name: str) -> Agent | None:
     with state.read() as txn:
         return find_agent_in(txn, name)

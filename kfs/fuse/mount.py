@@ -118,9 +118,10 @@ def raise_readahead(mountpoint: Path, kib: int = READAHEAD_KB, sysfs: Path = Pat
 
 
 def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[[], None] | None = None,
-          agent: tuple[str, str | None] | None = None) -> None:
+          agent: tuple[str, str | None, dict] | None = None) -> None:
     """Mount, answer requests until unmounted or SIGINT/SIGTERM, then unmount. `agent`:
-    (name, mode) for one agent's view (its uid for every request, its policy)."""
+    (name, mode, what komputer.toml says of it) for one agent's view (its uid for every
+    request, its policy)."""
     import pyfuse3
     import trio
 
@@ -176,19 +177,21 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
     log.info("unmounted %s", mountpoint)
 
 
-def agent_view(state: Any, name: str, mode: str | None) -> Any:
-    """`--agent NAME [--mode M]`: the agent's credentials and the stricter of its own mode and M."""
-    from kfs.agents.records import agent_settings, find_agent
+def agent_view(state: Any, name: str, mode: str | None, configured: dict | None = None) -> Any:
+    """`--agent NAME [--mode M]`: the agent's credentials and the stricter of its own mode and
+    M, with the path rules in force for it (`configured`: what komputer.toml says of it)."""
+    from kfs.agents.records import find_agent
     from kfs.fuse.operations import AgentView
+    from kfs.runtime.rules import governance
     from kfs.vfs import Cred
-    from kfs.vfs.policy import MODES, WritePolicy
+    from kfs.vfs.policy import MODES
 
     found = find_agent(state, name)
     if found is None:
         raise MountError(f"no agent {name!r} (komputer agent list shows them)")
     if mode is not None and mode not in MODES:
         raise MountError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
-    policy = WritePolicy.of_agent(agent_settings(state, name), found.home, mode or "full")
+    policy = governance(state, name, found.home, mode or "full", configured).policy
     return AgentView(name, Cred(found.uid, found.gid), policy)
 
 
@@ -256,7 +259,7 @@ def daemonise(run: Callable[[Callable[[], None]], None], mountpoint: Path, log_f
 
 def main(
     state_dir: Path, mountpoint: Path, requested: list[str], *, foreground: bool, log_file: str | None, debug: bool,
-    agent: str | None = None, mode: str | None = None,
+    agent: str | None = None, mode: str | None = None, configured: dict | None = None,
 ) -> int:
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.INFO,
@@ -265,7 +268,7 @@ def main(
     )
     state_dir = state_dir.resolve()  # the daemon works from /: a relative path would name another state
     options = mount_options(requested)
-    view = (agent, mode) if agent is not None else None
+    view = (agent, mode, configured or {}) if agent is not None else None
     if view is not None:  # the daemon checks as the agent: the kernel must not check as the caller
         options.discard("default_permissions")
     if not any(opt.startswith("fsname=") for opt in options):

@@ -206,9 +206,12 @@ class Operations(pyfuse3.Operations):
                 ino, name = self.names.get(ino, (0, b""))
                 if not ino:
                     raise FUSEError(errno.EROFS)  # a file reached by no name we know: refuse
-        path = self.vfs.path_of(ino) + ("" if name is None else "/" + os.fsdecode(name))
-        if policy.refuses(path.replace("//", "/")):
-            raise FUSEError(errno.EROFS)
+        path = (self.vfs.path_of(ino) + ("" if name is None else "/" + os.fsdecode(name))).replace("//", "/")
+        try:
+            policy.check(path, path)
+        except PermissionError as e:  # the mode's EROFS, a rule's EACCES; `ask` too: a mount cannot wait
+            policy.told.clear()
+            raise FUSEError(e.errno) from None
 
     def _refuse_admin(self, *inos: int) -> None:
         """The admin view is read-only."""

@@ -1,23 +1,36 @@
-"""Policy rules on command lines: `allow` or `deny` (and, once approvals exist, `ask`) for a
-shell glob matched against a command's words joined by spaces, for one agent or for all.
+"""Policy rules: `allow`, `deny` or `ask` (wait for a person's decision: kfs.runtime.approvals)
+for a shell glob, for one agent or for all, on one of three things:
 
-Rules are kept in the "keys" database under `policy/<id>`, in the order they were added; the
-first rule that matches decides, and a command no rule matches is allowed. A session reads
-its rules when it starts.
+- `command`: a command line (its words joined by spaces; a pattern without a space also
+  matches the command's name),
+- `path`: the path a write reaches (symlinks and `..` resolved; `~/` is the agent's home; a
+  pattern without glob characters also covers everything under it),
+- `host`: a host that curl or wget reaches.
+
+Rules are kept in the "keys" database under `policy/<id>`, in the order they were added;
+komputer.toml's `[[policy]]` rules come before them. The first rule that matches decides, and
+what no rule matches is allowed (a restricted mode still applies). A session reads its rules
+when it starts.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
-from dataclasses import dataclass
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
+from kfs.agents.records import agent_settings, merged_settings
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
+from kfs.vfs.policy import WritePolicy, effective_mode
 
 PREFIX = b"policy/"
 ACTIONS = ("allow", "deny", "ask")
+SUBJECTS = ("command", "path", "host")
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,32 +39,96 @@ class Rule:
     action: str
     pattern: str
     agent: str | None = None  # None: every agent
-    note: str = ""  # what made it, when not `komputer policy add` (a limited mode's command list)
+    note: str = ""  # what made it, when not `komputer policy add` (a limited mode's list, komputer.toml)
+    on: str = "command"  # what the pattern is matched against: command, path or host
 
-    def matches(self, command: str) -> bool:
-        """The pattern against the whole command line, or (a pattern without a space) its name."""
-        name = command.split(" ", 1)[0]
-        return fnmatch.fnmatchcase(command, self.pattern) or " " not in self.pattern and \
-            fnmatch.fnmatchcase(name.rsplit("/", 1)[-1], self.pattern)
+    def matches(self, subject: str) -> bool:
+        if self.on == "command":
+            name = subject.split(" ", 1)[0].rsplit("/", 1)[-1]
+            glob = _compiled(glob_regex(self.pattern))
+            return glob.fullmatch(subject) is not None or " " not in self.pattern and glob.fullmatch(name) is not None
+        return _compiled(self.regex()).fullmatch(subject.lower() if self.on == "host" else subject) is not None
+
+    def regex(self, tag: str = "") -> str:
+        """The path or host pattern as a regular expression (a path without glob characters
+        also covers what is under it; hosts are matched in lower case)."""
+        if self.on == "host":
+            return glob_regex(self.pattern.lower(), tag)
+        if not any(c in self.pattern for c in "*?["):
+            return re.escape(self.pattern.rstrip("/") or "/") + "(?:/.*)?"
+        return glob_regex(self.pattern, tag)
 
     def describe(self) -> str:
-        return f"not in the {self.note}'s command list" if self.note else \
-            f"rule {self.id}: {self.action} '{self.pattern}'"
+        if self.note.endswith("mode"):
+            return f"not in the {self.note}'s {self.on} list"
+        what = "" if self.on == "command" else f"{self.on} "
+        return f"{self.note or 'rule'} {self.id}: {self.action} {what}'{self.pattern}'"
+
+    def at_home(self, home: str) -> Rule:
+        """The rule with a path pattern's `~/` made the agent's home."""
+        if self.on != "path" or not (self.pattern == "~" or self.pattern.startswith("~/")):
+            return self
+        return replace(self, pattern=home.rstrip("/") + self.pattern[1:])
 
 
-def add_rule(state: KState, action: str, pattern: str, agent: str | None = None, by: str = "cli") -> Rule:
+@functools.lru_cache(maxsize=4096)
+def glob_regex(pattern: str, tag: str = "") -> str:
+    """A shell glob as a regular expression, exactly as fnmatch reads it (`*` also matches
+    `/`), its own group names prefixed by `tag`, so that many can be joined into one (RuleSet)."""
+    translated = fnmatch.translate(pattern)
+    assert translated.endswith("\\Z"), translated
+    return re.sub(r"\(\?P([<=])", rf"(?P\1{tag}", translated[:-2])
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(regex: str) -> re.Pattern[str]:
+    return re.compile(regex, re.S)
+
+
+class RuleSet:
+    """The rules on paths (or hosts), matched as one regular expression: the first rule that
+    matches decides, and a hundred rules cost one match, not a hundred (bench/policy.py)."""
+
+    def __init__(self, rules: tuple[Rule, ...] = ()) -> None:
+        self.rules = rules
+        joined = "|".join(f"(?P<r{i}>{r.regex(f'r{i}')})" for i, r in enumerate(rules))
+        self._re = re.compile(joined, re.S) if rules else None
+        self._lower = bool(rules) and rules[0].on == "host"
+
+    def first(self, subject: str) -> Rule | None:
+        if self._re is None:
+            return None
+        m = self._re.fullmatch(subject.lower() if self._lower else subject)
+        return None if m is None else self.rules[int(m.lastgroup[1:])]  # type: ignore[index]
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+
+def check(action: str, pattern: str, on: str = "command") -> None:
+    """ValueError for a rule that could never be right."""
     if action not in ACTIONS:
         raise ValueError(f"{action!r}: expected allow, deny or ask")
-    if action == "ask":
-        raise ValueError("ask needs approvals, which K does not have yet: use allow or deny")
+    if on not in SUBJECTS:
+        raise ValueError(f"{on!r}: a rule is on a command, a path or a host")
     if not pattern:
         raise ValueError("an empty pattern matches nothing")
+    if on == "path" and not pattern.startswith(("/", "~")) and not pattern.startswith("*"):
+        raise ValueError(f"path pattern {pattern!r}: expected an absolute path or glob (or ~/...)")
+
+
+def add_rule(state: KState, action: str, pattern: str, agent: str | None = None, by: str = "cli",
+             on: str = "command") -> Rule:
+    check(action, pattern, on)
 
     def body(txn: Txn) -> Rule:
-        rule = Rule(txn.incr(b"next_policy_rule"), action, pattern, agent)
+        rule = Rule(txn.incr(b"next_policy_rule"), action, pattern, agent, on=on)
         txn.put("keys", PREFIX + U64.pack(rule.id),
-                json.dumps({"action": action, "pattern": pattern, "agent": agent}).encode())
-        append_event(txn, "policy.add", rule=rule.id, action=action, pattern=pattern, agent=agent, by=by)
+                json.dumps({"action": action, "pattern": pattern, "agent": agent, "on": on}).encode())
+        append_event(txn, "policy.add", rule=rule.id, action=action, pattern=pattern, agent=agent, on=on, by=by)
         return rule
 
     return state.write(body)
@@ -74,6 +151,49 @@ def rules(state: KState, agent: str | None = None) -> list[Rule]:
     return [r for r in found if agent is None or r.agent in (None, agent)]
 
 
-def decide(found: list[Rule], command: str) -> Rule | None:
-    """The first rule that matches `command` (None: no rule does, and it is allowed)."""
-    return next((r for r in found if r.matches(command)), None)
+def in_force(state: KState, agent: str, home: str, mode: str, settings: dict,
+             configured: tuple[dict, ...] = ()) -> list[Rule]:
+    """The rules an agent's session obeys, in order: komputer.toml's `[[policy]]` (`configured`),
+    the stored ones, then, in limited `mode`, the agent's command and host lists (anything else
+    denied); path patterns' `~/` made the agent's `home`."""
+    found = [Rule(i, d["action"], d["pattern"], d.get("agent"), note="komputer.toml rule", on=d.get("on", "command"))
+             for i, d in enumerate(configured, 1) if d.get("agent") in (None, agent)]
+    found += rules(state, agent)
+    if mode == "limited":
+        for on, key in (("command", "commands"), ("host", "hosts")):
+            if settings.get(key):
+                found += [Rule(0, "allow", p, on=on) for p in settings[key]]
+                found.append(Rule(0, "deny", "*", note="limited mode", on=on))
+    return [r.at_home(home) for r in found]
+
+
+def first(found: list[Rule], subject: str, on: str = "command") -> Rule | None:
+    """The first rule on `on` that matches `subject` (None: no rule does, and it is allowed)."""
+    return next((r for r in found if r.on == on and r.matches(subject)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Governance:
+    """What one session of an agent obeys: its settings (komputer.toml's and the stored ones,
+    kfs.agents.records.merged_settings), its write policy (None: no restriction at all), its
+    rules in force (commands, paths, hosts)."""
+
+    settings: dict
+    policy: WritePolicy | None
+    rules: tuple[Rule, ...]
+
+    def of(self, on: str) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if r.on == on)
+
+
+def governance(state: KState, agent: str, home: str, session_mode: str = "full",
+               configured: dict | None = None) -> Governance:
+    """The one way every front end (the shell's worker, SFTP, an agent's mount) learns what a
+    session of `agent` obeys; `configured`: what komputer.toml says of the agent
+    (ServerConfig.configured)."""
+    configured = configured or {}
+    settings = merged_settings(agent_settings(state, agent), configured.get("settings"))
+    found = tuple(in_force(state, agent, home, effective_mode(settings, session_mode), settings,
+                           tuple(configured.get("policy") or ())))
+    policy = WritePolicy.of_agent(settings, home, session_mode, RuleSet(tuple(r for r in found if r.on == "path")))
+    return Governance(settings, policy, found)

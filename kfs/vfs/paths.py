@@ -10,6 +10,7 @@ import errno
 import os
 import stat as st
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
@@ -22,7 +23,7 @@ from kfs.vfs.cred import R_OK, ROOT, W_OK, X_OK, Cred, allowed, require
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import PATH_MAX, ROOT_INO, SYMLOOP_MAX, Inode
 from kfs.vfs.ops import Op
-from kfs.vfs.policy import Refusal, WritePolicy
+from kfs.vfs.policy import NeedsApproval, WritePolicy
 from kfs.vfs.vfs import VFS, FileHandle, StatFS
 
 PathLike = str | bytes
@@ -142,6 +143,9 @@ class PathFS:
         self.vfs = vfs
         self.tilde = tilde
         self.policy = policy  # a restricted mode's writes (kfs.vfs.policy); None: only the mode bits
+        # the policy guard's walk, handed to the operation's own first walk of the same path in
+        # the same transaction (a guarded write walks its path once, not twice)
+        self._walked = threading.local()
         self.cred = cred
         self.home = native.normalize(_fs(home))
         self.cwd = native.normalize(_fs(cwd), b"/", self.home)
@@ -178,6 +182,12 @@ class PathFS:
         (search permission). A stat of /a/b/c is three entry lookups and one inode read.
         """
         raw = path if isinstance(path, bytes) else path.encode(_FS_ENCODING, _FS_ERRORS)
+        if self.policy is not None:
+            walked = getattr(self._walked, "last", None)
+            if walked is not None:
+                self._walked.last = None
+                if walked[0] is txn and walked[1] == (raw, follow, entry):
+                    return walked[2]
         if not raw:
             raise fs_error(errno.ENOENT, path)
         if len(raw) >= PATH_MAX:
@@ -304,19 +314,39 @@ class PathFS:
                     self._guard(op.txn, target, follow)
                 return body(op)
 
-        try:
-            return self.vfs.run(self.cred, fn)
-        except OSError as e:
-            if e.filename is None and e.errno:
-                raise fs_error(e.errno, path) from e
-            raise
+        while True:
+            try:
+                return self.vfs.run(self.cred, fn)
+            except NeedsApproval as e:  # out of the transaction: wait for the decision, then again
+                self._approval(e)
+            except OSError as e:
+                if e.filename is None and e.errno:
+                    raise fs_error(e.errno, path) from e
+                raise
+
+    def _approval(self, e: NeedsApproval) -> None:
+        """Wait for the decision on a write an `ask` rule matched (refused where nobody can
+        decide): allowed, the path is granted for the session and the caller runs again."""
+        policy = self.policy
+        assert policy is not None
+        if policy.approve is None:
+            raise policy.deny(e.filename, e.physical, f"needs an approval ({e.rule.describe()}), "
+                              "which only a shell session can wait for")
+        if not policy.approve(e):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), e.filename)
+        policy.granted.add(e.physical)
 
     def check_write(self, path: PathLike, *, follow: bool = True) -> None:
-        """Raise Refusal when the session's policy refuses writing `path` (for a front end
+        """Raise what the session's policy refuses writing `path` with (for a front end
         changing an open file through its handle)."""
         if self.policy is not None:
-            with self.vfs.state.read() as txn:
-                self._guard(txn, path, follow)
+            while True:
+                try:
+                    with self.vfs.state.read() as txn:
+                        self._guard(txn, path, follow)
+                    return
+                except NeedsApproval as e:
+                    self._approval(e)
 
     def _guard(self, txn: Txn, path: PathLike, follow: bool) -> None:
         """Raise Refusal when the policy refuses a write reaching `path` (the entry itself
@@ -324,6 +354,7 @@ class PathFS:
         policy = self.policy
         assert policy is not None
         raw = _fs(path)
+        walk = (raw, follow, not follow)
         while True:
             try:
                 found = self.resolve(txn, raw, follow=follow, entry=not follow)
@@ -340,9 +371,9 @@ class PathFS:
         else:
             base = records.dir_path(txn, found.parent.ino)
             physical = os.fsdecode(base.rstrip(b"/") + b"/" + found.name)
-        if policy.refuses(physical):
-            policy.refused += 1
-            raise Refusal(os.fsdecode(_fs(path)), policy.mode)
+        policy.check(os.fsdecode(_fs(path)), physical)
+        if walk == (raw, follow, not follow):  # the path itself, not a missing one's first parent
+            self._walked.last = (txn, walk, found)
 
     # -- queries -----------------------------------------------------------------------------
 

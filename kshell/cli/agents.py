@@ -63,8 +63,9 @@ def cmd_agent_set(args: argparse.Namespace) -> int:
         try:
             scope = tuple(args.scope) if args.scope else None
             commands = tuple(args.allow_command) if args.allow_command else None
+            hosts = tuple(args.allow_host) if args.allow_host else None
             now = set_agent_overrides(state, args.name, remote=args.remote, network=network, mode=args.mode,
-                                      scope=scope, plan=args.plan, commands=commands)
+                                      scope=scope, plan=args.plan, commands=commands, hosts=hosts)
         except (LookupError, ValueError) as e:
             print(f"{PROG} agent set: {e.args[0]}", file=sys.stderr)
             return 1
@@ -148,13 +149,15 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q.add_argument("name", metavar="NAME")
     q.add_argument("--remote", choices=("local", "ssh", "none"),
                    help="where commands K does not have run: local (bubblewrap), ssh, none")
-    q.add_argument("--network", choices=("on", "off"), help="whether delegated programs reach the network")
+    q.add_argument("--network", choices=("on", "off"), help="whether delegated programs, curl and wget reach the real network")
     q.add_argument("--mode", choices=("readonly", "plan", "limited", "full"),
                    help="restrict the agent's writes: readonly, plan (only under --plan), limited (only under --scope)")
     q.add_argument("--scope", nargs="+", metavar="PATH", help="where a limited agent may write (paths or globs; ~/ is its home)")
     q.add_argument("--plan", metavar="DIR", help="a plan-mode agent's plan folder (default ~/.plan)")
     q.add_argument("--allow-command", nargs="+", metavar="PATTERN",
                    help="a limited agent may run only these tools and programs (names or command-line globs)")
+    q.add_argument("--allow-host", nargs="+", metavar="PATTERN",
+                   help="a limited agent's curl and wget reach only these hosts (globs); its delegated programs get no network")
     p = add("keys", cmd_keys_list, "manage an agent's authorized keys (OpenSSH authorized_keys lines)")
     keys_sub = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
     q = keys_sub.add_parser("add", parents=[common], help="add the keys in PUBKEY_FILE (- for stdin), options allowed")

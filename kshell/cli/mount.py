@@ -19,9 +19,19 @@ def cmd_mount(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
 
+    configured = None
+    if args.agent is not None:  # what komputer.toml says of the agent, as the SSH server reads it
+        from kshell.cli.server import load_server_config
+
+        try:
+            configured = load_server_config(state_path(args), args.config).configured(args.agent)
+        except (OSError, ValueError) as e:
+            print(f"komputer mount: {e}", file=sys.stderr)
+            return 1
     return mount_main(
         state_path(args), Path(args.mountpoint), args.options,
         foreground=args.foreground, log_file=args.log, debug=args.debug, agent=args.agent, mode=args.mode,
+        configured=configured,
     )
 
 
@@ -40,4 +50,7 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
                    help="serve one agent's view: every request as that agent (its uid), under its restricted mode")
     p.add_argument("--mode", choices=("readonly", "plan", "limited", "full"),
                    help="with --agent: a mode for this mount (the stricter of it and the agent's own)")
+    p.add_argument("--config", metavar="FILE",
+                   help="with --agent: komputer.toml with the agent's settings and [[policy]] rules "
+                        "(default: STATE/komputer.toml if present)")
     p.add_argument("--debug", action="store_true", help="log every request")

@@ -1,6 +1,7 @@
 """What runs and what happened: `komputer events` (the event stream, as `journalctl -o json`
-prints a journal), `komputer ps` (the process table of every agent) and `komputer sessions`.
-They read the state while a server runs; they never write it."""
+prints a journal), `komputer ps` (the process table of every agent) and `komputer sessions`,
+which read the state while a server runs; and what governs it: `komputer policy` (rules),
+`komputer approvals` and `komputer decide` (what an `ask` rule paused)."""
 
 from __future__ import annotations
 
@@ -193,11 +194,17 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rule_line(rule: Any) -> str:
+    """ID ACTION AGENT PATTERN; a path or host rule's pattern says which (path:/srv/*, host:*.com)."""
+    pattern = rule.pattern if rule.on == "command" else f"{rule.on}:{rule.pattern}"
+    return f"{rule.id} {rule.action} {rule.agent or '*'} {pattern}"
+
+
 def cmd_policy_list(args: argparse.Namespace) -> int:
     from kfs.runtime.rules import rules
 
     for rule in rules(_state(args), getattr(args, "agent", None)):
-        print(f"{rule.id} {rule.action} {rule.agent or '*'} {rule.pattern}")
+        print(_rule_line(rule))
     return 0
 
 
@@ -212,11 +219,68 @@ def cmd_policy_add(args: argparse.Namespace) -> int:
         print(f"komputer policy add: no agent {args.agent!r}", file=sys.stderr)
         return 1
     try:
-        rule = add_rule(state, args.action, args.pattern, args.agent, by=f"cli:{os.getuid()}")
+        rule = add_rule(state, args.action, args.pattern, args.agent, by=f"cli:{os.getuid()}", on=args.on)
     except ValueError as e:
         print(f"komputer policy add: {e}", file=sys.stderr)
         return 1
-    print(f"{rule.id} {rule.action} {rule.agent or '*'} {rule.pattern}")
+    print(_rule_line(rule))
+    return 0
+
+
+def _approval_line(record: dict[str, Any]) -> str:
+    """ID AGENT/SESSION KIND AGE ACTION: one pending approval (ID first, for scripts)."""
+    age = max(0, int(time.time() - record["asked"]))
+    return f"{record['id']} {record['agent']}/{record['session']} {record['kind']} {age}s {record['action']}"
+
+
+def cmd_approvals(args: argparse.Namespace) -> int:
+    """The pending approvals, oldest first; --follow keeps printing new ones as they are asked."""
+    from kfs.journal import events_since, last_event
+    from kfs.runtime import approvals
+
+    state = _state(args)
+    statuses = ("pending", "allowed", "rejected", "expired", "withdrawn", "applied") if args.all else ("pending",)
+    seq = last_event(state)
+    for record in approvals.listing(state, statuses):
+        if args.agent is None or record["agent"] == args.agent:
+            _print_approval(record, args)
+    if not args.follow:
+        return 0
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
+        while True:
+            batch = events_since(state, seq, 10_000)
+            for event in batch:
+                if event["type"] == "approval.ask" and args.agent in (None, event.get("agent")):
+                    record = approvals.get(state, event["approval"])
+                    if record is not None:
+                        _print_approval(record, args)
+            seq = batch[-1]["seq"] if batch else seq
+            sys.stdout.flush()
+            time.sleep(0.2)
+    return 0
+
+
+def _print_approval(record: dict[str, Any], args: argparse.Namespace) -> None:
+    if args.json:
+        print(json.dumps({k: v for k, v in record.items() if k not in ("replay", "waiter")}, sort_keys=True))
+    elif args.all:
+        print(_approval_line(record) + f"  [{record['status']}]")
+    else:
+        print(_approval_line(record))
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    import os
+
+    from kfs.runtime import approvals
+
+    by = os.environ.get("SUDO_USER") or f"cli:{os.getuid()}"
+    try:
+        record = approvals.decide(_state(args), args.id, args.decision == "allow", by=by, reason=args.reason or "")
+    except (LookupError, ValueError) as e:
+        print(f"komputer decide: {e.args[0]}", file=sys.stderr)
+        return 1
+    print(f"{record['id']} {record['status']}: {record['action']}")
     return 0
 
 
@@ -256,16 +320,32 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
                                 help="detach sessions idle for --idle seconds (those running processes stay)")
     q.set_defaults(fn=cmd_sessions_detach_idle)
     q.add_argument("--idle", type=float, required=True, metavar="SECONDS")
-    p = add("policy", cmd_policy_list, "rules on agents' command lines: allow or deny a shell glob (first match decides)")
+    p = add("approvals", cmd_approvals, "list pending approvals, one per line: ID AGENT/SESSION KIND AGE ACTION")
+    p.add_argument("-f", "--follow", action="store_true", help="keep printing approvals as agents ask them")
+    p.add_argument("--all", action="store_true", help="decided, withdrawn and applied ones too, with their status")
+    p.add_argument("--agent", metavar="NAME", help="only NAME's")
+    p.add_argument("--json", action="store_true", help="one JSON object per approval")
+    p = add("decide", cmd_decide, "decide a pending approval: allow (the action runs) or reject (it fails, 126)")
+    p.add_argument("id", type=int, metavar="ID")
+    p.add_argument("decision", choices=("allow", "reject"))
+    p.add_argument("--reason", metavar="TEXT", help="why: the agent reads it with a rejection; the event keeps it")
+    p = add("policy", cmd_policy_list, "rules on agents' commands, written paths and hosts: allow, deny or ask (first match decides)")
     policy_sub = p.add_subparsers(dest="policy_command", metavar="ACTION")
     q = policy_sub.add_parser("list", parents=[common], help="the rules, oldest first: ID ACTION AGENT PATTERN")
     q.set_defaults(fn=cmd_policy_list)
     q.add_argument("--agent", metavar="NAME", help="only the rules in force for NAME")
-    q = policy_sub.add_parser("add", parents=[common], help="add a rule: allow|deny PATTERN (ask needs approvals)")
-    q.set_defaults(fn=cmd_policy_add)
+    q = policy_sub.add_parser("add", parents=[common],
+                              help="add a rule: allow|deny|ask PATTERN (ask: the action waits for komputer decide)")
+    q.set_defaults(fn=cmd_policy_add, on="command")
     q.add_argument("--agent", metavar="NAME", help="for this agent only (default: every agent)")
+    on = q.add_mutually_exclusive_group()
+    on.add_argument("--path", dest="on", action="store_const", const="path",
+                    help="PATTERN is a path that writes reach (absolute or ~/..., a glob or a directory)")
+    on.add_argument("--host", dest="on", action="store_const", const="host",
+                    help="PATTERN is a host that curl and wget reach (a glob)")
     q.add_argument("action", choices=("allow", "deny", "ask"))
-    q.add_argument("pattern", metavar="PATTERN", help="a shell glob matched against the command's words joined by spaces")
+    q.add_argument("pattern", metavar="PATTERN",
+                   help="a shell glob matched against the command's words joined by spaces (or a path, a host)")
     q = policy_sub.add_parser("remove", parents=[common], help="remove rule ID")
     q.set_defaults(fn=cmd_policy_remove)
     q.add_argument("id", type=int, metavar="ID")

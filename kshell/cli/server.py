@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 UP_AGENT = "agent"
 
 
-def _config(state_dir: Path, path: str | None) -> ServerConfig:
+def load_server_config(state_dir: Path, path: str | None) -> ServerConfig:
     from kshell.server.config import load_config
 
     if path is not None and not Path(path).exists():
@@ -67,7 +67,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from kshell.server.app import serve_until_stopped
 
     state_dir = state_path(args)
-    config = _config(state_dir, args.config)
+    config = load_server_config(state_dir, args.config)
 
     def ready(server: KServer, addrs: list[tuple[str, int]]) -> None:
         for host, port in addrs:
@@ -174,7 +174,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     from kshell.server.app import serve_until_stopped
 
     state_dir = state_path(args)
-    config = _config(state_dir, args.config)
+    config = load_server_config(state_dir, args.config)
     pub, generated = _client_key(state_dir)
     with KState(state_dir, create=True) as state:
         agent, created = ensure_agent(VFS(state, by=f"cli:{os.getuid()}"), UP_AGENT)

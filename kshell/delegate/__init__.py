@@ -73,7 +73,8 @@ def run_program(sh: Interp, argv: list[str], shown: str) -> int:
     try:
         if d.config.remote == "ssh":
             if policy is not None:  # fail closed: the ssh remote is not a sandbox it could harden
-                raise Unavailable(f"this session is in {policy.mode} mode, and the ssh remote is not a sandbox "
+                what = f"is in {policy.mode} mode" if policy.mode != "full" else "has rules on written paths"
+                raise Unavailable(f"this session {what}, and the ssh remote is not a sandbox "
                                   "that could keep it (use the local remote: komputer agent set NAME --remote local)")
             return _run_ssh(sh, d, argv)
         return _run_local(sh, d, argv)
@@ -135,9 +136,16 @@ def _lstat(sh: Interp, path: str) -> Any:
 def _restricted(sh: Interp, view: View) -> View:
     """A restricted session's sandbox: the K binds read-only, but for the directories its
     policy lets it write (when they exist, and are not globs), and the deny-write paths
-    that exist bound read-only over everything."""
+    that exist bound read-only over everything. A path rule that denies or asks is read-only
+    there too (a program cannot wait for a decision); for a glob, the directory before its
+    first glob character (fail closed: more than the rule, never less)."""
     policy = sh.fs.policy
     assert policy is not None
+    ruled = []
+    for rule in policy.rules:
+        if rule.action != "allow":
+            head = rule.pattern.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
+            ruled.append(head if head == rule.pattern else posixpath.dirname(head) or "/")
 
     def is_dir(path: str) -> bool:
         found = _lstat(sh, path)
@@ -147,9 +155,15 @@ def _restricted(sh: Interp, view: View) -> View:
         found = _lstat(sh, path)
         return found is not None and not found.is_lnk
 
+    if policy.mode == "full":
+        if "/" in ruled:
+            return replace(view, read_only=True)
+        return replace(view, protected=tuple(sorted({p for p in ruled if is_entry(p)})))
     writable = tuple(a for a in policy.allowed if not any(c in a for c in "*?[") and is_dir(a)
                      and any(a == b or a.startswith(b.rstrip("/") + "/") for b in view.binds))
-    candidates = [posixpath.join(policy.home, name) for name in RC_FILES]
+    if "/" in ruled:
+        writable = ()
+    candidates = [posixpath.join(policy.home, name) for name in RC_FILES] + ruled
     for top in (*view.binds, *writable):
         candidates += [posixpath.join(top, name) for name in (*DENIED_NAMES, *DENIED_GIT)]
     protected = tuple(sorted({p for p in candidates if is_entry(p)}))

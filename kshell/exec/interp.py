@@ -105,6 +105,10 @@ class Session:
         self.terminal: Terminal | None = None  # the session's terminal, when it has one (a PTY session)
         self.rules: list[Any] = []  # policy rules on command lines (kfs.runtime.rules), read when it started
         self.denied: Callable[[str, Any], None] | None = None  # told of each command a rule denied
+        # waits for a person's decision on a command an `ask` rule matched: (interp, command, rule,
+        # argv) -> (allowed, what to tell the agent); None where no one can decide
+        self.approve: Callable[[Any, str, Any, list[str]], tuple[bool, str]] | None = None
+        self.preapproved: str | None = None  # a command decided `allow` while nobody waited: runs once
 
     def new_pid(self) -> int:
         with self.lock:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import posixpath
 import stat as st
+import threading
 from typing import TYPE_CHECKING, Any
 
 from kshell.exec.errors import ExitSignal, FatalError
@@ -78,28 +79,53 @@ def _links_to_host(sh: Interp, path: str) -> bool:
 
 
 def denied(sh: Interp, argv: list[str]) -> bool:
-    """Whether a policy rule denies this command (tools and programs; never the shell's own
-    builtins), saying so as the command's error: one line naming the rule."""
+    """Whether a policy rule keeps this command from running (tools and programs; never the
+    shell's own builtins), saying so as the command's error: one line naming the rule. An
+    `ask` rule waits here for a person's decision (the session's `approve`)."""
     rules = sh.session.rules
     if not rules:
         return False
-    from kfs.runtime.rules import decide
+    from kfs.runtime.rules import first
 
     command = " ".join(argv)
-    rule = decide(rules, command)
+    rule = first(rules, command)
     if rule is None or rule.action == "allow":
         return False
+    if rule.action == "ask":
+        approve = sh.session.approve
+        if sh.session.preapproved == command:  # a decision applied on a resume: this once
+            sh.session.preapproved = None
+            return False
+        if approve is None:
+            sh.write_err(f"K: {command}: needs an approval ({rule.describe()}), which this shell cannot wait for\n")
+            return True
+        allowed, why = approve(sh, command, rule, argv)
+        if why:
+            sh.write_err(f"K: {command}: {why}\n")
+        return not allowed
     sh.write_err(f"K: {command}: denied by policy ({rule.describe()})\n")
     if sh.session.denied is not None:
         sh.session.denied(command, rule)
     return True
 
 
+# the tool or program running in this thread, as the rules saw it: what a write or a host an
+# `ask` rule matched pauses and, on a resume, replays (kshell.worker.approvals)
+current = threading.local()
+
+
 def guarded(tool: Any) -> Any:
     """A tool that asks the session's rules first (status 126 when one denies it)."""
 
     def run(sh: Interp, argv: list[str]) -> int:
-        return 126 if denied(sh, argv) else tool(sh, argv)
+        if denied(sh, argv):
+            return 126
+        outer = getattr(current, "sh", None), getattr(current, "argv", None)
+        current.sh, current.argv = sh, argv
+        try:
+            return tool(sh, argv)
+        finally:
+            current.sh, current.argv = outer
 
     return run
 

@@ -41,10 +41,10 @@ from kfs.agents.authorized import authorized_lines
 from kfs.agents.sessions import holder_id
 from kfs.journal import prune_events
 from kfs.kstate import KState
-from kfs.runtime import procs
+from kfs.runtime import approvals, procs
+from kfs.runtime.rules import governance
 from kfs.vfs import VFS, Cred, PathFS
-from kfs.vfs.policy import WritePolicy, stricter
-from kshell.delegate.config import agent_overrides
+from kfs.vfs.policy import stricter
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
 from kshell.server.limits import AgentSessions, SourcePenalties, StartupGate
@@ -389,8 +389,8 @@ class KServer:
         def sftp_factory(chan: asyncssh.SSHServerChannel) -> VFSSFTPServer:
             assert c.agent is not None
             agent = c.agent  # its receipts name the front end, the agent and where it came from
-            policy = WritePolicy.of_agent(agent_overrides(self.state, agent.name), agent.home,
-                                          stricter(self.config.mode, c.key_mode()))
+            policy = governance(self.state, agent.name, agent.home, stricter(self.config.mode, c.key_mode()),
+                                self.config.configured(agent.name)).policy
             fs = PathFS(VFS(self.state, by=f"sftp {agent.name}@{c.peer_addr}"), cred=Cred(agent.uid, agent.gid),
                         cwd=agent.home, home=agent.home, policy=policy)
             return VFSSFTPServer(chan, fs, limits=self.config.limits, touch=c.touch)
@@ -474,6 +474,8 @@ class KServer:
             "limits": {"session_memory": limits.session_memory, "session_tasks": limits.session_tasks,
                        "wall_time": limits.wall_time, "process_output": limits.process_output},
             "delegate": self.config.delegate.to_wire(),
+            "configured": self.config.configured(agent.name), "ephemeral": record.ephemeral,
+            "approval_timeout": self.config.approval_timeout,
         }
         return WorkerShell(self.pool, spec)
 
@@ -528,8 +530,8 @@ class KServer:
     # -- housekeeping ------------------------------------------------------------------------
 
     async def _housekeep(self) -> None:
-        """Renew session leases, close connections idle past `idle_timeout`, and keep the
-        newest `events_keep` events (once a minute)."""
+        """Renew session leases, close connections idle past `idle_timeout`, expire approvals
+        past `approval_timeout`, and keep the newest `events_keep` events (once a minute)."""
         ttl = self.config.lease_ttl
         idle_check = self.config.idle_timeout / 4 if self.config.idle_timeout > 0 else 10.0
         period = max(min(ttl / 3, idle_check, 10.0), 0.25)
@@ -544,6 +546,11 @@ class KServer:
                     await asyncio.to_thread(prune_events, self.state, keep, before=before)
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not prune events: %s", e)
+            if self.config.approval_timeout > 0:  # a waiting shell expires its own; these wait for a resume
+                try:
+                    await asyncio.to_thread(approvals.expire_due, self.state)
+                except Exception as e:  # noqa: BLE001
+                    log.warning("could not expire approvals: %s", e)
             held = [(agent, name, holder) for (agent, name), holder in self._held.items()]
             if held:
                 try:
@@ -587,8 +594,10 @@ class KServer:
     async def recover(self, gone: int | None = None) -> None:
         """Seal the process rows an ended owner left (every dead one, or the worker `gone`):
         lost, or a plain `sleep` resumed here to end at its original deadline (a timer thread
-        of its own: a busy event loop or thread pool never makes it late)."""
+        of its own: a busy event loop or thread pool never makes it late); withdraw the
+        approvals of unnamed sessions whose shell is gone."""
         resumed = await asyncio.to_thread(procs.recover, self.state, owner=self._owner, gone=gone)
+        await asyncio.to_thread(approvals.abandon, self.state)
         self._timers = [t for t in self._timers if t.is_alive()]
         for row in resumed:
             delay = max(0.0, (row["until"] - time.time_ns()) / 1e9)

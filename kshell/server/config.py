@@ -52,6 +52,7 @@ class ServerConfig:
     events_keep: int = 1_000_000  # the newest events kept (older ones are deleted every minute; 0: all)
     events_max_days: float = 0.0  # events older than this are deleted too (0: kept whatever their age)
     mode: str = "full"  # every agent's sessions at least this restricted (readonly, plan, limited, full)
+    approval_timeout: float = 0.0  # an approval nobody decides within this many seconds is rejected (0: waits)
     # Ciphers, in the server's order (the client's order decides among them). chacha20-poly1305
     # is left out by default: asyncssh sets up two cipher contexts per packet for it, five times
     # the cost of AES-GCM per small packet and three times per 32 KiB one; clients then choose
@@ -64,6 +65,13 @@ class ServerConfig:
     penalties: Penalties = field(default_factory=Penalties)
     limits: WorkerLimits = field(default_factory=WorkerLimits)  # the `[limits]` section, not `[ssh]`
     delegate: DelegateConfig = field(default_factory=DelegateConfig)  # the `[delegate]` section
+    agents: dict[str, dict[str, Any]] = field(default_factory=dict)  # `[agents.NAME]`: settings as `agent set` stores them
+    policy: tuple[dict[str, Any], ...] = ()  # `[[policy]]`: rules before the stored ones (kfs.runtime.rules)
+
+    def configured(self, agent: str) -> dict[str, Any]:
+        """What komputer.toml says about one agent, as a worker's spec carries it."""
+        return {"settings": self.agents.get(agent, {}),
+                "policy": [r for r in self.policy if r.get("agent") in (None, agent)]}
 
     def __post_init__(self) -> None:
         from kfs.vfs.policy import MODES
@@ -87,7 +95,7 @@ def _build(cls: type, data: dict[str, Any], where: str) -> Any:
         name = key.replace("-", "_")
         if name not in known:
             raise ValueError(f"{where}: unknown setting {key!r}")
-        if name in ("limits", "delegate"):
+        if name in ("limits", "delegate", "agents", "policy"):
             raise ValueError(f"{where}: {name} settings go in a [{name}] section of their own")
         if name == "penalties":
             value = _build(Penalties, value, f"{where}.penalties")
@@ -108,5 +116,50 @@ def load_config(path: Path | None) -> ServerConfig:
         config = replace(config, limits=WorkerLimits.from_toml(data["limits"], f"{path}: [limits]"))
     if "delegate" in data:
         config = replace(config, delegate=DelegateConfig.from_toml(data["delegate"], f"{path}: [delegate]"))
+    if "agents" in data:
+        config = replace(config, agents={name: agent_section(v, f"{path}: [agents.{name}]")
+                                         for name, v in data["agents"].items()})
+    if "policy" in data:
+        config = replace(config, policy=tuple(policy_rule(v, f"{path}: [[policy]] {i}")
+                                              for i, v in enumerate(data["policy"], 1)))
+    unknown = set(data) - {"ssh", "limits", "delegate", "agents", "policy"}
+    if unknown:
+        raise ValueError(f"{path}: unknown section [{sorted(unknown)[0]}]")
     config.startups()
     return config
+
+
+# `[agents.NAME]` keys -> the names `komputer agent set` stores them under
+AGENT_KEYS = {"mode": "mode", "scope": "scope", "plan": "plan", "allow_commands": "commands",
+              "allow_hosts": "hosts", "network": "network", "remote": "remote"}
+
+
+def agent_section(data: Any, where: str) -> dict[str, Any]:
+    from kfs.vfs.policy import MODES
+
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: expected a table")
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = AGENT_KEYS.get(key.replace("-", "_"))
+        if name is None:
+            raise ValueError(f"{where}: unknown setting {key!r} (expected {', '.join(AGENT_KEYS)})")
+        out[name] = value
+    if out.get("mode", "full") not in MODES:
+        raise ValueError(f"{where}: mode {out['mode']!r}: expected one of {', '.join(MODES)}")
+    for key in ("scope", "commands", "hosts"):
+        if key in out and not (isinstance(out[key], list) and all(isinstance(v, str) for v in out[key])):
+            raise ValueError(f"{where}: {key}: expected a list of strings")
+    return out
+
+
+def policy_rule(data: Any, where: str) -> dict[str, Any]:
+    from kfs.runtime.rules import check
+
+    if not isinstance(data, dict) or set(data) - {"action", "pattern", "agent", "on"}:
+        raise ValueError(f"{where}: expected action, pattern and optionally agent and on")
+    try:
+        check(str(data.get("action")), str(data.get("pattern") or ""), str(data.get("on", "command")))
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+    return dict(data)

@@ -200,7 +200,7 @@ class SessionHandler:
     def cancel(self) -> None:
         """The connection went away: stop whatever this session runs."""
         if self.runner is not None:
-            self.runner.interrupt()
+            self.runner.interrupt(hangup=True)
 
     async def _pump(self, runner: WorkerShell) -> None:
         """Channel stdin to the running command, a chunk for each one the worker asks for (so a

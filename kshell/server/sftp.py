@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import asyncssh
 
-from kfs.vfs.policy import Refusal
+from kfs.vfs.policy import PolicyDenial, Refusal
 from asyncssh import SFTPAttrs, SFTPName, SFTPVFSAttrs
 from asyncssh.sftp import SFTPLimits, SFTPServerHandler
 
@@ -57,6 +57,8 @@ def sftp_error(e: OSError) -> asyncssh.SFTPError:
     the session's mode refuses is permission denied, its message naming the mode."""
     if isinstance(e, Refusal):
         return asyncssh.SFTPPermissionDenied(f"{e.strerror} ({e.mode} mode)")
+    if isinstance(e, PolicyDenial):
+        return asyncssh.SFTPPermissionDenied(f"{e.strerror}: {e.why}")
     cls = _ERRORS.get(e.errno or 0, asyncssh.SFTPFailure)
     return cls(e.strerror or str(e))
 

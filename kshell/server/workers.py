@@ -333,7 +333,8 @@ class WorkerShell:
         self.term_size: tuple[int, int] | None = None
         self.on_raw: Callable[[bool], None] = lambda raw: None  # a delegated program takes the terminal
         self.running = False
-        self._interrupt_pending = False
+        self._interrupt_pending = self._hangup_pending = False
+        self._left: float | None = None  # wall time left while the command waits for an approval
 
     @property
     def alive(self) -> bool:
@@ -391,6 +392,8 @@ class WorkerShell:
                     self.snapshot = payload
                 elif kind == wire.RAW:
                     self.on_raw(bool(json.loads(payload)))
+                elif kind == wire.PAUSE:
+                    self._pause(bool(json.loads(payload)), worker)
                 elif kind == wire.DONE:
                     if self._done is not None and not self._done.done():
                         self._done.set_result(json.loads(payload))
@@ -465,7 +468,7 @@ class WorkerShell:
             self._send(wire.STDIN_EOF)
         if self._interrupt_pending:
             self._interrupt_pending = False
-            self.interrupt()
+            self.interrupt(self._hangup_pending)
         wall = self.limits.wall_time
         self._deadline = loop.call_later(wall + max(self.limits.interrupt_grace, 1.0),
                                          self._escalate, worker, "wall", done)
@@ -497,6 +500,7 @@ class WorkerShell:
             if self._deadline is not None:
                 self._deadline.cancel()
                 self._deadline = None
+            self._left = None
             self._done = None  # the writers stay: a background job's output reaches the terminal
         self.last_status = status
         return status
@@ -530,15 +534,29 @@ class WorkerShell:
         log.info("killing worker %d of %s (%s did not stop it)", worker.pid, self.spec["agent"], reason)
         worker.kill()
 
-    def interrupt(self) -> None:
-        """Ctrl-C (or the client went away) while a command runs: cancel it, and kill the worker
-        if it has not stopped within `interrupt_grace`."""
+    def _pause(self, paused: bool, worker: WorkerProc) -> None:
+        """A command waiting for an approval does not use up its wall time: the deadline
+        stops while it waits and goes on with what was left."""
+        loop = asyncio.get_running_loop()
+        if paused and self._deadline is not None:
+            self._left = max(self._deadline.when() - loop.time(), 0.0)
+            self._deadline.cancel()
+            self._deadline = None
+        elif not paused and self._deadline is None and self._done is not None and self._left is not None:
+            self._deadline = loop.call_later(self._left, self._escalate, worker, "wall", self._done)
+            self._left = None
+
+    def interrupt(self, hangup: bool = False) -> None:
+        """Ctrl-C (or, `hangup`, the client went away) while a command runs: cancel it, and kill
+        the worker if it has not stopped within `interrupt_grace`. A command waiting for an
+        approval tells the two apart: Ctrl-C withdraws it, a hangup leaves it for the resume."""
         worker = self._worker
         if worker is None or not self.running:
             self._interrupt_pending = self._busy.locked()  # a line still waiting for its worker
+            self._hangup_pending = hangup
             return
         self.interrupted = True
-        self._send(wire.INTERRUPT)
+        self._send(wire.INTERRUPT, b"hangup" if hangup else b"")
         asyncio.get_running_loop().call_later(self.limits.interrupt_grace, self._escalate, worker, "interrupt",
                                               self._done)
 

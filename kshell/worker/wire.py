@@ -26,7 +26,7 @@ RUN = ord("X")  # JSON: source, interactive
 CALL = ord("C")  # JSON: method, args -> REPLY
 STDIN = ord("D")  # bytes of standard input (only as many chunks as the worker asked for with WANT)
 STDIN_EOF = ord("E")  # end of standard input for the running command
-INTERRUPT = ord("I")  # Ctrl-C or a lost connection: cancel the running command
+INTERRUPT = ord("I")  # Ctrl-C (empty) or a lost connection (b"hangup"): cancel the running command
 HANGUP = ord("H")  # the session is over: SIGHUP to every job, then exit
 RESET = ord("Z")  # the session is over and it had no jobs: drop the shell, wait for the next BIND
 DETACH = ord("G")  # JSON: hangup. The session is over, its jobs run on: exit when they end
@@ -38,6 +38,7 @@ SNAPSHOT = ord("s")  # bytes: the shell state after an interactive command (opaq
 DONE = ord("d")  # JSON: status, interrupted, exited, cwd, jobs
 REPLY = ord("r")  # JSON: the result of a CALL
 FAILED = ord("f")  # JSON: the worker could not start (message); it exits
+PAUSE = ord("p")  # JSON bool: the command waits for an approval (its wall time stops) or goes on
 RAW = ord("t")  # JSON bool: a delegated program has the terminal (no line editing, echo) or gives it back
 
 

@@ -13,6 +13,7 @@ kernel and it can be killed without touching any other session.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import pickle
@@ -136,6 +137,8 @@ class Worker:
         self._lines: queue.SimpleQueue[tuple[str, bool]] | None = None
         self.recorder: ProcRecorder | None = None
         self.policy: WritePolicy | None = None
+        self.approvals: Any = None  # kshell.worker.approvals.SessionApprovals, once bound
+        self.hung_up = False  # the connection went away (not Ctrl-C): a pending approval waits for the resume
         self.detached = False  # the session's channel is gone; its jobs run on, their output dropped
         self.inbox = SignalInbox(state, self.deliver)
 
@@ -158,10 +161,12 @@ class Worker:
         self.agent = spec["agent"]
         self.tty = bool(spec.get("tty"))
         home = spec["home"]
-        from kshell.delegate.config import agent_overrides
+        from kfs.runtime.rules import governance
 
-        settings = agent_overrides(self.state, spec["agent"])  # read once: mode, rules' command list, delegation
-        self.policy = WritePolicy.of_agent(settings, home, (spec.get("env") or {}).get("K_MODE") or "full")
+        # read once: settings (mode, lists, delegation), the write policy, the rules in force
+        gov = governance(self.state, spec["agent"], home, (spec.get("env") or {}).get("K_MODE") or "full",
+                         spec.get("configured"))
+        self.policy = gov.policy
         fs = PathFS(self.vfs, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home, policy=self.policy)
         cwd = spec.get("cwd") or home
         if cwd != home:  # a resumed cwd that is gone (or no directory now) falls back to home
@@ -179,10 +184,10 @@ class Worker:
         if spec.get("job_control"):
             self.shell.enable_job_control(interactive=True)
         if spec.get("delegate") is not None:
-            self.shell.interp.session.delegation = self._delegation(spec, settings)
+            self.shell.interp.session.delegation = self._delegation(spec, gov)
         session, front = spec.get("session") or "-", "ssh pty" if self.tty else "ssh exec"
         self.vfs.by = f"{front} {spec['agent']}/{session}"  # every receipt names who did it
-        self._govern(spec["agent"], session, front, settings.get("commands") or ())
+        self._govern(spec, session, front, gov)
         self.recorder = ProcRecorder(self.state, spec["agent"], session, front,
                                      int(limits.get("process_output", WorkerLimits().process_output)))
         self.shell.interp.session.jobs.recorder = self.recorder
@@ -195,22 +200,29 @@ class Worker:
                 lambda raw: self.frames.send_json(wire.RAW, raw),
                 int(env.get("COLUMNS") or 80), int(env.get("LINES") or 24), suspend=shell.suspend)
 
-    def _govern(self, agent: str, session: str, front: str, allowed: tuple[str, ...]) -> None:
-        """The policy rules on command lines in force for the agent (and a limited agent's
-        command list, `allowed`): every tool asks them (programs ask in run_path), and a
-        denial is an event. The session's restricted mode: `self.policy` (the agent's
-        `komputer agent set --mode`, made stricter by the session's `K_MODE`)."""
+    def _govern(self, spec: dict[str, Any], session: str, front: str, gov: Any) -> None:
+        """The rules in force for the agent (kfs.runtime.rules.governance): every tool asks the
+        command rules (programs ask in run_path), curl and wget the host rules, and the write
+        policy the path rules; a denial is an event, an `ask` waits for a decision
+        (kshell.worker.approvals). The real network is the agent's `network` setting."""
         from kfs.journal import append_event
-        from kfs.runtime.rules import Rule, rules
         from kshell.exec.scripts import guarded
+        from kshell.worker.approvals import SessionApprovals
 
-        found = rules(self.state, agent)
-        if self.policy is not None and self.policy.mode == "limited" and allowed:
-            # limited mode's command list: the operator's rules first, then only these
-            found += [Rule(0, "allow", pattern) for pattern in allowed] + [Rule(0, "deny", "*", note="limited mode")]
+        agent = spec["agent"]
         shell_session = self.shell.interp.session
-        shell_session.rules = found
-        if not found:
+        self.approvals = SessionApprovals(
+            self.state, spec, front, self.policy, tell=self._tell,
+            pause=lambda paused: self.frames.send_json(wire.PAUSE, paused),
+            stop=lambda: self.interrupted, hung_up=lambda: self.hung_up, shell=lambda: self.shell.interp)
+        shell_session.rules = list(gov.of("command"))
+        shell_session.approve = self.approvals.command
+        hosts = shell_session.hosts
+        hosts.network = self._network(spec, gov.settings)
+        hosts.rules, hosts.approve = gov.of("host"), self.approvals.host
+        if self.policy is not None:
+            self.policy.approve = self.approvals.write
+        if not gov.rules:
             return
         shell_session.tools = {name: guarded(tool) for name, tool in shell_session.tools.items()}
 
@@ -220,13 +232,31 @@ class Worker:
 
         shell_session.denied = denied
 
-    def _delegation(self, spec: dict[str, Any], settings: dict[str, Any]) -> Any:
-        """The server's `[delegate]` settings with the agent's own overrides (`settings`, read
-        from this worker's KState, so a `komputer agent set` applies from the next session on)."""
+    @staticmethod
+    def _network(spec: dict[str, Any], settings: dict[str, Any]) -> bool:
+        """Whether curl and wget reach the real network: the `[delegate]` network setting with
+        the agent's own, as for its delegated programs."""
+        from kshell.delegate.config import DelegateConfig, for_agent
+
+        if spec.get("delegate") is None:
+            return bool(settings.get("network"))
+        return for_agent(DelegateConfig.from_wire(spec["delegate"]), settings).network
+
+    def _tell(self, text: str) -> None:
+        """A line for the agent on the channel's stderr, whatever the command redirected."""
+        if not self.detached:
+            self.frames.send(wire.ERR, text.encode("utf-8", "surrogateescape"))
+
+    def _delegation(self, spec: dict[str, Any], gov: Any) -> Any:
+        """The server's `[delegate]` settings with the agent's own (read from this worker's
+        KState, so a `komputer agent set` applies from the next session on). A host rule that
+        denies or asks takes the network away from programs: K cannot see which host they reach."""
         from kshell.delegate import Delegation
         from kshell.delegate.config import DelegateConfig, for_agent
 
-        config = for_agent(DelegateConfig.from_wire(spec["delegate"]), settings)
+        config = for_agent(DelegateConfig.from_wire(spec["delegate"]), gov.settings)
+        if any(r.action != "allow" for r in gov.of("host")):
+            config = dataclasses.replace(config, network=False)
         return Delegation(config, str(self.state.path), spec["uid"], spec["gid"], spec["home"],
                           spec.get("env", {}).get("HOSTNAME") or "komputer")
 
@@ -278,6 +308,7 @@ class Worker:
                     if self.feed is not None:
                         self.feed.close()
                 elif kind == wire.INTERRUPT:
+                    self.hung_up = self.hung_up or payload == b"hangup"
                     self.interrupt()
                 elif kind == wire.CALL:
                     request = json.loads(payload)
@@ -438,6 +469,8 @@ class Worker:
             if pid is not None:
                 self.shell.interp.session.pid = pid
         try:
+            if self.approvals is not None:  # what was decided while nobody waited comes first
+                self._resume_approvals(emit(wire.OUT), emit(wire.ERR))
             status = self.shell.run_streaming(source, stdout=emit(wire.OUT), stderr=emit(wire.ERR),
                                               stdin=terminal_stream(self), script=not interactive)
         except MemoryError:
@@ -452,10 +485,12 @@ class Worker:
             status = self.shell.interp.last_status = 130
             if interactive:
                 self.shell.exited = None  # Ctrl-C never ends the session
-        if self.policy is not None and self.policy.refused:  # the one line that names the mode
+        if self.policy is not None and (self.policy.refused or self.policy.told):  # what refused writes
+            lines = list(dict.fromkeys(self.policy.told)) + ([self.policy.describe()] if self.policy.refused else [])
             self.policy.refused = 0
+            self.policy.told.clear()
             if not muted.is_set():
-                frames.send(wire.ERR, (self.policy.describe() + "\n").encode())
+                frames.send(wire.ERR, "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
         if pid is not None:
             killed = self.shell.interp.session.cancel.signal if self.interrupted or status > 128 else 0
             self.recorder.ended(pid, status & 0xFF, killed)
@@ -465,6 +500,23 @@ class Worker:
             "status": status, "interrupted": self.interrupted, "exited": self.shell.exited is not None,
             "cwd": self.shell.interp.fs.cwd.decode("utf-8", "surrogateescape"), "jobs": self.live_jobs(),
         })
+
+
+    def _resume_approvals(self, out: Any, err: Any) -> None:
+        """Apply the decisions on this session's approvals that reached no one (its connection
+        went away, or the server was restarted, while they were pending); `$?` is the last."""
+        session = self.shell.interp.session
+
+        def replay(source: str, command: str) -> int:
+            session.preapproved = command or None
+            try:
+                return self.shell.run_streaming(source, stdout=out, stderr=err, script=False)
+            finally:
+                session.preapproved = None
+
+        status = self.approvals.resume(replay, err)
+        if status is not None:
+            self.shell.interp.last_status = status
 
 
 def memory_message(limit: int) -> str:

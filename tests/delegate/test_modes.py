@@ -160,3 +160,50 @@ def test_a_limited_agent_runs_only_the_commands_it_is_allowed(alice: Bench) -> N
         assert "K: cat /etc/passwd: denied by policy" in err
     finally:
         set_agent_overrides(alice.state, "alice", commands=())
+
+
+def test_path_rules_hold_for_delegated_programs_as_read_only_binds(alice: Bench) -> None:
+    """A program cannot wait for a decision: what a rule denies or asks about is read-only in
+    its sandbox (for a glob, the directory before it: more than the rule, never less)."""
+    from kfs.runtime.rules import add_rule, remove_rule
+
+    rule = add_rule(alice.state, "deny", "~/proj/a", agent="alice", on="path")
+    try:
+        status, out, err = run(alice, "python3 -c 'open(\"proj/a\", \"w\")'; "
+                                      "python3 -c 'open(\"proj/b\", \"w\").write(\"b\")' && cat proj/b")
+        assert "Read-only file system: 'proj/a'" in err and out == "b"
+        remove_rule(alice.state, rule.id)
+        rule = add_rule(alice.state, "ask", "~/proj/*.env", agent="alice", on="path")
+        status, out, err = run(alice, "python3 -c 'open(\"proj/c\", \"w\")'; cat proj/a")
+        assert "Read-only file system: 'proj/c'" in err and out == "keep\n"
+    finally:
+        remove_rule(alice.state, rule.id)
+
+
+def test_sshfs_writes_follow_the_mode_and_the_path_rules(alice: Bench, tmp_path: Path) -> None:
+    """sshfs, as a container host would use it: reads work, a write the mode refuses or a path
+    rule denies is "Permission denied" (SFTP's status), the scope's other writes go through."""
+    from kfs.runtime.rules import add_rule, remove_rule
+
+    need("sshfs")
+    need("fusermount3")
+    mode(alice, "limited", ("~/proj",))
+    rule = add_rule(alice.state, "deny", "~/proj/frozen*", agent="alice", on="path")
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    options = (f"IdentityFile={alice.keys['alice']},StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,"
+               "LogLevel=ERROR,BatchMode=yes,IdentitiesOnly=yes")
+    subprocess.run([need("sshfs"), "-p", str(alice.port), "-o", options, "alice@127.0.0.1:", str(mnt)],
+                   check=True, timeout=30)
+    try:
+        assert (mnt / "proj/a").read_text() == "keep\n"
+        (mnt / "proj/new.txt").write_text("in scope\n")
+        for path in ("outside.txt", "proj/frozen.txt", "proj/.git/config"):
+            with pytest.raises(PermissionError):
+                (mnt / path).write_text("x")
+        with pytest.raises(PermissionError):
+            (mnt / "proj/a").rename(mnt / "proj/frozen-a")
+    finally:
+        subprocess.run(["fusermount3", "-u", str(mnt)], check=False, timeout=30)
+        remove_rule(alice.state, rule.id)
+    assert run(alice, "cat proj/new.txt; ls proj")[1] == "in scope\na\nnew.txt\n"

@@ -16,6 +16,7 @@ from kfs_mounts import Mount, komputer
 
 from kfs.agents.records import add_agent
 from kfs.kstate import KState
+from kfs.runtime.rules import add_rule
 from kfs.vfs import VFS, PathFS
 from kshell.delegate.config import set_agent_overrides
 
@@ -34,6 +35,8 @@ def agent_mount(tmp_path: Path) -> Iterator[tuple[Path, PathFS, int]]:
         for p in ("/home/alice/proj", "/home/alice/proj/.git"):
             root.chown(p, alice.uid, alice.gid)
         set_agent_overrides(state, "alice", mode="limited", scope=("~/proj",))
+        add_rule(state, "deny", "~/proj/private*", agent="alice", on="path")
+        add_rule(state, "ask", "~/proj/asked", agent="alice", on="path")
     top = Path(tempfile.mkdtemp(prefix="kfs-agent."))
     mount = Mount(state_dir, top / "mnt", options=(), extra=("--agent", "alice")).start()
     try:
@@ -77,3 +80,14 @@ def test_an_unknown_agent_or_mode_is_refused(tmp_path: Path) -> None:
     done = komputer("mount", "--state", str(tmp_path / "state"), str(tmp_path / "m"), "--mode", "readonly",
                     check=False)
     assert done.returncode == 2 and "--mode needs --agent" in done.stderr
+
+
+def test_an_agent_mount_obeys_path_rules_and_cannot_wait_for_an_approval(agent_mount) -> None:  # noqa: ANN001
+    mnt, fs, _ = agent_mount
+    for name in ("private.txt", "asked"):  # a rule's deny, and an ask nobody can answer in a mount: EACCES
+        with pytest.raises(OSError) as info:
+            (mnt / "home/alice/proj" / name).write_text("x")
+        assert info.value.errno == errno.EACCES, name
+        assert not fs.exists(f"/home/alice/proj/{name}")
+    (mnt / "home/alice/proj/public.txt").write_text("fine\n")  # the rest of the scope as before
+    assert fs.read_file("/home/alice/proj/public.txt") == b"fine\n"

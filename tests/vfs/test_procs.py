@@ -151,18 +151,22 @@ def test_komputer_ps_and_events_read_a_state(state: KState, tmp_path: Path) -> N
 
 
 def test_policy_rules_first_match_decides_per_agent_or_for_all(state: KState) -> None:
-    from kfs.runtime.rules import add_rule, decide, remove_rule, rules
+    from kfs.runtime.rules import add_rule, first, remove_rule, rules
 
     allow = add_rule(state, "allow", "rm -rf build", agent="a")
     deny = add_rule(state, "deny", "rm -r*")
     assert [r.id for r in rules(state, "a")] == [allow.id, deny.id] and [r.id for r in rules(state, "b")] == [deny.id]
-    assert decide(rules(state, "a"), "rm -rf build") == allow
-    assert decide(rules(state, "b"), "rm -rf build") == deny
-    assert decide(rules(state, "a"), "ls -l") is None
-    with pytest.raises(ValueError, match="approvals"):
-        add_rule(state, "ask", "curl *")
+    assert first(rules(state, "a"), "rm -rf build") == allow
+    assert first(rules(state, "b"), "rm -rf build") == deny
+    assert first(rules(state, "a"), "ls -l") is None
+    path = add_rule(state, "ask", "/srv/*", on="path")
+    assert first(rules(state, "a"), "/srv/x", "path") == path and first(rules(state, "a"), "/srv/x") is None
+    with pytest.raises(ValueError, match="expected allow, deny or ask"):
+        add_rule(state, "maybe", "curl *")
+    with pytest.raises(ValueError, match="a command, a path or a host"):
+        add_rule(state, "deny", "x", on="file")
     assert remove_rule(state, deny.id) and not remove_rule(state, deny.id)
-    assert [e["type"] for e in events_since(state)] == ["policy.add", "policy.add", "policy.remove"]
+    assert [e["type"] for e in events_since(state)] == ["policy.add", "policy.add", "policy.add", "policy.remove"]
 
 
 def test_a_pattern_without_a_space_also_matches_the_commands_name() -> None:

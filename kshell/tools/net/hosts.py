@@ -103,11 +103,31 @@ def _reply(value: Any, method: str) -> Reply:
 
 
 class HostTable:
-    """The virtual hosts bound to one shell, and whether real HTTP is allowed."""
+    """The virtual hosts bound to one shell, and whether real HTTP is allowed. `rules`: the
+    policy rules on hosts (kfs.runtime.rules, first match decides), asked before any host is
+    reached, redirects included; `approve(host, url, rule)` waits for a decision on an `ask`
+    (-> allowed, why not; None: nobody can decide, and `ask` refuses)."""
 
     def __init__(self, hosts: Mapping[str, Any] | None = None, *, network: bool = False) -> None:
         self.hosts: dict[str, Any] = dict(hosts or {})
         self.network = network
+        self.rules: tuple[Any, ...] = ()
+        self.approve: Callable[[str, str, Any], tuple[bool, str]] | None = None
+
+    def check(self, host: str, url: str) -> None:
+        """Raise FetchError (curl's 7, couldn't connect) when a rule keeps `host` out of reach."""
+        rule = next((r for r in self.rules if r.matches(host)), None)
+        if rule is None or rule.action == "allow":
+            return
+        if rule.action == "deny":
+            why = f"denied by policy ({rule.describe()})"
+        elif self.approve is None:
+            why = f"needs an approval ({rule.describe()}), which nothing here can wait for"
+        else:
+            allowed, why = self.approve(host, url, rule)
+            if allowed:
+                return
+        raise FetchError(7, f"Failed to connect to {host}: {why or 'interrupted'}")
 
     def markdown(self) -> str:
         lines = ["# Virtual hosts", "",
@@ -126,6 +146,8 @@ class HostTable:
         return "\n".join(lines) + "\n"
 
     def fetch(self, req: Request, timeout: float | None, insecure: bool = False) -> Reply:
+        if self.rules:
+            self.check(req.host, req.url)
         table = self.hosts.get(req.host)
         if table is not None:
             return self._virtual(table, req)

@@ -1,0 +1,155 @@
+"""What governance costs, in one run: the same work with and without a policy.
+
+  vfs     create (a new 100-byte file), stat and 4 KiB write (over an existing file) through
+          the path API, as an agent in limited mode with 100 path rules (none matching the
+          files: every rule is tried) against the same agent with no policy (goal: <= 10% on
+          each, ratio <= 1.10).
+  shell   `find . -type f | xargs grep -l needle` over 10,000 files in the K shell, with 100
+          command rules and 100 path rules in force against none (ratio K-with / K-without).
+
+    .venv/bin/python bench/policy.py [--files N] [--ops N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from kfs.agents.records import add_agent  # noqa: E402
+from kfs.kstate import KState  # noqa: E402
+from kfs.runtime.rules import Rule, RuleSet  # noqa: E402
+from kfs.vfs import VFS, Cred, PathFS  # noqa: E402
+from kfs.vfs.policy import WritePolicy  # noqa: E402
+
+HOME = "/home/alice"
+
+
+def path_rules(n: int) -> RuleSet:
+    """n rules of the usual shapes (directories, globs), none of which matches the bench's files."""
+    shapes = ("~/secrets{}", "~/proj/prod{}/*", "*/.env{}", "/srv/data{}/*.db", "~/deploy{}/*.key")
+    return RuleSet(tuple(Rule(i, ("deny", "ask")[i % 2], shapes[i % len(shapes)].format(i), on="path").at_home(HOME)
+                         for i in range(n)))
+
+
+def command_rules(n: int) -> list[Rule]:
+    return [Rule(i, "deny", f"tool{i} *") for i in range(n - 1)] + [Rule(n, "allow", "*")]
+
+
+def best(fn: Callable[[], None], repeat: int = 5) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bench_vfs(state: KState, ops: int) -> list[tuple[str, float, float]]:
+    vfs = VFS(state, by="bench")
+    root = PathFS(vfs)
+    root.mkdir(f"{HOME}/proj/plain", parents=True)
+    root.mkdir(f"{HOME}/proj/ruled", parents=True)
+    for d in ("proj", "proj/plain", "proj/ruled"):
+        root.chown(f"{HOME}/{d}", 1000, 1000)
+    cred = Cred(1000, 1000)
+    plain = PathFS(vfs, cred=cred, cwd=f"{HOME}/proj/plain", home=HOME)
+    policy = WritePolicy.make("limited", HOME, ("~/proj",), rules=path_rules(100))
+    ruled = PathFS(vfs, cred=cred, cwd=f"{HOME}/proj/ruled", home=HOME, policy=policy)
+    block = os.urandom(4096)
+    rows = []
+    round_no = [0]
+
+    def creates(fs: PathFS) -> Callable[[], None]:
+        def run() -> None:
+            round_no[0] += 1
+            for i in range(ops):
+                fs.write_file(f"c{round_no[0]}-{i}", b"x" * 100)
+        return run
+
+    # the first round of creates made c1-* in plain's directory and c2-* in ruled's
+    for name, make in (
+        ("create", creates),
+        ("stat", lambda fs: lambda: [fs.stat(f"c{1 + (fs is ruled)}-{i}") for i in range(ops)]),
+        ("4 KiB write", lambda fs: lambda: [fs.write_file(f"c{1 + (fs is ruled)}-{i}", block) for i in range(ops)]),
+    ):
+        t_plain, t_ruled = [], []
+        for _ in range(3):  # interleaved, so drift hits both sides alike
+            t_plain.append(best(make(plain), 1))
+            t_ruled.append(best(make(ruled), 1))
+        rows.append((name, statistics.median(t_ruled) / ops * 1e6, statistics.median(t_plain) / ops * 1e6))
+    return rows
+
+
+def bench_shell(state: KState, files: int) -> tuple[float, float]:
+    from kshell.session import Shell
+
+    vfs = VFS(state, by="bench")
+    root = PathFS(vfs)
+    top = f"{HOME}/tree"
+    for i in range(files):
+        if i % 100 == 0:
+            root.mkdir(f"{top}/d{i // 100}", parents=True)
+        root.write_file(f"{top}/d{i // 100}/f{i}.txt", b"some text\n" * 5 + (b"needle\n" if i % 97 == 0 else b""))
+    script = "cd ~/tree && find . -type f | xargs grep -l needle | wc -l"
+
+    def shell(governed: bool) -> Shell:
+        policy = WritePolicy.make("limited", HOME, ("~/tree",), rules=path_rules(100)) if governed else None
+        fs = PathFS(vfs, cred=Cred(0, 0), cwd=HOME, home=HOME, policy=policy)
+        sh = Shell(fs, name="k", env={"HOME": HOME})
+        if governed:
+            from kshell.exec.scripts import guarded
+
+            session = sh.interp.session
+            session.rules = command_rules(100)
+            session.tools = {name: guarded(tool) for name, tool in session.tools.items()}
+        return sh
+
+    outputs = {}
+
+    def run(governed: bool) -> Callable[[], None]:
+        sh = shell(governed)
+
+        def go() -> None:
+            outputs[governed] = sh.run(script).stdout
+
+        return go
+
+    t_plain, t_ruled = [], []
+    for _ in range(3):
+        t_plain.append(best(run(False), 1))
+        t_ruled.append(best(run(True), 1))
+    assert outputs[True] == outputs[False], outputs
+    return statistics.median(t_ruled), statistics.median(t_plain)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--ops", type=int, default=2_000)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="kbench-policy."))
+    try:
+        with KState(tmp / "state", create=True) as state:
+            add_agent(VFS(state, by="bench"), "alice")
+            print(f"{'vfs operation':<14} {'limited+100 rules':>18} {'no policy':>10} {'ratio':>6}  goal <= 1.10")
+            for name, ruled, plain in bench_vfs(state, args.ops):
+                print(f"{name:<14} {ruled:>15.1f} us {plain:>7.1f} us {ruled / plain:>6.2f}")
+            ruled, plain = bench_shell(state, args.files)
+            print(f"\nfind | xargs grep -l, {args.files:,} files: {ruled * 1000:.0f} ms with 100 command + 100 path "
+                  f"rules, {plain * 1000:.0f} ms without: ratio {ruled / plain:.2f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
