@@ -94,12 +94,16 @@ class RuleSet:
         joined = "|".join(f"(?P<r{i}>{r.regex(f'r{i}')})" for i, r in enumerate(rules))
         self._re = re.compile(joined, re.S) if rules else None
         self._lower = bool(rules) and rules[0].on == "host"
+        # `first(subject)`: the first rule that matches (None: none does), remembered, since a
+        # session writes the same paths again and again (a log, a file written in chunks)
+        self.first = functools.lru_cache(maxsize=4096)(self._first)
 
-    def first(self, subject: str) -> Rule | None:
+    def _first(self, subject: str) -> Rule | None:
         if self._re is None:
             return None
         m = self._re.fullmatch(subject.lower() if self._lower else subject)
         return None if m is None else self.rules[int(m.lastgroup[1:])]  # type: ignore[index]
+
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)

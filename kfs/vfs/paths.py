@@ -41,7 +41,7 @@ class Resolved:
     resolving transaction (a stat never asks for it), and then stays the same object.
     """
 
-    __slots__ = ("_parent", "_parent_ref", "name", "inode", "dir_only")
+    __slots__ = ("_parent", "_parent_ref", "name", "inode", "dir_only", "linked")
 
     def __init__(
         self,
@@ -51,12 +51,14 @@ class Resolved:
         dir_only: bool = False,
         *,
         parent_ref: tuple[Txn, int] | None = None,
+        linked: bool = False,
     ) -> None:
         self._parent = parent
         self._parent_ref = parent_ref
         self.name = name
         self.inode = inode
         self.dir_only = dir_only
+        self.linked = linked  # the walk followed a symlink (else the lexical path is the real one)
 
     @property
     def parent(self) -> Inode | None:
@@ -228,7 +230,7 @@ class PathFS:
             if ent is None:
                 if pending:
                     raise fs_error(errno.ENOENT, path)
-                return Resolved(None, comp, None, must_dir, parent_ref=(txn, cur_ino))
+                return Resolved(None, comp, None, must_dir, parent_ref=(txn, cur_ino), linked=hops > 0)
             child = _unpack_child(ent)
             if child[1] == _LNK_TYPE and (pending or follow or must_dir):
                 hops += 1
@@ -249,8 +251,8 @@ class PathFS:
             raise fs_error(errno.ENOTDIR, path)
         inode = records.get_inode(txn, ino, path)
         if len(stack) == 1:
-            return Resolved(None, b"/", inode)
-        return Resolved(None, name, inode, parent_ref=(txn, parent) if parent else None)
+            return Resolved(None, b"/", inode, linked=hops > 0)
+        return Resolved(None, name, inode, parent_ref=(txn, parent) if parent else None, linked=hops > 0)
 
     def _existing(self, txn: Txn, path: PathLike, *, follow: bool = True) -> Inode:
         found = self.resolve(txn, path, follow=follow).inode
@@ -364,7 +366,9 @@ class PathFS:
                 if e.errno != errno.ENOENT or not parent or parent == raw:
                     raise
                 raw, follow = parent, False  # mkdir -p: the first directory it would make
-        if found.inode is not None and found.inode.is_dir and (follow or found.parent is None):
+        if not found.linked:  # no link on the way: `..` undid what the walk did, as normalizing does
+            physical = self.abspath(raw)
+        elif found.inode is not None and found.inode.is_dir and (follow or found.parent is None):
             physical = os.fsdecode(records.dir_path(txn, found.inode.ino))
         elif found.parent is None:
             physical = "/"

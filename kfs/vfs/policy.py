@@ -162,7 +162,9 @@ class WritePolicy:
             _under(path, a) or any(c in a for c in "*?[") and fnmatch.fnmatchcase(path, a) for a in self.allowed)
 
     def denied(self, path: str) -> bool:
-        """The mandatory deny-write list."""
+        """The mandatory deny-write list (every name on it starts with a dot, but `_shared`)."""
+        if "/." not in path and "_shared" not in path:
+            return False
         if posixpath.dirname(path) == self.home.rstrip("/") and posixpath.basename(path) in RC_FILES:
             return True
         parts = path.split("/")
