@@ -115,3 +115,39 @@ def test_check_write_answers_for_a_front_end_changing_an_open_file(root: PathFS)
         agent(root, "readonly").check_write("proj/a")
     agent(root, "limited", ("~/proj",)).check_write("proj/a")  # in scope: no error
     PathFS(root.vfs).check_write("/anything")  # no policy: nothing to check
+
+
+def test_a_walk_without_links_reaches_its_normalized_path(root: PathFS) -> None:
+    """What the guard relies on to skip the parent walk: where resolution followed no symlink,
+    the lexical normalized path is the physical one (`..` included); where it followed one, it
+    says so."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from kfs.vfs import records
+
+    root.mkdir(f"{HOME}/proj/deep/er", parents=True)
+    home = PathFS(root.vfs, cwd=HOME, home=HOME)
+    comps = st.sampled_from(["proj", "deep", "er", "..", ".", "out", "up", "a", "new", ""])
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(comps, min_size=1, max_size=7), st.booleans(), st.booleans())
+    def check(parts: list[str], absolute: bool, follow: bool) -> None:
+        path = (HOME + "/" if absolute else "") + "/".join(parts)
+        with root.vfs.state.read() as txn:
+            try:
+                found = home.resolve(txn, path, follow=follow, entry=not follow)
+            except OSError:
+                return
+            if found.linked:
+                return
+            if found.inode is not None and found.inode.is_dir and (follow or found.parent is None):
+                real = os.fsdecode(records.dir_path(txn, found.inode.ino))
+            elif found.parent is None:
+                real = None
+            else:
+                real = os.fsdecode(records.dir_path(txn, found.parent.ino)).rstrip("/") + "/" + os.fsdecode(found.name)
+            if real is not None:
+                assert home.abspath(path) == real, path
+
+    check()
