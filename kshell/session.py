@@ -23,7 +23,9 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-from kshell.exec.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal
+from kshell.builtins import BUILTINS
+from kshell.core.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal
+from kshell.core.variables import EXPORT, Var
 from kshell.exec.interp import Interp, Session
 from kshell.exec.jobs import SIGTSTP, Job, JobSession
 from kshell.exec.system import SystemFS
@@ -37,7 +39,6 @@ from kshell.exec.streams import (
     MeteredSink,
     Stream,
 )
-from kshell.exec.variables import EXPORT, Var
 from kshell.limits import LimitExceeded, Limits
 from kshell.tools import registry as tool_registry
 
@@ -114,6 +115,7 @@ class Shell:
                  limits: Limits | None = None, hosts: dict | None = None, network: bool = False) -> None:
         self.limits = limits or Limits()
         self.session = Session(self.limits, name)
+        self.session.builtins = BUILTINS  # the command table: the interpreter imports none of it
         own_fs = SystemFS(fs.vfs, session=self.session, cred=fs.cred, cwd=fs.cwd, home=fs.home, umask=fs.umask,
                           tilde=False, policy=fs.policy)
         self.interp = Interp(own_fs, self.session, {})

@@ -409,6 +409,8 @@ class PathFS:
             inode = self._existing(txn, path)
             if inode.is_dir:
                 raise fs_error(errno.EISDIR, path)
+            if not inode.is_reg:  # a FIFO, socket or device has no data here (as in open_in)
+                raise fs_error(errno.EOPNOTSUPP, path)
             require(self.cred, inode, R_OK, path)
             return data.read(txn, inode, 0, inode.size)
 

@@ -8,12 +8,8 @@ A builtin is `fn(sh, argv) -> status`; it writes through `sh.out` and reports er
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
-
-Builtin = Callable[["Interp", list[str]], int]
+from kshell.exec.interp import Builtin
 
 BUILTINS: dict[str, Builtin] = {}
 SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly",
@@ -28,4 +24,4 @@ def builtin(*names: str) -> Callable[[Builtin], Builtin]:
     return register
 
 
-from kshell.builtins import aliases, flow, io, test, vars  # noqa: E402,F401  (registration)
+from kshell.builtins import aliases, flow, io, mapfile, test, vars  # noqa: E402,F401  (registration)

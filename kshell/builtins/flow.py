@@ -8,10 +8,18 @@ from typing import TYPE_CHECKING
 
 import native
 from kshell.builtins import BUILTINS, builtin
+from kshell.builtins.vars import (
+    SET_LETTERS,
+    list_options,
+    list_shopts,
+    set_flag,
+    set_long_option,
+    set_shopts,
+)
 from kshell.exec import devices
 from kshell.exec import redirects as redir
-from kshell.exec.errors import BreakLoop, ContinueLoop, ExitSignal, ReturnSignal
-from kshell.exec.variables import EXPORT, Var
+from kshell.core.errors import BreakLoop, ContinueLoop, ExitSignal, ReturnSignal
+from kshell.core.variables import EXPORT, Var
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -50,6 +58,9 @@ def _status_arg(sh: Interp, name: str, argv: list[str], default: int) -> int | N
 
 @builtin("exit")
 def exit_builtin(sh: Interp, argv: list[str]) -> int:
+    """`exit [n]`. An interactive shell (`bash -i`), not a subshell of it, says it leaves."""
+    if "i" in sh.opts and not sh.subshell:
+        sh.write_err("logout\n" if "login_shell" in sh.shopts else "exit\n")
     status = _status_arg(sh, "exit", argv, sh.last_status)
     if status is None:
         raise ExitSignal(2)
@@ -325,7 +336,7 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
         if mode == "t":
             sh.out("function\n")
         elif not mode:
-            from kshell.exec.printer import function_text
+            from kshell.syntax.printer import function_text
 
             sh.out(f"{name} is a function\n{function_text(sh.funcs[name])}\n")
         if not all_:
@@ -547,7 +558,7 @@ def trap(sh: Interp, argv: list[str]) -> int:
     if args and args[0] == "--":
         args = args[1:]
     if args and args[0] == "-p" and len(args) > 1:
-        from kshell.expand.params import quote_q
+        from kshell.syntax.printer import quote_q
 
         shown_traps = sh.traps or sh.parent_traps
         for spec in args[1:]:
@@ -557,7 +568,7 @@ def trap(sh: Interp, argv: list[str]) -> int:
                 sh.out(f"trap -- {quote_q(shown_traps[name])} {shown}\n")
         return 0
     if not args or args == ["-p"]:
-        from kshell.expand.params import quote_q
+        from kshell.syntax.printer import quote_q
 
         for name, action in (sh.traps or sh.parent_traps).items():
             shown = name if name in ("EXIT", "ERR", "DEBUG", "RETURN") else "SIG" + name
@@ -655,61 +666,210 @@ def hash_builtin(sh: Interp, argv: list[str]) -> int:
 # --------------------------------------------------------------------------- child shells
 
 
+_LONG_OPTIONS = ("debug", "debugger", "dump-po-strings", "dump-strings", "help", "init-file",
+                 "login", "noediting", "noprofile", "norc", "posix", "pretty-print", "rcfile",
+                 "restricted", "verbose", "version")
+_K_LACKS = frozenset({"debugger", "dump-po-strings", "dump-strings", "pretty-print", "restricted"})
+
+
+def _shell_usage(name: str) -> str:
+    """bash's usage text (after an invalid option, and in --help)."""
+    return (f"Usage:\t{name} [GNU long option] [option] ...\n"
+            f"\t{name} [GNU long option] [option] script-file ...\nGNU long options:\n"
+            + "".join(f"\t--{option}\n" for option in _LONG_OPTIONS)
+            + "Shell options:\n\t-ilrsD or -c command or -O shopt_option\t\t(invocation only)\n"
+              "\t-abefhkmnptuvxBCEHPT or -o option\n")
+
+
+def _shell_help(name: str) -> str:
+    from kshell.session import BASH_VERSION
+
+    return (f"GNU bash, version {BASH_VERSION}-(x86_64-pc-linux-gnu)\n{_shell_usage(name)}"
+            f"Type `{name} -c \"help set\"' for more information about shell options.\n"
+            f"Type `{name} -c help' for more information about shell builtin commands.\n"
+            "Use the `bashbug' command to report bugs.\n\n"
+            "bash home page: <http://www.gnu.org/software/bash>\n"
+            "General help using GNU software: <http://www.gnu.org/gethelp/>\n")
+
+
+def _shell_version() -> str:
+    from kshell.session import BASH_VERSION
+
+    return (f"GNU bash, version {BASH_VERSION} (x86_64-pc-linux-gnu)\n"
+            "Copyright (C) 2022 Free Software Foundation, Inc.\n"
+            "License GPLv3+: GNU GPL version 3 or later <http://gnu.org/licenses/gpl.html>\n\n"
+            "This is free software; you are free to change and redistribute it.\n"
+            "There is NO WARRANTY, to the extent permitted by law.\n")
+
+
+class _Invocation:
+    """What `bash ARGS` asked for beyond the set options (applied to the child as parsed)."""
+
+    def __init__(self) -> None:
+        self.command = False  # -c: the first argument is the commands
+        self.stdin = False  # -s: commands from standard input, every argument positional
+        self.interactive = False  # -i
+        self.login = False  # -l, --login
+        self.norc = False
+        self.noprofile = False
+        self.noediting = False
+        self.rcfile: str | None = None  # --rcfile, --init-file
+        self.shopts: list[tuple[str, bool]] = []  # -O name / +O name, applied after parsing
+
+
+def _parse_invocation(sh: Interp, child: Interp, name: str, args: list[str]) -> _Invocation | int:
+    """Parse bash's options (GNU long ones first, then -abc / +abc words, to `-`, `--` or the
+    first other word): set options go into `child`, the rest into the invocation returned;
+    the words taken are taken off `args`. An int instead is the exit status of a shell that
+    does not run: an error (bash's message printed, status 2), --help, --version."""
+    inv = _Invocation()
+    while args and args[0].startswith("-"):
+        word = args[0][2:] if args[0].startswith("--") and len(args[0]) > 2 else args[0][1:]
+        if word not in _LONG_OPTIONS or word in _K_LACKS:
+            if args[0].startswith("--") and len(args[0]) > 2:
+                sh.write_err(f"{name}: {args[0]}: invalid option\n{_shell_usage(name)}")
+                return 2
+            break
+        args.pop(0)
+        if word in ("rcfile", "init-file"):
+            if not args:
+                sh.write_err(f"{name}: {word}: option requires an argument\n")
+                return 2
+            inv.rcfile = args.pop(0)
+        elif word == "help":
+            sh.out(_shell_help(name))
+            return 0
+        elif word == "version":
+            sh.out(_shell_version())
+            return 0
+        elif word == "posix":
+            set_long_option(child, "posix", True)
+        elif word == "verbose":
+            set_flag(child, "v", True)
+        elif word != "debug":  # --debug changes nothing a script sees
+            setattr(inv, word, True)  # login, noediting, noprofile, norc
+    while args and args[0][:1] in ("-", "+"):
+        arg = args.pop(0)
+        if arg in ("-", "--"):
+            break
+        on = arg[0] == "-"
+        taken = 0  # words after this one that its -o/-O letters took
+        for c in arg[1:]:
+            if c in "oO":
+                if taken >= len(args):  # no name: list the options, as bash does
+                    (list_options if c == "o" else list_shopts)(child, reusable=not on)
+                    continue
+                option = args[taken]
+                taken += 1
+                if c == "O":
+                    inv.shopts.append((option, on))
+                elif not set_long_option(child, option, on):
+                    sh.write_err(f"{name}: line 0: {name}: {option}: invalid option name\n")
+                    return 2
+            elif c in "csil":
+                setattr(inv, {"c": "command", "s": "stdin", "i": "interactive", "l": "login"}[c],
+                        on if c == "i" else True)
+            elif c in SET_LETTERS:
+                set_flag(child, c, on)
+            else:  # also -r and -D, which K does not have
+                sh.write_err(f"{name}: {arg[0]}{c}: invalid option\n{_shell_usage(name)}")
+                return 2
+        del args[:taken]
+    if inv.command and not args:
+        sh.write_err(f"{name}: -c: option requires an argument\n")
+        return 2
+    for option, on in inv.shopts:
+        if set_shopts(child, [option], on, where=f"{name}: line 0: "):
+            return 2
+    return inv
+
+
+def _startup_files(child: Interp, name: str, inv: _Invocation) -> None:
+    """bash's run_startup_files: a login shell reads /etc/profile and the first of
+    ~/.bash_profile, ~/.bash_login, ~/.profile (as `sh`: ~/.profile), unless --noprofile;
+    an interactive one then /etc/bash.bashrc (Debian's bash) and ~/.bashrc or its --rcfile,
+    unless --norc or it was a login shell (as `sh`, or in posix mode: the file $ENV names);
+    a non-interactive one the file $BASH_ENV names. Missing files are skipped. set -e does
+    not apply while they run."""
+    as_sh = name.rsplit("/", 1)[-1] == "sh"
+    posix = "posix" in child.opts
+    home = child.get_param_or_none("HOME") or child.fs.home.decode("utf-8", "surrogateescape")
+    files: list[str] = []
+    norc = inv.norc
+    if inv.login and not posix:
+        norc = True
+        if not inv.noprofile:
+            files.append("/etc/profile")
+            names = (".profile",) if as_sh else (".bash_profile", ".bash_login", ".profile")
+            found = [f"{home}/{n}" for n in names if _is_file(child, f"{home}/{n}")]
+            files += found[:1]
+    if not inv.interactive:
+        if not (posix or as_sh):
+            files.append(_expanded(child, "BASH_ENV"))
+    elif not (posix or as_sh):
+        if not norc:
+            files += ["/etc/bash.bashrc", inv.rcfile or f"{home}/.bashrc"]
+    else:
+        files.append(_expanded(child, "ENV"))
+    child.errexit_off += 1
+    try:
+        for path in files:
+            if path and _is_file(child, path):
+                source(child, [".", path])
+    finally:
+        child.errexit_off -= 1
+
+
+def _is_file(sh: Interp, path: str) -> bool:
+    try:
+        return not devices.stat(sh, path).is_dir
+    except OSError:
+        return False
+
+
+def _expanded(sh: Interp, name: str) -> str:
+    """The value of $BASH_ENV or $ENV expanded as bash does (as in double quotes)."""
+    from kshell.expand.words import expand_string
+    from kshell.syntax import Parser
+    from kshell.syntax.ast import Word
+
+    text = sh.get_param_or_none(name) or ""
+    if not text:
+        return ""
+    return expand_string(sh, Word(tuple(Parser(text).read_dq_like(0, len(text), False))))
+
+
 @builtin("sh", "bash")
 def shell_builtin(sh: Interp, argv: list[str]) -> int:
+    """A child bash: `bash [options] -c COMMANDS [$0 [args]]`, `bash [options] FILE [args]`,
+    or commands from standard input (`-s`, or no FILE), after its startup files. -i makes it
+    interactive ($- has i; set -u errors abandon only the command; emacs, history and
+    expand_aliases on; it reads an rc file); K shows no prompts and has no job control."""
     from kshell.exec.scripts import child_shell, run_child
 
+    name = argv[0]
     args = argv[1:]
-    opts: list[str] = []
-    command = None
-    read_stdin = False
-    pipefail = False
-    while args and args[0].startswith(("-", "+")) and len(args[0]) > 1:
-        arg = args.pop(0)
-        if arg == "--":
-            break
-        if arg in ("--norc", "--noprofile", "--posix", "-l", "--login", "-i"):
-            continue
-        if arg == "-o" or arg == "+o":
-            if args:
-                name = args.pop(0)
-                if name == "pipefail":
-                    pipefail = True
-                else:
-                    from kshell.builtins.vars import _LONG
-
-                    if name in _LONG:
-                        opts.append(_LONG[name])
-            continue
-        for c in arg[1:]:
-            if c == "c":
-                command = ""
-            elif c == "s":
-                read_stdin = True
-            elif c in "euxfCvnaB" and arg[0] == "-":
-                opts.append(c)
-            elif c in "euxfCvnaB":
-                pass
-            else:
-                sh.error(f"{argv[0]}: -{c}: invalid option")
-                return 2
     child = child_shell(sh)
-    for o in opts:
-        child.opts.add(o)
-        if o == "f":
-            child.noglob = True
-    child.pipefail = pipefail
-    if command is not None:
-        if not args:
-            sh.write_err(f"{argv[0]}: -c: option requires an argument\n")
-            return 2
-        source = args[0]
-        name = args[1] if len(args) > 1 else argv[0]
-        child.dollar0 = name
-        child.script_name = name
+    child.dollar0 = child.script_name = name
+    inv = _parse_invocation(sh, child, name, args)
+    if isinstance(inv, int):
+        return inv
+    if inv.interactive:
+        child.opts |= {"i", "H", "history"}
+        child.shopts.add("expand_aliases")
+        if not inv.noediting:
+            set_long_option(child, "emacs", True)
+    else:  # bash unsets the prompts of a non-interactive shell
+        child.unset_var("PS1")
+        child.unset_var("PS2")
+    if inv.login:
+        child.shopts.add("login_shell")
+    filename = ""
+    if inv.command:
+        source_text = args[0]
+        child.dollar0 = child.script_name = args[1] if len(args) > 1 else name
         child.positional = list(args[2:])
-        return run_child(child, source, "")
-    if args and not read_stdin:
+    elif args and not inv.stdin:
         path = args[0]
         try:
             inode = devices.stat(sh, path)
@@ -718,19 +878,20 @@ def shell_builtin(sh: Interp, argv: list[str]) -> int:
                 return 126
             data = devices.read_file(sh, path)
         except OSError as e:
-            sh.write_err(f"{argv[0]}: {path}: {redir.os_message(e)}\n")
+            sh.write_err(f"{name}: {path}: {redir.os_message(e)}\n")
             return 127
-        child.dollar0 = path
-        child.script_name = path
+        source_text = data.decode("utf-8", "surrogateescape")
+        filename = child.dollar0 = child.script_name = path
         child.positional = list(args[1:])
-        return run_child(child, data.decode("utf-8", "surrogateescape"), path)
-    stream = sh.fds.get(0)
-    data = stream.read() if stream is not None and stream.readable else b""
-    child.dollar0 = argv[0]
-    child.script_name = argv[0]
-    child.dash_c = False
-    child.positional = list(args)
-    return run_child(child, data.decode("utf-8", "surrogateescape"), "")
+        child.dash_c = False
+    else:
+        stream = sh.fds.get(0)
+        data = stream.read() if stream is not None and stream.readable else b""
+        source_text = data.decode("utf-8", "surrogateescape")
+        child.positional = list(args)
+        child.dash_c = False
+        child.opts.add("s")  # $- shows it
+    return run_child(child, source_text, filename, startup=lambda: _startup_files(child, name, inv))
 
 
 _ = (os, Var)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kshell.builtins import builtin
-from kshell.exec.variables import (
+from kshell.core.variables import (
     ARRAY,
     ASSOC,
     EXPORT,
@@ -16,24 +16,16 @@ from kshell.exec.variables import (
     NAMEREF,
     READONLY,
     UPPER,
+    AssignArg,
     NameRef,
     Var,
 )
-from kshell.exec.varops import ReadonlyError
+from kshell.exec.options import LONG_ONLY, LONG_OPTIONS, option_is_set
+from kshell.exec.varops import ReadonlyError, split_element
 from kshell.expand.params import quote_q
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
-
-
-class AssignArg(str):
-    """A declaration argument written as an assignment (`declare a=(1 2)`, `local x=$y`)."""
-
-    name: str
-    subscript: str | None
-    append: bool
-    items: list | None
-    value: str
 
 
 _LETTER_FLAGS = {"a": ARRAY, "A": ASSOC, "i": INTEGER, "l": LOWER, "u": UPPER, "r": READONLY,
@@ -46,13 +38,19 @@ def _declare_line(name: str, var: Var) -> str:
     if value is None:
         return f"declare -{letters} {name}" if letters != "-" else f"declare -- {name}"
     if type(value) is dict:
-        if var.flags & ASSOC:
-            body = " ".join(f"[{_assoc_key(k)}]={_dq(v)}" for k, v in value.items())
-        else:
-            body = " ".join(f"[{k}]={_dq(v)}" for k, v in sorted(value.items()))
-        body = body + " " if body and var.flags & ASSOC else body
-        return f"declare -{letters} {name}=({body})"
+        return f"declare -{letters} {name}={_array_text(var)}"
     return f"declare -{letters} {name}={_dq(value)}"
+
+
+def _array_text(var: Var) -> str:
+    """An array's value as `declare -p` and `set` show it: `([0]="a" [1]="b")`, an
+    associative array's keys quoted where needed and followed by a space, as bash's are."""
+    value = var.value
+    assert type(value) is dict
+    if var.flags & ASSOC:
+        body = " ".join(f"[{_assoc_key(k)}]={_dq(v)}" for k, v in value.items())
+        return f"({body} )" if body else "()"
+    return f"({' '.join(f'[{k}]={_dq(v)}' for k, v in sorted(value.items()))})"
 
 
 def _assoc_key(k: str) -> str:
@@ -125,7 +123,7 @@ def declare_common(sh: Interp, argv: list[str], *, local: bool = False, force: s
             if "F" in on:
                 sh.out(f"declare -f {n}\n")
             else:
-                from kshell.exec.printer import function_text
+                from kshell.syntax.printer import function_text
 
                 sh.out(function_text(sh.funcs[n]) + "\n")
         return status
@@ -190,6 +188,24 @@ def declare_common(sh: Interp, argv: list[str], *, local: bool = False, force: s
 
 
 def _declare_one(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, clear_flags: int) -> int:
+    """One name of declare/typeset/local/export/readonly. Under `set -a` a scalar it creates
+    or assigns is exported, as bash's bind does (a new local without a value is not: `local`
+    made it before, and bash binds it no value); an array it assigns is not."""
+    old = sh.vars.table.get(name)
+    exported = old is not None and bool(old.flags & EXPORT)
+    status = _declare_name(sh, cmd, name, arg, set_flags, clear_flags)
+    var = sh.vars.table.get(name)
+    if "a" not in sh.opts or status or var is None:
+        return status
+    if var.flags & (ARRAY | ASSOC):
+        if not exported and not set_flags & EXPORT:
+            var.flags &= ~EXPORT  # the assignment's own export (assign_scalar) undone
+    elif old is None or isinstance(arg, AssignArg) or "=" in arg:
+        var.flags |= EXPORT
+    return status
+
+
+def _declare_name(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, clear_flags: int) -> int:
     table = sh.vars.table
     var = table.get(name)
     if var is not None and type(var.value) is NameRef and not (set_flags | clear_flags) & NAMEREF:
@@ -216,7 +232,8 @@ def _declare_one(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, clea
     if set_flags & LOWER and not set_flags & UPPER:
         var.flags &= ~UPPER
     if set_flags & (ARRAY | ASSOC) and type(var.value) is not dict:
-        var.value = {} if var.value is None else {0 if not set_flags & ASSOC else "0": var.value}
+        if var.value is not None:  # None stays: declared, not assigned (bash: unset)
+            var.value = {0 if not set_flags & ASSOC else "0": var.value}
     if isinstance(arg, AssignArg):
         if arg.items is not None:
             sh.assign_array(name, arg.items, arg.append, assoc=bool(var.flags & ASSOC))
@@ -313,13 +330,12 @@ def _print_vars(sh: Interp, names: list[str], on: set[str]) -> int:
             lines.append(_declare_line(name, var))
         elif var.value is not None:
             if type(var.value) is dict:
-                items = var.value.items() if var.flags & ASSOC else sorted(var.value.items())
-                lines.append(f"{name}=({' '.join(f'[{k}]={_dq(v)}' for k, v in items)})")
+                lines.append(f"{name}={_array_text(var)}")
             else:
                 lines.append(f"{name}={quote_q(var.value) if _needs_quote(var.value) else var.value}")
     if not ("p" in on or want):
         for fname in sorted(sh.funcs):
-            from kshell.exec.printer import function_text
+            from kshell.syntax.printer import function_text
 
             lines.append(function_text(sh.funcs[fname]))
     sh.out("".join(line + "\n" for line in lines))
@@ -384,7 +400,7 @@ def _trace_assignment(sh: Interp, name: str, arg: str) -> None:
     """set -x: export and readonly show each assignment they make again, as bash does."""
     if "x" not in sh.opts or not (isinstance(arg, AssignArg) or "=" in arg):
         return
-    from kshell.exec.printer import trace_value
+    from kshell.syntax.printer import trace_value
 
     if isinstance(arg, AssignArg) and arg.items is not None:
         return  # traced before the command (Interp.trace_words)
@@ -443,26 +459,13 @@ def unset(sh: Interp, argv: list[str]) -> int:
             if not sh.unset_var(name, follow=False):
                 status = 1
             continue
-        if "[" in name and name.endswith("]"):
-            base, _, key = name[:-1].partition("[")
-            var = sh.vars.table.get(base)
-            if var is None:
-                continue
-            if var.flags & READONLY:
-                sh.error(f"unset: {base}: cannot unset: readonly variable")
+        element = split_element(name)
+        if element is not None:
+            if not sh.unset_element(*element):
                 status = 1
-                continue
-            if key in ("@", "*"):
-                sh.unset_var(base)
-                continue
-            if type(var.value) is dict:
-                k = key if var.flags & ASSOC else sh.eval_arith_text(key)
-                if not var.flags & ASSOC and k < 0 and var.value:
-                    k = max(var.value) + 1 + k
-                var.value.pop(k, None)
-            elif var.value is not None and sh.eval_arith_text(key) == 0:
-                sh.unset_var(base)
             continue
+        if "[" in name and name.endswith("]"):
+            continue  # bash: `unset 'a b[0]'` is quietly nothing
         if not sh.is_valid_name(name):
             if mode == "v" or name in ("",) or "=" in name:
                 sh.error(f"unset: `{name}': not a valid identifier")
@@ -480,25 +483,15 @@ def unset(sh: Interp, argv: list[str]) -> int:
 
 # --------------------------------------------------------------------------- set / shopt
 
-_LONG = {
-    "errexit": "e", "nounset": "u", "xtrace": "x", "noglob": "f", "noclobber": "C",
-    "allexport": "a", "notify": "b", "noexec": "n", "verbose": "v", "hashall": "h",
-    "braceexpand": "B", "physical": "P", "monitor": "m", "keyword": "k", "functrace": "T",
-    "errtrace": "E", "onecmd": "t", "privileged": "p", "histexpand": "H",
-}
-_LONG_ONLY = ("pipefail", "posix", "vi", "emacs", "ignoreeof", "interactive-comments", "history",
-              "nolog")
+SET_O_NAMES = tuple(sorted((*LONG_OPTIONS, *LONG_ONLY)))  # the order bash lists them in
+SET_LETTERS = "abefhkmnptuvxBCEHPT"  # bash's, less -i (never by set) and -r (not in K)
+_SET_USAGE = "set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]\n"
+# variables that options bind when they go on and unbind when they go off, as bash's do
+_OPTION_VARS = {"posix": ("POSIXLY_CORRECT", "y"), "ignoreeof": ("IGNOREEOF", "10")}
 
 
-def option_is_set(sh: Interp, name: str) -> bool:
-    if name in _LONG:
-        return _LONG[name] in sh.opts
-    if name == "pipefail":
-        return sh.pipefail
-    return name == "interactive-comments"
-
-
-def _set_option(sh: Interp, letter: str, on: bool) -> None:
+def set_flag(sh: Interp, letter: str, on: bool) -> None:
+    """`set -X` / `set +X` for one letter of SET_LETTERS (-f also switches globbing)."""
     if on:
         sh.opts.add(letter)
     else:
@@ -507,65 +500,117 @@ def _set_option(sh: Interp, letter: str, on: bool) -> None:
         sh.noglob = on
 
 
-@builtin("set")
-def set_builtin(sh: Interp, argv: list[str]) -> int:
-    args = argv[1:]
-    if not args:
-        return _print_vars(sh, [], set())
+def set_long_option(sh: Interp, name: str, on: bool) -> bool:
+    """`set -o name` / `set +o name`; False when there is no such option."""
+    if name in LONG_OPTIONS:
+        set_flag(sh, LONG_OPTIONS[name], on)
+    elif name == "pipefail":
+        sh.pipefail = on
+    elif name == "interactive-comments":
+        (sh.shopts.add if on else sh.shopts.discard)("interactive_comments")
+    elif name in LONG_ONLY:
+        if on and name in ("emacs", "vi"):  # one editing mode at a time
+            sh.opts.discard("vi" if name == "emacs" else "emacs")
+        if name in _OPTION_VARS and not (name == "posix" and on == (name in sh.opts)):
+            var, value = _OPTION_VARS[name]
+            try:
+                if on:
+                    sh.assign_scalar(var, value)
+                else:
+                    sh.unset_var(var)
+            except ReadonlyError as e:
+                sh.error(f"{e.name}: readonly variable")
+        (sh.opts.add if on else sh.opts.discard)(name)
+    else:
+        return False
+    return True
+
+
+def _option_line(name: str, on: bool, reusable: str) -> str:
+    """One option as bash shows it: `name<tab>on` (padded to 15), or with `reusable` as the
+    command that sets it again: `set -o name` ("set") or `shopt -s name` ("shopt")."""
+    if reusable == "set":
+        return f"set {'-' if on else '+'}o {name}\n"
+    if reusable == "shopt":
+        return f"shopt {'-s' if on else '-u'} {name}\n"
+    return f"{name:<15}\t{'on' if on else 'off'}\n"
+
+
+def list_options(sh: Interp, reusable: bool, only: bool | None = None) -> None:
+    """bash's list_minus_o_opts: the `set -o` options (`only` those on, or off), as a table
+    (`set -o`) or as commands (`set +o`, `shopt -po`)."""
+    states = ((name, option_is_set(sh, name)) for name in SET_O_NAMES)
+    sh.out("".join(_option_line(name, on, "set" if reusable else "")
+                   for name, on in states if only is None or on == only))
+
+
+def _first_bad_flag(args: list[str]) -> str | None:
+    """bash checks all of set's flag words before it applies any (internal_getopt): the first
+    invalid flag (`-Z`, `+Z`), else None. `-o` takes the rest of its word, or the next word
+    when that is no flag word, as its option name, which this check skips."""
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "--":
-            sh.positional = list(args[i + 1 :])
-            return 0
-        if arg == "-" :
-            _set_option(sh, "x", False)
-            _set_option(sh, "v", False)
-            sh.positional = list(args[i + 1 :])
-            return 0
-        if len(arg) > 1 and arg[0] in "-+":
-            on = arg[0] == "-"
-            for c in arg[1:]:
-                if c == "o":
+        if len(arg) < 2 or arg[0] not in "-+" or arg == "--":
+            return None
+        for j, c in enumerate(arg[1:], 1):
+            if c == "o":
+                nxt = args[i + 1] if i + 1 < len(args) else "-"
+                if j == len(arg) - 1 and (len(nxt) < 2 or nxt[0] not in "-+"):
                     i += 1
-                    if i >= len(args):
-                        _print_options(sh, on)
-                        return 0
-                    name = args[i]
-                    if name in _LONG:
-                        _set_option(sh, _LONG[name], on)
-                    elif name == "pipefail":
-                        sh.pipefail = on
-                    elif name in _LONG_ONLY:
-                        pass
-                    else:
-                        sh.error(f"set: {name}: invalid option name")
-                        return 2
+                break
+            if c not in SET_LETTERS:
+                return arg[0] + c
+        i += 1
+    return None
+
+
+@builtin("set")
+def set_builtin(sh: Interp, argv: list[str]) -> int:
+    """bash's set: flag words (`-eu`, `+x`, a lone `+` that sets nothing, `-o name`, a bare
+    `-o` that lists the options) up to the first other word, which starts the positional
+    parameters. `--` ends the flags and always sets the positional parameters (none left:
+    unsets them); `-` ends them too, turns -x and -v off, and sets them only when words follow."""
+    args = argv[1:]
+    if not args:
+        return _print_vars(sh, [], set())
+    bad = _first_bad_flag(args)
+    if bad is not None:
+        sh.error(f"set: {bad}: invalid option")
+        sh.write_err(_SET_USAGE)
+        return 0 if bad[1] == "?" else 2
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-", "--"):
+            if arg == "-":
+                set_flag(sh, "x", False)
+                set_flag(sh, "v", False)
+            if arg == "--" or i + 1 < len(args):
+                sh.positional = list(args[i + 1 :])
+            return 0
+        if arg[:1] not in ("-", "+"):
+            sh.positional = list(args[i:])
+            return 0
+        on = arg[0] == "-"
+        for c in arg[1:]:
+            if c == "o":
+                name = args[i + 1] if i + 1 < len(args) else ""
+                if name[:1] in ("", "-", "+"):  # no name follows: list the options
+                    list_options(sh, reusable=not on)
                     continue
-                if c not in "abefhkmnptuvxBCEHPT":
-                    sh.error(f"set: {arg[0]}{c}: invalid option")
-                    sh.write_err("set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] "
-                                 "[-] [arg ...]\n")
+                i += 1
+                if not set_long_option(sh, name, on):
+                    sh.error(f"set: {name}: invalid option name")
                     return 2
-                _set_option(sh, c, on)
-            i += 1
-            continue
-        sh.positional = list(args[i:])
-        return 0
+            elif c in SET_LETTERS:
+                set_flag(sh, c, on)
+            else:  # a letter after an inline `-oNAME`, which the check took for o's name
+                sh.error(f"set: {arg[0]}{c}: invalid option")
+                sh.write_err(_SET_USAGE)
+                return 1
+        i += 1
     return 0
-
-
-def _print_options(sh: Interp, minus: bool) -> None:
-    names = sorted(set(_LONG) | {"pipefail", "posix", "vi", "emacs", "ignoreeof",
-                                  "interactive-comments", "history", "nolog"})
-    lines = []
-    for name in names:
-        value = option_is_set(sh, name)
-        if minus:
-            lines.append(f"{name:<15}\t{'on' if value else 'off'}")
-        else:
-            lines.append(f"set {'-' if value else '+'}o {name}")
-    sh.out("".join(line + "\n" for line in lines))
 
 
 SHOPTS = ("autocd", "assoc_expand_once", "cdable_vars", "cdspell", "checkhash", "checkjobs",
@@ -579,77 +624,87 @@ SHOPTS = ("autocd", "assoc_expand_once", "cdable_vars", "cdspell", "checkhash", 
           "nocasematch", "noexpand_translation", "nullglob", "patsub_replacement", "progcomp",
           "progcomp_alias", "promptvars", "restricted_shell", "shift_verbose", "sourcepath",
           "varredir_close", "xpg_echo")
+_SHOPT_READONLY = ("login_shell", "restricted_shell")  # what the shell is: shopt -s/-u ignore them
+_SHOPT_USAGE = "shopt: usage: shopt [-pqsu] [-o] [optname ...]\n"
+
+
+def set_shopts(sh: Interp, names: list[str], on: bool, where: str | None = None) -> int:
+    """`shopt -s names` / `shopt -u names`: 1 if a name is no option. `bash -O name` gives
+    `where` its message starts with, for shopt's own."""
+    status = 0
+    for name in names:
+        if name not in SHOPTS:
+            if where is None:
+                sh.error(f"shopt: {name}: invalid shell option name")
+            else:
+                sh.write_err(f"{where}{name}: invalid shell option name\n")
+            status = 1
+        elif name not in _SHOPT_READONLY:
+            (sh.shopts.add if on else sh.shopts.discard)(name)
+    return status
+
+
+def list_shopts(sh: Interp, reusable: bool, only: bool | None = None) -> None:
+    """Every shopt option (`only` those on, or off): a table, or `shopt -s/-u` commands."""
+    sh.out("".join(_option_line(name, name in sh.shopts, "shopt" if reusable else "")
+                   for name in SHOPTS if only is None or (name in sh.shopts) == only))
 
 
 @builtin("shopt")
 def shopt(sh: Interp, argv: list[str]) -> int:
-    mode = ""
-    quiet = False
-    use_o = False
-    printable = False
+    """bash's shopt. Names (or none: every option) are shown as a table, or with -p as
+    `shopt -s/-u` commands; -s/-u set them (none: list those on/off); -q only answers by
+    the status, 1 when a named option is off. -o works on the `set -o` options instead
+    (`set -o`/`set +o` format); an unknown name there is reported but leaves the status 0
+    when setting, as in bash."""
+    flags = ""
     args = argv[1:]
-    while args and args[0].startswith("-") and len(args[0]) > 1:
-        for c in args[0][1:]:
-            if c in "su":
-                mode = c
-            elif c == "q":
-                quiet = True
-            elif c == "p":
-                printable = True
-            elif c == "o":
-                use_o = True
-            else:
+    while args and len(args[0]) > 1 and args[0][0] == "-":
+        arg = args.pop(0)
+        if arg == "--":
+            break
+        for c in arg[1:]:
+            if c not in "pqsuo":
                 sh.error(f"shopt: -{c}: invalid option")
-                sh.write_err("shopt: usage: shopt [-pqsu] [-o] [optname ...]\n")
+                sh.write_err(_SHOPT_USAGE)
                 return 2
-        args = args[1:]
-    if use_o:
-        status = 0
+        flags += arg[1:]
+    if "s" in flags and "u" in flags:
+        sh.error("shopt: cannot set and unset shell options simultaneously")
+        return 1
+    setting = "s" in flags or "u" in flags
+    on = "s" in flags
+    quiet = "q" in flags
+    reusable = "p" in flags
+    if setting and args:
+        if "o" not in flags:
+            return set_shopts(sh, args, on)
         for name in args:
-            if name not in _LONG and name not in _LONG_ONLY:
+            if not set_long_option(sh, name, on):
                 sh.error(f"shopt: {name}: invalid option name")
-                status = 1
-                continue
-            if mode:
-                if name in _LONG:
-                    _set_option(sh, _LONG[name], mode == "s")
-                elif name == "pipefail":
-                    sh.pipefail = mode == "s"
-            else:
-                on = option_is_set(sh, name)
-                if not quiet:
-                    sh.out(f"{name:<15}\t{'on' if on else 'off'}\n")
-                if not on:
-                    status = 1
-        return status
+        return 0
     if not args:
-        lines = []
-        for name in SHOPTS:
-            on = name in sh.shopts
-            if mode == "s" and not on or mode == "u" and on:
-                continue
-            lines.append(f"{name:<15}\t{'on' if on else 'off'}" if not quiet else "")
         if not quiet:
-            sh.out("".join(line + "\n" for line in lines))
+            only = on if setting else None
+            if "o" in flags:
+                list_options(sh, reusable, only)
+            else:
+                list_shopts(sh, reusable, only)
         return 0
     status = 0
     for name in args:
-        if name not in SHOPTS:
-            sh.error(f"shopt: {name}: invalid shell option name")
+        if "o" in flags:
+            valid, value = name in SET_O_NAMES, option_is_set(sh, name)
+        else:
+            valid, value = name in SHOPTS, name in sh.shopts
+        if not valid:
+            sh.error(f"shopt: {name}: invalid {'' if 'o' in flags else 'shell '}option name")
             status = 1
             continue
-        if mode == "s":
-            sh.shopts.add(name)
-        elif mode == "u":
-            sh.shopts.discard(name)
-        else:
-            on = name in sh.shopts
-            if printable:
-                sh.out(f"shopt {'-s' if on else '-u'} {name}\n")
-            elif not quiet:
-                sh.out(f"{name:<15}\t{'on' if on else 'off'}\n")
-            if not on:
-                status = 1
+        if not value:
+            status = 1
+        if not quiet:
+            sh.out(_option_line(name, value, ("set" if "o" in flags else "shopt") if reusable else ""))
     return status
 
 

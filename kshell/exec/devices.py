@@ -28,6 +28,7 @@ import time
 from typing import TYPE_CHECKING
 
 from kfs.vfs.inode import Inode
+from kshell.exec import fifos
 from kshell.exec.streams import FileReader, FileWriter, InStream, NullStream, PipeReader, PipeWriter, Stream
 
 if TYPE_CHECKING:
@@ -193,14 +194,15 @@ def device_inode(path: str, fds: dict[int, Stream], *, follow: bool = True) -> I
 
 
 class DeviceHandle:
-    """A device opened by a tool, with the FileHandle methods tools use. Reads and writes go
-    to the stream in order (offsets are ignored, as on a character device or a pipe); closing
-    leaves the stream to its descriptor."""
+    """A device (or a FIFO) opened by a tool, with the FileHandle methods tools use. Reads and
+    writes go to the stream in order (offsets are ignored, as on a character device or a pipe);
+    closing leaves the stream to its descriptor, unless the handle `owns` it (a FIFO's end)."""
 
-    def __init__(self, stream: Stream, path: str, inode: Inode) -> None:
+    def __init__(self, stream: Stream, path: str, inode: Inode, owns: bool = False) -> None:
         self.stream = stream
         self.path = path
         self.inode = inode
+        self.owns = owns
 
     def getattr(self) -> Inode:
         return self.inode
@@ -221,6 +223,8 @@ class DeviceHandle:
 
     def close(self) -> None:
         self.stream.flush()
+        if self.owns:
+            self.stream.close()
 
     def __enter__(self) -> DeviceHandle:
         return self
@@ -311,16 +315,27 @@ def exists(sh: Interp, path: str) -> bool:
 def open_file(sh: Interp, path: str, flags: int = os.O_RDONLY, mode: int = 0o666) -> FileHandle | DeviceHandle:
     """sh.fs.open, with the device files (a DeviceHandle)."""
     stream = open_stream(path, sh.fds)
-    if stream is None:
+    if stream is not None:
+        return DeviceHandle(stream, path, device_inode(path, sh.fds))  # type: ignore[arg-type]
+    try:
         return sh.fs.open(path, flags, mode)
-    return DeviceHandle(stream, path, device_inode(path, sh.fds))  # type: ignore[arg-type]
+    except OSError as e:
+        fifo = fifos.open_special(sh, path, flags, e)
+    return DeviceHandle(fifo, path, sh.fs.stat(path), owns=True)
 
 
 def read_file(sh: Interp, path: str) -> bytes:
     """sh.fs.read_file, with the device files (/dev/zero is refused: it never ends)."""
     stream = open_stream(path, sh.fds)
     if stream is None:
-        return sh.fs.read_file(path)
+        try:
+            return sh.fs.read_file(path)
+        except OSError as e:
+            fifo = fifos.open_special(sh, path, os.O_RDONLY, e)
+        try:
+            return fifo.read()
+        finally:
+            fifo.close()
     if isinstance(stream, (ZeroSource, FullDevice, RandomSource)):
         raise OSError(errno.EFBIG, os.strerror(errno.EFBIG), path)
     if not stream.readable:
@@ -332,7 +347,15 @@ def write_file(sh: Interp, path: str, content: bytes, *, mode: int = 0o666) -> N
     """sh.fs.write_file, with the device files."""
     stream = open_stream(path, sh.fds)
     if stream is None:
-        sh.fs.write_file(path, content, mode=mode)
+        try:
+            sh.fs.write_file(path, content, mode=mode)
+            return
+        except OSError as e:
+            stream = fifos.open_special(sh, path, os.O_WRONLY, e)
+        try:
+            stream.write(content)
+        finally:
+            stream.close()
         return
     if not stream.writable:
         raise OSError(errno.EBADF, os.strerror(errno.EBADF), path)

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kshell.exec import redirects as redir
-from kshell.exec import regexes
-from kshell.exec.errors import (
+from kshell.exec import regexes, timing
+from kshell.exec.conditions import binary_test, unary_test
+from kshell.core.errors import (
     AbortCommand,
     BreakLoop,
     CommandError,
@@ -29,7 +30,7 @@ from kshell.exec.errors import (
     ReturnSignal,
 )
 from kshell.exec.jobs import JobTable
-from kshell.exec.printer import (
+from kshell.syntax.printer import (
     trace_array_literal,
     trace_quote,
     trace_source_word,
@@ -38,7 +39,7 @@ from kshell.exec.printer import (
 )
 from kshell.exec.streams import BufferSink, Cancel, Pipe, PipeReader, PipeWriter, Stream
 from kshell.exec.threads import FORK_FAILED, ForkFailed, Threads
-from kshell.exec.variables import EXPORT, READONLY, Var, Variables
+from kshell.core.variables import AssignArg, Var, Variables
 from kshell.exec.varops import ReadonlyError, VarOps
 from kshell.expand import arith
 from kshell.expand import pattern as pat
@@ -81,7 +82,9 @@ if TYPE_CHECKING:
     from kfs.vfs import PathFS
     from kshell.delegate import Delegation
     from kshell.delegate.terminal import Terminal
-    from kshell.builtins import Builtin
+
+
+Builtin = Callable[["Interp", list[str]], int]  # a builtin or a tool: fn(sh, argv) -> status
 
 
 class Session:
@@ -100,6 +103,7 @@ class Session:
         self.tmp_counter = 0
         self.jobs = JobTable()  # background commands (`&`), for jobs/wait/kill and $!
         self.threads = Threads(limits.threads)  # what jobs, pipeline stages and xargs -P run in
+        self.builtins: dict[str, Builtin] = {}  # the language's builtins, handed in by kshell.session
         self.tools: dict[str, Builtin] = {}
         self.delegation: Delegation | None = None  # how programs K does not have run (kshell.delegate)
         self.terminal: Terminal | None = None  # the session's terminal, when it has one (a PTY session)
@@ -136,7 +140,10 @@ class Interp(VarOps):
         self.script_name = session.name  # message prefix
         self.opts: set[str] = {"h", "B"}
         self.pipefail = False
-        self.shopts: set[str] = {"extquote", "sourcepath", "checkwinsize"}
+        self.shopts: set[str] = {"checkwinsize", "cmdhist", "complete_fullquote", "extquote",
+                                 "force_fignore", "globasciiranges", "globskipdots", "hostcomplete",
+                                 "interactive_comments", "patsub_replacement", "progcomp",
+                                 "promptvars", "sourcepath"}  # a non-interactive bash's
         self.noglob = False
         self.last_status = 0
         self.last_bg = 0
@@ -155,7 +162,7 @@ class Interp(VarOps):
         self.arith_depth = 0
         self.getopts_pos = 1
         self.in_trap = False
-        self.pipestatus: list[int] = [0]
+        self.pipestatus: list[int] = []  # unset until the first command (bash)
         self.dirstack: list[str] = []
         self.pending_tmp: list[str] = []
         self.pending_outsubs: list[tuple[str, Program]] = []
@@ -164,6 +171,7 @@ class Interp(VarOps):
         self.is_top = False
         self.dash_c = True  # running a -c string (syntax errors say `NAME: -c: line N:`)
         self.line_meter = None
+        self.cpu_meters: tuple[timing.CpuMeter, ...] = ()  # the `time`s running (innermost last)
         self._dispatch = {
             SimpleCommand: self.exec_simple,
             Pipeline: self.exec_pipeline,
@@ -180,9 +188,7 @@ class Interp(VarOps):
             ArithCommand: self.exec_arith_command,
             Background: self.exec_background,
         }
-        from kshell.builtins import BUILTINS
-
-        self.builtins = BUILTINS
+        self.builtins: dict[str, Builtin] = session.builtins  # the command table the session was given
 
     # ------------------------------------------------------------------ state
 
@@ -219,13 +225,17 @@ class Interp(VarOps):
         return "u" in self.opts
 
     def option_flags(self) -> str:
-        order = "abefhkmnptuvxBCHP"
-        flags = "".join(c for c in order if c in self.opts)
-        return flags + "c" if self.dash_c and self.subshell == 0 else flags
+        """$-: the set letters in bash's order, then c (a -c string, in subshells too) and s
+        (commands read from standard input)."""
+        flags = "".join(c for c in "abefhikmnprtuvxBCEHPT" if c in self.opts)
+        return flags + ("c" if self.dash_c else "") + ("s" if "s" in self.opts else "")
 
     # ------------------------------------------------------------------ output
 
     def prefix(self) -> str:
+        """An error message's start: an interactive shell's (`bash -i`) names no line."""
+        if "i" in self.opts:
+            return f"{self.script_name}: "
         return f"{self.script_name}: line {self.lineno}: "
 
     def error(self, message: str) -> None:
@@ -236,6 +246,8 @@ class Interp(VarOps):
                      name: str | None = None) -> threading.Thread:
         """A thread for a job, a pipeline stage or an xargs command, if the session has room;
         else the command line is abandoned as after bash's failed fork."""
+        if self.cpu_meters:  # a `time` is running: the thread's CPU time counts for it
+            target = timing.metered(target, self.cpu_meters)
         try:
             return self.session.threads.start(target, args, name)
         except ForkFailed:
@@ -452,6 +464,7 @@ class Interp(VarOps):
             except CommandError as e:
                 self.error(e.message)
                 self.last_status = 1
+                self.failed(1)  # errexit holds for it too, as for any simple command
                 return 1
             finally:
                 for s in opened:
@@ -465,6 +478,8 @@ class Interp(VarOps):
     def assign(self, a: Assignment) -> None:
         value = a.value
         if type(value) is ArrayLiteral:
+            if a.subscript is not None:
+                self.list_to_element(a)
             if "x" in self.opts:
                 self.trace_assignment(a, trace_array_literal(value))
             self.assign_array(a.name, self.array_items(value), a.append)
@@ -479,10 +494,10 @@ class Interp(VarOps):
 
     def assignment_arg(self, a: Assignment) -> str:
         """A declaration builtin's assignment argument, as a str that keeps its structure."""
-        from kshell.builtins.vars import AssignArg
-
         value = a.value
         if type(value) is ArrayLiteral:
+            if a.subscript is not None:
+                self.list_to_element(a)
             items = self.array_items(value)
             text = ""
         else:
@@ -519,8 +534,6 @@ class Interp(VarOps):
     def trace_words(self, words: list[str]) -> None:
         """set -x: a command's words. An array assignment given to a declaration builtin is
         shown first on its own, and then by its name (`+ a=('1' '2')`, `+ declare -a a`)."""
-        from kshell.builtins.vars import AssignArg
-
         utf8 = self.utf8_locale()
         shown = []
         for w in words:
@@ -549,8 +562,7 @@ class Interp(VarOps):
     def run_command(self, argv: list[str], node: SimpleCommand | None) -> int:
         """Run a command by name: function, builtin, tool, or a VFS executable on $PATH."""
         assigns = node.assigns if node is not None else ()
-        values = [expand_string(self, a.value) if type(a.value) is Word else "" for a in assigns] \
-            if assigns else ()
+        values = self.prefix_values(assigns) if assigns else ()
         if "x" in self.opts:
             utf8 = self.utf8_locale()
             for a, text in zip(assigns, values, strict=True):
@@ -621,19 +633,17 @@ class Interp(VarOps):
             raise
 
     def _temp_assign(self, assigns, values: list[str]) -> list[tuple[str, Var | None]]:
-        """`a=1 cmd`: the (already expanded) values, exported for the command's duration."""
+        """`a=1 cmd`: the (already expanded) values, exported for the command's duration, as
+        a scope of their own (see Variables.temps)."""
         saved: list[tuple[str, Var | None]] = []
-        table = self.vars.table
         for a, text in zip(assigns, values, strict=True):
-            old = table.get(a.name)
-            if old is not None and old.flags & READONLY:
-                self.error(f"{a.name}: readonly variable")
-                continue
-            saved.append((a.name, old))
-            table[a.name] = Var(text, EXPORT | (old.flags if old is not None else 0))
+            self.bind_temp(saved, a, text)
+        if saved:
+            self.vars.push_temps(saved)
         return saved
 
     def _restore_temp(self, saved: list[tuple[str, Var | None]]) -> None:
+        self.vars.pop_temps(saved)
         table = self.vars.table
         for name, old in reversed(saved):
             if old is None:
@@ -644,6 +654,11 @@ class Interp(VarOps):
     # ------------------------------------------------------------------ functions
 
     def exec_funcdef(self, node: FunctionDef) -> int:
+        if any(c in node.name for c in "$`'\"\\"):  # bash: a name with quoting or an expansion
+            self.lineno = node.line
+            self.error(f"`{node.name}': not a valid identifier")
+            self.last_status = 1
+            return 1
         self.funcs[node.name] = node
         self.last_status = 0
         return 0
@@ -720,6 +735,7 @@ class Interp(VarOps):
 
         def body() -> int:
             child = self.fork()
+            child.loop_depth = 0  # bash: `(break)` in a loop is "only meaningful in a loop"
             status = child.run_subshell(lambda: child.execute_list(node.body))
             self.last_status = status
             return status
@@ -901,13 +917,14 @@ class Interp(VarOps):
                 self.write_err(f"{self.ps4()}case {trace_source_word(node.word)} in\n")
             word = expand_string(self, node.word)
             nocase = "nocasematch" in self.shopts
+            utf8 = self.utf8_locale()
             status = 0
             items = node.items
             i = 0
             matched_any = False
             while i < len(items):
                 item = items[i]
-                if any(pat.match(expand_pattern(self, p), word, nocase) for p in item.patterns):
+                if any(pat.match(expand_pattern(self, p), word, nocase, utf8) for p in item.patterns):
                     matched_any = True
                     status = self.execute_list(item.body)
                     term = item.terminator
@@ -955,6 +972,43 @@ class Interp(VarOps):
     # ------------------------------------------------------------------ pipelines
 
     def exec_pipeline(self, node: Pipeline) -> int:
+        if node.timed:
+            return self.exec_timed(node)
+        return self.run_untimed(node)
+
+    def exec_timed(self, node: Pipeline) -> int:
+        """`time [-p] pipeline`: run it, then print TIMEFORMAT's report (or POSIX's) to the
+        shell's standard error as it is then: the pipeline's own redirections do not take the
+        report, an `exec 2>f` inside it does. As in bash, leaving by exit, break or an error
+        still reports, leaving by `return` does not. See kshell.exec.timing for what the user
+        and system times count."""
+        meter = timing.CpuMeter()
+        outer = self.cpu_meters
+        self.cpu_meters = outer + (meter,)
+        report = True
+        try:
+            return self.run_untimed(node)
+        except ReturnSignal:
+            report = False
+            raise
+        finally:
+            self.cpu_meters = outer
+            if report:
+                self.time_report(meter, node.time_posix)
+
+    def time_report(self, meter: timing.CpuMeter, posix: bool) -> None:
+        real, user, system = meter.stop()
+        fmt = timing.POSIX_FORMAT if posix else self.get_param_or_none("TIMEFORMAT")
+        if fmt is None:
+            fmt = timing.DEFAULT_FORMAT
+        if not fmt:
+            return
+        try:
+            self.write_err(timing.format_report(fmt, real, user, system) + "\n")
+        except timing.TimeFormatError as e:
+            self.error(f"TIMEFORMAT: `{e.char}': invalid format character")
+
+    def run_untimed(self, node: Pipeline) -> int:
         commands = node.commands
         if len(commands) == 1:
             if node.negated:
@@ -1022,15 +1076,19 @@ class Interp(VarOps):
                 if reader is not None:
                     reader.close()
 
-        children = [self.fork() for _ in range(n)]
-        for i in range(n):
+        # `shopt -s lastpipe` without job control: the last stage runs in this shell (`read`
+        # there sets this shell's variables), in this thread
+        here = "lastpipe" in self.shopts and "m" not in self.opts
+        for i in range(n - here):
             try:
-                threads.append(self.start_thread(stage, (i, children[i])))
+                threads.append(self.start_thread(stage, (i, self.fork())))
             except AbortCommand:
                 for p in pipes:  # the stages already started see their pipes end, and end
                     p.close_reader()
                     p.close_writer()
                 raise
+        if here:
+            self._last_stage_here(commands[-1], pipes, statuses, threads)
         for t in threads:
             while t.is_alive():
                 t.join(0.1)
@@ -1043,6 +1101,29 @@ class Interp(VarOps):
         if errors:
             raise errors[0]
         return statuses
+
+    def _last_stage_here(self, command: Any, pipes: list[Pipe], statuses: list[int],
+                         threads: list[threading.Thread]) -> None:
+        """lastpipe's last stage: this interpreter reads the last pipe; an `exit` there ends the
+        shell once the other stages have seen their pipes close."""
+        reader = PipeReader(pipes[-1])
+        saved = self.fds
+        self.fds = dict(saved)
+        self.fds[0] = reader
+        try:
+            statuses[-1] = self.execute(command)
+        except BrokenPipeError:
+            statuses[-1] = 141
+        except BaseException:
+            for p in pipes:
+                p.close_reader()
+                p.close_writer()
+            for t in threads:
+                t.join()
+            raise
+        finally:
+            self.fds = saved
+            reader.close()
 
     # ------------------------------------------------------------------ [[ ]] and (( ))
 
@@ -1089,7 +1170,7 @@ class Interp(VarOps):
                 right = expand_pattern(self, node.right)
                 if "x" in self.opts:
                     self.trace_cond_term(invert, op, left, node.right)
-                result = pat.match(right, left, "nocasematch" in self.shopts)
+                result = pat.match(right, left, "nocasematch" in self.shopts, self.utf8_locale())
                 return result if op != "!=" else not result
             if op == "=~":
                 if "x" in self.opts:
@@ -1098,15 +1179,11 @@ class Interp(VarOps):
             right = expand_string(self, node.right)
             if "x" in self.opts:
                 self.trace_cond_term(invert, op, left, node.right)
-            from kshell.builtins.test import binary_test
-
             return binary_test(self, op, left, right, arith=True)
         if t is CondUnary:
             operand = expand_string(self, node.operand)
             if "x" in self.opts:
                 self.trace_cond_term(invert, node.op, operand)
-            from kshell.builtins.test import unary_test
-
             return unary_test(self, node.op, operand)
         if t is CondNot:
             expr = node.expr
@@ -1123,13 +1200,11 @@ class Interp(VarOps):
         raise TypeError(t)
 
     def regex_match(self, text: str, word: Word) -> bool:
-        from kshell.builtins.regex import ere_to_python
-        from kshell.expand.fields import QUO, Fields
-        from kshell.expand.words import expand_parts
+        from kshell.exec.ere import ere_to_python
+        from kshell.expand.fields import QUO
+        from kshell.expand.words import pattern_pieces
 
-        b = Fields("")
-        expand_parts(self, word.parts, b, False)
-        pieces = [piece for f, _ in b.result() for piece in f]
+        pieces = pattern_pieces(self, word)
         import re
 
         source = "".join(re.escape(t) if k == QUO else ere_to_python(t) for t, k in pieces)

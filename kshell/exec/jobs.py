@@ -102,10 +102,8 @@ class Job:
 def _kind(parent: Interp, text: str) -> str:
     """`delegated` when the job's first command is a host program, else `local` (a crash
     can resume only local work)."""
-    from kshell.builtins import BUILTINS
-
     name = text.split(" ", 1)[0]
-    if parent.session.delegation is None or not name or name in BUILTINS or name in parent.session.tools \
+    if parent.session.delegation is None or not name or name in parent.builtins or name in parent.session.tools \
             or name in parent.funcs:
         return "local"
     from kshell.exec.scripts import find_in_path
@@ -171,11 +169,12 @@ class JobTable:
     # ------------------------------------------------------------------ starting
 
     def start(self, parent: Interp, command: Any) -> Job:
-        from kshell.exec.printer import command_text
+        from kshell.syntax.printer import command_text
 
         parent.session.cancel.check()  # a killed (or hung-up) command starts nothing more
         child = parent.fork()
         child.fds[0] = NullStream()
+        child.loop_depth = 0  # a job is a subshell: `break` there is not the loop's
         cancel = Cancel(time.monotonic() + parent.limits.wall_time)
         child.session = JobSession(parent.session, cancel)
         text = " ".join(command_text(command, 0).split())

@@ -1,5 +1,5 @@
-"""Redirections: open VFS files (and /dev/null, /dev/std*, /dev/fd/N) and build the descriptor
-table a command runs with. Errors carry bash's wording (`f: No such file or directory`)."""
+"""Redirections: open VFS files (and FIFOs, /dev/null, /dev/std*, /dev/fd/N) and build the
+descriptor table a command runs with. Errors carry bash's wording (`f: No such file or directory`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import errno
 import os
 from typing import TYPE_CHECKING
 
-from kshell.exec import devices
-from kshell.exec.errors import CommandError
+from kshell.exec import devices, fifos
+from kshell.core.errors import CommandError
 from kshell.exec.streams import BytesSource, FileReader, FileWriter, Stream, open_flags
 from kshell.syntax.ast import HereDoc, Redirect
 
@@ -39,7 +39,10 @@ def open_path(sh: Interp, path: str, op: str, fds: dict[int, Stream], unbuffered
                 if inode.is_reg:
                     raise CommandError(f"{path}: cannot overwrite existing file")
                 flags &= ~os.O_EXCL
-        handle = sh.fs.open(path, flags)
+        try:
+            handle = sh.fs.open(path, flags)
+        except OSError as e:
+            return fifos.open_special(sh, path, flags, e)
     except OSError as e:
         raise CommandError(f"{path}: {os_message(e)}") from None
     if flags & os.O_ACCMODE == os.O_RDONLY:
@@ -114,7 +117,7 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
             continue
         fields = expand_word(sh, target)
         if len(fields) != 1:
-            from kshell.exec.printer import word_text
+            from kshell.syntax.printer import word_text
 
             raise CommandError(f"{word_text(target)}: ambiguous redirect")
         path = fields[0]

@@ -8,9 +8,10 @@ import errno
 import posixpath
 import stat as st
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kshell.exec.errors import ExitSignal, FatalError
+from kshell.core.errors import ExitSignal, FatalError
 from kshell.exec.redirects import os_message
 
 if TYPE_CHECKING:
@@ -208,6 +209,7 @@ def child_shell(sh: Interp) -> Interp:
     child.init_env(sh.exported_env())
     child.pid = sh.session.new_pid()
     child.call_depth = sh.call_depth + 1
+    child.cpu_meters = sh.cpu_meters  # a running `time` counts its threads too
     if child.call_depth > sh.limits.recursion_depth:
         sh.error("maximum shell nesting level exceeded")
         raise ExitSignal(1)
@@ -223,13 +225,19 @@ def run_script_text(sh: Interp, data: bytes, name: str, args: list[str], shown: 
     child.dollar0 = shown
     child.script_name = shown
     child.positional = list(args)
+    child.dash_c = False  # a script file: no `c` in $-, and a set -u error exits with 1
     for opt in options or ():
         child.opts.add(opt)
     return run_child(child, data.decode("utf-8", "surrogateescape"), shown)
 
 
-def run_child(child: Interp, source: str, filename: str) -> int:
+def run_child(child: Interp, source: str, filename: str,
+              startup: Callable[[], None] | None = None) -> int:
+    """Run a child shell's commands to its end (and its EXIT trap); `startup` first runs
+    what the shell reads before them (`bash`'s rc and profile files), ending it likewise."""
     try:
+        if startup is not None:
+            startup()
         status = child.run_source(source, filename=filename)
     except ExitSignal as e:
         status = e.status

@@ -321,9 +321,8 @@ class Pipe:
         self.reader_closed = False
         self.cancel = cancel
 
-    def _wait(self) -> None:
+    def _wait(self, cancel: Cancel | None) -> None:
         self.cv.wait(0.05)
-        cancel = self.cancel
         if cancel is None:
             return
         if cancel.stopped:  # park without the lock: the other end may be a running job
@@ -335,7 +334,10 @@ class Pipe:
         else:
             cancel.check()
 
-    def put(self, data: bytes) -> None:
+    def put(self, data: bytes, cancel: Cancel | None = None) -> None:
+        """Append `data`, waiting while the buffer is full (`cancel`, else the pipe's own, bounds
+        the wait: a FIFO's ends belong to different commands)."""
+        cancel = cancel or self.cancel
         view = memoryview(data)
         with self.cv:
             while view:
@@ -343,18 +345,19 @@ class Pipe:
                     raise BrokenPipeError(errno.EPIPE, "Broken pipe")
                 space = self.capacity - len(self.buf)
                 if space <= 0:
-                    self._wait()
+                    self._wait(cancel)
                     continue
                 self.buf += view[:space]
                 view = view[space:]
                 self.cv.notify_all()
 
-    def get(self) -> bytes:
+    def get(self, cancel: Cancel | None = None) -> bytes:
+        cancel = cancel or self.cancel
         with self.cv:
             while not self.buf:
                 if self.writer_closed:
                     return b""
-                self._wait()
+                self._wait(cancel)
             out = bytes(self.buf)
             self.buf.clear()
             self.cv.notify_all()
@@ -415,6 +418,15 @@ class FileReader(InStream):
         chunk = self.handle.pread(CHUNK, self.offset)
         self.offset += len(chunk)
         return chunk
+
+    def tell(self) -> int:
+        return self.offset - len(self._buf)
+
+    def seek(self, offset: int) -> None:
+        """lseek(2) to an absolute offset (past the end too: reads there end at once)."""
+        self._buf = b""
+        self._eof = False
+        self.offset = offset
 
     def write(self, data: bytes) -> None:
         if not self.writable:

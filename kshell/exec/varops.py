@@ -3,13 +3,14 @@ assignment rules (readonly, integer, case attributes), as a mixin of `Interp`.""
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import time
 from typing import TYPE_CHECKING
 
-from kshell.exec.errors import AbortCommand
-from kshell.exec.variables import (
+from kshell.core.errors import AbortCommand
+from kshell.core.variables import (
     ARRAY,
     ASSOC,
     EXPORT,
@@ -20,21 +21,59 @@ from kshell.exec.variables import (
     READONLY,
     UPPER,
     NameRef,
+    Saved,
     Var,
 )
 from kshell.expand import arith, charset
-from kshell.syntax.ast import Word
+from kshell.syntax.ast import ArrayLiteral, Assignment, KeyedElement, Literal, Word
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_ELEMENT_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[(.*)\]\Z", re.DOTALL)
+_EXPANDS = re.compile(r"[$`\\\"']")
+
+
+@functools.lru_cache(maxsize=512)
+def _subscript_word(text: str, arith: bool) -> Word:
+    """The subscript text of a name given as a string (`unset 'a[$i]'`, `declare -n r='A["k"]'`,
+    `${!ref}`, `printf -v`, `test -v`) as the word bash expands it to a key: for an indexed
+    array as arithmetic text (`$`, backquotes, backslashes; double quotes removed), for an
+    associative one as a word (quotes removed too). Text that does not parse stays as it is."""
+    from kshell.syntax import Parser, ShellSyntaxError
+    from kshell.syntax.words import CTX_SUBSCRIPT
+
+    reader = Parser(text)
+    try:
+        parts = reader.read_dq_like(0, len(text), True) if arith else \
+            reader.read_unquoted(0, CTX_SUBSCRIPT)[0]
+    except ShellSyntaxError:
+        parts = [Literal(text)]
+    return Word(tuple(parts))
+
+
+def _end(value: dict) -> int:
+    """One past an indexed array's highest index: where negative indices count back from."""
+    return max(value) + 1 if value else 0
+
+
+def split_element(text: str) -> tuple[str, str] | None:
+    """`name[sub]` as (name, sub), else None."""
+    m = _ELEMENT_RE.match(text)
+    return (m.group(1), m.group(2)) if m is not None else None
 
 
 class ReadonlyError(Exception):
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.name = name
+
+
+class BadSubscript(AbortCommand):
+    """An assignment to an element before the start of an indexed array (`a[-9]=x`): the
+    message is printed; an assignment statement abandons the command line, as in bash
+    (builtins that assign, `printf -v`, `declare`, `read`, fail with status 1 in bash)."""
 
 
 class VarOps:
@@ -89,9 +128,9 @@ class VarOps:
         target = self.ref_target(ref)
         if target is None:
             return None
-        if target.endswith("]") and "[" in target:
-            base, _, key = target[:-1].partition("[")
-            return self.get_element_text(base, key)
+        element = split_element(target)
+        if element is not None:
+            return self.get_element_text(*element)
         return self.get_param_or_none(target)
 
     def get_param(self: Interp, name: str) -> str:
@@ -153,7 +192,7 @@ class VarOps:
         if name == "FUNCNAME":
             return self.funcnames[-1] if self.funcnames else None
         if name == "PIPESTATUS":
-            return str(self.pipestatus[0])
+            return str(self.pipestatus[0]) if self.pipestatus else None
         if name == "BASH_SUBSHELL":
             return str(self.subshell)
         if name == "SRANDOM":
@@ -266,19 +305,21 @@ class VarOps:
         return self.eval_arith_text(text, discard=True)
 
     def element_key_text(self: Interp, name: str, text: str) -> str | int:
+        """The key for `name[text]` named by a string (see `_subscript_word`): the text is
+        expanded first, as bash does, then taken as is (associative) or evaluated."""
         var = self.lookup_through_ref(name)
-        if var is not None and var.flags & ASSOC:
-            return text
-        return self.eval_arith_text(text, discard=True)
+        assoc = var is not None and bool(var.flags & ASSOC)
+        if _EXPANDS.search(text) is not None:
+            from kshell.expand.words import expand_string
+
+            text = expand_string(self, _subscript_word(text, not assoc))
+        return text if assoc else self.eval_arith_text(text, discard=True)
 
     def get_element_word(self: Interp, name: str, sub: Word) -> str | None:
         return self.get_element(name, self.element_key(name, sub))
 
     def get_element_text(self: Interp, name: str, text: str) -> str | None:
-        var = self.lookup_through_ref(name)
-        if var is not None and var.flags & ASSOC:
-            return self.get_element(name, text)
-        return self.get_element(name, self.eval_arith_text(text, discard=True))
+        return self.get_element(name, self.element_key_text(name, text))
 
     def get_element(self: Interp, name: str, key: str | int) -> str | None:
         var = self.vars.table.get(name)
@@ -298,13 +339,18 @@ class VarOps:
         if value is None:
             return None
         if type(value) is str:
-            return value if key == 0 else None
+            if key == 0:
+                return value
+            if isinstance(key, int) and key < 0:  # bash takes no negative index of a scalar
+                self.error(f"{name}: bad array subscript")
+            return None
         if var.flags & ASSOC:
             return value.get(str(key))
         if key < 0:  # type: ignore[operator]
-            if not value:
+            key += _end(value)  # type: ignore[operator]
+            if key < 0:  # bash: an error message, and the element is unset
+                self.error(f"{name}: bad array subscript")
                 return None
-            key = max(value) + 1 + key  # type: ignore[operator]
         return value.get(key)
 
     def set_element(self: Interp, name: str, key: str | int, text: str, append: bool = False) -> None:
@@ -318,20 +364,22 @@ class VarOps:
         if var.flags & READONLY:
             self.readonly_error(name)
         value = var.value
-        if type(value) is not dict:
-            var.value = value = {} if value is None else {0: value}
-            var.flags |= ARRAY
-        if var.flags & ASSOC:
+        assoc = var.flags & ASSOC
+        if assoc:
             key = str(key)
         else:
             if not isinstance(key, int):
                 key = self.eval_arith_text(str(key), discard=True)
             if key < 0:
-                orig = key
-                key = (max(value) + 1 + key) if value else key
-                if key < 0:
-                    self.error(f"{name}[{orig}]: bad array subscript")
-                    raise AbortCommand(1)
+                end = _end(value) if type(value) is dict else int(value is not None)
+                if key + end < 0:
+                    self.error(f"{name}[{key}]: bad array subscript")
+                    raise BadSubscript(1)
+                key += end
+        if type(value) is not dict:  # (`declare -a a` leaves None: no value yet)
+            var.value = value = {} if value is None else {"0" if assoc else 0: value}
+            if not assoc:
+                var.flags |= ARRAY
         if append:
             text = (value.get(key) or "") + text
         text = self._convert(var, text, value.get(key) if append else None)
@@ -359,7 +407,7 @@ class VarOps:
         if var is None:
             if len(text) > self.limits.variable_bytes:
                 self.variable_too_big(name)
-            table[name] = Var(text)
+            table[name] = Var(text, EXPORT if "a" in self.opts else 0)  # set -a exports it
             if name in _HOOKED:
                 self.var_hook(name)
             return
@@ -379,7 +427,11 @@ class VarOps:
                 text = charset.upper(text, text.isascii() or self.utf8_locale())
             elif var.flags & LOWER:
                 text = charset.lower(text, text.isascii() or self.utf8_locale())
+        if "a" in self.opts:  # set -a: bash exports every variable an assignment binds
+            var.flags |= EXPORT
         value = var.value
+        if value is None and var.flags & (ARRAY | ASSOC):
+            value = var.value = {}  # `declare -a x; x=1`: element 0
         if type(value) is dict:
             key = "0" if var.flags & ASSOC else 0
             if append:
@@ -409,11 +461,17 @@ class VarOps:
         if target is None:
             self.error(f"{name}: circular name reference")
             raise AbortCommand(1)
-        if target.endswith("]") and "[" in target:
-            base, _, key = target[:-1].partition("[")
-            self.set_element(base, self.element_key_text(base, key), text, append)
-        else:
+        self.assign_named(target, text, append)
+
+    def assign_named(self: Interp, target: str, text: str, append: bool = False) -> None:
+        """Assign to a name given as a string: `x`, or an element `a[sub]` whose subscript is
+        expanded as bash does (a reference's target, `printf -v`, `read`)."""
+        element = split_element(target)
+        if element is None:
             self.assign_scalar(target, text, append)
+        else:
+            base, sub = element
+            self.set_element(base, self.element_key_text(base, sub), text, append)
 
     def variable_too_big(self: Interp, name: str) -> None:
         from kshell.limits import LimitExceeded
@@ -448,12 +506,12 @@ class VarOps:
             value = {}
         if not is_assoc:
             var.flags |= ARRAY
-            nxt = (max(value) + 1) if value else 0
+            nxt = _end(value)
             for key, text in items:
                 if key is not None:
                     nxt = self.eval_arith_text(key, discard=True)
                     if nxt < 0:
-                        nxt += (max(value) + 1) if value else 0
+                        nxt += _end(value)
                 value[nxt] = self._convert(var, text)
                 nxt += 1
         else:
@@ -479,18 +537,148 @@ class VarOps:
             return True
         if follow and type(var.value) is NameRef:
             target = self.ref_target(name)
-            if target is None or target.endswith("]"):
+            if target is None:
                 return True
-            return self.unset_var(target)
+            element = split_element(target)
+            return self.unset_var(target) if element is None else self.unset_element(*element)
         if var.flags & READONLY:
             self.error(f"unset: {name}: cannot unset: readonly variable")
             return False
-        if self.vars.frames and name in self.vars.frames[-1]:
-            var.value = None
-            var.flags &= ~(ARRAY | ASSOC)
-            return True
-        del self.vars.table[name]
+        if not self.vars.unset_binding(name, "localvar_unset" in self.shopts):
+            del self.vars.table[name]
         return True
+
+    def unset_element(self: Interp, name: str, sub: str) -> bool:
+        """`unset 'name[sub]'`: the subscript is expanded as for any name given as a string
+        (`'A["k"]'`, `'a[$i]'`). `[@]`/`[*]` empty an indexed array (and are keys of an
+        associative one, bash 5.2); an out-of-range negative index is an error; a scalar is
+        element 0, and any other is an error."""
+        var = self.lookup_through_ref(name)
+        if var is None:
+            return True
+        base = self.ref_base(name)
+        if var.flags & READONLY:
+            self.error(f"unset: {base}: cannot unset: readonly variable")
+            return False
+        value = var.value
+        if not var.flags & (ARRAY | ASSOC):
+            if sub not in ("@", "*") and self.element_key_text(base, sub) == 0:
+                return self.unset_var(base)
+            self.error(f"unset: {base}: not an array variable")
+            return False
+        if value is None:
+            return True
+        if var.flags & ASSOC:
+            key = sub if sub in ("@", "*") else self.element_key_text(base, sub)
+            value.pop(key, None)  # type: ignore[union-attr]
+            return True
+        if sub in ("@", "*"):
+            value.clear()  # type: ignore[union-attr]
+            return True
+        index = self.element_key_text(base, sub)
+        if index < 0:  # type: ignore[operator]
+            index += _end(value)  # type: ignore[operator, arg-type]
+            if index < 0:  # type: ignore[operator]
+                self.error(f"unset: [{sub}]: bad array subscript")
+                return False
+        value.pop(index, None)  # type: ignore[union-attr]
+        return True
+
+    def array_is_set(self: Interp, name: str) -> bool:
+        """Whether `${#name[@]}` finds a variable under `set -u`: an empty array (`a=()`) is
+        set; one only declared (`declare -a a`) or never named is not."""
+        var = self.lookup_through_ref(name)
+        if var is not None:
+            return var.value is not None
+        return bool(self.array_keys(name))
+
+    def array_values_from(self: Interp, name: str, offset: int) -> list[str]:
+        """`${name[@]:offset}` before its length applies: an indexed array's offset is an
+        index (the elements from the first at or after it; a negative one counts back from
+        the highest index + 1, and before 0 gives none), an associative array's a position."""
+        var = self.lookup_through_ref(name)
+        value = var.value if var is not None else None
+        if type(value) is not dict or var.flags & ASSOC:  # type: ignore[union-attr]
+            values = self.array_values(name)
+            if offset < 0:
+                offset += len(values)
+                if offset < 0:
+                    return []
+            return values[offset:]
+        if offset < 0:
+            offset += _end(value)
+            if offset < 0:
+                return []
+        return [value[k] for k in sorted(value) if k >= offset]
+
+    def array_literal_text(self: Interp, lit: ArrayLiteral) -> str:
+        """`(x y)` in a command's prefix assignment (`a=(x y) cmd`): bash passes it on as the
+        string `(x y)`, elements expanded without splitting or globbing, single spaces."""
+        from kshell.expand.words import expand_string
+
+        items = []
+        for el in lit.elements:
+            if type(el) is KeyedElement:
+                items.append(f"[{expand_string(self, el.key)}]{'+' if el.append else ''}="
+                             f"{expand_string(self, el.value)}")
+            else:
+                items.append(expand_string(self, el))  # type: ignore[arg-type]
+        return f"({' '.join(items)})"
+
+    def list_to_element(self: Interp, a: Assignment) -> None:
+        """`a[0]=(1 2)` (also in `declare`): bash refuses a list for an element and abandons
+        the rest of the command line."""
+        from kshell.syntax.printer import word_text
+
+        self.error(f"{a.name}[{word_text(a.subscript)}]: cannot assign list to array member")  # type: ignore[arg-type]
+        raise AbortCommand(1)
+
+    def prefix_values(self: Interp, assigns: tuple[Assignment, ...]) -> list[str]:
+        """The values of a command's prefix assignments (`a=1 b=$a cmd`), expanded left to
+        right, each seeing those before it (bash binds them one at a time); they are bound
+        only while the later ones expand: the command binds them again (`_temp_assign`)."""
+        if len(assigns) == 1:
+            return [self._prefix_text(assigns[0])]
+        values: list[str] = []
+        saved: Saved = []
+        self.vars.push_temps(saved)
+        try:
+            for a in assigns:
+                values.append(self._prefix_text(a))
+                if len(values) < len(assigns):
+                    self.bind_temp(saved, a, values[-1], quiet=True)
+        finally:
+            self._restore_temp(saved)
+        return values
+
+    def _prefix_text(self: Interp, a: Assignment) -> str:
+        """One prefix assignment's value as the command gets it: always a string."""
+        from kshell.expand.words import expand_string
+
+        value = a.value
+        return self.array_literal_text(value) if type(value) is ArrayLiteral else \
+            expand_string(self, value)
+
+    def bind_temp(self: Interp, saved: Saved, a: Assignment, text: str, quiet: bool = False) -> None:
+        """Bind one prefix assignment, exported, for the command's duration; `saved` keeps
+        what the first binding of each name shadowed. A subscript or a readonly variable is
+        an error (bash's message; the command runs anyway), silent when `quiet`."""
+        name = a.name
+        if a.subscript is not None:
+            if not quiet:
+                from kshell.syntax.printer import word_text
+
+                self.error(f"`{name}[{word_text(a.subscript)}]': not a valid identifier")
+            return
+        table = self.vars.table
+        old = table.get(name)
+        if old is not None and old.flags & READONLY:
+            if not quiet:
+                self.error(f"{name}: readonly variable")
+            return
+        if all(bound != name for bound, _ in saved):
+            saved.append((name, old))
+        table[name] = Var(text, EXPORT | (old.flags & ~(ARRAY | ASSOC) if old is not None else 0))
 
     def attr_letters(self: Interp, name: str) -> str:
         var = self.vars.table.get(name)

@@ -26,9 +26,9 @@ from kshell.syntax.ast import (
 from kshell.syntax.errors import ArithSyntaxError
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.expand.shell import Shell
 
-Fn = Callable[["Interp"], int]
+Fn = Callable[["Shell"], int]
 _MASK = (1 << 64) - 1
 _SIGN = 1 << 63
 _MAX_RECURSION = 1024
@@ -112,7 +112,7 @@ def compiled(node: ArithNode) -> Fn:
     return fn
 
 
-def _zero(sh: Interp) -> int:
+def _zero(sh: Shell) -> int:
     return 0
 
 
@@ -132,7 +132,7 @@ def _compile(node: ArithNode) -> Fn:
         if op == "||":
             return lambda sh: int(bool(left(sh)) or bool(right(sh)))
         if op == ",":
-            def comma(sh: Interp) -> int:
+            def comma(sh: Shell) -> int:
                 left(sh)
                 return right(sh)
             return comma
@@ -142,7 +142,7 @@ def _compile(node: ArithNode) -> Fn:
             return lambda sh: checked(left(sh), right(sh), token)
         fn = _BINARY[op]
         if op == "+":
-            def add(sh: Interp) -> int:
+            def add(sh: Shell) -> int:
                 v = left(sh) + right(sh)
                 return v if -_SIGN <= v < _SIGN else wrap(v)
             return add
@@ -169,13 +169,13 @@ def _compile(node: ArithNode) -> Fn:
         get, put = _accessors(target)
         delta = 1 if node.op == "++" else -1  # type: ignore[union-attr]
         if node.prefix:  # type: ignore[union-attr]
-            def pre(sh: Interp) -> int:
+            def pre(sh: Shell) -> int:
                 v = wrap(get(sh) + delta)
                 put(sh, v)
                 return v
             return pre
 
-        def post(sh: Interp) -> int:
+        def post(sh: Shell) -> int:
             v = get(sh)
             put(sh, wrap(v + delta))
             return v
@@ -186,7 +186,7 @@ def _compile(node: ArithNode) -> Fn:
         value = _compile(node.value)  # type: ignore[union-attr]
         op = node.op  # type: ignore[union-attr]
         if op == "=":
-            def assign(sh: Interp) -> int:
+            def assign(sh: Shell) -> int:
                 v = value(sh)
                 put(sh, v)
                 return v
@@ -199,7 +199,7 @@ def _compile(node: ArithNode) -> Fn:
         else:
             combine = _BINARY[base]
 
-        def update(sh: Interp) -> int:
+        def update(sh: Shell) -> int:
             current = get(sh)
             v = combine(current, value(sh))
             put(sh, v)
@@ -216,28 +216,34 @@ def _compile_var(node: ArithVar) -> Fn:
     return get
 
 
-def _accessors(node: ArithVar) -> tuple[Fn, Callable[[Interp, int], None]]:
+def _accessors(node: ArithVar) -> tuple[Fn, Callable[[Shell, int], None]]:
     name = node.name
     if node.subscript is None:
-        def put(sh: Interp, v: int) -> None:
+        def put(sh: Shell, v: int) -> None:
             sh.assign_scalar(name, str(v))
         return (lambda sh: sh.arith_var(name)), put
     sub = node.subscript
     index = _compile(node.index) if node.index is not None else None
 
-    def key(sh: Interp) -> str | int:
+    def key(sh: Shell) -> str | int:
         return sh.subscript_key(name, sub, index)
 
-    def get(sh: Interp) -> int:
+    def get(sh: Shell) -> int:
         text = sh.get_element(name, key(sh))
+        if text is None and "u" in sh.opts:
+            var = sh.vars.table.get(name)
+            if var is None or var.value is None:  # bash: only an unset array is an error,
+                from kshell.expand.params import _unbound  # not a missing element
+
+                _unbound(sh, name)
         return value_of(sh, text or "")
 
-    def put_el(sh: Interp, v: int) -> None:
+    def put_el(sh: Shell, v: int) -> None:
         sh.set_element(name, key(sh), str(v))
     return get, put_el
 
 
-def value_of(sh: Interp, text: str) -> int:
+def value_of(sh: Shell, text: str) -> int:
     """The integer a variable's text stands for: a number, or an expression evaluated."""
     if text.isdigit() and (text[0] != "0" or len(text) == 1) and text.isascii():
         return wrap(int(text))
@@ -255,7 +261,7 @@ def value_of(sh: Interp, text: str) -> int:
         sh.arith_depth -= 1
 
 
-def evaluate_text(sh: Interp, text: str) -> int:
+def evaluate_text(sh: Shell, text: str) -> int:
     """Evaluate expression text (already expanded). Raises ArithSyntaxError with bash's text."""
     try:
         node = parse_cached(text)
@@ -266,7 +272,7 @@ def evaluate_text(sh: Interp, text: str) -> int:
         raise ArithSyntaxError(text, e.message, e.token) from None
 
 
-def evaluate(sh: Interp, expr: ArithExpr) -> int:
+def evaluate(sh: Shell, expr: ArithExpr) -> int:
     """Evaluate `$((...))`, `((...))` or a `for ((...))` part: expand first when needed."""
     node = expr.expr
     if node is not None:

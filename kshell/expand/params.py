@@ -5,60 +5,63 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.exec.errors import AbortCommand, FatalError
-from kshell.exec.variables import NameRef
+from kshell.core.errors import AbortCommand, expansion_failure
+from kshell.core.variables import NameRef
 from kshell.expand import charset
 from kshell.expand import pattern as pat
 from kshell.expand.fields import QUO, Fields
 from kshell.syntax.ast import ParamExp, PrefixNames, Word
+from kshell.syntax.printer import quote_q, word_text
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.expand.shell import Shell
 
 _UNSET = None
 
 
-def _lookup(sh: Interp, part: ParamExp) -> tuple[str | list[str] | None, bool]:
-    """(value, is_list). value None means unset; a list comes from `@`/`*` forms."""
+def _lookup(sh: Shell, part: ParamExp) -> tuple[str | list[str] | None, bool, bool]:
+    """(value, is_list, star). value None means unset; a list comes from `@`/`*` forms;
+    `star` says a list is `*` (joined when quoted), also through `${!ref}` with ref='a[*]'."""
     name = part.name
     sub = part.subscript
     if part.indirect:
         if sub == "@" or sub == "*":
             if not sh.is_valid_name(name):
-                return None, True
-            return sh.array_keys(name), True
+                return None, True, sub == "*"
+            return sh.array_keys(name), True, sub == "*"
         var = sh.vars.table.get(name)
         if var is not None and type(var.value) is NameRef:
-            return str(var.value), False  # `${!ref}`: the name a reference holds
+            return str(var.value), False, False  # `${!ref}`: the name a reference holds
+        if isinstance(sub, Word):  # `${!a[1]}`: through the element's value
+            ref = sh.get_element_word(name, sub)
+            return (None, False, False) if ref is None else _lookup_ref(sh, ref)
         ref = sh.get_param_or_none(name)
-        if ref is None:
-            if sh.options_u():
-                sh.error(f"{name}: invalid indirect expansion")
-                raise AbortCommand(1)
-            return None, False
+        if ref is None:  # bash 5.2: an error whether or not `set -u` is on
+            sh.error(f"{name}: invalid indirect expansion")
+            raise AbortCommand(1)
         return _lookup_ref(sh, ref)
     if sub is None:
         if name == "@" or name == "*":
-            return sh.positional_list(), True
-        return sh.get_param_or_none(name), False
+            return sh.positional_list(), True, name == "*"
+        return sh.get_param_or_none(name), False, False
     if sub == "@" or sub == "*":
         values = sh.array_values(name)
-        return values, True
-    return sh.get_element_word(name, sub), False
+        return values, True, sub == "*"
+    return sh.get_element_word(name, sub), False, False
 
 
-def _lookup_ref(sh: Interp, ref: str) -> tuple[str | list[str] | None, bool]:
+def _lookup_ref(sh: Shell, ref: str) -> tuple[str | list[str] | None, bool, bool]:
     if ref in ("@", "*"):
-        return sh.positional_list(), True
+        return sh.positional_list(), True, ref == "*"
     if "[" in ref and ref.endswith("]"):
         name, _, key = ref[:-1].partition("[")
         if key in ("@", "*"):
-            return sh.array_values(name), True
-        return sh.get_element_text(name, key), False
+            return sh.array_values(name), True, key == "*"
+        return sh.get_element_text(name, key), False, False
     if not (sh.is_valid_name(ref) or ref.isdigit() or len(ref) == 1 and ref in "#?$!-0"):
         sh.error(f"{ref}: invalid variable name")
         raise AbortCommand(1)
-    return sh.get_param_or_none(ref), False
+    return sh.get_param_or_none(ref), False, False
 
 
 def _display_name(part: ParamExp) -> str:
@@ -67,18 +70,16 @@ def _display_name(part: ParamExp) -> str:
         return part.name
     if isinstance(sub, str):
         return f"{part.name}[{sub}]"
-    from kshell.exec.printer import word_text
-
     return f"{part.name}[{word_text(sub)}]"
 
 
-def _arg_fields(sh: Interp, word: Word | None, b: Fields, quoted: bool) -> None:
+def _arg_fields(sh: Shell, word: Word | None, b: Fields, quoted: bool) -> None:
     from kshell.expand.words import expand_parts
 
     if word is None:
         return
     if not word.parts and quoted:
-        b.forced = True
+        b.force()
     if quoted:
         expand_parts(sh, word.parts, b, True)
         return
@@ -91,26 +92,26 @@ def _arg_fields(sh: Interp, word: Word | None, b: Fields, quoted: bool) -> None:
             expand_parts(sh, (part,), b, False)
 
 
-def _arg_string(sh: Interp, word: Word | None) -> str:
+def _arg_string(sh: Shell, word: Word | None) -> str:
     from kshell.expand.words import expand_string
 
     return "" if word is None else expand_string(sh, word)
 
 
-def _arg_pattern(sh: Interp, word: Word | None) -> str:
+def _arg_pattern(sh: Shell, word: Word | None) -> str:
     from kshell.expand.words import expand_pattern
 
     return "" if word is None else expand_pattern(sh, word)
 
 
-def _emit(sh: Interp, b: Fields, value: str | list[str], is_list: bool, quoted: bool,
+def _emit(sh: Shell, b: Fields, value: str | list[str], is_list: bool, quoted: bool,
           star: bool) -> None:
     if is_list:
         values = value if isinstance(value, list) else [value]
         if quoted and star:
             b.add(sh.ifs_join(values), QUO)
         else:
-            b.add_list(values, quoted)
+            b.add_list(values, quoted, star)
         return
     if quoted:
         b.add(value, QUO)  # type: ignore[arg-type]
@@ -118,12 +119,14 @@ def _emit(sh: Interp, b: Fields, value: str | list[str], is_list: bool, quoted: 
         b.add_split(value)  # type: ignore[arg-type]
 
 
-def expand_param(sh: Interp, part: ParamExp, b: Fields, quoted: bool) -> None:
+def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
     op = part.op
-    value, is_list = _lookup(sh, part)
-    star = part.subscript == "*" or (part.subscript is None and part.name == "*")
+    value, is_list, star = _lookup(sh, part)
     if part.length:
         if is_list:
+            if not value and part.subscript in ("@", "*") and not part.indirect \
+                    and sh.options_u() and not sh.array_is_set(part.name):
+                _unbound(sh, part.name)  # bash 5.2: `declare -a a; ${#a[@]}` too
             count = len(value) if value is not None else 0  # type: ignore[arg-type]
             text = str(count)
         else:
@@ -139,13 +142,24 @@ def expand_param(sh: Interp, part: ParamExp, b: Fields, quoted: bool) -> None:
             if sh.options_u() and not is_list:
                 _unbound(sh, _display_name(part))
             value = ""
+        if star and not quoted and part.indirect and part.subscript == "*":
+            # unquoted `${!a[*]}`: bash joins the keys (with a space if IFS is null) and
+            # splits the result as a plain word, so IFS='' leaves one field
+            b.add_split((sh.ifs[:1] or " ").join(value))  # type: ignore[arg-type]
+            return
         _emit(sh, b, value, is_list, quoted, star)
         return
     if op in (":-", "-", ":=", "=", ":?", "?", ":+", "+"):
         if is_list:
-            present = bool(value) and (op[0] != ":" or any(v for v in value) or len(value) > 1)  # type: ignore[union-attr]
-            if op[0] != ":":
-                present = value is not None and len(value) > 0  # type: ignore[arg-type]
+            # bash tests a list as one string: "${*:-x}" the IFS-joined elements, an
+            # indirect "${!ref:-x}" only whether there are elements (a bash quirk), others
+            # whether there is more than one element or a non-empty one
+            if op[0] != ":" or quoted and part.indirect:
+                present = bool(value)
+            elif quoted and star:
+                present = sh.ifs_join(value) != ""  # type: ignore[arg-type]
+            else:
+                present = bool(value) and (len(value) > 1 or value[0] != "")  # type: ignore[index, arg-type]
         else:
             present = value is not None and (op[0] != ":" or value != "")
         kind = op[-1]
@@ -180,7 +194,7 @@ def expand_param(sh: Interp, part: ParamExp, b: Fields, quoted: bool) -> None:
         message = _arg_string(sh, part.arg) if part.arg is not None and part.arg.parts else (
             "parameter null or not set" if op == ":?" else "parameter not set")
         sh.error(f"{_display_name(part)}: {message}")
-        raise FatalError(127)
+        raise expansion_failure(sh)
     if value is None:
         if sh.options_u() and not is_list:
             _unbound(sh, _display_name(part))
@@ -237,41 +251,13 @@ def _case(value: str, p: str, op: str, utf8: bool) -> str:
             return conv(value)
         return conv(value[:1]) + value[1:]
     if len(op) == 2:
-        return "".join(conv(c) if pat.match(p, c) else c for c in value)
-    if value and pat.match(p, value[0]):
+        return "".join(conv(c) if pat.match(p, c, utf8=utf8) else c for c in value)
+    if value and pat.match(p, value[0], utf8=utf8):
         return conv(value[0]) + value[1:]
     return value
 
 
-def quote_q(value: str) -> str:
-    """bash's `${x@Q}` / `printf %q`-style single quoting."""
-    if value == "":
-        return "''"
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        out = []
-        for c in value:
-            code = ord(c)
-            if c == "'":
-                out.append("\\'")
-            elif c == "\\":
-                out.append("\\\\")
-            elif c == "\n":
-                out.append("\\n")
-            elif c == "\t":
-                out.append("\\t")
-            elif c == "\r":
-                out.append("\\r")
-            elif c == "\x1b":
-                out.append("\\E")
-            elif code < 32 or code == 127:
-                out.append(f"\\{code:03o}")
-            else:
-                out.append(c)
-        return "$'" + "".join(out) + "'"
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
-def _transform(sh: Interp, part: ParamExp, value: str, t: str) -> str:
+def _transform(sh: Shell, part: ParamExp, value: str, t: str) -> str:
     if t == "Q":
         return quote_q(value)
     if t == "U":
@@ -296,7 +282,7 @@ def _transform(sh: Interp, part: ParamExp, value: str, t: str) -> str:
     raise AbortCommand(1)
 
 
-def _substring(sh: Interp, part: ParamExp, value, is_list: bool, b: Fields, quoted: bool,
+def _substring(sh: Shell, part: ParamExp, value, is_list: bool, b: Fields, quoted: bool,
                star: bool) -> None:
     off_text = _arg_string(sh, part.arg)
     offset = sh.eval_arith_text(off_text)
@@ -312,14 +298,16 @@ def _substring(sh: Interp, part: ParamExp, value, is_list: bool, b: Fields, quot
                 if offset < 1:
                     _emit(sh, b, [], True, quoted, star)
                     return
+        if length is not None and length < 0:
+            sh.error(f"{length}: substring expression < 0")
+            raise AbortCommand(1)
+        if part.subscript in ("@", "*") and not part.indirect:  # the offset is an index
+            values, offset = sh.array_values_from(part.name, offset), 0
         elif offset < 0:
             offset = len(values) + offset
             if offset < 0:
                 _emit(sh, b, [], True, quoted, star)
                 return
-        if length is not None and length < 0:
-            sh.error(f"{length}: substring expression < 0")
-            raise AbortCommand(1)
         end = len(values) if length is None else offset + length
         _emit(sh, b, values[offset:end], True, quoted, star)
         return
@@ -345,14 +333,16 @@ def _substring(sh: Interp, part: ParamExp, value, is_list: bool, b: Fields, quot
     _emit(sh, b, charset.from_bytes(text) if bytewise else text, False, quoted, False)
 
 
-def _unbound(sh: Interp, name: str) -> None:
+def _unbound(sh: Shell, name: str) -> None:
     sh.error(f"{'$' if name.isdigit() else ''}{name}: unbound variable")
-    raise FatalError(127)
+    raise expansion_failure(sh)
 
 
-def expand_prefix_names(sh: Interp, part: PrefixNames, b: Fields, quoted: bool) -> None:
+def expand_prefix_names(sh: Shell, part: PrefixNames, b: Fields, quoted: bool) -> None:
     names = sorted(n for n in sh.variable_names() if n.startswith(part.prefix))
-    if quoted and not part.at:
-        b.add(sh.ifs_join(names), QUO)
-    else:
+    if part.at:
         b.add_list(names, quoted)
+    elif quoted:
+        b.add(sh.ifs_join(names), QUO)
+    else:  # bash joins `${!p*}` as "$*" would, then splits it (IFS='': one field)
+        b.add_split(sh.ifs_join(names))

@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING
 import native
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.expand.shell import Shell
 
-_GLOB_SPECIAL = re.compile(r"([\\*?\[\]])")
+# Everything a pattern gives a meaning to, in brackets (`-`, `!`, `^`) and in extended
+# patterns (`(`, `)`, `|` and the operators), so that quoted text never takes one on.
+_GLOB_SPECIAL = re.compile(r"([\\*?\[\]\-!^()|@+])")
 _CLASSES = {
     "alpha": r"a-zA-Z", "digit": r"0-9", "alnum": r"a-zA-Z0-9", "upper": r"A-Z", "lower": r"a-z",
     "space": r" \t\n\r\f\v", "blank": r" \t", "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
@@ -24,9 +26,7 @@ _CLASSES = {
 
 def escape(text: str) -> str:
     """Quote a literal string for use inside a pattern."""
-    if "\\" in text or "*" in text or "?" in text or "[" in text or "]" in text:
-        return _GLOB_SPECIAL.sub(r"\\\1", text)
-    return text
+    return _GLOB_SPECIAL.sub(r"\\\1", text)
 
 
 def unescape(pattern: str) -> str:
@@ -47,16 +47,17 @@ def _b(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-_EXTGLOB = re.compile(r"[@*+?!]\(")
+_EXTGLOB = re.compile(r"(?:^|[^\\])(?:\\\\)*[@*+?!]\(")  # not after an escaping backslash
 
 
 def has_extglob(pattern: str) -> bool:
     return "(" in pattern and _EXTGLOB.search(pattern) is not None
 
 
-def match(pattern: str, text: str, nocase: bool = False) -> bool:
-    """Whole-string match as `case` and `[[ == ]]` do (`*` matches `/` and a leading dot)."""
-    if nocase or ("(" in pattern and has_extglob(pattern)):
+def match(pattern: str, text: str, nocase: bool = False, utf8: bool = False) -> bool:
+    """Whole-string match as `case` and `[[ == ]]` do (`*` matches `/` and a leading dot). In
+    a UTF-8 locale (`utf8`) `?` and a bracket match one character, not one byte."""
+    if nocase or ("(" in pattern and has_extglob(pattern)) or utf8 and not (pattern.isascii() and text.isascii()):
         return bool(regex(pattern, True).fullmatch(text))
     if not ("*" in pattern or "?" in pattern or "[" in pattern or "\\" in pattern):
         return pattern == text
@@ -270,7 +271,7 @@ def _split_pattern(pattern: str) -> list[str]:
     return pattern.split("/")
 
 
-def glob_paths(sh: Interp, pattern: str) -> list[str]:
+def glob_paths(sh: Shell, pattern: str) -> list[str]:
     """Pathname expansion of one pattern against the VFS, sorted (C locale byte order)."""
     opts = sh.shopts
     dotglob = "dotglob" in opts
@@ -320,16 +321,19 @@ def glob_paths(sh: Interp, pattern: str) -> list[str]:
         bpat = _b(pat)
         period = not dotglob or comp.startswith(".")
         ext = "extglob" in opts and has_extglob(comp)
-        rx = regex(comp, nocase) if ext else None
+        utf8 = sh.utf8_locale()  # `?` and brackets match characters, not bytes
+        dots = [".", ".."] if comp.startswith(".") and "globskipdots" not in opts else []
         for path, show in results:
             try:
                 entries = fs.scandir(path or ".")
             except OSError:
                 continue
-            names = [name for name, inode in entries if last or inode.is_dir or inode.is_lnk]
+            names = dots + [name for name, inode in entries if last or inode.is_dir or inode.is_lnk]
             if not names:
                 continue
             bnames = [_b(n.lower()) for n in names] if nocase else [_b(n) for n in names]
+            rx = regex(comp, nocase) if ext or utf8 and not (comp.isascii() and all(n.isascii() for n in names)) \
+                else None
             if rx is not None:
                 hits = {b for n, b in zip(names, bnames, strict=True)
                         if rx.fullmatch(n) and (not n.startswith(".") or not period)}

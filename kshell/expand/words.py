@@ -8,10 +8,11 @@ field splitting, pathname expansion, quote removal.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import native
-from kshell.exec.errors import AbortCommand, CommandError
+from kshell.core.errors import AbortCommand, CommandError
 from kshell.expand import pattern as pat
 from kshell.expand.fields import EXP, LIT, QUO, Fields, field_pattern, field_text
 from kshell.expand.params import expand_param, expand_prefix_names
@@ -35,7 +36,7 @@ from kshell.syntax.ast import (
 )
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.expand.shell import Shell
 
 _CONST = 0
 _GENERAL = 1
@@ -104,7 +105,7 @@ def _brace_candidate(word: Word) -> bool:
     return has_open and has_close
 
 
-def expand_words(sh: Interp, words) -> list[str]:
+def expand_words(sh: Shell, words) -> list[str]:
     out: list[str] = []
     for word in words:
         if type(word) is Assignment:
@@ -140,11 +141,11 @@ def expand_words(sh: Interp, words) -> list[str]:
     return out
 
 
-def expand_word(sh: Interp, word: Word) -> list[str]:
+def expand_word(sh: Shell, word: Word) -> list[str]:
     return expand_words(sh, (word,))
 
 
-def _expand_general(sh: Interp, word: Word, out: list[str]) -> None:
+def _expand_general(sh: Shell, word: Word, out: list[str]) -> None:
     for w in brace_words(sh, word):
         b = Fields(sh.ifs)
         expand_parts(sh, w.parts, b, False)
@@ -155,7 +156,7 @@ def _expand_general(sh: Interp, word: Word, out: list[str]) -> None:
                 out.append(field_text(pieces))
 
 
-def _glob_field(pieces: list[tuple[str, int]], sh: Interp) -> list[str]:
+def _glob_field(pieces: list[tuple[str, int]], sh: Shell) -> list[str]:
     pattern = field_pattern(pieces)
     if not _magic(pattern) or not pat.has_magic(pattern):
         return [field_text(pieces)]
@@ -168,21 +169,31 @@ def _glob_field(pieces: list[tuple[str, int]], sh: Interp) -> list[str]:
         raise AbortCommand(1)
     if "nullglob" in opts:
         return []
-    return [pat.unescape(pattern)]
+    return [field_text(pieces)]  # the word as it was: a backslash from `$v` stays
 
 
 # --------------------------------------------------------------------------- braces
 
-_braced: dict[int, tuple[Word, list[Word]]] = {}
+_braced: dict[int, tuple[Word, list[Word], str | None]] = {}
 _PLACEHOLDER = 0xF0000  # plane-15 private use: stands for a non-literal part during braces
 
 
-def brace_words(sh: Interp, word: Word) -> list[Word]:
+def brace_words(sh: Shell, word: Word) -> list[Word]:
     if not _brace_candidate(word):
         return [word]
     hit = _braced.get(id(word))
-    if hit is not None and hit[0] is word:
-        return hit[1]
+    if hit is None or hit[0] is not word:
+        hit = _brace_expand(sh, word)
+        if len(_braced) > 10000:
+            _braced.clear()
+        _braced[id(word)] = hit
+    if hit[2] is not None:
+        sh.error(hit[2])
+        raise AbortCommand(1)
+    return hit[1]
+
+
+def _brace_expand(sh: Shell, word: Word) -> tuple[Word, list[Word], str | None]:
     template: list[str] = []
     others: list[object] = []
     for p in word.parts:
@@ -198,36 +209,75 @@ def brace_words(sh: Interp, word: Word) -> list[Word]:
         raise LimitExceeded(f"brace expansion: too many words (limit {e.limit})") from None
     except ValueError as e:
         raise LimitExceeded(str(e)) from None
+    from_range = "\\" not in raw.decode("utf-8", "surrogateescape")  # else: the source's own
     words: list[Word] = []
+    error = None
     for item in expanded:
-        text = item.decode("utf-8", "surrogateescape")
-        parts: list[object] = []
-        buf: list[str] = []
-        for c in text:
-            if ord(c) >= _PLACEHOLDER:
-                if buf:
-                    parts.append(Literal("".join(buf)))
-                    buf = []
-                parts.append(others[ord(c) - _PLACEHOLDER])
-            else:
-                buf.append(c)
-        if buf:
-            parts.append(Literal("".join(buf)))
-        if parts and type(parts[0]) is Literal and parts[0].text.startswith("~"):
-            from kshell.syntax.parts import tilde_word
-
-            parts = tilde_word(parts)  # a brace can produce a tilde prefix (bash: braces first)
+        parts, bad = _brace_parts(item.decode("utf-8", "surrogateescape"), others, from_range)
+        error = error or bad
         words.append(Word(tuple(parts)))  # type: ignore[arg-type]
-    if len(_braced) > 10000:
-        _braced.clear()
-    _braced[id(word)] = (word, words)
-    return words
+    return word, words, error
+
+
+_NAME_CHARS = re.compile(r"[A-Za-z0-9_]*")
+
+
+def _brace_parts(text: str, others: list[object], from_range: bool) -> tuple[list[object], str | None]:
+    """One brace-expanded word back in parts, read as bash reads its brace-expanded source
+    text: a bare `$name` takes the name characters that now follow it (`{$a,b}_c`: `$a_c`);
+    a tilde prefix is found anew. With `from_range`, a backslash (only a character range such
+    as `{Z..a}` makes one) quotes the next character, and a backquote that does not end the
+    word opens a command substitution that never closes: the error message is returned."""
+    from kshell.syntax.parts import param, tilde_word
+
+    parts: list[object] = []
+    buf: list[str] = []
+    for c in text:
+        if ord(c) >= _PLACEHOLDER:
+            if buf:
+                parts.append(Literal("".join(buf)))
+                buf = []
+            parts.append(others[ord(c) - _PLACEHOLDER])
+        else:
+            buf.append(c)
+    if buf:
+        parts.append(Literal("".join(buf)))
+    out: list[object] = []
+    for k, p in enumerate(parts):
+        if type(p) is not Literal:
+            out.append(p)
+            continue
+        t = p.text
+        prev = out[-1] if out else None
+        if type(prev) is Param and prev.bare:
+            n = _NAME_CHARS.match(t).end()  # type: ignore[union-attr]
+            if n:
+                out[-1] = param(prev.name + t[:n], True)
+                t = t[n:]
+        if from_range and "`" in t:
+            j = t.index("`")
+            if j < len(t) - 1 or k < len(parts) - 1:
+                from kshell.syntax.printer import word_text
+
+                rest = t[j:] + word_text(Word(tuple(parts[k + 1:])))  # type: ignore[arg-type]
+                return out, f'bad substitution: no closing "`" in {rest}'
+        while from_range and "\\" in t:
+            j = t.index("\\")
+            if j:
+                out.append(Literal(t[:j]))
+            out.append(Escaped(t[j + 1 : j + 2]))
+            t = t[j + 2 :]
+        if t:
+            out.append(Literal(t))
+    if out and type(out[0]) is Literal and out[0].text.startswith("~"):
+        out = tilde_word(out)  # a brace can produce a tilde prefix (bash: braces first)
+    return out, None
 
 
 # --------------------------------------------------------------------------- parts
 
 
-def expand_parts(sh: Interp, parts, b: Fields, quoted: bool) -> None:
+def expand_parts(sh: Shell, parts, b: Fields, quoted: bool) -> None:
     for part in parts:
         t = type(part)
         if t is Literal:
@@ -237,7 +287,7 @@ def expand_parts(sh: Interp, parts, b: Fields, quoted: bool) -> None:
         elif t is DoubleQuoted:
             inner = part.parts
             if not _has_at(inner):
-                b.forced = True
+                b.force()
             expand_parts(sh, inner, b, True)
         elif t is Param:
             name = part.name
@@ -246,7 +296,7 @@ def expand_parts(sh: Interp, parts, b: Fields, quoted: bool) -> None:
                 if quoted and name == "*":
                     b.add(sh.ifs_join(values), QUO)
                 else:
-                    b.add_list(values, quoted)
+                    b.add_list(values, quoted, name == "*")
                 continue
             value = sh.get_param(name)
             if quoted:
@@ -292,7 +342,7 @@ def _has_at(parts) -> bool:
     return False
 
 
-def expand_string(sh: Interp, word: Word) -> str:
+def expand_string(sh: Shell, word: Word) -> str:
     """One string, no splitting or globbing (assignment values, here-docs, [[ operands])."""
     kind, data = _plan(word)
     if kind == _CONST:
@@ -312,7 +362,7 @@ def expand_string(sh: Interp, word: Word) -> str:
     return " ".join(field_text(f) for f, _ in fields)
 
 
-def expand_parts_nosplit(sh: Interp, parts, b: Fields) -> None:
+def expand_parts_nosplit(sh: Shell, parts, b: Fields) -> None:
     """As expand_parts, with unquoted expansions kept whole (assignment context)."""
     for part in parts:
         t = type(part)
@@ -324,36 +374,27 @@ def expand_parts_nosplit(sh: Interp, parts, b: Fields) -> None:
             expand_parts(sh, (part,), b, True)
 
 
-def expand_pattern(sh: Interp, word: Word, trace: str = "") -> str:
+def expand_pattern(sh: Shell, word: Word, trace: str = "") -> str:
     """A pattern: unquoted text keeps its pattern characters, quoted text matches literally.
     `trace` gives it as set -x shows it: "glob" escapes every quoted character, "regex" the
     quoted characters special in an ERE (bash's quote_string_for_globbing)."""
     parts = word.parts
     if len(parts) == 1 and type(parts[0]) is Literal:
         return parts[0].text
-    b = Fields("")
-    for part in parts:
-        t = type(part)
-        if t is Literal:
-            b.add(part.text, LIT)
-        elif t is Param and part.name not in _SPECIAL_PARAMS:
-            b.add(sh.get_param(part.name), EXP)
-        elif t in (SingleQuoted, Escaped, AnsiCQuoted, DoubleQuoted, TildePrefix):
-            expand_parts(sh, (part,), b, True)
-        else:
-            sub = Fields("")
-            expand_parts(sh, (part,), sub, False)
-            fields = sub.result()
-            for i, (pieces, _) in enumerate(fields):
-                if i:
-                    b.add(" ", QUO)
-                for text, kind in pieces:
-                    b.add(text, kind)
-    fields = b.result()
+    pieces = pattern_pieces(sh, word)
     if trace:
         escape = _trace_escape_regex if trace == "regex" else _trace_escape_glob
-        return "".join(escape(text) if kind == QUO else text for f, _ in fields for text, kind in f)
-    return "".join(field_pattern(f) for f, _ in fields)
+        return "".join(escape(text) if kind == QUO else text for text, kind in pieces)
+    return field_pattern(pieces)
+
+
+def pattern_pieces(sh: Shell, word: Word) -> list[tuple[str, int]]:
+    """A pattern word (case, `[[ == ]]`, `[[ =~ ]]`, `${x#p}`) expanded to one string in
+    pieces that say whether they were quoted: nothing is split, a `@` list is joined with a
+    space and a `*` list with IFS's first character, as bash does."""
+    b = Fields("", sh.ifs[:1])
+    expand_parts(sh, word.parts, b, False)
+    return [piece for pieces, _ in b.result() for piece in pieces]
 
 
 _ERE_CHARS = frozenset(".[\\()*+?{|^$")
@@ -367,6 +408,6 @@ def _trace_escape_regex(text: str) -> str:
     return "".join("\\" + c if c in _ERE_CHARS else c for c in text)
 
 
-def expand_arith_text(sh: Interp, word: Word) -> str:
+def expand_arith_text(sh: Shell, word: Word) -> str:
     """The text of an arithmetic expression after `$` expansions (quotes removed)."""
     return expand_string(sh, word)

@@ -65,9 +65,14 @@ class TildePrefix:
 
 @_node
 class Param:
-    """`$x`, `${x}`, `$1`, `${10}`, `$@`, `$*`, `$#`, `$?`, `$$`, `$!`, `$-`, `$0`."""
+    """`$x`, `${x}`, `$1`, `${10}`, `$@`, `$*`, `$#`, `$?`, `$$`, `$!`, `$-`, `$0`.
+
+    `bare`: written `$x`, without braces, so that text a brace expansion puts right after it
+    goes on with the name, as it does in bash, which expands braces in the source text
+    (`{$a,b}_c` is `$a_c b_c`). Not part of equality."""
 
     name: str
+    bare: bool = field(default=False, compare=False)
 
 
 @_node
@@ -297,12 +302,18 @@ class SimpleCommand:
 @_node
 class Pipeline:
     """`a | b |& c`, optionally negated with `!`. `stderr[i]` is True when the link after
-    commands[i] is `|&`. A lone `!` is a pipeline of one empty SimpleCommand."""
+    commands[i] is `|&`. A lone `!` is a pipeline of one empty SimpleCommand.
+
+    `timed`: the `time` reserved word stands before it (a flag, as in bash, where `! time`,
+    `time !` and `time time` all make one timed pipeline); `time_posix`: `time -p` (or
+    `time --`), which reports in POSIX's format. A lone `time` times an empty command."""
 
     commands: tuple[Command, ...]
     negated: bool
     stderr: tuple[bool, ...]
     line: int
+    timed: bool = False
+    time_posix: bool = False
 
 
 @_node

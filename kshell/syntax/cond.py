@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kshell.syntax.ast import CondAnd, CondBinary, CondNode, CondNot, CondOr, CondUnary, Word
+from kshell.syntax.ast import CondAnd, CondBinary, CondNode, CondNot, CondOr, CondUnary, Literal, Word
 from kshell.syntax.errors import ShellSyntaxError
 from kshell.syntax.lexer import EOF, NEWLINE, WORD, Lexer, Token, WordToken
+from kshell.syntax.parts import tilde_word
 from kshell.syntax.words import CTX_REGEX
 
 _UNARY = frozenset(f"-{c}" for c in "abcdefghkprstuwxGLNOSznovR")
@@ -183,6 +184,8 @@ class CondParser(Lexer):
         if pos < n and src[pos] not in "\n)":
             parts, end = self.read_unquoted(pos, CTX_REGEX)
             src = self.src
+            if parts and type(parts[0]) is Literal and parts[0].text.startswith("~"):
+                parts = tilde_word(parts)  # bash expands a tilde prefix in the regex too
             if end > pos:
                 tok = WordToken(pos, end, src[pos:end], Word(tuple(parts)))
                 self.pos = end

@@ -44,7 +44,7 @@ _CLOSERS = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}", "
 # Reserved words that can never start a command.
 _CANNOT_START = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}", "in", "]]",
                            "!"})
-_UNSUPPORTED = frozenset({"time", "coproc", "select"})
+_UNSUPPORTED = frozenset({"coproc", "select"})
 # Tokens after `;` or `&` that are certainly an error (bash then reads pending here-docs).
 _ERROR_AFTER_LIST = (_CANNOT_START - {"!"}) | _CLOSERS
 _DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
@@ -211,22 +211,28 @@ class Parser(CompoundParser):
         return AndOr(first, tuple(rest), first.line)
 
     def parse_pipeline(self) -> Command:
+        """A pipeline with the `!` and `time [-p] [--]` words before it, in any order (bash's
+        pipeline_command rule): each `!` toggles the negation, `time` times it (`time --` is
+        `time -p`, as in bash 5.2). Either alone before `;`, a newline or the end applies to
+        an empty command."""
         tok = self.peek()
-        negated = False
+        negated = timed = time_posix = False
         line = 0
-        while tok.kind == WORD and tok.text == "!":
+        while tok.kind == WORD and (tok.text == "!" or tok.text == "time"):
             line = line or self.line_of(tok.start)
-            negated = not negated
-            self.keyword()
+            if tok.text == "!":
+                negated = not negated
+                self.keyword()
+            else:
+                timed = True
+                time_posix |= self.time_options()
             tok = self.peek()
-        if tok.kind == WORD and tok.text == "time":
-            raise self.unsupported(tok)
         if line and tok.kind in (";", NEWLINE, EOF):
-            return Pipeline((SimpleCommand((), (), (), line),), negated, (), line)
+            return Pipeline((SimpleCommand((), (), (), line),), negated, (), line, timed, time_posix)
         cmd = self.parse_command()
         tok = self.peek()
         if tok.kind != "|" and tok.kind != "|&":
-            return Pipeline((cmd,), True, (), line) if negated else cmd
+            return Pipeline((cmd,), negated, (), line, timed, time_posix) if negated or timed else cmd
         commands = [cmd]
         stderr: list[bool] = []
         while tok.kind == "|" or tok.kind == "|&":
@@ -235,7 +241,22 @@ class Parser(CompoundParser):
             stderr.append(tok.kind == "|&")
             commands.append(self.parse_command())
             tok = self.peek()
-        return Pipeline(tuple(commands), negated, tuple(stderr), line or cmd.line)
+        return Pipeline(tuple(commands), negated, tuple(stderr), line or cmd.line, timed, time_posix)
+
+    def time_options(self) -> bool:
+        """Consume `time` (the current token), then `-p`, then `--`; True if either option
+        was there (bash's TIMEOPT and TIMEIGN tokens, recognised only right after `time`)."""
+        self.keyword()
+        posix = False
+        tok = self.peek()
+        if tok.kind == WORD and tok.text == "-p":
+            posix = True
+            self.keyword()
+            tok = self.peek()
+        if tok.kind == WORD and tok.text == "--":
+            posix = True
+            self.keyword()
+        return posix
 
     # ----------------------------------------------------------------- commands
 

@@ -13,16 +13,18 @@ _ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?=|\[)")
 _ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
                 "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 _PARAMS: dict[str, Param] = {}
+_BARE_PARAMS: dict[str, Param] = {}
 EMPTY_WORD = Word(())
 
 
-def param(name: str) -> Param:
-    """Interned Param nodes (they are immutable and very common)."""
-    node = _PARAMS.get(name)
+def param(name: str, bare: bool = False) -> Param:
+    """Interned Param nodes (they are immutable and very common); `bare`: written `$name`."""
+    table = _BARE_PARAMS if bare else _PARAMS
+    node = table.get(name)
     if node is None:
-        if len(_PARAMS) > 10000:
-            _PARAMS.clear()
-        node = _PARAMS[name] = Param(name)
+        if len(table) > 10000:
+            table.clear()
+        node = table[name] = Param(name, bare)
     return node
 
 
@@ -92,6 +94,8 @@ def tilde_word(parts: list[Part]) -> list[Part]:
     first = parts[0]
     text = first.text  # type: ignore[union-attr]
     slash = text.find("/")
+    if "{" in (text if slash < 0 else text[:slash]):
+        return parts  # `~{/src,root}`: braces come first, then each word's tilde (brace_words)
     if slash < 0:
         if len(parts) > 1:
             return parts

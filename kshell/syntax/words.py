@@ -346,6 +346,8 @@ class WordReader:
         if p >= n:
             return None, pos
         c = src[p]
+        if c == "\\" and src.startswith("\\\n", p):
+            return self._read_dollar_continued(pos, in_dq, ext_quote)
         if c == "{":
             self.enter(pos)
             result = self.read_braced(pos, in_dq)
@@ -363,7 +365,7 @@ class WordReader:
             return CommandSub(program), end
         m = _NAME.match(src, p)
         if m is not None:
-            return param(m.group()), m.end()
+            return param(m.group(), True), m.end()
         if c in _SPECIAL_PARAMS or "0" <= c <= "9":
             return param(c), p + 1
         if c == "[":
@@ -379,6 +381,18 @@ class WordReader:
             if c == '"':
                 return self.read_dq(p + 1, p)
         return None, pos
+
+    def _read_dollar_continued(self, pos: int, in_dq: bool, ext_quote: bool) -> tuple[Part | None, int]:
+        """`$` then line continuations (`$\\<newline>?`): bash removes them as it reads its
+        input, so what follows them makes the expansion. Read as if the `$` stood just before
+        it; a `$` that starts nothing stays a literal `$` at pos."""
+        p = pos + 1
+        while self.src.startswith("\\\n", p):
+            p += 2
+        if p >= self.n:
+            return None, pos
+        part, end = self.read_dollar(p - 1, in_dq, ext_quote)
+        return (part, end) if part is not None else (None, pos)
 
     # ----------------------------------------------------------------- words
 

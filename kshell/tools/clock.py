@@ -10,8 +10,10 @@ if TYPE_CHECKING:
 
 
 def zone(sh: Interp) -> ZoneInfo:
-    """$TZ's zone; UTC when unset or unknown, as the appliance runs in UTC."""
-    name = sh.get_param_or_none("TZ") or "UTC"
+    """The exported TZ's zone (programs, and bash's printf %(..)T through localtime(3), see
+    only the environment: `TZ=x; date` keeps the old zone); UTC when unset or unknown, as the
+    appliance runs in UTC."""
+    name = sh.exported_env().get("TZ") or "UTC"
     try:
         return ZoneInfo(name.lstrip(":"))
     except (ValueError, OSError, KeyError):

@@ -355,7 +355,7 @@ class Worker:
 
     def state_record(self) -> dict[str, Any]:
         """What a named session keeps for its next channel and `K_SESSION` resume."""
-        from kshell.exec.printer import function_text
+        from kshell.syntax.printer import function_text
 
         interp = self.shell.interp
         return {

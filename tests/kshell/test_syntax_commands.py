@@ -213,6 +213,19 @@ def test_double_negation_and_lone_bang() -> None:
     assert one("!") == Pipeline((SimpleCommand((), (), (), 1),), True, (), 1)
 
 
+def test_time_marks_the_pipeline_after_any_bangs() -> None:
+    assert one("time a | b") == Pipeline((simple("a"), simple("b")), False, (False,), 1, True)
+    assert one("! time -p a") == Pipeline((simple("a"),), True, (), 1, True, True)
+    assert one("time -- ! a") == one("time -p ! a")
+    assert one("time time a") == Pipeline((simple("a"),), False, (), 1, True)
+    assert one("time -- -p a") == Pipeline((simple("-p", "a"),), False, (), 1, True, True)
+    assert one("time") == Pipeline((SimpleCommand((), (), (), 1),), False, (), 1, True)
+    assert parse("time -p; b").commands[0].time_posix
+    assert parse("time a && b").commands[0].first.timed
+    assert one("a | time b") == Pipeline((simple("a"), simple("time", "b")), False, (False,), 1)
+    assert error("time &").message == "syntax error near unexpected token `&'"
+
+
 def test_and_or_lists_are_flat_and_left_to_right() -> None:
     assert one("a && b || c") == AndOr(simple("a"), (("&&", simple("b")), ("||", simple("c"))), 1)
 
@@ -377,7 +390,7 @@ def test_commands_record_their_starting_line() -> None:
     assert cmds[4].words[1].parts[0].program.commands[0].line == 12
 
 
-@pytest.mark.parametrize("word", ["time", "select", "coproc"])
+@pytest.mark.parametrize("word", ["select", "coproc"])
 def test_unsupported_reserved_words_are_rejected_precisely(word: str) -> None:
     assert error(f"{word} x").message == f"`{word}': reserved word not supported by this shell"
     assert one(f"echo {word}") == simple("echo", word)

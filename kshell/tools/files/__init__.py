@@ -1,4 +1,4 @@
-"""File and directory tools: ls, find, cp, mv, rm, mkdir, stat, chmod, ... on the VFS."""
+"""File and directory tools: ls, find, cp, mv, rm, mkdir, mkfifo, stat, chmod, ... on the VFS."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from kshell.tools.files.find import find
 from kshell.tools.files.install import install, mktemp
 from kshell.tools.files.links import ln, readlink
 from kshell.tools.files.ls import ls
-from kshell.tools.files.mkdir import mkdir, rmdir
+from kshell.tools.files.mkdir import mkdir, mkfifo, rmdir
 from kshell.tools.files.paths import basename, dirname, realpath
 from kshell.tools.files.remove import rm
 from kshell.tools.files.stat import chmod, stat
@@ -33,6 +33,7 @@ TOOLS: dict[str, Builtin] = {
     "ln": ln,
     "ls": ls,
     "mkdir": mkdir,
+    "mkfifo": mkfifo,
     "readlink": readlink,
     "realpath": realpath,
     "rm": rm,

@@ -1,10 +1,12 @@
 """cp (-r -R -a -p -P -d -n -f -T -v -t) and mv (-f -n -T -v -t): copying and moving on the
-VFS with GNU's target rules (into a directory, -T, -t), refusals and messages."""
+VFS with GNU's target rules (into a directory, -T, -t), refusals and messages. A FIFO is read
+like a file, but copied as a FIFO under -R, as GNU cp does."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import stat as st
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
@@ -140,6 +142,17 @@ class Copier:
                 fail(sh, "cp", f"cannot create symbolic link {shell_quote(dst)}", e)
                 return False
             self.say(src, dst)
+            return True
+        if self.recursive and inode.kind == st.S_IFIFO:  # -R copies a FIFO as one (reading it would wait)
+            try:
+                if existing is not None:
+                    fs.unlink(dst)
+                fs.mknod(dst, st.S_IFIFO | inode.perm)
+            except OSError as e:
+                fail(sh, "cp", f"cannot create fifo {shell_quote(dst)}", e)
+                return False
+            self.say(src, dst)
+            self.keep(dst, inode)
             return True
         try:
             content = devices.read_file(sh, src)

@@ -1,14 +1,16 @@
-"""mkdir (-p -m -v) and rmdir: directories one component at a time, with GNU's messages."""
+"""mkdir (-p -m -v), rmdir and mkfifo (-m): directories one component at a time and named pipes
+(kshell.exec.fifos), with GNU's messages."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import stat as st
 from typing import TYPE_CHECKING
 
 from kshell.tools.files.modes import apply_mode
 from kshell.tools.files.names import fail
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
@@ -103,4 +105,44 @@ def rmdir(sh: Interp, argv: list[str]) -> int:
                         fail(sh, "rmdir", f"failed to remove {what}{shell_quote(target)}", e)
                     status = 1
                 break
+    return status
+
+
+@tool("mkfifo")
+def mkfifo(sh: Interp, argv: list[str]) -> int:
+    opts, operands = parse(argv, "m:Z", {"mode": ("m", REQUIRED), "context": ("Z", OPTIONAL),
+                                         "help": ("help", NONE), "version": ("version", NONE)})
+    given = dict(opts)
+    if "help" in given:
+        sh.out("Usage: mkfifo [OPTION]... NAME...\nCreate named pipes (FIFOs) with the given NAMEs.\n")
+        return 0
+    if "version" in given:
+        sh.out("mkfifo (GNU coreutils) 9.1\n")
+        return 0
+    if given.get("Z"):
+        sh.write_err("mkfifo: warning: ignoring --context; it requires an SELinux/SMACK-enabled kernel\n")
+    if not operands:
+        raise Usage("missing operand")
+    fs = sh.fs
+    mode: int | None = None  # -m: set exactly, past the umask, as GNU's lchmod after mkfifo
+    if "m" in given:
+        mode = apply_mode(given["m"], 0o666, False, fs.umask)
+        if mode is None:
+            raise Fail("invalid mode")
+        if mode & ~0o777:
+            raise Fail("mode must specify only file permission bits")
+    status = 0
+    for path in operands:
+        try:
+            fs.mknod(path, st.S_IFIFO | 0o666)
+        except OSError as e:
+            fail(sh, "mkfifo", f"cannot create fifo {shell_quote(path)}", e)
+            status = 1
+            continue
+        if mode is not None:
+            try:
+                fs.chmod(path, mode)
+            except OSError as e:
+                fail(sh, "mkfifo", f"cannot set permissions of {shell_quote(path)}", e)
+                status = 1
     return status

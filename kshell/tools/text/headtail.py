@@ -4,6 +4,7 @@ command is cancelled or reaches its wall-time bound), as GNU coreutils."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import time
 from collections import deque
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ from kshell.tools.quoting import locale_quote, shell_quote
 from kshell.tools.text.textio import Output, message, open_chunks
 
 if TYPE_CHECKING:
+    from kfs.vfs.vfs import FileHandle
     from kshell.exec.interp import Interp
 
 _HEAD_LONG = {"lines": ("n", REQUIRED), "bytes": ("c", REQUIRED), "quiet": ("q", NONE),
@@ -169,7 +171,7 @@ def tail(sh: Interp, argv: list[str]) -> int:
     followed: list[tuple[str, object, int]] = []
     for name in files:
         try:
-            handle = None if name == "-" or devices.device_name(name) else sh.fs.open(name)
+            handle = None if name == "-" or devices.device_name(name) else _open_file(sh, name)
             if handle is not None and handle.getattr().is_dir:
                 handle.close()
                 handle = None
@@ -206,6 +208,16 @@ def tail(sh: Interp, argv: list[str]) -> int:
     elif follow and not followed and status:
         sh.write_err("tail: no files remaining\n")
     return status
+
+
+def _open_file(sh: Interp, name: str) -> FileHandle | None:
+    """A VFS file to seek in, or None for a FIFO, which is read as a stream (by open_chunks)."""
+    try:
+        return sh.fs.open(name)
+    except OSError as e:
+        if e.errno != errno.EOPNOTSUPP:
+            raise
+        return None
 
 
 def _tail_file(handle, mode: str, sign: str, count: int, sep: bytes, out: Output) -> int:

@@ -13,7 +13,8 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kshell.exec import devices
+from kshell.exec import devices, fifos
+from kshell.exec.streams import FileReader, InStream, Stream
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -63,28 +64,51 @@ def open_chunks(sh: Interp, name: str, size: int = READ_SIZE) -> Iterator[bytes]
     """The chunks of an operand. Opening errors are raised by this call, read errors (a
     directory: EISDIR) by the iteration."""
     cancel = sh.session.cancel
-    if name == "-":
-        stream = sh.fds.get(0)
-        if stream is None or not stream.readable:
-            raise OSError(errno.EBADF, "Bad file descriptor", name)
+    stream = _shared_input(sh, name)
+    if stream is not None:
         return _stream_chunks(stream, cancel)
-    device = devices.open_stream(name, sh.fds)
-    if device is not None:
-        if not device.readable:
-            raise OSError(errno.EBADF, "Bad file descriptor", name)
-        return _stream_chunks(device, cancel)
-    handle = sh.fs.open(name)
+    try:
+        handle = sh.fs.open(name)
+    except OSError as e:
+        return _stream_chunks(fifos.open_special(sh, name, os.O_RDONLY, e), cancel, close=True)
     return _file_chunks(handle, size, cancel)
 
 
-def _stream_chunks(stream, cancel) -> Iterator[bytes]:
+def open_stream(sh: Interp, name: str) -> tuple[InStream, bool]:
+    """An operand as a stream read on demand, and whether the caller closes it (not standard
+    input or a device, which belong to their descriptors). A VFS file is a FileReader, which
+    seeks (tools that lseek their input: xxd -s, hexdump -s)."""
+    stream = _shared_input(sh, name)
+    if stream is not None:
+        return stream, False  # type: ignore[return-value]
+    try:
+        return FileReader(sh.fs.open(name), name), True
+    except OSError as e:
+        return fifos.open_special(sh, name, os.O_RDONLY, e), True
+
+
+def _shared_input(sh: Interp, name: str) -> Stream | None:
+    """Standard input for `-`, the stream of a device path, else None."""
+    stream = sh.fds.get(0) if name == "-" else devices.open_stream(name, sh.fds)
+    if stream is None and name != "-":
+        return None
+    if stream is None or not stream.readable:
+        raise OSError(errno.EBADF, "Bad file descriptor", name)
+    return stream
+
+
+def _stream_chunks(stream: Stream, cancel, close: bool = False) -> Iterator[bytes]:
     read_some = getattr(stream, "read_some", None)
-    while True:
-        chunk = read_some() if read_some is not None else stream.read(READ_SIZE)
-        if not chunk:
-            return
-        yield chunk
-        cancel.check()
+    try:
+        while True:
+            chunk = read_some() if read_some is not None else stream.read(READ_SIZE)
+            if not chunk:
+                return
+            yield chunk
+            cancel.check()
+    finally:
+        if close:
+            stream.close()
 
 
 def _file_chunks(handle, size: int, cancel) -> Iterator[bytes]:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kshell.exec.streams import NullStream, Stream
-from kshell.exec.variables import EXPORT, Var
+from kshell.core.variables import EXPORT, Var
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import message, open_chunks, read_all
 
@@ -32,8 +32,8 @@ _LONG = {"null": ("0", NONE), "arg-file": ("a", REQUIRED), "delimiter": ("d", RE
          "exit": ("x", NONE), "open-tty": ("o", NONE), "interactive": ("p", NONE),
          "process-slot-var": ("psv", REQUIRED), "show-limits": ("show-limits", NONE),
          "help": ("help", NONE), "version": ("version", NONE)}
-# builtins that exist as /usr/bin programs too, so xargs may run them
-_BIN_BUILTINS = frozenset({"echo", "printf", "test", "[", "true", "false", "kill", "pwd"})
+# builtins that exist as /usr/bin programs too, so xargs may run them (K's own sh and bash among them)
+_BIN_BUILTINS = frozenset({"echo", "printf", "test", "[", "true", "false", "kill", "pwd", "sh", "bash"})
 MAX_PROCS = 64  # `-P 0`: "as many as possible", bounded: each is a thread
 _TOKEN = re.compile(r"""'([^']*)'|"([^"]*)"|\\(.)|([^\s'"\\]+)|(\s+)""", re.S)
 

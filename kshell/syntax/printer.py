@@ -82,7 +82,11 @@ def command_text(c, level: int) -> str:
         return " ".join(parts)
     if t is Pipeline:
         text = " | ".join(command_text(x, level) for x in c.commands)
-        return ("! " + text) if c.negated else text
+        if c.negated:
+            text = "! " + text
+        if c.timed:  # bash prints `time -p ! cmd` for `! time -p cmd` too (and `time --`)
+            text = ("time -p " if c.time_posix else "time ") + text
+        return text
     if t is AndOr:
         text = command_text(c.first, level)
         for op, cmd in c.rest:
@@ -180,8 +184,6 @@ def part_text(p) -> str:
     if t is SingleQuoted:
         return "'" + p.text + "'"
     if t is AnsiCQuoted:
-        from kshell.expand.params import quote_q
-
         return quote_q(p.text)
     if t is DoubleQuoted:
         return '"' + "".join(part_text(x) if type(x) is not Literal else
@@ -289,3 +291,31 @@ def trace_array_literal(lit: ArrayLiteral) -> str:
         else:
             items.append(trace_source_word(el))
     return "(" + " ".join(items) + ")"
+
+
+def quote_q(value: str) -> str:
+    """bash's `${x@Q}` / `printf %q`-style single quoting."""
+    if value == "":
+        return "''"
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        out = []
+        for c in value:
+            code = ord(c)
+            if c == "'":
+                out.append("\\'")
+            elif c == "\\":
+                out.append("\\\\")
+            elif c == "\n":
+                out.append("\\n")
+            elif c == "\t":
+                out.append("\\t")
+            elif c == "\r":
+                out.append("\\r")
+            elif c == "\x1b":
+                out.append("\\E")
+            elif code < 32 or code == 127:
+                out.append(f"\\{code:03o}")
+            else:
+                out.append(c)
+        return "$'" + "".join(out) + "'"
+    return "'" + value.replace("'", "'\\''") + "'"

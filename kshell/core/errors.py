@@ -3,6 +3,18 @@ kinds of expansion failure bash distinguishes in a non-interactive shell."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
+
+class _Mode(Protocol):
+    """What `expansion_failure` asks of the shell: how it runs."""
+
+    opts: set[str]
+    dash_c: bool
+
+    @property
+    def errexit(self) -> bool: ...
+
 
 class BreakLoop(Exception):
     def __init__(self, levels: int) -> None:
@@ -41,11 +53,21 @@ class DiscardCommand(AbortCommand):
 
 
 class FatalError(Exception):
-    """`${x:?}` and `set -u` failures: a non-interactive shell exits (status 127 at the top,
-    1 in a subshell). The message has already been printed."""
+    """`${x:?}` and `set -u` failures: a non-interactive shell exits (with the status
+    `expansion_failure` picks; 1 in a subshell). The message has already been printed."""
 
     def __init__(self, status: int = 127) -> None:
         self.status = status
+
+
+def expansion_failure(sh: _Mode) -> AbortCommand | FatalError:
+    """What a failed `${x?}` or `set -u` expansion raises, its message printed. An interactive
+    shell (`bash -i`) only abandons the command line, with status 1. Any other shell exits: a
+    `-c` string with 127 (bash's FORCE_EOF) unless errexit is on, which makes it 1; a script
+    file or standard input (bash's reader loop) with 1."""
+    if "i" in sh.opts:
+        return AbortCommand(1)
+    return FatalError(127 if sh.dash_c and not sh.errexit else 1)
 
 
 class CommandError(Exception):
