@@ -1,7 +1,9 @@
-"""bench/shell.py: the K shell against bash on the same machine, on four scripts.
+"""bench/shell.py: the K shell against bash on the same machine, on four scripts and start-up.
 
 (a) a 100,000-iteration arithmetic `while` loop, (b) parsing and running a generated 2,000-line
-script, (c) `for i in {1..20000}` building a string, (d) 1,000 command substitutions.
+script, (c) `for i in {1..20000}` building a string, (d) 1,000 command substitutions,
+(s) start-up: `komputer sh -c true` as a process against `bash -c true`, the median of 20 runs
+each (goal: under 0.06 s), what every short `ssh host cmd` an agent runs pays.
 
 K runs in-process (`kshell.Shell` on a fresh VFS, timed around `.run`); bash runs as `bash -c`
 (timed around the subprocess, so its start-up, about a millisecond, is included). Both must print
@@ -144,6 +146,16 @@ def run_bash(bash: str, script: str) -> tuple[float, bytes, int]:
     return elapsed, proc.stdout, proc.returncode
 
 
+def startup(argv: list[str], runs: int = 20) -> float:
+    """The median wall time of `runs` runs of `argv` (a process each, start to exit)."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True)
+        times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=1, help="runs per shell and case; the best is kept")
@@ -165,6 +177,17 @@ def main() -> None:
         same = k_runs[0][1:] == b_runs[0][1:]
         note = "" if same else "   (output differs from bash)"
         print(f"({key}) {title:<44}{k_best:>9.3f}{b_best:>9.3f}{k_best / b_best:>8.2f}x{note}")
+    if not wanted or "s" in wanted:
+        state_dir = tempfile.mkdtemp(prefix="kbench-start-")
+        try:
+            komputer = [os.path.join(os.path.dirname(sys.executable), "komputer"), "sh", "--state", state_dir]
+            subprocess.run([*komputer, "-c", "true"], check=True)  # the state's creation is not timed
+            k_time = startup([*komputer, "-c", "true"])
+            b_time = startup([bash, "-c", "true"])
+        finally:
+            shutil.rmtree(state_dir, ignore_errors=True)
+        title = "start-up: komputer sh -c true (median of 20)"
+        print(f"(s) {title:<44}{k_time:>9.3f}{b_time:>9.3f}{k_time / b_time:>8.2f}x")
 
 
 if __name__ == "__main__":

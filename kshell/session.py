@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from kshell.builtins import BUILTINS
-from kshell.core.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal
+from kshell.core.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal, SigPipe
 from kshell.core.variables import EXPORT, Var
 from kshell.exec.interp import Interp, Session
 from kshell.exec.jobs import SIGTSTP, Job, JobSession
@@ -292,7 +292,7 @@ class Shell:
                 status = sh.last_status
             except ReturnSignal as r:
                 status = r.status
-            except BrokenPipeError:
+            except SigPipe:
                 status = 141
             except RecursionError:
                 sh.error("maximum recursion depth exceeded")

@@ -7,7 +7,6 @@ import errno
 import fcntl
 import os
 import threading
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from threading import get_ident
@@ -311,6 +310,8 @@ def _round_up(size: int) -> int:
 
 
 def _initialise(txn: Txn) -> None:
+    import uuid  # only a new state needs one (and uuid imports platform: start-up time)
+
     txn.put("meta", b"schema", U64.pack(SCHEMA_VERSION))
     txn.put("meta", b"uuid", str(uuid.uuid4()).encode())
 

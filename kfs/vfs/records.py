@@ -9,7 +9,6 @@ the directory changes, and no second index has to be kept in step with the entri
 from __future__ import annotations
 
 import errno
-import hashlib
 import stat as st
 import struct
 
@@ -24,7 +23,10 @@ pack_ino = U64.pack
 unpack_child = _unpack_child = _DIRENT.unpack_from
 _unpack_inode = INODE_STRUCT.unpack
 _unpack_mode_size = struct.Struct(">I12xQ").unpack_from  # the head of INODE_STRUCT
-_blake2b = hashlib.blake2b
+try:  # hashlib's own: without importing hashlib, which loads OpenSSL (a few ms of every start)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # an interpreter without the builtin module
+    from hashlib import blake2b as _blake2b
 
 
 def get_inode(txn: Txn, ino: int, path: str | bytes | None = None) -> Inode:

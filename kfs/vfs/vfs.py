@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat as st
 import threading
 import time
@@ -54,7 +53,7 @@ class VFS:
     def __init__(self, state: KState, *, by: str = "vfs") -> None:
         self.state = state
         self.by = by
-        self.origin = secrets.randbits(63)
+        self.origin = int.from_bytes(os.urandom(8), "big") >> 1  # 63 random bits (secrets would cost imports)
         self._holder: int | None = None
         self._releases: list[int] = []  # inos whose open record goes with the next transaction
         self._releases_lock = threading.Lock()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 import time
-from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -244,6 +243,8 @@ def _strftime(sh: Interp, tfmt: str, arg: int | None) -> str:
     """%(fmt)T of `arg` seconds (None or -1: now; -2: when the shell started), as bash: in
     the zone of the exported TZ (localtime(3) sees only the environment), the epoch if out of
     range, and nothing when the result needs 128 bytes or more (bash's strftime buffer)."""
+    from datetime import datetime  # here, not at start-up: few scripts use %(fmt)T
+
     from kshell.tools.clock import zone
 
     if arg is None or arg == -1:

@@ -8,13 +8,16 @@ first use. Options may come before or after positional arguments.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
-from kshell.cli import PROG, Command, agents, mount, runtime, server, shell, state
+from kshell.cli import PROG, Command
+
+FAMILIES = ("state", "mount", "agents", "server", "shell", "runtime")  # the order of `komputer --help`
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(families: Sequence[str] = FAMILIES) -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--state",
@@ -30,13 +33,34 @@ def _parser() -> argparse.ArgumentParser:
         p.set_defaults(fn=fn)
         return p
 
-    for family in (state, mount, agents, server, shell, runtime):  # the order of `komputer --help`
-        family.add_commands(add, common)
+    for family in families:
+        importlib.import_module(f"kshell.cli.{family}").add_commands(add, common)
     return parser
 
 
+def _plain_sh(argv: list[str]) -> argparse.Namespace | None:
+    """`sh [--state DIR] [-c SCRIPT] [ARGS...]` read without argparse, whose help formatter
+    and translations cost a tenth of a `komputer sh -c true` (what agents run over and over);
+    None for anything else (options argparse must judge, `--help`)."""
+    from kshell.cli.shell import cmd_sh
+
+    rest, state, command = argv[1:], None, None
+    while rest and rest[0] in ("--state", "-c") and len(rest) > 1:
+        if rest[0] == "--state":
+            state = rest[1]
+        else:
+            command = rest[1]
+        rest = rest[2:]
+    if rest and rest[0].startswith("-"):
+        return None
+    return argparse.Namespace(command="sh", fn=cmd_sh, state=state, command_string=command, args=rest)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _plain_sh(argv) if argv[:1] == ["sh"] else None
+    if args is None:  # `komputer sh ...` with unusual options: its parser alone, not every family's
+        args = _parser(("shell",) if argv[:1] == ["sh"] else FAMILIES).parse_args(argv)
     args.state = getattr(args, "state", None)
     try:
         return args.fn(args)

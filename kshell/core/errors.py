@@ -70,6 +70,13 @@ def expansion_failure(sh: _Mode) -> AbortCommand | FatalError:
     return FatalError(127 if sh.dash_c and not sh.errexit else 1)
 
 
+class SigPipe(BaseException):  # noqa: N818 - named for the signal it stands for
+    """A write to a pipe (or FIFO) whose reader has gone: what SIGPIPE does to a process. Not
+    an OSError, so no tool's `except OSError` turns it into a "Broken pipe" message; it ends
+    the writing command quietly, with status 141, where that command runs (a pipeline stage,
+    a job, a substitution, the top level)."""
+
+
 class CommandError(Exception):
     """A failure of the current simple command only (e.g. a redirection it could not open):
     the message is printed by whoever catches it, and the command's status is `status`."""

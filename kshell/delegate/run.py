@@ -21,6 +21,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from kshell.core.errors import SigPipe
 from kshell.exec.streams import Cancel, InStream, NullStream, Stream
 from kshell.limits import LimitExceeded
 
@@ -212,7 +213,7 @@ def _pump_out(fd: int, stream: Stream, failed: list[BaseException]) -> None:
             if not data:
                 break
             stream.write(data)
-    except BrokenPipeError:
+    except (SigPipe, BrokenPipeError):
         pass  # the reader is gone: the program gets EPIPE/SIGPIPE at its next write
     except BaseException as e:  # noqa: BLE001 - reported by the waiting thread
         failed.append(e)

@@ -28,6 +28,7 @@ from kshell.core.errors import (
     ExitSignal,
     FatalError,
     ReturnSignal,
+    SigPipe,
 )
 from kshell.exec.jobs import JobTable
 from kshell.syntax.printer import (
@@ -624,8 +625,6 @@ class Interp(VarOps):
     def call_builtin(self, builtin: Builtin, argv: list[str]) -> int:
         try:
             return builtin(self, argv)
-        except BrokenPipeError:
-            raise
         except OSError as e:
             if e.errno == 9 or e.errno == 28 or e.errno == 5:
                 self.error(f"{argv[0]}: write error: {redir.os_message(e)}")
@@ -1060,7 +1059,7 @@ class Interp(VarOps):
                     if node.stderr[i]:
                         child.fds[2] = writer
                 statuses[i] = child.run_subshell(lambda: child.execute(commands[i]))
-            except BrokenPipeError:
+            except SigPipe:
                 statuses[i] = 141
             except LimitExceeded as e:
                 cancel.cancelled = True
@@ -1112,7 +1111,7 @@ class Interp(VarOps):
         self.fds[0] = reader
         try:
             statuses[-1] = self.execute(command)
-        except BrokenPipeError:
+        except SigPipe:
             statuses[-1] = 141
         except BaseException:
             for p in pipes:
@@ -1320,7 +1319,7 @@ class Interp(VarOps):
         lineno = self.lineno
         try:
             status = child.run_subshell(lambda: child.run_program(program))
-        except BrokenPipeError:
+        except SigPipe:
             status = 141
         self.lineno = lineno
         self.comsub_status = status

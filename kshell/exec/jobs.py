@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kshell.core.errors import SigPipe
 from kshell.exec.streams import Cancel, Capture, NullStream
 from kshell.limits import LimitExceeded
 
@@ -222,7 +223,7 @@ class JobTable:
     def _run(self, job: Job, child: Interp, command: Any) -> None:
         try:
             status = child.run_subshell(lambda: child.execute(command))
-        except BrokenPipeError:
+        except SigPipe:
             status = 141
         except LimitExceeded as e:
             if not job.signal and not getattr(e, "quiet", False):

@@ -22,16 +22,22 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import regex
-
 from kshell.exec.streams import Cancel
 from kshell.limits import LimitExceeded
 
-error = (re.error, regex.error)
 _QUANTIFIER = frozenset("*+{")
 _current = threading.local()
-_FLAGS = {re.ASCII: regex.ASCII, re.IGNORECASE: regex.IGNORECASE, re.MULTILINE: regex.MULTILINE,
-          re.DOTALL: regex.DOTALL, re.VERBOSE: regex.VERBOSE, re.UNICODE: regex.UNICODE}
+_FLAG_NAMES = ("ASCII", "IGNORECASE", "MULTILINE", "DOTALL", "VERBOSE", "UNICODE")
+
+
+def __getattr__(name: str) -> Any:
+    """`error`: both engines' (the `regex` module is imported with the first risky pattern,
+    not when the shell starts)."""
+    if name == "error":
+        import regex
+
+        return (re.error, regex.error)
+    raise AttributeError(name)
 
 
 def running(session: Any, fn: Callable[..., int], *args: Any) -> int:
@@ -51,10 +57,12 @@ def compile(source: str | bytes, flags: int = 0, cancel: Cancel | None = None) -
     deadline (by default the running tool's command's)."""
     if not risky(source if isinstance(source, str) else source.decode("latin-1")):
         return re.compile(source, flags)
+    import regex
+
     engine_flags = 0
-    for flag, value in _FLAGS.items():
-        if flags & flag:
-            engine_flags |= value
+    for name in _FLAG_NAMES:
+        if flags & getattr(re, name):
+            engine_flags |= getattr(regex, name)
     return Pattern(regex.compile(source, engine_flags), cancel)
 
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kshell.core.errors import SigPipe
 from kshell.limits import LimitExceeded
 
 CHUNK = 65536
@@ -311,7 +312,7 @@ class Cancel:
 
 class Pipe:
     """A bounded byte buffer between two pipeline stages (threads). A write to a pipe whose
-    reader has gone raises BrokenPipeError (bash's SIGPIPE), so `yes | head -n 1` ends."""
+    reader has gone raises SigPipe (bash's SIGPIPE), so `yes | head -n 1` ends."""
 
     def __init__(self, capacity: int, cancel: Cancel | None) -> None:
         self.capacity = capacity
@@ -342,7 +343,7 @@ class Pipe:
         with self.cv:
             while view:
                 if self.reader_closed:
-                    raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+                    raise SigPipe
                 space = self.capacity - len(self.buf)
                 if space <= 0:
                     self._wait(cancel)

@@ -1,17 +1,126 @@
 """The agent's Unix toolbox: external commands (ls, grep, sed, ...) run in-process on the VFS.
 
-Each family is a package with a `TOOLS` table (name -> fn(interp, argv) -> status); the shell
-looks a command up here after functions and builtins, before $PATH.
+`TABLE` says where each tool lives (a module of one of the families, and its function); the
+shell looks a command up here after functions and builtins, before $PATH. A tool's module is
+imported the first time the tool runs, not when the shell starts: `komputer sh -c true` and
+every short `ssh host cmd` pay only for what they use.
 """
 
 from __future__ import annotations
 
-from kshell.builtins import Builtin
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kshell.exec.interp import Builtin, Interp
+
+TABLE: dict[str, str] = {
+"awk": "awk:awk",
+    "base64": "text.digest:base64",
+    "basename": "files.paths:basename",
+    "bg": "jobs:bg",
+    "cat": "text.cat:cat",
+    "chmod": "files.stat:chmod",
+    "cmp": "text.cmp:cmp",
+    "column": "text.layout:column",
+    "comm": "text.merge:comm",
+    "cp": "files.copy:cp",
+    "curl": "net.curl:curl",
+    "cut": "text.cut:cut",
+    "date": "system.date:date",
+    "df": "files.usage:df",
+    "diff": "data.diff:diff",
+    "dirname": "files.paths:dirname",
+    "du": "files.usage:du",
+    "egrep": "text.grep:egrep",
+    "env": "system.env:env",
+    "expand": "text.layout:expand",
+    "fg": "jobs:fg",
+    "fgrep": "text.grep:fgrep",
+    "file": "files.filetype:file",
+    "find": "files.find:find",
+    "fold": "text.layout:fold",
+    "gawk": "awk:awk",
+    "grep": "text.grep:grep",
+    "gunzip": "data.gzip:gunzip",
+    "gzip": "data.gzip:gzip",
+    "hd": "data.dump:hd",
+    "head": "text.headtail:head",
+    "help": "system.which:help_",
+    "hexdump": "data.dump:hexdump",
+    "hostname": "system.identity:hostname",
+    "id": "system.identity:id_",
+    "install": "files.install:install",
+    "jobs": "jobs:jobs",
+    "join": "text.merge:join",
+    "jq": "data.jq:jq",
+    "kill": "jobs:kill",
+    "ln": "files.links:ln",
+    "ls": "files.ls:ls",
+    "md5sum": "text.digest:md5sum",
+    "mkdir": "files.mkdir:mkdir",
+    "mkfifo": "files.mkdir:mkfifo",
+    "mktemp": "files.install:mktemp",
+    "mv": "files.copy:mv",
+    "nl": "text.layout:nl",
+    "nohup": "jobs:nohup",
+    "nproc": "system.identity:nproc",
+    "od": "data.dump:od",
+    "paste": "text.merge:paste",
+    "patch": "data.patch:patch",
+    "printenv": "system.env:printenv",
+    "ps": "jobs:ps",
+    "readlink": "files.links:readlink",
+    "realpath": "files.paths:realpath",
+    "rev": "text.small:rev",
+    "rm": "files.remove:rm",
+    "rmdir": "files.mkdir:rmdir",
+    "sed": "sed:sed",
+    "seq": "text.seq:seq",
+    "setsid": "jobs:setsid",
+    "sha1sum": "text.digest:sha1sum",
+    "sha224sum": "text.digest:sha224sum",
+    "sha256sum": "text.digest:sha256sum",
+    "sha384sum": "text.digest:sha384sum",
+    "sha512sum": "text.digest:sha512sum",
+    "sleep": "text.small:sleep",
+    "sort": "text.sort:sort",
+    "split": "text.split:split",
+    "stat": "files.stat:stat",
+    "tac": "text.small:tac",
+    "tail": "text.headtail:tail",
+    "tar": "data.tar:tar",
+    "tee": "text.tee:tee",
+    "timeout": "text.small:timeout",
+    "touch": "files.touch:touch",
+    "tr": "text.tr:tr",
+    "tree": "files.tree:tree",
+    "uname": "system.identity:uname",
+    "uniq": "text.uniq:uniq",
+    "wc": "text.wc:wc",
+    "wget": "net.curl:wget",
+    "which": "system.which:which",
+    "whoami": "system.identity:whoami",
+    "xargs": "text.xargs:xargs",
+    "xxd": "data.dump:xxd",
+    "yes": "text.small:yes",
+    "zcat": "data.gzip:zcat",
+}
+
+
+def _lazy(module: str, attr: str) -> Builtin:
+    """The tool `attr` of `kshell.tools.<module>`, imported on its first call."""
+    found: list[Builtin] = []
+
+    def tool(sh: Interp, argv: list[str]) -> int:
+        if not found:
+            found.append(getattr(importlib.import_module(f"kshell.tools.{module}"), attr))
+        return found[0](sh, argv)
+
+    tool.__name__ = tool.__qualname__ = attr
+    return tool
 
 
 def registry() -> dict[str, Builtin]:
-    """Every tool of every family (imported on first use, not when kshell is imported)."""
-    from kshell.tools import awk, data, files, jobs, net, sed, system, text
-
-    return {**files.TOOLS, **text.TOOLS, **sed.TOOLS, **awk.TOOLS, **data.TOOLS, **system.TOOLS,
-            **net.TOOLS, **jobs.TOOLS}
+    """Every tool, by name."""
+    return {name: _lazy(*where.split(":")) for name, where in TABLE.items()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from kshell.builtins import Builtin
+from kshell.core.errors import SigPipe
 from kshell.tools.awk.compile import Compiler, Exit, Next, NextFile
 from kshell.tools.awk.parse import AwkSyntaxError, Parser
 from kshell.tools.awk.runtime import Runtime, _escapes_str
@@ -93,7 +93,7 @@ def awk(sh: Interp, argv: list[str]) -> int:
     except AwkFatal as e:
         _fatal(rt, e)
         return e.status
-    except BrokenPipeError:
+    except SigPipe:
         return 141
 
 
@@ -233,6 +233,5 @@ def _simple_loop(rt: Runtime, rules) -> int | None:
             return -(x.status or 0) - 1
 
 
-TOOLS: dict[str, Builtin] = {"awk": awk, "gawk": awk}
 
-__all__ = ["awk", "TOOLS", "to_bool"]
+__all__ = ["awk", "to_bool"]

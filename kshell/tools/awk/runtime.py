@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from kshell.core.errors import SigPipe
 from kshell.exec import devices, regexes
 from kshell.exec.streams import BufferSink, BytesSource
 from kshell.tools.awk.values import UNINIT, AwkFatal, field, num_to_str, to_num, to_str
@@ -32,7 +33,7 @@ def run_shell(sh: Interp, cmd: str, stdin=None, stdout=None) -> int:
         child.fds[1] = stdout
     try:
         return child.run_subshell(lambda: child.run_string(cmd))
-    except BrokenPipeError:
+    except SigPipe:
         return 141
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from kshell.builtins import Builtin
 from kshell.exec.jobs import SIGINT, SIGNALS, Job, JobTable, describe, signal_number
 from kshell.limits import LimitExceeded
 
@@ -552,5 +551,3 @@ def disown(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
-TOOLS: dict[str, Builtin] = {"jobs": jobs, "kill": kill, "fg": fg, "bg": bg, "ps": ps, "nohup": nohup,
-                             "setsid": setsid}

@@ -12,14 +12,10 @@ one callable handling every path. The handler may return any of those values.
 
 from __future__ import annotations
 
-import http.client
 import json
-import socket
-import ssl
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -75,6 +71,8 @@ Handler = Callable[[Request], Any]
 
 def _reason(status: int) -> str:
     try:
+        from http import HTTPStatus
+
         return HTTPStatus(status).phrase
     except ValueError:
         return ""
@@ -169,6 +167,10 @@ class HostTable:
 
 
 def _real(req: Request, timeout: float | None, insecure: bool) -> Reply:
+    import http.client  # the real network's modules: imported when a fetch needs them
+    import socket
+    import ssl
+
     parts = urlsplit(req.url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     started = time.monotonic()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.builtins import Builtin
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse
 from kshell.tools.sed.run import Input, Quit, Runner, Sink
 from kshell.tools.sed.script import Parser, SedError
@@ -204,4 +203,3 @@ def _in_place(sh: Interp, runner: Runner, files: list[str], suffix: str) -> int:
     return runner.status
 
 
-TOOLS: dict[str, Builtin] = {"sed": sed}

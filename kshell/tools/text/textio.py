@@ -2,7 +2,7 @@
 
 An operand (`-` is standard input) is read in chunks, so a tool stops reading as soon as it
 has what it needs (`yes | head -n 3`), and output is buffered and written in large blocks; a
-write to a pipe whose reader has gone raises BrokenPipeError, which ends the tool (bash's
+write to a pipe whose reader has gone raises SigPipe, which ends the tool (bash's
 SIGPIPE). Read errors are OSError with the operand as filename; each tool words them.
 """
 

@@ -262,7 +262,7 @@ def _run_parallel(sh: Interp, cmds: Iterable[list[str]], procs: int, verbose: bo
                 if stream is not None:
                     try:
                         stream.flush()
-                    except Exception as e:  # noqa: BLE001 - re-raised by xargs itself
+                    except BaseException as e:  # noqa: BLE001 - re-raised by xargs itself (SigPipe too)
                         errors.append(e)
             with cv:
                 results.append((cmd, rc))

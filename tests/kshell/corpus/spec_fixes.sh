@@ -112,3 +112,29 @@ printf 'x y\n' | xargs bash -c 'echo "$0 $1"'
 #### xargs sh with find-style names
 printf 'one two\n' | xargs -n1 sh -c 'printf "<%s>\n" "$0"'
 ## tools: xargs
+
+#### a writer whose reader left ends quietly with 141
+cat /dev/zero | head -c 10 >/dev/null; echo ${PIPESTATUS[@]}
+yes | head -1; echo ${PIPESTATUS[@]}
+for i in $(seq 3000); do echo line; done | head -1; echo ${PIPESTATUS[@]}
+## tools: cat head yes seq
+
+#### sed and awk as writers to a closed pipe
+yes | sed 1q; echo ${PIPESTATUS[@]}
+yes | awk 'NR==2{exit}1'; echo ${PIPESTATUS[@]}
+## tools: yes sed awk
+
+#### a function name with quoting or an expansion is no identifier
+$foo-bar() { echo x; }; echo "rc=$?"
+foo-$(echo hi)() { echo x; }; echo "after $?"
+f\o() { echo x; }; "g"() { echo y; }; echo "$?"
+a.b-c() { echo ok; }; a.b-c
+
+#### a redirection failure of an assignment-only command is an error under errexit
+set -o errexit
+assign=foo > /
+echo "not reached"
+## status: 1
+
+#### a redirection failure of an assignment-only command can be handled
+assign=foo > / || echo handled; echo "next $assign"
