@@ -63,9 +63,12 @@ def _device(path: str, fds: dict[int, Stream]) -> Stream | None:
 def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
           opened: list[Stream], unbuffered: bool = False) -> dict[int, Stream]:
     """A new descriptor table: `fds` with `redirects` applied left to right. Streams opened
-    here are appended to `opened` (the caller closes them)."""
+    here are appended to `opened` (the caller closes them), but for a `{var}>file`'s: as in
+    bash, the descriptor it allocated stays open in the shell (`fds`, the caller's table) after
+    the command, until a `{var}>&-` closes it."""
     from kshell.expand.words import expand_string, expand_word
 
+    persistent = fds
     fds = dict(fds)
     for r in redirects:
         op = r.op
@@ -77,6 +80,7 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
                 if value is None or not value.isdigit():
                     raise CommandError(f"{r.var}: ambiguous redirect")
                 fds.pop(int(value), None)
+                persistent.pop(int(value), None)
                 continue
             rfd = _free_fd(fds)
         if type(target) is HereDoc:
@@ -104,12 +108,14 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
                 continue
             if word.isdigit():
                 src = int(word)
-                if src not in fds:
-                    raise CommandError(f"{word}: Bad file descriptor")
+                if src not in fds:  # named as written (`$fd: Bad file descriptor`), as bash does
+                    from kshell.syntax.printer import word_text
+
+                    raise CommandError(f"{word_text(target)}: Bad file descriptor")
                 fds[fd] = fds[src]
                 _assign_fd(sh, r, fd)
                 continue
-            if op == "<&" or rfd is not None:
+            if op == "<&" or rfd not in (None, 1):  # bash takes `1>&file` as `>&file` too
                 raise CommandError(f"{word}: ambiguous redirect")
             stream = open_path(sh, word, "&>", fds, unbuffered)
             opened.append(stream)
@@ -123,7 +129,7 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
         path = fields[0]
         if path == "":
             raise CommandError(": No such file or directory")
-        stream = open_path(sh, path, op, fds, unbuffered)
+        stream = open_path(sh, path, op, fds, unbuffered or r.var is not None)  # a kept one: as exec's
         if stream not in fds.values():
             opened.append(stream)
         if op in ("&>", "&>>"):
@@ -132,6 +138,10 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
         fd = rfd if rfd is not None else (1 if op in _OUT_OPS else 0)
         fds[fd] = stream
         _assign_fd(sh, r, fd)
+        if r.var is not None:
+            persistent[fd] = stream
+            if stream in opened:
+                opened.remove(stream)
     return fds
 
 

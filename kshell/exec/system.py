@@ -48,6 +48,11 @@ def _under(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
+# builtins that are programs in /usr/bin too (coreutils', procps', bash itself): a path to one,
+# `/bin/false`, `xargs echo`, `env test`, runs the builtin as the program would
+PROGRAM_BUILTINS = frozenset({"echo", "printf", "test", "[", "true", "false", "kill", "pwd", "sh", "bash"})
+
+
 def tool_script(name: str) -> bytes:
     return f'#!/bin/sh\n# {name}: a tool built into the K shell; this file runs it\nexec {name} "$@"\n'.encode()
 
@@ -115,7 +120,7 @@ class SystemFS(PathFS):
                 return self._host(path, follow, tops)
             names = self._children(path, tops)
             return self._dir(path, names) if names else None
-        tools = self.session.tools
+        tools = self.programs()
         if path == "/":
             return self._dir(path, ("bin", "usr"))
         if path == TOOL_DIR or path == "/bin" and follow:
@@ -128,6 +133,10 @@ class SystemFS(PathFS):
         if parent in (TOOL_DIR, "/bin") and name in tools:
             return self._tool(name)
         return None
+
+    def programs(self) -> set[str]:
+        """What /usr/bin holds of K's own: its tools, and the builtins that are programs too."""
+        return {*self.session.tools, *PROGRAM_BUILTINS}
 
     def _children(self, path: str, tops: tuple[str, ...]) -> tuple[str, ...]:
         """Names under `path` that lead to a shown tree (`/` has usr, bin, lib, ...)."""
@@ -153,13 +162,13 @@ class SystemFS(PathFS):
         try:
             found = os.lstat(real)
         except (FileNotFoundError, NotADirectoryError):
-            if posixpath.dirname(real) == TOOL_DIR and name in self.session.tools:
+            if posixpath.dirname(real) == TOOL_DIR and name in self.programs():
                 return self._tool(name)
             return None
         self._search(posixpath.dirname(real), path)
         inode = _host_inode(found)
         if st.S_ISDIR(found.st_mode) and real == TOOL_DIR:
-            return _Node(inode, real=real, names=tuple(sorted(self.session.tools)))
+            return _Node(inode, real=real, names=tuple(sorted(self.programs())))
         return _Node(inode, real=real)
 
     def _search(self, directory: str, path: str) -> None:

@@ -64,8 +64,9 @@ def check_rows(state: KState, starts: list[tuple[int, int]]) -> None:
     when its worker ended it; a resumed one records its deadline, or its recovery when the
     deadline passed while no server ran, and its `proc.exit` is committed within 2 s of that
     even on a loaded machine). `starts`: each server's spawn and listening times."""
+    rows = procs.rows(state)  # before the events: a row that ends between the two reads has its event
     exits = {e["pid"]: e["ts"] for e in events_since(state, 0, 1 << 30) if e["type"] == "proc.exit"}
-    for row in procs.rows(state):
+    for row in rows:
         if row["state"] in procs.LIVE:
             assert procs.owner_alive(row["owner"]), row
         if "until" in row and row["state"] == "exited":

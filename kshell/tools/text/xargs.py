@@ -17,8 +17,9 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kshell.exec.streams import NullStream, Stream
 from kshell.core.variables import EXPORT, Var
+from kshell.exec.streams import NullStream, Stream
+from kshell.exec.system import PROGRAM_BUILTINS
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import message, open_chunks, read_all
 
@@ -32,8 +33,6 @@ _LONG = {"null": ("0", NONE), "arg-file": ("a", REQUIRED), "delimiter": ("d", RE
          "exit": ("x", NONE), "open-tty": ("o", NONE), "interactive": ("p", NONE),
          "process-slot-var": ("psv", REQUIRED), "show-limits": ("show-limits", NONE),
          "help": ("help", NONE), "version": ("version", NONE)}
-# builtins that exist as /usr/bin programs too, so xargs may run them (K's own sh and bash among them)
-_BIN_BUILTINS = frozenset({"echo", "printf", "test", "[", "true", "false", "kill", "pwd", "sh", "bash"})
 MAX_PROCS = 64  # `-P 0`: "as many as possible", bounded: each is a thread
 _TOKEN = re.compile(r"""'([^']*)'|"([^"]*)"|\\(.)|([^\s'"\\]+)|(\s+)""", re.S)
 
@@ -334,7 +333,7 @@ def _delimiter(value: str) -> str:
 
 def _missing(sh: Interp, name: str) -> bool:
     """A command name that is no tool, no runnable builtin and not on PATH: say so, as GNU."""
-    if name in sh.session.tools or name in _BIN_BUILTINS or "/" in name:
+    if name in sh.session.tools or name in PROGRAM_BUILTINS or "/" in name:
         return False
     from kshell.exec.scripts import find_in_path
 
@@ -353,7 +352,7 @@ def _run(sh: Interp, cmd: list[str]) -> int:
         tool_fn = sh.session.tools.get(name)
         if tool_fn is not None:
             return tool_fn(sh, cmd)
-        if name in _BIN_BUILTINS:
+        if name in PROGRAM_BUILTINS:
             return sh.call_builtin(sh.builtins[name], cmd)
         if _missing(sh, name):
             return 127

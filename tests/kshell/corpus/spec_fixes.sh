@@ -138,3 +138,21 @@ echo "not reached"
 
 #### a redirection failure of an assignment-only command can be handled
 assign=foo > / || echo handled; echo "next $assign"
+
+#### a {var} descriptor stays open after its command
+: {v}>g; echo x >&$v; cat g; exec {v}>&-
+echo {w}>/dev/null; first=$w; echo {w}>/dev/null; echo $((w - first))
+## tools: cat
+
+#### a closed {var} descriptor is a bad descriptor, named as written
+exec {fd}>f; echo hi >&$fd; exec {fd}>&-; cat f; echo b >&$fd; echo $?
+## tools: cat
+
+#### 1>&file is >&file
+echo one 1>&f2; cat f2; echo "status=$?"
+## tools: cat
+
+#### /bin/false and the other builtins that are programs
+/bin/false; echo $?; /usr/bin/true; echo $?; /bin/echo hi; /usr/bin/[ 1 = 1 ] && echo yes
+set -e; false || /bin/false; echo bad
+## status: 1
