@@ -98,6 +98,31 @@ def _arg_string(sh: Shell, word: Word | None) -> str:
     return "" if word is None else expand_string(sh, word)
 
 
+def _replacement(sh: Shell, word: Word | None) -> str | list[str | None]:
+    """`${x/p/r}`'s r: a string, or with `shopt patsub_replacement` (bash 5.2's default) and
+    an unquoted `&` in it, the pieces around each such `&` (None), which stands for the
+    matched text; a quoted or backslashed `&` is itself."""
+    if word is None:
+        return ""
+    if "patsub_replacement" not in sh.shopts:
+        return _arg_string(sh, word)
+    from kshell.expand.words import pattern_pieces
+
+    pieces = pattern_pieces(sh, word)
+    if not any(kind != QUO and "&" in text for text, kind in pieces):
+        return "".join(text for text, _ in pieces)
+    template: list[str | None] = []
+    for text, kind in pieces:
+        if kind == QUO:
+            template.append(text)
+            continue
+        for i, chunk in enumerate(text.split("&")):
+            if i:
+                template.append(None)
+            template.append(chunk)
+    return template
+
+
 def _arg_pattern(sh: Shell, word: Word | None) -> str:
     from kshell.expand.words import expand_pattern
 
@@ -209,11 +234,12 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
     nocase = False
     if op[0] in "#%/":
         p = _arg_pattern(sh, part.arg)
-        r = _arg_string(sh, part.arg2) if op[0] == "/" else ""
+        r: str | list[str | None] = _replacement(sh, part.arg2) if op[0] == "/" else ""
         bytewise = not all(v.isascii() for v in values) and not sh.utf8_locale()  # type: ignore[union-attr]
         if bytewise:  # outside UTF-8, `?` and offsets take bytes
             values = [charset.to_bytes(v) for v in values]  # type: ignore[arg-type]
-            p, r = charset.to_bytes(p), charset.to_bytes(r)
+            p = charset.to_bytes(p)
+            r = charset.to_bytes(r) if isinstance(r, str) else [None if t is None else charset.to_bytes(t) for t in r]
         if op in ("#", "##"):
             out = [pat.strip_prefix(v, p, op == "##", nocase) for v in values]  # type: ignore[arg-type]
         elif op in ("%", "%%"):

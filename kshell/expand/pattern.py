@@ -225,19 +225,24 @@ def strip_suffix(value: str, pattern: str, longest: bool, nocase: bool = False) 
     return value
 
 
-def replace(value: str, pattern: str, repl: str, mode: str, nocase: bool = False) -> str:
-    """`${x/p/r}` (mode "/"), `${x//p/r}` ("//"), `${x/#p/r}` ("/#"), `${x/%p/r}` ("/%")."""
+def replace(value: str, pattern: str, repl: str | list[str | None], mode: str, nocase: bool = False) -> str:
+    """`${x/p/r}` (mode "/"), `${x//p/r}` ("//"), `${x/#p/r}` ("/#"), `${x/%p/r}` ("/%"). A
+    list `repl` is patsub_replacement's: its None pieces stand for the matched text."""
     rx = regex(pattern, nocase)
     n = len(value)
+
+    def put(matched: str) -> str:
+        return repl if isinstance(repl, str) else "".join(matched if t is None else t for t in repl)
+
     if mode == "/#":
         for i in range(n, -1, -1):
             if rx.fullmatch(value, 0, i):
-                return repl + value[i:]
+                return put(value[:i]) + value[i:]
         return value
     if mode == "/%":
         for i in range(n + 1):
             if rx.fullmatch(value, i):
-                return value[:i] + repl
+                return value[:i] + put(value[i:])
         return value
     if not pattern:
         return value
@@ -254,7 +259,7 @@ def replace(value: str, pattern: str, repl: str, mode: str, nocase: bool = False
                     end = j
                     break
             out.append(value[last:pos])
-            out.append(repl)
+            out.append(put(value[pos:end]))
             pos = last = end
             if mode == "/":
                 break

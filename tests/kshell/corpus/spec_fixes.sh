@@ -156,3 +156,12 @@ echo one 1>&f2; cat f2; echo "status=$?"
 /bin/false; echo $?; /usr/bin/true; echo $?; /bin/echo hi; /usr/bin/[ 1 = 1 ] && echo yes
 set -e; false || /bin/false; echo bad
 ## status: 1
+
+#### patsub_replacement: & is the matched text
+x=abc; echo ${x/b/[&]} "${x/b/[&]}" ${x/b/\&} ${x/b/"&"} ${x//?/<&>}
+r="&&"; echo ${x/b/$r} "${x/b/$r}"
+echo ${x/#a/<&>} ${x/%c/<&>} ${x/#/X&} ${x/b*/[&&]}
+a=(ab cb); echo "${a[@]/b/[&]}"
+
+#### patsub_replacement off keeps & literal
+shopt -u patsub_replacement; x=abc; echo ${x/b/[&]}
