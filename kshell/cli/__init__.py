@@ -8,13 +8,24 @@ only when the command runs, so `komputer --help` loads neither LMDB, FUSE nor as
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse  # noqa: F401 - not at run time: `komputer sh -c` starts without it
 
 PROG = "komputer"
 
-Command = Callable[[argparse.Namespace], int]
-"""A subcommand: runs on the parsed arguments and returns the exit status."""
+Command = Callable[[Any], int]
+"""A subcommand: runs on the parsed arguments (an argparse.Namespace) and returns the exit status."""
 
-AddCommand = Callable[[str, Command, str], argparse.ArgumentParser]
+AddCommand = Callable[[str, Command, str], "argparse.ArgumentParser"]
 """Adds a subcommand (name, command, one-line help) that takes --state; returns its parser."""
+
+
+def state_path(args: Any) -> Path:
+    """`--state`, else KOMPUTER_STATE, else the embedded default."""
+    from kfs.kstate import default_state_dir
+
+    return Path(args.state) if args.state else default_state_dir()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kshell.cli import PROG, AddCommand
-from kshell.cli.state import state_path
+from kshell.cli import state_path
 
 
 def cmd_agent_add(args: argparse.Namespace) -> int:

@@ -7,17 +7,23 @@ first use. Options may come before or after positional arguments.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from kshell.cli import PROG, Command
+
+if TYPE_CHECKING:
+    import argparse
 
 FAMILIES = ("state", "mount", "agents", "server", "shell", "runtime")  # the order of `komputer --help`
 
 
 def _parser(families: Sequence[str] = FAMILIES) -> argparse.ArgumentParser:
+    import argparse
+
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--state",
@@ -38,7 +44,7 @@ def _parser(families: Sequence[str] = FAMILIES) -> argparse.ArgumentParser:
     return parser
 
 
-def _plain_sh(argv: list[str]) -> argparse.Namespace | None:
+def _plain_sh(argv: list[str]) -> Any:
     """`sh [--state DIR] [-c SCRIPT] [ARGS...]` read without argparse, whose help formatter
     and translations cost a tenth of a `komputer sh -c true` (what agents run over and over);
     None for anything else (options argparse must judge, `--help`)."""
@@ -53,7 +59,7 @@ def _plain_sh(argv: list[str]) -> argparse.Namespace | None:
         rest = rest[2:]
     if rest and rest[0].startswith("-"):
         return None
-    return argparse.Namespace(command="sh", fn=cmd_sh, state=state, command_string=command, args=rest)
+    return SimpleNamespace(command="sh", fn=cmd_sh, state=state, command_string=command, args=rest)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

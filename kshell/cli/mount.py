@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from kshell.cli import AddCommand
-from kshell.cli.state import state_path
+from kshell.cli import state_path
 
 
 def cmd_mount(args: argparse.Namespace) -> int:

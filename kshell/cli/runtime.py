@@ -17,7 +17,7 @@ from kshell.cli import AddCommand
 
 def _state(args: argparse.Namespace) -> Any:
     from kfs.kstate import KState
-    from kshell.cli.state import state_path
+    from kshell.cli import state_path
 
     return KState(state_path(args), create=False)
 
@@ -158,7 +158,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     from kfs.agents.sessions import lease_alive, list_sessions
     from kfs.runtime import procs
-    from kshell.cli.state import state_path
+    from kshell.cli import state_path
 
     state = _state(args)
     now = time.time_ns()

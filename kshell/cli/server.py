@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kshell.cli import PROG, AddCommand
-from kshell.cli.state import state_path
+from kshell.cli import state_path
 
 if TYPE_CHECKING:
     from kshell.server.app import KServer

@@ -3,13 +3,15 @@ real stdio."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kshell.cli import PROG, AddCommand
-from kshell.cli.state import state_path
+from kshell.cli import PROG, AddCommand, state_path
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def cmd_sh(args: argparse.Namespace) -> int:
@@ -65,6 +67,8 @@ def cmd_sh(args: argparse.Namespace) -> int:
 
 
 def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
+    import argparse
+
     p = add("sh", cmd_sh, "run a K shell script on the state: sh -c SCRIPT [NAME ARGS...] | FILE [ARGS...] | stdin")
     p.add_argument("-c", dest="command_string", metavar="SCRIPT",
         help="run SCRIPT (then NAME is $0 and ARGS are $1...)")

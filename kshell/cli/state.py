@@ -10,17 +10,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kshell.cli import PROG, AddCommand
+from kshell.cli import PROG, AddCommand, state_path
 
 if TYPE_CHECKING:
     from kfs.vfs import PathFS
-
-
-def state_path(args: argparse.Namespace) -> Path:
-    """`--state`, else KOMPUTER_STATE, else the embedded default."""
-    from kfs.kstate import default_state_dir
-
-    return Path(args.state) if args.state else default_state_dir()
 
 
 def _open_fs(args: argparse.Namespace, *, create: bool = True) -> PathFS:

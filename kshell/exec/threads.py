@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 FORK_FAILED = 126
+RETRY = 0.25  # seconds a full budget is waited for before the fork fails
 
 
 class ForkFailed(Exception):
@@ -24,12 +25,14 @@ class Threads:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.live = 0
-        self._lock = threading.Lock()
+        self._lock = threading.Condition(threading.Lock())
 
     def start(self, target: Callable[..., Any], args: tuple[Any, ...], name: str | None = None) -> threading.Thread:
-        """Start `target(*args)` in a thread counted against the budget; ForkFailed if full."""
+        """Start `target(*args)` in a thread counted against the budget; ForkFailed if it stays
+        full for RETRY seconds (a job that has just ended, its `wait` answered, may not have
+        given its thread back yet: bash's fork retries too)."""
         with self._lock:
-            if self.live >= self.limit:
+            if self.live >= self.limit and not self._lock.wait_for(lambda: self.live < self.limit, RETRY):
                 raise ForkFailed
             self.live += 1
 
@@ -39,6 +42,7 @@ class Threads:
             finally:
                 with self._lock:
                     self.live -= 1
+                    self._lock.notify()
 
         thread = threading.Thread(target=run, daemon=True, name=name)
         try:
@@ -46,5 +50,6 @@ class Threads:
         except RuntimeError:  # "can't start new thread": the worker's task or memory bound
             with self._lock:
                 self.live -= 1
+                self._lock.notify()
             raise ForkFailed from None
         return thread
