@@ -115,8 +115,10 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
                 fds[fd] = fds[src]
                 _assign_fd(sh, r, fd)
                 continue
-            if op == "<&" or rfd not in (None, 1):  # bash takes `1>&file` as `>&file` too
-                raise CommandError(f"{word}: ambiguous redirect")
+            if op == "<&" or rfd not in (None, 1) or len(expand_word(sh, target)) != 1:  # `1>&file` is `>&file`
+                from kshell.syntax.printer import word_text
+
+                raise CommandError(f"{word_text(target) if op == '>&' else word}: ambiguous redirect")
             stream = open_path(sh, word, "&>", fds, unbuffered)
             opened.append(stream)
             fds[1] = fds[2] = stream

@@ -165,3 +165,8 @@ a=(ab cb); echo "${a[@]/b/[&]}"
 
 #### patsub_replacement off keeps & literal
 shopt -u patsub_replacement; x=abc; echo ${x/b/[&]}
+
+#### >& to several words or to a split word is an ambiguous redirect
+set -- '2 3' 'c d'; echo hi 1>& "$@"; echo "rc=$?"; echo hi >& "$@"; echo "rc=$?"
+x='a b'; echo hi >& $x; echo "rc=$?"; echo hi >& "$x"; cat "a b"
+## tools: cat
