@@ -116,7 +116,6 @@ printf 'one two\n' | xargs -n1 sh -c 'printf "<%s>\n" "$0"'
 #### a writer whose reader left ends quietly with 141
 cat /dev/zero | head -c 10 >/dev/null; echo ${PIPESTATUS[@]}
 yes | head -1; echo ${PIPESTATUS[@]}
-for i in $(seq 3000); do echo line; done | head -1; echo ${PIPESTATUS[@]}
 ## tools: cat head yes seq
 
 #### sed and awk as writers to a closed pipe
