@@ -62,6 +62,8 @@ def cmd_sh(args: argparse.Namespace) -> int:
                       env={"HOME": home, "USER": "root", "LOGNAME": "root"})
         if args.command_string is None:
             shell.interp.dash_c = False
+            if not rest:
+                shell.interp.opts.add("s")  # commands read from stdin: $- shows it, as bash's
         return shell.run_streaming(source, stdout=write_out, stderr=write_err, stdin=stdin,
                                    args=shell_args[1:] if shell_args else None)
 
