@@ -7,6 +7,7 @@ A builtin is `fn(sh, argv) -> status`; it writes through `sh.out` and reports er
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from kshell.exec.interp import Builtin
@@ -14,6 +15,16 @@ from kshell.exec.interp import Builtin
 BUILTINS: dict[str, Builtin] = {}
 SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly",
                      "return", "set", "shift", "trap", "unset", "source"})
+
+
+_LEGAL_NUMBER = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)[ \t]*\Z")
+
+
+def legal_number(text: str) -> int | None:
+    """A numeric argument as bash's legal_number reads it (strtoimax's leading white space
+    and sign, decimal digits, trailing blanks only), else None."""
+    m = _LEGAL_NUMBER.match(text)
+    return int(m.group(1)) if m is not None else None
 
 
 def builtin(*names: str) -> Callable[[Builtin], Builtin]:
@@ -24,4 +35,4 @@ def builtin(*names: str) -> Callable[[Builtin], Builtin]:
     return register
 
 
-from kshell.builtins import aliases, flow, io, mapfile, test, vars  # noqa: E402,F401  (registration)
+from kshell.builtins import aliases, flow, history, io, mapfile, test, vars  # noqa: E402,F401  (registration)

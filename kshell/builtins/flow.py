@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 import native
-from kshell.builtins import BUILTINS, builtin
+from kshell.builtins import BUILTINS, builtin, legal_number
 from kshell.builtins.vars import (
     SET_LETTERS,
     list_options,
@@ -18,7 +18,7 @@ from kshell.builtins.vars import (
 )
 from kshell.exec import devices
 from kshell.exec import redirects as redir
-from kshell.core.errors import BreakLoop, ContinueLoop, ExitSignal, ReturnSignal
+from kshell.core.errors import BreakLoop, ContinueLoop, DiscardCommand, ExitSignal, ReturnSignal
 from kshell.core.variables import EXPORT, Var
 
 if TYPE_CHECKING:
@@ -42,17 +42,14 @@ def false(sh: Interp, argv: list[str]) -> int:
 def _status_arg(sh: Interp, name: str, argv: list[str], default: int) -> int | None:
     if len(argv) < 2:
         return default
-    arg = argv[1]
-    if arg == "--" and len(argv) > 2:
-        arg = argv[2]
-    try:
-        value = int(arg.strip())
-    except ValueError:
-        sh.error(f"{name}: {arg}: numeric argument required")
+    args = argv[2:] if argv[1] == "--" and len(argv) > 2 else argv[1:]
+    value = legal_number(args[0])
+    if value is None:
+        sh.error(f"{name}: {args[0]}: numeric argument required")
         return None
-    if len(argv) > 2 and argv[1] != "--":
+    if len(args) > 1:
         sh.error(f"{name}: too many arguments")
-        return -1
+        raise DiscardCommand(1)
     return value & 0xFF
 
 
@@ -64,8 +61,6 @@ def exit_builtin(sh: Interp, argv: list[str]) -> int:
     status = _status_arg(sh, "exit", argv, sh.last_status)
     if status is None:
         raise ExitSignal(2)
-    if status == -1:
-        raise ExitSignal(1)
     raise ExitSignal(status)
 
 
@@ -77,22 +72,24 @@ def return_builtin(sh: Interp, argv: list[str]) -> int:
     status = _status_arg(sh, "return", argv, sh.last_status)
     if status is None:
         raise ReturnSignal(2)
-    if status == -1:
-        raise ExitSignal(1)
     raise ReturnSignal(status)
 
 
-def _loop_levels(sh: Interp, name: str, argv: list[str]) -> int | None:
+def _loop_levels(sh: Interp, name: str, argv: list[str]) -> int:
     n = 1
-    if len(argv) > 1:
-        try:
-            n = int(argv[1])
-        except ValueError:
-            sh.error(f"{name}: {argv[1]}: numeric argument required")
-            raise ExitSignal(128) from None
-        if n < 1:
-            sh.error(f"{name}: {argv[1]}: loop count out of range")
-            return None
+    args = argv[2:] if argv[1:2] == ["--"] else argv[1:]
+    if args:
+        number = legal_number(args[0])
+        if number is None:
+            sh.error(f"{name}: {args[0]}: numeric argument required")
+            raise ExitSignal(128)
+        n = number
+        if len(args) > 1:
+            sh.error(f"{name}: too many arguments")
+            raise DiscardCommand(1)
+        if n < 1:  # bash leaves every loop, failing
+            sh.error(f"{name}: {args[0]}: loop count out of range")
+            raise BreakLoop(sh.loop_depth, 1)
     return n
 
 
@@ -100,10 +97,7 @@ def _jump(sh: Interp, name: str, argv: list[str], jump: type[BreakLoop | Continu
     if not sh.loop_depth:
         sh.error(f"{name}: only meaningful in a `for', `while', or `until' loop")
         return 0
-    n = _loop_levels(sh, name, argv)
-    if n is None:
-        return 1
-    raise jump(min(n, sh.loop_depth))
+    raise jump(min(_loop_levels(sh, name, argv), sh.loop_depth))
 
 
 @builtin("break")
@@ -217,7 +211,7 @@ def exec_builtin(sh: Interp, argv: list[str]) -> int:
     if not args:
         return 0  # redirections were made permanent by the interpreter
     name = args[0]
-    if name not in BUILTINS and name not in sh.funcs and name not in sh.session.tools:
+    if name not in BUILTINS and name not in sh.funcs and sh.tool(name) is None:
         from kshell.exec.scripts import find_in_path
 
         if "/" not in name and find_in_path(sh, name)[0] is None:
@@ -234,7 +228,7 @@ def _lookup(sh: Interp, name: str, use_funcs: bool = True) -> tuple[str, str | N
         return "function", None
     if name in BUILTINS:
         return "builtin", None
-    if name in sh.session.tools:
+    if sh.tool(name) is not None:
         return "tool", f"/usr/bin/{name}"
     if "/" in name:
         return ("file", name) if _executable_file(sh, name) else ("", None)
@@ -298,7 +292,7 @@ def command_builtin(sh: Interp, argv: list[str]) -> int:
     builtin_fn = BUILTINS.get(name)
     if builtin_fn is not None:
         return sh.call_builtin(builtin_fn, args)
-    tool = sh.session.tools.get(name)
+    tool = sh.tool(name)
     if tool is not None:
         return tool(sh, args)
     return sh.run_external(args)
@@ -349,7 +343,7 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
             sh.out(f"{name} is a shell builtin\n")
         if not all_:
             return True
-    if name in sh.session.tools:
+    if sh.tool(name) is not None:
         found = True
         if mode == "t":
             sh.out("file\n")
@@ -660,6 +654,10 @@ def umask(sh: Interp, argv: list[str]) -> int:
 
 @builtin("hash")
 def hash_builtin(sh: Interp, argv: list[str]) -> int:
+    """K keeps no table of program paths, only which tools a K file on $PATH shadows
+    (Interp.tool); `hash -r` forgets that, so a new ~/bin/NAME counts at once."""
+    if "-r" in argv[1:]:
+        sh.session.shadowed.clear()
     return 0
 
 

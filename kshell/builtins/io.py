@@ -8,7 +8,7 @@ import time
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from kshell.builtins import builtin
+from kshell.builtins import builtin, legal_number
 from kshell.syntax.parts import unicode_char
 
 if TYPE_CHECKING:
@@ -530,7 +530,6 @@ _READ_USAGE = ("read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nch
 # bash's CTLESC: marks the character after it as backslash-escaped in the text read. A NUL,
 # because no NUL byte reaches that text (bash drops them: its strings are C strings).
 _MARK = "\0"
-_LEGAL_NUMBER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+[ \t]*\Z")
 _SPTABNL = " \t\n"
 _ISSPACE = " \t\n\v\f\r"
 
@@ -538,10 +537,8 @@ _ISSPACE = " \t\n\v\f\r"
 def _read_count(value: str) -> int | None:
     """A -n/-N/-u value as bash's legal_number takes it (decimal, blanks around): None if not
     a number or negative."""
-    if _LEGAL_NUMBER.match(value) is None:
-        return None
-    count = int(value)
-    return count if 0 <= count < 1 << 31 else None
+    count = legal_number(value)
+    return count if count is not None and 0 <= count < 1 << 31 else None
 
 
 def _timeout_zero(value: str) -> bool | None:

@@ -8,10 +8,9 @@ bash's does (every element before the current one).
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
-from kshell.builtins import builtin
+from kshell.builtins import builtin, legal_number
 from kshell.builtins.flow import eval_builtin
 from kshell.core.variables import ASSOC, READONLY
 from kshell.exec.varops import ReadonlyError
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
 _OPTIONS = "d:u:n:O:tC:c:s:"  # bash's internal_getopt string for mapfile
 _USAGE = "[-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]"
 # bash's legal_number: strtoimax's leading white space and sign, then trailing blanks only
-_NUMBER = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)[ \t]*\Z")
 _UINT_MAX = (1 << 32) - 1
 _INT_MAX = (1 << 31) - 1
 _DEFAULT_QUANTUM = 5000
@@ -40,8 +38,7 @@ class _Invalid(Exception):
 def _number(text: str, what: str, maximum: int, minimum: int = 0) -> int:
     """An option's count as bash's legal_number reads it (64-bit), within [minimum, maximum]
     (bash compares against an unsigned or int cast); else `_Invalid`."""
-    m = _NUMBER.match(text)
-    value = int(m.group(1)) if m is not None else None
+    value = legal_number(text)
     if value is None or not minimum <= value <= maximum:
         raise _Invalid(f"{text}: {what}")
     return value

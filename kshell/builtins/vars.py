@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.builtins import builtin
+from kshell.builtins import builtin, legal_number
+from kshell.core.errors import DiscardCommand
 from kshell.core.variables import (
     ARRAY,
     ASSOC,
@@ -19,10 +20,12 @@ from kshell.core.variables import (
     AssignArg,
     NameRef,
     Var,
+    assoc_order,
 )
 from kshell.exec.options import LONG_ONLY, LONG_OPTIONS, option_is_set
 from kshell.exec.varops import ReadonlyError, split_element
 from kshell.expand.params import quote_q
+from kshell.syntax.printer import assoc_key_text, quote_dq
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -39,7 +42,7 @@ def _declare_line(name: str, var: Var) -> str:
         return f"declare -{letters} {name}" if letters != "-" else f"declare -- {name}"
     if type(value) is dict:
         return f"declare -{letters} {name}={_array_text(var)}"
-    return f"declare -{letters} {name}={_dq(value)}"
+    return f"declare -{letters} {name}={quote_dq(value)}"
 
 
 def _array_text(var: Var) -> str:
@@ -48,21 +51,9 @@ def _array_text(var: Var) -> str:
     value = var.value
     assert type(value) is dict
     if var.flags & ASSOC:
-        body = " ".join(f"[{_assoc_key(k)}]={_dq(v)}" for k, v in value.items())
+        body = " ".join(f"[{assoc_key_text(k)}]={quote_dq(value[k])}" for k in assoc_order(value))
         return f"({body} )" if body else "()"
-    return f"({' '.join(f'[{k}]={_dq(v)}' for k, v in sorted(value.items()))})"
-
-
-def _assoc_key(k: str) -> str:
-    if k and all(c.isalnum() or c in "_-./" for c in k):
-        return k
-    return _dq(k)
-
-
-def _dq(value: str) -> str:
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        return quote_q(value)
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`") + '"'
+    return f"({' '.join(f'[{k}]={quote_dq(v)}' for k, v in sorted(value.items()))})"
 
 
 _USAGE = {
@@ -431,7 +422,10 @@ def readonly(sh: Interp, argv: list[str]) -> int:
             status = 1
             continue
         _trace_assignment(sh, name, arg)
-        status |= _declare_one(sh, "readonly", name, arg, extra | READONLY, 0)
+        kind = extra
+        if kind and "=" not in arg and name not in sh.vars.table:
+            kind = 0  # bash: `readonly -a x` without a value makes x readonly, not an array
+        status |= _declare_one(sh, "readonly", name, arg, kind | READONLY, 0)
     return status
 
 
@@ -711,14 +705,18 @@ def shopt(sh: Interp, argv: list[str]) -> int:
 @builtin("shift")
 def shift(sh: Interp, argv: list[str]) -> int:
     n = 1
-    if len(argv) > 1:
-        try:
-            n = int(argv[1])
-        except ValueError:
-            sh.error(f"shift: {argv[1]}: numeric argument required")
+    args = argv[2:] if argv[1:2] == ["--"] else argv[1:]
+    if args:
+        number = legal_number(args[0])
+        if number is None:
+            sh.error(f"shift: {args[0]}: numeric argument required")
             return 1
+        if len(args) > 1:
+            sh.error("shift: too many arguments")
+            raise DiscardCommand(1)
+        n = number
         if n < 0:
-            sh.error(f"shift: {argv[1]}: shift count out of range")
+            sh.error(f"shift: {args[0]}: shift count out of range")
             return 1
     if n > len(sh.positional):
         return 1

@@ -17,8 +17,11 @@ class _Mode(Protocol):
 
 
 class BreakLoop(Exception):
-    def __init__(self, levels: int) -> None:
+    """`break N`; `status` is what the loop it ends returns (1 after a count out of range)."""
+
+    def __init__(self, levels: int, status: int = 0) -> None:
         self.levels = levels
+        self.status = status
 
 
 class ContinueLoop(Exception):
@@ -48,8 +51,10 @@ class AbortCommand(Exception):
 
 
 class DiscardCommand(AbortCommand):
-    """An arithmetic error in an array subscript or an integer variable's value: bash throws
-    away the command and, at the top level of a `-c` script, the rest of the script."""
+    """bash's jump to the top level with DISCARD: an arithmetic error in an array subscript or
+    an integer variable's value, a builtin given too many arguments (break, continue, exit,
+    return, shift, history). The top-level command is thrown away and, in a `-c` script, the
+    rest of the script (status 1); a script read from a file or stdin goes on."""
 
 
 class FatalError(Exception):

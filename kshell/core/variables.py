@@ -46,6 +46,41 @@ class Var:
         return type(self.value) is dict
 
 
+def _bash_hash(key: str) -> int:
+    """bash's hash_string (FNV-1, 32 bits) of the key's bytes, each a signed char as in C."""
+    h = 2166136261
+    for b in key.encode("utf-8", "surrogateescape"):
+        h = (h * 16777619) & 0xFFFFFFFF
+        h ^= b if b < 0x80 else b | 0xFFFFFF00
+    return h
+
+
+def assoc_order(value: dict) -> list:
+    """An associative array's keys in the order bash walks them: its hash table's buckets in
+    turn (1024 to start, four times as many whenever the entries reach twice the buckets),
+    each bucket newest first. The dict keeps insertion order, and an unset key set again goes
+    to the end there as to the head of its bucket in bash, so replaying the insertions
+    rebuilds bash's table; only unsets before a growth can make the replay grow later than
+    bash did."""
+    keys = list(value)
+    if len(keys) < 2:
+        return keys
+    if len(keys) <= 2048:  # never grew: a stable sort keeps newest first within a bucket
+        return sorted(reversed(keys), key=lambda k: _bash_hash(k) & 1023)
+    size = 1024
+    buckets: dict[int, list] = {}  # bucket -> its keys, the head (newest) last
+    for count, key in enumerate(keys):
+        if count >= size * 2:
+            size *= 4
+            grown: dict[int, list] = {}
+            for index in sorted(buckets):
+                for old in reversed(buckets[index]):
+                    grown.setdefault(_bash_hash(old) & (size - 1), []).append(old)
+            buckets = grown
+        buckets.setdefault(_bash_hash(key) & (size - 1), []).append(key)
+    return [key for index in sorted(buckets) for key in reversed(buckets[index])]
+
+
 _MISSING = None
 
 

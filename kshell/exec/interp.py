@@ -114,6 +114,11 @@ class Session:
         # argv) -> (allowed, what to tell the agent); None where no one can decide
         self.approve: Callable[[Any, str, Any, list[str]], tuple[bool, str]] | None = None
         self.preapproved: str | None = None  # a command decided `allow` while nobody waited: runs once
+        self.history: list[str] = []  # the `history` builtin's list (nothing enters it by itself)
+        # which tools a K file earlier on $PATH shadows (name -> bool), for the $PATH it was
+        # found with: bash's hash table, forgotten when PATH changes or on `hash -r`
+        self.shadowed: dict[str, bool] = {}
+        self.shadowed_path: str | None = None
 
     def new_pid(self) -> int:
         with self.lock:
@@ -155,6 +160,7 @@ class Interp(VarOps):
         # a subshell runs none of its parent's traps, but `trap -p` shows them until it sets one
         self.parent_traps: dict[str, str] = {}
         self.errexit_off = 0  # > 0 inside conditions where set -e does not apply
+        self.inverted: object = None  # the command `!` runs: its own status never fails
         self.loop_depth = 0
         self.call_depth = 0
         self.source_depth = 0
@@ -359,7 +365,7 @@ class Interp(VarOps):
             return status
         except AbortCommand as e:
             self.last_status = e.status
-            if type(e) is DiscardCommand and self.is_top and not (self.source_depth or self.call_depth):
+            if type(e) is DiscardCommand and self.dash_c and self.is_top and not (self.source_depth or self.call_depth):
                 raise ExitSignal(e.status) from None
             return e.status
         except CommandError as e:
@@ -384,9 +390,9 @@ class Interp(VarOps):
 
     # ------------------------------------------------------------------ errexit and traps
 
-    def failed(self, status: int) -> None:
+    def failed(self, status: int, node: object = None) -> None:
         """A command (not in a condition) returned non-zero: ERR trap, then set -e."""
-        if self.errexit_off:
+        if self.errexit_off or (node is not None and node is self.inverted):
             return
         trap = self.traps.get("ERR")
         if trap and not self.in_trap and (not self.funcnames or "E" in self.opts):
@@ -452,7 +458,7 @@ class Interp(VarOps):
             raise AbortCommand(1) from None
         self.pipestatus = [status]
         if status:
-            self.failed(status)
+            self.failed(status, node)
         return status
 
     def _assign_only(self, node: SimpleCommand) -> int:
@@ -461,11 +467,11 @@ class Interp(VarOps):
         if node.redirects:
             opened: list[Stream] = []
             try:
-                redir.apply(self, node.redirects, self.fds, opened)
+                redir.apply(self, node.redirects, self.fds, opened, in_shell=True)
             except CommandError as e:
                 self.error(e.message)
                 self.last_status = 1
-                self.failed(1)  # errexit holds for it too, as for any simple command
+                self.failed(1, node)  # errexit holds for it too, as for any simple command
                 return 1
             finally:
                 for s in opened:
@@ -473,7 +479,7 @@ class Interp(VarOps):
         status = self.comsub_status or 0
         self.last_status = status
         if status:
-            self.failed(status)
+            self.failed(status, node)
         return status
 
     def assign(self, a: Assignment) -> None:
@@ -580,7 +586,8 @@ class Interp(VarOps):
             return 0
         try:
             if redirects:
-                self.fds = redir.apply(self, redirects, saved_fds, opened)
+                self.fds = redir.apply(self, redirects, saved_fds, opened,
+                                      in_shell=name in self.funcs or name in self.builtins)
             if assigns:
                 saved_vars = self._temp_assign(assigns, values)
             func = self.funcs.get(name)
@@ -591,7 +598,7 @@ class Interp(VarOps):
                 if builtin is not None:
                     status = self.call_builtin(builtin, argv)
                 else:
-                    tool = self.session.tools.get(name)
+                    tool = self.tool(name)
                     status = regexes.running(self.session, tool, self, argv) if tool is not None \
                         else self.run_external(argv)
         finally:
@@ -696,6 +703,36 @@ class Interp(VarOps):
 
     # ------------------------------------------------------------------ external commands
 
+    def tool(self, name: str) -> Builtin | None:
+        """The K tool a command name runs, None when there is none or when an executable K
+        file of that name comes first on $PATH: tools live in /usr/bin and /bin, and a
+        directory before those (`~/bin`, an image's /usr/local/bin) wins, as in bash."""
+        tool = self.session.tools.get(name)
+        if tool is None:
+            return None
+        session = self.session
+        path = self.get_param_or_none("PATH")
+        if session.shadowed_path != path:
+            session.shadowed, session.shadowed_path = {}, path
+        shadowed = session.shadowed.get(name)
+        if shadowed is None:
+            shadowed, relative = False, False
+            for d in (path or "").split(":"):
+                if d.rstrip("/") in ("/usr/bin", "/bin"):
+                    break
+                relative = relative or not d.startswith("/")
+                candidate = f"{d or '.'}/{name}"
+                try:
+                    inode = self.fs.stat(candidate)
+                except OSError:
+                    continue
+                if inode.is_reg and self.fs.access(candidate, 1) and self.fs.host_path(candidate) is None:
+                    shadowed = True
+                    break
+            if not relative:  # what a relative directory holds depends on the cwd
+                session.shadowed[name] = shadowed
+        return None if shadowed else tool
+
     def run_external(self, argv: list[str]) -> int:
         from kshell.exec.scripts import run_path
 
@@ -710,7 +747,7 @@ class Interp(VarOps):
         opened: list[Stream] = []
         try:
             try:
-                self.fds = redir.apply(self, redirects, saved, opened)
+                self.fds = redir.apply(self, redirects, saved, opened, in_shell=True)
             except CommandError as e:
                 self.error(e.message)
                 self.last_status = 1
@@ -740,7 +777,7 @@ class Interp(VarOps):
             return status
         status = self._with_redirects(node.redirects, body)
         if status:
-            self.failed(status)
+            self.failed(status, node)
         return status
 
     def run_subshell(self, fn) -> int:
@@ -814,6 +851,7 @@ class Interp(VarOps):
                         cond = self.execute_list(cond_cmds)
                     except BreakLoop as b:
                         self.pass_outward(b)
+                        status = b.status
                         break
                     except ContinueLoop as c:
                         self.pass_outward(c)
@@ -826,7 +864,7 @@ class Interp(VarOps):
                         status = self.execute_list(body)
                     except BreakLoop as b:
                         self.pass_outward(b)
-                        status = 0
+                        status = b.status
                         break
                     except ContinueLoop as c:
                         self.pass_outward(c)
@@ -862,6 +900,7 @@ class Interp(VarOps):
                         status = self.execute_list(body)
                     except BreakLoop as b:
                         self.pass_outward(b)
+                        status = b.status
                         break
                     except ContinueLoop as c:
                         self.pass_outward(c)
@@ -896,6 +935,7 @@ class Interp(VarOps):
                         status = self.execute_list(node.body)
                     except BreakLoop as b:
                         self.pass_outward(b)
+                        status = b.status
                         break
                     except ContinueLoop as c:
                         self.pass_outward(c)
@@ -1011,11 +1051,16 @@ class Interp(VarOps):
         commands = node.commands
         if len(commands) == 1:
             if node.negated:
-                self.errexit_off += 1
+                # bash exempts what `!` runs from set -e only when set -e is on as it starts:
+                # a `set -e` inside (in a function, say) applies in full
+                exempt = "e" in self.opts
+                self.errexit_off += exempt
+                outer, self.inverted = self.inverted, commands[0]
                 try:
                     status = self.execute(commands[0])
                 finally:
-                    self.errexit_off -= 1
+                    self.errexit_off -= exempt
+                    self.inverted = outer
                 status = 0 if status else 1
                 self.pipestatus = [status]
             else:
@@ -1144,7 +1189,7 @@ class Interp(VarOps):
             return status
         status = self._with_redirects(node.redirects, run) if node.redirects else run()
         if status:
-            self.failed(status)
+            self.failed(status, node)
         return status
 
     def trace_cond_term(self, invert: bool, op: str, left: str, right: Word | None = None) -> None:
@@ -1236,7 +1281,7 @@ class Interp(VarOps):
             return status
         status = self._with_redirects(node.redirects, run) if node.redirects else run()
         if status:
-            self.failed(status)
+            self.failed(status, node)
         return status
 
     # ------------------------------------------------------------------ arithmetic

@@ -104,7 +104,7 @@ def _kind(parent: Interp, text: str) -> str:
     """`delegated` when the job's first command is a host program, else `local` (a crash
     can resume only local work)."""
     name = text.split(" ", 1)[0]
-    if parent.session.delegation is None or not name or name in parent.builtins or name in parent.session.tools \
+    if parent.session.delegation is None or not name or name in parent.builtins or parent.tool(name) is not None \
             or name in parent.funcs:
         return "local"
     from kshell.exec.scripts import find_in_path

@@ -61,11 +61,13 @@ def _device(path: str, fds: dict[int, Stream]) -> Stream | None:
 
 
 def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
-          opened: list[Stream], unbuffered: bool = False) -> dict[int, Stream]:
+          opened: list[Stream], unbuffered: bool = False, in_shell: bool = False) -> dict[int, Stream]:
     """A new descriptor table: `fds` with `redirects` applied left to right. Streams opened
     here are appended to `opened` (the caller closes them), but for a `{var}>file`'s: as in
     bash, the descriptor it allocated stays open in the shell (`fds`, the caller's table) after
-    the command, until a `{var}>&-` closes it."""
+    the command, until a `{var}>&-` closes it. `in_shell`: the command runs in the shell itself
+    (builtin, function, compound or no command), where bash never reopens the source of a move
+    `N>&M-` to a descriptor N that was closed: M stays closed after the command."""
     from kshell.expand.words import expand_string, expand_word
 
     persistent = fds
@@ -104,6 +106,9 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
                 src = int(word[:-1])
                 if src not in fds:
                     raise CommandError(f"{src}: Bad file descriptor")
+                if in_shell and fd not in fds and persistent.get(src) is fds[src]:
+                    del persistent[src]
+                    opened.append(fds[src])
                 fds[fd] = fds.pop(src)
                 continue
             if word.isdigit():

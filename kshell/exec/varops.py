@@ -23,6 +23,7 @@ from kshell.core.variables import (
     NameRef,
     Saved,
     Var,
+    assoc_order,
 )
 from kshell.expand import arith, charset
 from kshell.syntax.ast import ArrayLiteral, Assignment, KeyedElement, Literal, Word
@@ -270,7 +271,7 @@ class VarOps:
         if type(value) is str:
             return [value]
         if var.flags & ASSOC:
-            return list(value.values())
+            return [value[k] for k in assoc_order(value)]
         return [value[k] for k in sorted(value)]
 
     def array_keys(self: Interp, name: str) -> list[str]:
@@ -283,7 +284,7 @@ class VarOps:
         if type(value) is str:
             return ["0"]
         if var.flags & ASSOC:
-            return list(value)
+            return assoc_order(value)
         return [str(k) for k in sorted(value)]
 
     def subscript_key(self: Interp, name: str, text: str, index_fn) -> str | int:
@@ -595,11 +596,14 @@ class VarOps:
     def array_values_from(self: Interp, name: str, offset: int) -> list[str]:
         """`${name[@]:offset}` before its length applies: an indexed array's offset is an
         index (the elements from the first at or after it; a negative one counts back from
-        the highest index + 1, and before 0 gives none), an associative array's a position."""
+        the highest index + 1, and before 0 gives none), an associative array's a position
+        counted from 1 (0 too is the first), as bash's assoc_subrange does."""
         var = self.lookup_through_ref(name)
         value = var.value if var is not None else None
         if type(value) is not dict or var.flags & ASSOC:  # type: ignore[union-attr]
             values = self.array_values(name)
+            if offset > 0 and type(value) is dict:  # bash counts an associative array's from 1
+                offset -= 1
             if offset < 0:
                 offset += len(values)
                 if offset < 0:

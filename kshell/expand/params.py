@@ -11,7 +11,7 @@ from kshell.expand import charset
 from kshell.expand import pattern as pat
 from kshell.expand.fields import QUO, Fields
 from kshell.syntax.ast import ParamExp, PrefixNames, Word
-from kshell.syntax.printer import quote_q, word_text
+from kshell.syntax.printer import assoc_key_text, quote_dq, quote_q, word_text
 
 if TYPE_CHECKING:
     from kshell.expand.shell import Shell
@@ -256,6 +256,8 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
         p = _arg_pattern(sh, part.arg) if part.arg is not None else ""
         utf8 = sh.utf8_locale()
         out = [_case(v, p, op, utf8) for v in values]  # type: ignore[arg-type]
+    elif op == "@K" and part.subscript in ("@", "*") and not part.indirect:
+        out = [_pairs(sh, part.name, values)] if values else []  # type: ignore[arg-type]
     elif op.startswith("@"):
         out = [_transform(sh, part, v, op[1:]) for v in values]  # type: ignore[union-attr]
         if op == "@A" or op == "@a":
@@ -264,6 +266,15 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
         sh.error(f"${{{part.name}{op}}}: bad substitution")
         raise AbortCommand(1)
     _emit(sh, b, out if is_list else out[0], is_list, quoted, star)
+
+
+def _pairs(sh: Shell, name: str, values: list[str]) -> str:
+    """`${a[@]@K}`: one word of keys and quoted values, as bash's array_to_kvpair (an
+    associative array's pairs each followed by a space)."""
+    keys = sh.array_keys(name)
+    if "A" in sh.attr_letters(name):
+        return "".join(f"{assoc_key_text(k)} {quote_dq(v)} " for k, v in zip(keys, values, strict=True))
+    return " ".join(f"{k} {quote_dq(v)}" for k, v in zip(keys, values, strict=True))
 
 
 def _case(value: str, p: str, op: str, utf8: bool) -> str:

@@ -319,3 +319,19 @@ def quote_q(value: str) -> str:
                 out.append(c)
         return "$'" + "".join(out) + "'"
     return "'" + value.replace("'", "'\\''") + "'"
+
+
+def quote_dq(value: str) -> str:
+    """bash's sh_double_quote, or $'...' for a value with control characters: how `declare -p`
+    and `${a[@]@K}` show a value."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return quote_q(value)
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`") + '"'
+
+
+def assoc_key_text(key: str) -> str:
+    """An associative array's key as `declare -p` and `${a[@]@K}` show it: bare unless it
+    holds a shell metacharacter or is `@` or `*` (bash's assoc_to_assign)."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in key):
+        return quote_q(key)
+    return quote_dq(key) if not key or _has_metas(key) or key in ("@", "*") else key

@@ -297,7 +297,7 @@ class Find:
         try:
             if cwd != ".":
                 sh.fs.cwd = sh.fs.realpath(cwd).encode()
-            tool = sh.session.tools.get(argv[0])
+            tool = sh.tool(argv[0])
             if tool is not None:
                 return tool(sh, argv)
             builtin = sh.builtins.get(argv[0])

@@ -478,7 +478,7 @@ def _run_immune(sh: Interp, args: list[str], tool: str) -> int:
 
     sh.session.cancel.hup_ignored = True
     name = args[0]
-    if name not in sh.builtins and name not in sh.session.tools and "/" not in name \
+    if name not in sh.builtins and sh.tool(name) is None and "/" not in name \
             and find_in_path(sh, name)[0] is None:
         sh.write_err(f"{tool}: failed to run command '{name}': No such file or directory\n")
         return 127

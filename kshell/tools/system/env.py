@@ -19,7 +19,7 @@ def run_argv(sh: Interp, argv: list[str], prog: str) -> int:
     """Run argv as an exec'd program would be: a tool, a builtin with a binary, or a VFS file
     on $PATH (never a shell function); 127 when not found, as env/nice/timeout report it."""
     name = argv[0]
-    tool_fn = sh.session.tools.get(name)
+    tool_fn = sh.tool(name)
     if tool_fn is not None:
         return tool_fn(sh, argv)
     if name in sh.builtins:

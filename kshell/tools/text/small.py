@@ -122,7 +122,7 @@ def timeout(sh: Interp, argv: list[str]) -> int:
 
 def _run_keep_stdin(sh: Interp, cmd: list[str]) -> int:
     name = cmd[0]
-    tool_fn = sh.session.tools.get(name)
+    tool_fn = sh.tool(name)
     if tool_fn is not None:
         return tool_fn(sh, cmd)
     if name in sh.builtins:

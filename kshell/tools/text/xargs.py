@@ -333,7 +333,7 @@ def _delimiter(value: str) -> str:
 
 def _missing(sh: Interp, name: str) -> bool:
     """A command name that is no tool, no runnable builtin and not on PATH: say so, as GNU."""
-    if name in sh.session.tools or name in PROGRAM_BUILTINS or "/" in name:
+    if sh.tool(name) is not None or name in PROGRAM_BUILTINS or "/" in name:
         return False
     from kshell.exec.scripts import find_in_path
 
@@ -349,7 +349,7 @@ def _run(sh: Interp, cmd: list[str]) -> int:
     sh.fds = dict(saved)
     sh.fds[0] = NullStream()
     try:
-        tool_fn = sh.session.tools.get(name)
+        tool_fn = sh.tool(name)
         if tool_fn is not None:
             return tool_fn(sh, cmd)
         if name in PROGRAM_BUILTINS:

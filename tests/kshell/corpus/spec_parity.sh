@@ -1,0 +1,147 @@
+# The last Oils spec cases where K and bash differed: `!` and set -e turned on inside, break and
+# continue with bad counts, a moved descriptor bash never reopens, `readonly -a` without a
+# value, the history builtin, associative arrays in bash's hash order, ${a[@]@K}, slices of
+# associative arrays, and a K file earlier on PATH shadowing a tool.
+
+#### set -e turned on inside a function run by ! applies
+foo() { set -e; false; echo "not reached"; }
+! foo
+echo "not reached either"
+## status: 1
+
+#### set -e already on: what ! runs is exempt
+set -e
+foo() { false; echo "in foo"; }
+! foo
+g() { set -e; false; echo "in g"; }
+! g
+echo end
+
+#### ! exempts its own command from the ERR trap, not the commands inside a group
+trap 'echo ERR' ERR
+! false
+! { false; echo x; }
+f() { false; echo in; }
+! f
+echo done
+
+#### break with too many arguments abandons the command
+for x in a b c; do echo $x; break 1 2; done; echo "same line"
+echo "next line $?"
+## status: 1
+
+#### continue with too many arguments abandons the command
+for x in a b c; do echo $x; continue 1 2 3; done; echo "same line"
+echo "next line $?"
+## status: 1
+
+#### break and continue counts out of range leave every loop, failing
+for j in x y; do for i in 1 2; do break 0; echo in; done; echo mid; done; echo "after $?"
+for j in x y; do for i in 1 2; do continue -1; echo in; done; echo mid; done; echo "after $?"
+
+#### a non-numeric loop count ends the shell with 128
+for i in 1 2; do break x; echo in; done; echo after
+## status: 128
+
+#### break counts with blanks and signs
+for i in 1 2; do for j in 1 2; do break " 2 "; done; echo in; done; echo "after $?"
+for i in 1 2; do break +1; done; echo "after $?"
+
+#### the status of a loop left by break is break's
+for i in 1 2; do if [ $i = 2 ]; then break; fi; false; done; echo $?
+i=0; while :; do i=$((i+1)); if [ $i = 2 ]; then break; fi; false; done; echo $?
+
+#### a move N>&M- on a builtin to a closed N leaves M closed (bash)
+exec 7>f.txt
+: 6>&7-
+echo world >&7 || echo "7 closed"
+exec 7>f.txt
+{ echo in group; } 6>&7-
+echo again >&7 || echo "7 closed again"
+exec 7>f.txt 6>g.txt
+: 6>&7-
+echo kept >&7 && echo "7 kept while 6 was open"
+cat f.txt
+## tools: cat
+
+#### a move to a program leaves the source open
+exec 7>f.txt
+cat </dev/null 6>&7-
+echo world >&7 && cat f.txt
+## tools: cat
+
+#### readonly -a without a value makes a readonly name, not an array
+readonly -a a
+declare -a b; readonly b
+readonly -A c
+readonly -a d=(1 2)
+declare -p a b c d
+
+#### the history list of a non-interactive shell
+history; echo "status $?"
+history -s first entry; history -s second; history
+history -d 1; history; history 1
+history -p a b
+history -c; history; echo "cleared $?"
+
+#### history usage errors
+history -5; echo "status $?"
+history f; echo "status $?"
+history -d 9; echo "status $?"
+history 1 2; echo "not reached"
+echo "next $?"
+## status: 1
+
+#### history -w and -r use a file
+history -s one; history -s two
+history -w hist.txt; cat hist.txt
+history -c; history -r hist.txt; history
+## tools: cat
+
+#### associative arrays iterate in bash's hash order
+declare -A a=([one]=1 [two]=2 [three]=3 [four]=4 ["k e y"]=5 [a]=7 [b]=8 [c]=9)
+echo "${!a[@]}"
+echo "${a[@]}"
+declare -p a
+for k in "${!a[@]}"; do printf '%s=%s;' "$k" "${a[$k]}"; done; echo
+
+#### an unset key set again moves to the head of its bucket
+declare -A a=([x]=1 [y]=2 [z]=3 [w]=4)
+unset 'a[x]'; a[x]=again
+echo "${!a[@]}"
+a[y]=changed
+echo "${a[@]}"
+
+#### a large associative array keeps bash's order after its table grows
+declare -A big
+for i in $(seq 3000); do big[k$i]=$i; done
+keys=("${!big[@]}"); echo "${keys[0]} ${keys[1]} ${keys[1500]} ${keys[2999]}"
+## tools: seq
+
+#### set shows associative arrays in hash order
+typeset -A __assoc
+__assoc['k e y']='v a l'
+__assoc[a]=b
+set | grep '^__'
+## tools: grep
+
+#### ${a[@]@K} gives keys and quoted values as one word
+b=(x 'y z' $'a\nb'); echo "${b[@]@K}"; printf '<%s>' "${b[@]@K}"; echo
+declare -A a=([x]=1 ['k y']='v"$') ; echo "${a[@]@K}"; printf '<%s>' "${a[*]@K}"; echo
+c=([3]=q); echo "${c[@]@K}"; e=(); printf '[%s]' "${e[@]@K}"; echo
+x="it's"; echo "${x@K}" "${b[1]@K}"
+
+#### slices of associative arrays count from 1
+declare -A a=([x]=1 [y]=2 [z]=3)
+echo "${!a[@]}"
+echo "0:1 ${a[@]:0:1}|1:1 ${a[@]:1:1}|2:1 ${a[@]:2:1}|3 ${a[@]:3}|-1 ${a[@]: -1}|-2:1 ${a[@]: -2:1}"
+
+#### an executable file earlier on PATH shadows a tool
+mkdir -p bin _tmp
+printf '#!/bin/sh\necho my date\n' > bin/date; chmod +x bin/date
+touch _tmp/date; chmod +x _tmp/date
+PATH=$PWD/bin:/usr/bin:/bin
+type date; command -v date; date; env date
+PATH=_tmp:/usr/bin:/bin; type date
+PATH=/usr/bin:$PWD/bin; date -d @0 +%Y
+## tools: date env chmod mkdir touch
