@@ -69,15 +69,15 @@ def history(sh: Interp, argv: list[str]) -> int:
     which = next((c for c in _FILE_OPTIONS if c in opts), None)
     if which is not None:
         return _file(sh, which, args[0] if args else None, entries)
-    if len(args) > 1:
-        sh.error("history: too many arguments")
-        raise DiscardCommand(1)
     count = len(entries)
     if args:
         n = legal_number(args[0])
         if n is None:
             sh.error(f"history: {args[0]}: numeric argument required")
             return 1
+        if len(args) > 1:
+            sh.error("history: too many arguments")
+            raise DiscardCommand(1)
         count = max(0, min(n, count))
     for number, line in enumerate(entries[len(entries) - count:], len(entries) - count + 1):
         sh.out(f"{number:5d}  {line}\n")

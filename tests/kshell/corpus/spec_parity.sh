@@ -88,6 +88,7 @@ history -c; history; echo "cleared $?"
 history -5; echo "status $?"
 history f; echo "status $?"
 history -d 9; echo "status $?"
+history too many args; echo "status $?"
 history 1 2; echo "not reached"
 echo "next $?"
 ## status: 1
