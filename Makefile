@@ -48,7 +48,7 @@ test: venv test-deps
 	$(PY) -m pytest -q -n 2 tests
 
 up: venv
-	$(VENV)/bin/komputer up
+	$(VENV)/bin/komputer up --image image
 
 bench: venv
 	$(PY) bench/vfs.py

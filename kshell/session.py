@@ -11,7 +11,7 @@ A foreground command stopped by `suspend()` becomes a job of the session (`jobs`
 variables, functions, options), as bash goes on when its foreground child stops.
 
 `Shell(fs, hosts={"api": {"/hello": "hello\\n"}})` binds virtual hosts for curl and wget
-(kshell.tools.net.hosts), listed in /sys/hosts.md; `network=True` allows real HTTP.
+(kshell.tools.net.hosts), listed in the session's /sys/hosts.md; `network=True` allows real HTTP.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class Shell:
     prints `bash: line 1: ...`; K prints `k: line 1: ...`)."""
 
     def __init__(self, fs, *, name: str = "k", env: dict[str, str] | None = None,
-                 limits: Limits | None = None, hosts: dict | None = None, network: bool = False) -> None:
+                 limits: Limits | None = None, hosts: dict | None = None, network: bool | list[str] = False) -> None:
         self.limits = limits or Limits()
         self.session = Session(self.limits, name)
         self.session.builtins = BUILTINS  # the command table: the interpreter imports none of it
@@ -128,24 +128,19 @@ class Shell:
         self._lock = threading.Lock()
         self._fg: _Foreground | None = None
         self._exit_warned = False
-        self.bind_hosts(hosts or {}, network=network, clear=False)
+        self.bind_hosts(hosts or {}, network=network)
 
-    def bind_hosts(self, hosts: dict, *, network: bool = False, clear: bool = True) -> None:
-        """Bind virtual hosts for curl and wget (name -> {path: response} or a handler) and
-        list them in /sys/hosts.md (removed, unless `clear` is false, when none are bound);
-        `network` allows real HTTP to other hosts."""
-        from kfs.vfs import Cred, PathFS
+    def bind_hosts(self, hosts: dict, *, network: bool | list[str] = False) -> None:
+        """Bind virtual hosts for curl and wget (name -> {path: response} or a handler), listed
+        in this session's /sys/hosts.md (a file of its view: nothing is written to the state);
+        `network` lets real HTTP reach every other host (True) or those matching a list of globs."""
         from kshell.tools.net.hosts import bind
 
         self.hosts = bind(self.session, hosts, network)
-        if not hosts and not clear:
-            return
-        root = PathFS(self.interp.fs.vfs, cred=Cred(0, 0), cwd="/", home="/", umask=0o022)
-        if hosts:
-            root.mkdir("/sys", 0o755, parents=True)
-            root.write_file("/sys/hosts.md", self.hosts.markdown())
-        elif root.exists("/sys/hosts.md"):
-            root.unlink("/sys/hosts.md")
+        if hosts or network:
+            self.session.view_files["hosts.md"] = lambda: self.hosts.markdown().encode()
+        else:
+            self.session.view_files.pop("hosts.md", None)
 
     @property
     def tools(self) -> dict:

@@ -30,3 +30,12 @@ def fs(vfs: VFS) -> PathFS:
     path_fs = PathFS(vfs, cred=ROOT, cwd="/", home="/home/agent")
     path_fs.mkdir("/home/agent", parents=True)
     return path_fs
+
+
+@pytest.fixture(scope="session", autouse=True)
+def secret_key_outside_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Secrets' key file (kfs.runtime.secrets) in a temp dir: no test writes under ~/.config."""
+    import os
+
+    os.environ["KOMPUTER_SECRET_KEY"] = str(tmp_path_factory.mktemp("secret-key") / "k.key")
+    yield

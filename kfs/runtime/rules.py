@@ -41,6 +41,7 @@ class Rule:
     agent: str | None = None  # None: every agent
     note: str = ""  # what made it, when not `komputer policy add` (a limited mode's list, komputer.toml)
     on: str = "command"  # what the pattern is matched against: command, path or host
+    reason: str = ""  # why, when an image hook decided (its own words)
 
     def matches(self, subject: str) -> bool:
         if self.on == "command":
@@ -62,7 +63,8 @@ class Rule:
         if self.note.endswith("mode"):
             return f"not in the {self.note}'s {self.on} list"
         what = "" if self.on == "command" else f"{self.on} "
-        return f"{self.note or 'rule'} {self.id}: {self.action} {what}'{self.pattern}'"
+        why = f": {self.reason}" if self.reason else ""
+        return f"{self.note or 'rule'} {self.id}: {self.action} {what}'{self.pattern}'{why}"
 
     def at_home(self, home: str) -> Rule:
         """The rule with a path pattern's `~/` made the agent's home."""

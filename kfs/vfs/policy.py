@@ -15,7 +15,8 @@ A refusal is EROFS, "Read-only file system", as a Unix user expects from a read-
 `Refusal.mode` lets a front end add the one line that names the mode.
 
 Policy rules on paths (kfs.runtime.rules, `on = "path"`) come before the mode, in every mode
-(`full` included): the first that matches decides. `deny` is EACCES, "Permission denied";
+(`full` included): the first that matches decides. Where none does, the image's write hooks
+(`hook`) may deny or ask, then the mode decides. `deny` is EACCES, "Permission denied";
 `allow` lets the write through whatever the mode (never past the mandatory list); `ask` raises
 `NeedsApproval`, outside the operation's transaction, so that the session can wait for a
 person's decision (`approve`) and then run the same operation again. A path once allowed that
@@ -97,6 +98,8 @@ class WritePolicy:
     told: list[str] = field(default_factory=list)
     granted: set[str] = field(default_factory=set)
     approve: Callable[[NeedsApproval], bool] | None = None
+    # the image's write hooks: path -> a rule-like decision (action, describe()) or None
+    hook: Callable[[str], Any] | None = None
 
     def describe(self) -> str:
         """The line that names the mode."""
@@ -141,6 +144,11 @@ class WritePolicy:
             raise NeedsApproval(shown, path, rule)
         if rule is not None:
             raise self.deny(shown, path, f"denied by policy ({rule.describe()})")
+        verdict = self.hook(path) if self.hook is not None and path not in self.granted else None
+        if verdict is not None and verdict.action == "ask":
+            raise NeedsApproval(shown, path, verdict)
+        if verdict is not None and verdict.action == "deny":
+            raise self.deny(shown, path, f"denied by {verdict.describe()}")
         if self.mode != "full" and self._outside(path):
             self.refused += 1
             raise Refusal(shown, self.mode)

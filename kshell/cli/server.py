@@ -183,6 +183,12 @@ def cmd_up(args: argparse.Namespace) -> int:
         if fingerprint not in {k.fingerprint for k in list_keys(state, UP_AGENT)}:
             add_key(state, UP_AGENT, line)
     print(f"{PROG} up: state {state_dir}; agent '{agent.name}' (uid {agent.uid}) {'created' if created else 'exists'}")
+    if args.image is not None:
+        from kshell.cli.image import apply_folder
+
+        with KState(state_dir, create=True) as state:
+            if apply_folder(state, args.image, "up", unless_current=True):
+                return 1
     private = str(pub)[: -len(".pub")]
     if generated:
         print(f"{PROG} up: generated a key pair for you: {private} (public {pub})")
@@ -234,3 +240,5 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("--mountpoint", metavar="DIR",
         help="where to mount the FUSE view (default /mnt/komputer for root, ~/komputer otherwise)")
     p.add_argument("--no-mount", action="store_true", help="do not mount the FUSE view")
+    p.add_argument("--image", metavar="FOLDER",
+                   help="boot with the image in FOLDER (applied when it differs from the image in force)")

@@ -36,6 +36,10 @@ def cmd_init(args: argparse.Namespace) -> int:
         if args.max_bytes is not None:
             state.write(lambda txn: txn.put("meta", b"max_bytes", U64.pack(args.max_bytes)))
         print(f"{PROG}: {'using existing' if existed else 'initialised'} state at {path} (uuid {state.fs_uuid})")
+        if args.image is not None:
+            from kshell.cli.image import apply_folder
+
+            return apply_folder(state, args.image, "init")
     return 0
 
 
@@ -150,6 +154,7 @@ def cmd_receipts(args: argparse.Namespace) -> int:
 def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p = add("init", cmd_init, "create the state (if missing) with its root directory")
     p.add_argument("--max-bytes", type=int, metavar="N", help="quota for stored file data in bytes (0: none)")
+    p.add_argument("--image", metavar="FOLDER", help="apply the image in FOLDER (see `image apply`)")
     p = add("fsck", cmd_fsck, "check every invariant of the state; exit 0 clean, 1 repaired, 4 problems left")
     p.add_argument("--repair", action="store_true", help="repair what is found, in one transaction")
     p = add("backup", cmd_backup, "copy the state, even while it runs, into a new directory DEST")

@@ -114,7 +114,11 @@ class Session:
         # argv) -> (allowed, what to tell the agent); None where no one can decide
         self.approve: Callable[[Any, str, Any, list[str]], tuple[bool, str]] | None = None
         self.preapproved: str | None = None  # a command decided `allow` while nobody waited: runs once
+        # the image's command hooks: argv -> a rule-like decision (action, describe()) or None
+        self.command_hook: Callable[[list[str]], Any] | None = None
         self.history: list[str] = []  # the `history` builtin's list (nothing enters it by itself)
+        # the files this session's view shows under /sys (kshell.exec.system): name -> contents
+        self.view_files: dict[str, Callable[[], bytes]] = {}
         # which tools a K file earlier on $PATH shadows (name -> bool), for the $PATH it was
         # found with: bash's hash table, forgotten when PATH changes or on `hash -r`
         self.shadowed: dict[str, bool] = {}

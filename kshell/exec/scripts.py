@@ -84,12 +84,17 @@ def denied(sh: Interp, argv: list[str]) -> bool:
     shell's own builtins), saying so as the command's error: one line naming the rule. An
     `ask` rule waits here for a person's decision (the session's `approve`)."""
     rules = sh.session.rules
-    if not rules:
+    hook = sh.session.command_hook
+    if not rules and hook is None:
         return False
-    from kfs.runtime.rules import first
-
     command = " ".join(argv)
-    rule = first(rules, command)
+    rule = None
+    if rules:
+        from kfs.runtime.rules import first
+
+        rule = first(rules, command)
+    if rule is None and hook is not None:  # the image's command hooks, where no rule decided
+        rule = hook(argv)
     if rule is None or rule.action == "allow":
         return False
     if rule.action == "ask":

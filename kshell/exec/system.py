@@ -114,15 +114,18 @@ class SystemFS(PathFS):
 
     def _lookup(self, path: str, follow: bool) -> _Node | None:
         """What the system view shows at the absolute normal `path`, or None."""
+        if _under(path, "/sys"):
+            return self._sys(path)
         tops = self.host_tops()
+        sys_dir = ("sys",) if path == "/" and self.session.view_files else ()
         if tops:
             if any(_under(path, t) for t in tops):
                 return self._host(path, follow, tops)
-            names = self._children(path, tops)
+            names = tuple(sorted(self._children(path, tops) + sys_dir))
             return self._dir(path, names) if names else None
         tools = self.programs()
         if path == "/":
-            return self._dir(path, ("bin", "usr"))
+            return self._dir(path, ("bin", *sys_dir, "usr"))
         if path == TOOL_DIR or path == "/bin" and follow:
             return self._dir(path, tuple(sorted(tools)))
         if path == "/bin":
@@ -133,6 +136,20 @@ class SystemFS(PathFS):
         if parent in (TOOL_DIR, "/bin") and name in tools:
             return self._tool(name)
         return None
+
+    def _sys(self, path: str) -> _Node | None:
+        """/sys: the files this session's view generates (its hosts, its secrets' handles),
+        made when read: two sessions with different tables each see their own."""
+        files = self.session.view_files
+        if not files:
+            return None
+        if path == "/sys":
+            return self._dir(path, tuple(sorted(files)))
+        make = files.get(path[len("/sys/"):])
+        if make is None:
+            return None
+        data = make()
+        return _Node(_synthetic(4 << 40 | zlib.crc32(path.encode()), st.S_IFREG | 0o644, len(data)), data=data)
 
     def programs(self) -> set[str]:
         """What /usr/bin holds of K's own: its tools, and the builtins that are programs too."""
@@ -279,7 +296,7 @@ class SystemFS(PathFS):
         return entries + extra
 
     def _shows_under(self, path: str) -> bool:
-        tops = self.host_tops() or (TOOL_DIR, "/bin")
+        tops = (*(self.host_tops() or (TOOL_DIR, "/bin")), "/sys")
         return any(_under(path, t) or _under(t, path) for t in tops)
 
     def open(self, path: PathLike, flags: int = os.O_RDONLY, mode: int = 0o666) -> Any:

@@ -47,6 +47,7 @@ from kfs.vfs import VFS, Cred, PathFS
 from kfs.vfs.policy import stricter
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
+from kshell.server.crons import CronRunner
 from kshell.server.limits import AgentSessions, SourcePenalties, StartupGate
 from kshell.server.session import bytes_mode, run_session
 from kshell.server.sftp import VFSSFTPServer
@@ -342,6 +343,8 @@ class KServer:
         self.host_key = agents.host_key(state)
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._housekeeping: asyncio.Task[None] | None = None
+        self.crons = CronRunner(self)  # the image's crons (kshell.server.crons)
+        self._crons_task: asyncio.Task[None] | None = None
 
     # -- plumbing for the connections --------------------------------------------------------
 
@@ -634,11 +637,15 @@ class KServer:
             encryption_algs=list(cfg.ciphers),
         )
         self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
+        self._crons_task = asyncio.get_running_loop().create_task(self.crons.run_forever())
         return [s.getsockname()[:2] for s in self._acceptor.sockets]  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
         if self._housekeeping is not None:
             self._housekeeping.cancel()
+        if self._crons_task is not None:
+            self._crons_task.cancel()
+        await self.crons.stop()
         if self._acceptor is not None:
             self._acceptor.close()
             for c in list(self.connections.values()):

@@ -28,6 +28,8 @@ from collections import deque
 from typing import Any
 
 from kfs.kstate import KState
+from kfs.runtime import image, secrets
+from kfs.runtime.rules import Rule
 from kfs.vfs import VFS, Cred, PathFS
 from kfs.vfs.policy import WritePolicy
 from kshell.worker import wire
@@ -138,6 +140,10 @@ class Worker:
         self.recorder: ProcRecorder | None = None
         self.policy: WritePolicy | None = None
         self.approvals: Any = None  # kshell.worker.approvals.SessionApprovals, once bound
+        self.image: dict[str, Any] | None = None  # the record of the image in force (kfs.runtime.image)
+        self.hooks: Any = None  # kshell.worker.hooks.Hooks of that image, when it has any for the agent
+        self.start_verdict: Any = None  # a session_start hook's objection: refuses, or asks first
+        self.network: bool | list[str] = False  # the real network curl, wget (and, when True, programs) reach
         self.hung_up = False  # the connection went away (not Ctrl-C): a pending approval waits for the resume
         self.detached = False  # the session's channel is gone; its jobs run on, their output dropped
         self.inbox = SignalInbox(state, self.deliver)
@@ -167,6 +173,8 @@ class Worker:
         gov = governance(self.state, spec["agent"], home, (spec.get("env") or {}).get("K_MODE") or "full",
                          spec.get("configured"))
         self.policy = gov.policy
+        self.image = image.current(self.state)
+        self._bind_hooks(spec, home)
         fs = PathFS(self.vfs, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home, policy=self.policy)
         cwd = spec.get("cwd") or home
         if cwd != home:  # a resumed cwd that is gone (or no directory now) falls back to home
@@ -183,6 +191,7 @@ class Worker:
             self.shell.interp.last_status = int(spec["status"])
         if spec.get("job_control"):
             self.shell.enable_job_control(interactive=True)
+        self.network = self._network(spec, gov.settings)
         if spec.get("delegate") is not None:
             self.shell.interp.session.delegation = self._delegation(spec, gov)
         session, front = spec.get("session") or "-", "ssh pty" if self.tty else "ssh exec"
@@ -217,12 +226,14 @@ class Worker:
             stop=lambda: self.interrupted, hung_up=lambda: self.hung_up, shell=lambda: self.shell.interp)
         shell_session.rules = list(gov.of("command"))
         shell_session.approve = self.approvals.command
+        self._bind_image(agent)
         hosts = shell_session.hosts
-        hosts.network = self._network(spec, gov.settings)
         hosts.rules, hosts.approve = gov.of("host"), self.approvals.host
         if self.policy is not None:
             self.policy.approve = self.approvals.write
-        if not gov.rules:
+        if self.hooks is not None and self.hooks.has("command"):
+            shell_session.command_hook = self.hooks.command
+        if not gov.rules and shell_session.command_hook is None:
             return
         shell_session.tools = {name: guarded(tool) for name, tool in shell_session.tools.items()}
 
@@ -232,15 +243,64 @@ class Worker:
 
         shell_session.denied = denied
 
-    @staticmethod
-    def _network(spec: dict[str, Any], settings: dict[str, Any]) -> bool:
-        """Whether curl and wget reach the real network: the `[delegate]` network setting with
-        the agent's own, as for its delegated programs."""
+    def _network(self, spec: dict[str, Any], settings: dict[str, Any]) -> bool | list[str]:
+        """The real network curl and wget reach (True: all, a list: the hosts matching it): the
+        `[delegate]` setting with the agent's own when they open it or the agent's closes it,
+        else the image's (its `[agents.NAME] network`, else its `[network] allow`)."""
         from kshell.delegate.config import DelegateConfig, for_agent
 
         if spec.get("delegate") is None:
-            return bool(settings.get("network"))
-        return for_agent(DelegateConfig.from_wire(spec["delegate"]), settings).network
+            opened = bool(settings.get("network"))
+        else:
+            opened = for_agent(DelegateConfig.from_wire(spec["delegate"]), settings).network
+        if opened or settings.get("network") is False or self.image is None:
+            return opened
+        image_spec = self.image["spec"]
+        return image_spec["agents"].get(spec["agent"], {}).get("network", image_spec["network"]) or False
+
+    def _secret(self, name: str) -> str:
+        """A secret's value, for the image's code (never the agent's shell)."""
+        return secrets.reveal(self.state, name).decode("utf-8", "surrogateescape")
+
+    def _read_image(self, rel: str) -> bytes:
+        assert self.image is not None
+        return image.read_file(self.state, self.image["version"], rel)
+
+    def _bind_hooks(self, spec: dict[str, Any], home: str) -> None:
+        """The image's hooks for this agent: write hooks join the write policy (made, in the
+        `full` mode, for them), and a session_start hook is asked now."""
+        from kshell.worker.hooks import Hooks
+
+        self.hooks = self.start_verdict = None  # a reused worker: nothing of the last session's
+        if self.image is None or not self.image["spec"]["hooks"]:
+            return
+        hooks = Hooks(self.image, self._read_image, spec["agent"], spec.get("session") or "-", self._secret)
+        if not hooks.by_event:
+            return
+        self.hooks = hooks
+        if hooks.has("write"):
+            self.policy = self.policy or WritePolicy("full", home)
+            self.policy.hook = hooks.write
+        self.start_verdict = hooks.decide("session_start")
+
+    def _bind_image(self, agent: str) -> None:
+        """The image's virtual hosts this agent sees, the real network it may reach, its
+        commands (tools of the session), and the secrets' handles it may know of, in this
+        session's view (/sys/hosts.md, /sys/secrets.md)."""
+        from kshell.tools.image_commands import image_commands
+        from kshell.tools.net.image_hosts import image_hosts
+
+        record = self.image
+        hosts: dict[str, Any] = {}
+        if record is not None:
+            hosts = image_hosts(record, self._read_image, agent, self._secret)
+            self.shell.interp.session.tools.update(image_commands(record, self._read_image, agent, self._secret))
+        self.shell.bind_hosts(hosts, network=self.network)
+        declared = {} if record is None else {n: s for n, s in record["spec"]["secrets"].items()
+                                              if s["agents"] is None or agent in s["agents"]}
+        stored = {h["name"] for h in secrets.handles(self.state, agent)}
+        if declared or stored:
+            self.shell.interp.session.view_files["secrets.md"] = lambda: _secrets_markdown(declared, stored)
 
     def _tell(self, text: str) -> None:
         """A line for the agent on the channel's stderr, whatever the command redirected."""
@@ -255,8 +315,10 @@ class Worker:
         from kshell.delegate.config import DelegateConfig, for_agent
 
         config = for_agent(DelegateConfig.from_wire(spec["delegate"]), gov.settings)
-        if any(r.action != "allow" for r in gov.of("host")):
-            config = dataclasses.replace(config, network=False)
+        # programs reach the whole network or none: K cannot see which host they reach, so an
+        # allow-list (or a host rule that denies or asks) leaves them without one
+        network = self.network is True and all(r.action == "allow" for r in gov.of("host"))
+        config = dataclasses.replace(config, network=network)
         return Delegation(config, str(self.state.path), spec["uid"], spec["gid"], spec["home"],
                           spec.get("env", {}).get("HOSTNAME") or "komputer")
 
@@ -322,6 +384,24 @@ class Worker:
         finally:
             with contextlib.suppress(Exception):
                 self.shell.hangup()
+            if self.hooks is not None and self.hooks.has("session_end"):
+                self.hooks.decide("session_end")
+
+    def _session_refused(self) -> str:
+        """Why a session_start hook keeps this line from running ("" when it does not): its
+        `deny`, or an `ask` someone rejected (asked once, at the first line)."""
+        verdict = self.start_verdict
+        if verdict is None:
+            return ""
+        if verdict.action == "ask":
+            allowed, why = self.approvals.ask(self.shell.interp, "session", f"session of {self.agent}", verdict, None)
+            if allowed:
+                self.start_verdict = None
+                return ""
+            self.start_verdict = Rule(verdict.id, "deny", verdict.pattern, note=verdict.note,
+                                      reason=why or "not allowed")
+            verdict = self.start_verdict
+        return f"K: this session is refused ({verdict.describe()})\n"
 
     def call(self, method: str, args: list[Any]) -> Any:
         """The questions a session asks its shell between (or, for `suspend`, during) commands."""
@@ -471,8 +551,12 @@ class Worker:
         try:
             if self.approvals is not None:  # what was decided while nobody waited comes first
                 self._resume_approvals(emit(wire.OUT), emit(wire.ERR))
-            status = self.shell.run_streaming(source, stdout=emit(wire.OUT), stderr=emit(wire.ERR),
-                                              stdin=terminal_stream(self), script=not interactive)
+            refused = self._session_refused()
+            if refused:
+                emit(wire.ERR)(refused.encode())
+            else:
+                status = self.shell.run_streaming(source, stdout=emit(wire.OUT), stderr=emit(wire.ERR),
+                                                  stdin=terminal_stream(self), script=not interactive)
         except MemoryError:
             status = 137
             muted.clear()
@@ -533,6 +617,17 @@ def _rlimit_fallback(memory: int) -> None:
     kshell.session.THREAD_STACK = 32 << 20
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_DATA, (memory + 16 * kshell.session.THREAD_STACK,) * 2)
+
+
+def _secrets_markdown(declared: dict[str, dict[str, Any]], stored: set[str]) -> bytes:
+    """/sys/secrets.md: the handles an agent may know of, never a value."""
+    lines = ["# Secrets", "",
+             "Handles of the secrets this agent may know of. Their values reach only the image's own",
+             "code (its commands, hooks and crons), never this shell or the programs it runs.", ""]
+    for name in sorted({*declared, *stored}):
+        about = declared.get(name, {}).get("description") or ""
+        lines.append(f"- `{name}`" + (f": {about}" if about else "") + ("" if name in stored else " (not set)"))
+    return ("\n".join(lines) + "\n").encode()
 
 
 def _discard(data: bytes) -> None:

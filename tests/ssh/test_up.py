@@ -1,4 +1,5 @@
-"""`komputer up`: state, agent, key, FUSE view and SSH from one command; SIGTERM stops it all."""
+"""`komputer up`: state, agent, key, FUSE view, SSH and the repository's example image from one
+command; SIGTERM stops it all."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def test_up_serves_ssh_and_the_mount_then_stops_cleanly(tmp_path: Path) -> None:
     mnt = reachable / "mnt"
     proc = subprocess.Popen(
         [sys.executable, "-m", "kshell.cli", "up", "--state", str(tmp_path / "state"), "--listen", "127.0.0.1:0",
-         "--mountpoint", str(mnt)],
+         "--mountpoint", str(mnt), "--image", "image"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).parents[2],
     )
     lines: list[str] = []
@@ -42,9 +43,11 @@ def test_up_serves_ssh_and_the_mount_then_stops_cleanly(tmp_path: Path) -> None:
         assert re.search(r"host key SHA256:\S+", out)
         ssh_line = next(line.strip() for line in lines if line.strip().startswith("ssh "))
         argv = shlex.split(ssh_line) + ["-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
-                                        "echo via-up > hello.txt; echo ok; python3 -c 'print(6 * 7)' > py.txt"]
+                                        "echo via-up > hello.txt; echo ok; python3 -c 'print(6 * 7)' > py.txt;"
+                                        " curl -s http://api/hello; curl -s http://echo/x | jq -r .path"]
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-        assert result.stdout == "ok\n", result.stderr
+        assert result.stdout == "ok\nhello from the image\n/x\n", result.stderr
+        assert "applied image 'example' as version 1" in out
         if "FUSE view of the state mounted" in out:
             assert (mnt / "home" / "agent" / "hello.txt").read_text() == "via-up\n"
             assert (mnt / "home" / "agent" / "py.txt").read_text() == "42\n"  # delegation, no settings

@@ -395,6 +395,8 @@ def test_bash_available():
 
 
 def test_hosts_md_readable_by_agent_and_rebindable():
+    """/sys/hosts.md belongs to each session's view: readable by the agent, rebound at once,
+    never a shared file (another shell with other hosts sees its own; the state has none)."""
     from kfs.vfs import Cred
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -409,14 +411,18 @@ def test_hosts_md_readable_by_agent_and_rebindable():
             r1 = shell.run("stat -c '%a %U' /sys/hosts.md; curl -s a; curl -s a/; curl -s b; echo $?")
             shell.bind_hosts({"b": {"/": "bee\n"}})
             r2 = shell.run("grep -c '`b`' /sys/hosts.md; curl -s b/; curl -s a; echo $?")
-            Shell(fs, name="bash", env={"HOME": HOME})  # another shell on the VFS keeps the file
+            other = Shell(fs, name="bash", env={"HOME": HOME}, hosts={"c": {"/": "sea\n"}})
+            r_other = other.run("grep -c '`[abc]`' /sys/hosts.md; grep -o '`c`' /sys/hosts.md")
             shell.bind_hosts({})
             r3 = shell.run("ls /sys; curl -s b/; echo $?")
+            stored = root.exists("/sys")
         finally:
             state.close()
     assert r1.stdout == b"644 root\nroot\nroot\n6\n"
     assert r2.stdout == b"1\nbee\n6\n"
+    assert r_other.stdout == b"1\n`c`\n"
     assert r3.stdout == b"6\n"
+    assert not stored
 
 
 def test_curl_in_a_background_job(sh):

@@ -12,6 +12,7 @@ one callable handling every path. The handler may return any of those values.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -28,6 +29,7 @@ class Request:
     path: str  # with the query string
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
+    timeout: float | None = None  # curl's --max-time: what a handler may take
 
 
 @dataclass
@@ -106,9 +108,9 @@ class HostTable:
     reached, redirects included; `approve(host, url, rule)` waits for a decision on an `ask`
     (-> allowed, why not; None: nobody can decide, and `ask` refuses)."""
 
-    def __init__(self, hosts: Mapping[str, Any] | None = None, *, network: bool = False) -> None:
+    def __init__(self, hosts: Mapping[str, Any] | None = None, *, network: bool | list[str] = False) -> None:
         self.hosts: dict[str, Any] = dict(hosts or {})
-        self.network = network
+        self.network = network  # the real network: all, none, or the hosts matching these globs
         self.rules: tuple[Any, ...] = ()
         self.approve: Callable[[str, str, Any], tuple[bool, str]] | None = None
 
@@ -132,24 +134,39 @@ class HostTable:
                  "Reachable with curl and wget, e.g. `curl http://HOST/PATH`.", ""]
         for name in sorted(self.hosts):
             table = self.hosts[name]
-            if callable(table):
+            paths = getattr(table, "paths", None)
+            if paths is not None:
+                lines.append(f"- `{name}`: " + ", ".join(p if " " in p else f"`{p}`" for p in paths()))
+            elif callable(table):
                 lines.append(f"- `{name}`: any path (handler)")
             else:
-                paths = ", ".join(f"`{p}`" for p in sorted(table))
-                lines.append(f"- `{name}`: {paths}")
-        if self.network:
+                lines.append(f"- `{name}`: " + ", ".join(f"`{p}`" for p in sorted(table)))
+        if not self.hosts:
+            lines.append("(none)")
+        if self.network is True:
             lines += ["", "Other hosts are fetched from the real network."]
+        elif self.network:
+            lines += ["", "The real network: only hosts matching " + ", ".join(f"`{p}`" for p in self.network) + "."]
         else:
             lines += ["", "Other hosts are not reachable (no real network)."]
         return "\n".join(lines) + "\n"
+
+    def reaches(self, host: str) -> bool:
+        """Whether the real network may be used for `host`."""
+        if isinstance(self.network, bool):
+            return self.network
+        return any(fnmatch.fnmatchcase(host.lower(), pattern.lower()) for pattern in self.network)
 
     def fetch(self, req: Request, timeout: float | None, insecure: bool = False) -> Reply:
         if self.rules:
             self.check(req.host, req.url)
         table = self.hosts.get(req.host)
         if table is not None:
+            req.timeout = timeout
             return self._virtual(table, req)
-        if not self.network:
+        if not self.reaches(req.host):
+            if self.network:  # a list that leaves this host out
+                raise FetchError(7, f"Failed to connect to {req.host}: not in this agent's network allow-list")
             raise FetchError(6, f"Could not resolve host: {req.host}")
         return _real(req, timeout, insecure)
 
@@ -222,7 +239,7 @@ def split_url(url: str) -> tuple[str, str, str, str]:
     return parts.scheme.lower(), parts.hostname or "", path, url
 
 
-def bind(sh_session: Any, hosts: Mapping[str, Any] | None, network: bool) -> HostTable:
+def bind(sh_session: Any, hosts: Mapping[str, Any] | None, network: bool | list[str]) -> HostTable:
     """Attach a host table to a session (where curl and wget look it up)."""
     table = HostTable(hosts, network=network)
     sh_session.hosts = table
