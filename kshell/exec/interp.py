@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kshell.exec import redirects as redir
-from kshell.exec import regexes, timing
+from kshell.exec import menu, regexes, timing
 from kshell.exec.conditions import binary_test, unary_test
 from kshell.core.errors import (
     AbortCommand,
@@ -65,6 +65,7 @@ from kshell.syntax.ast import (
     CondOr,
     CondUnary,
     For,
+    Select,
     FunctionDef,
     HereDoc,
     If,
@@ -190,6 +191,7 @@ class Interp(VarOps):
             If: self.exec_if,
             While: self.exec_while,
             For: self.exec_for,
+            Select: self.exec_select,
             ArithFor: self.exec_arith_for,
             BraceGroup: self.exec_group,
             Subshell: self.exec_subshell,
@@ -916,6 +918,67 @@ class Interp(VarOps):
             self.last_status = status
             return status
         return self._with_redirects(node.redirects, run) if node.redirects else run()
+
+    def exec_select(self, node: Select) -> int:
+        def run() -> int:
+            self.lineno = node.line
+            if not self.is_valid_name(node.var):
+                self.error(f"`{node.var}': not a valid identifier")
+                self.last_status = 1
+                return 1
+            items = list(self.positional) if node.words is None else expand_words(self, node.words)
+            status = 0
+            show = True
+            self.loop_depth += 1
+            try:
+                while items:
+                    self.tick()
+                    choice = self._select_query(items, show)
+                    if choice is None:  # end of input
+                        status = 1
+                        break
+                    self.assign_scalar(node.var, choice)
+                    try:
+                        status = self.execute_list(node.body)
+                    except BreakLoop as b:
+                        self.pass_outward(b)
+                        status = b.status
+                        break
+                    except ContinueLoop as c:
+                        self.pass_outward(c)
+                    show = not self.get_param_or_none("REPLY")  # bash's ksh-compatible select
+            except ReadonlyError as e:
+                self.error(f"{e.name}: readonly variable")
+                status = 1
+            finally:
+                self.loop_depth -= 1
+            self.last_status = status
+            return status
+        return self._with_redirects(node.redirects, run) if node.redirects else run()
+
+    def _select_query(self, items: list[str], show: bool) -> str | None:
+        """bash's select_query: the menu (when `show`, and again after an empty line), PS3,
+        a line read into REPLY as `read` reads it; the item its number names, "" for any
+        other answer, None at the end of input (after a newline on stdout, as bash)."""
+        ps3 = self.get_param_or_none("PS3")
+        columns = self.get_param_or_none("COLUMNS") or ""
+        width = int(columns) if columns.isdigit() and int(columns) > 0 else 80
+        while True:
+            if show:
+                self.write_err(menu.select_menu(items, width))
+            self.write_err("#? " if ps3 is None else ps3)
+            if self.builtins["read"](self, ["read"]) != 0:
+                self.out("\n")
+                return None
+            reply = self.get_param_or_none("REPLY") or ""
+            if not reply:
+                show = True
+                continue
+            number = reply.strip(" \t\n")
+            if not (number.lstrip("+-").isascii() and number.lstrip("+-").isdigit()) or number[1:2] in ("+", "-"):
+                return ""
+            index = int(number)
+            return items[index - 1] if 1 <= index <= len(items) else ""
 
     def exec_arith_for(self, node: ArithFor) -> int:
         def run() -> int:

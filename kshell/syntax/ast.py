@@ -454,6 +454,18 @@ class For:
 
 
 @_node
+class Select:
+    """`select var [in words]; do body; done`: a menu of the words on stderr, a line read into
+    REPLY, var set to the word picked (or ""), body run, until EOF or `break`."""
+
+    var: str
+    words: tuple[Word, ...] | None
+    body: tuple[Command, ...]
+    redirects: tuple[Redirect, ...]
+    line: int
+
+
+@_node
 class ArithFor:
     """`for ((init; cond; step))`; an empty part is None (an empty cond is true)."""
 
@@ -565,7 +577,7 @@ class ArithCommand:
 
 
 Command = (SimpleCommand | Pipeline | AndOr | Background | Subshell | BraceGroup | If | For
-           | ArithFor | While | Case | FunctionDef | Cond | ArithCommand)
+           | Select | ArithFor | While | Case | FunctionDef | Cond | ArithCommand)
 
 
 @_node

@@ -22,6 +22,7 @@ from kshell.syntax.ast import (
     FunctionDef,
     If,
     IfClause,
+    Select,
     Subshell,
     While,
     Word,
@@ -93,12 +94,12 @@ class CompoundParser(CondParser):
             return tuple(body)
         raise self.unexpected(tok)
 
-    def parse_for(self, tok: Token) -> For | ArithFor:
+    def parse_for(self, tok: Token) -> For | Select | ArithFor:
         self.advance()
         self.enter(tok.start)
         line = self.line_of(tok.start)
         var = self.peek()
-        if var.kind == "(" and self.src[var.end:var.end + 1] == "(":
+        if var.kind == "(" and self.src[var.end:var.end + 1] == "(" and tok.text == "for":
             return self.parse_arith_for(var, line)
         if var.kind != WORD:
             raise self.unexpected(var)
@@ -124,8 +125,8 @@ class CompoundParser(CondParser):
             self.skip_newlines()
         body = self.loop_body()
         self.depth -= 1
-        return For(var.text, tuple(words) if words is not None else None, body,
-                   self.redirects(), line)
+        return (For if tok.text == "for" else Select)(var.text, tuple(words) if words is not None else None,
+                                                      body, self.redirects(), line)
 
     def parse_arith_for(self, paren: Token, line: int) -> ArithFor:
         start = paren.end + 1
@@ -299,6 +300,7 @@ COMPOUND: dict[str, Callable[[CompoundParser, Token], Command]] = {
     "while": CompoundParser.parse_while,
     "until": CompoundParser.parse_while,
     "for": CompoundParser.parse_for,
+    "select": CompoundParser.parse_for,
     "case": CompoundParser.parse_case,
     "{": CompoundParser.parse_brace,
     "[[": CompoundParser.parse_dbracket,

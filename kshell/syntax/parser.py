@@ -44,7 +44,7 @@ _CLOSERS = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}", "
 # Reserved words that can never start a command.
 _CANNOT_START = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}", "in", "]]",
                            "!"})
-_UNSUPPORTED = frozenset({"coproc", "select"})
+_UNSUPPORTED = frozenset({"coproc"})
 # Tokens after `;` or `&` that are certainly an error (bash then reads pending here-docs).
 _ERROR_AFTER_LIST = (_CANNOT_START - {"!"}) | _CLOSERS
 _DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})

@@ -35,6 +35,7 @@ from kshell.syntax.ast import (
     PrefixNames,
     ProcessSub,
     Redirect,
+    Select,
     SimpleCommand,
     SingleQuoted,
     Subshell,
@@ -56,8 +57,20 @@ def function_text(f: FunctionDef) -> str:
     return lines[0] + "\n" + text if type(body) is BraceGroup else lines[0] + text
 
 
-def _body(commands, level: int) -> str:
-    return "".join(_IND * level + command_text(c, level) + "\n" for c in commands)
+def _body(commands, level: int, loop: bool = False) -> str:
+    """A list one command per line, as bash's print_cmd: `;` after each but the last (a
+    background command is followed on its line by the next), and after the last too in the
+    body of a loop or an `if` (`loop`)."""
+    out = []
+    for i, c in enumerate(commands):
+        text = command_text(c, level)
+        last = i == len(commands) - 1
+        if type(c) is Background and not last:
+            out.append((_IND * level if not out or out[-1].endswith("\n") else "") + text + " ")
+            continue
+        lead = _IND * level if not out or out[-1].endswith("\n") else ""
+        out.append(lead + text + (";" if not last or loop else "") + "\n")
+    return "".join(out)
 
 
 def _redirs(redirects) -> str:
@@ -70,7 +83,11 @@ def redirect_text(r: Redirect) -> str:
         doc = r.target
         delim = f"'{doc.delimiter}'" if doc.quoted else doc.delimiter
         return f"{fd}{r.op} {delim}\n{doc.text}{doc.delimiter}"
-    return f"{fd}{r.op} {word_text(r.target)}"
+    target = word_text(r.target)
+    if r.op in (">&", "<&") and (target.isdigit() or target == "-"):  # bash: `1>&2`, `0<&3`, `3>&-`
+        fd = fd or ("0" if r.op == "<&" else "1")
+        return f"{fd}{'>&' if target == '-' else r.op}{target}"
+    return f"{fd}{r.op} {target}"
 
 
 def command_text(c, level: int) -> str:
@@ -97,29 +114,23 @@ def command_text(c, level: int) -> str:
     if t is BraceGroup:
         return "{ \n" + _body(c.body, level + 1) + _IND * level + "}" + _redirs(c.redirects)
     if t is Subshell:
-        return "( " + "; ".join(command_text(x, level) for x in c.body) + " )" + _redirs(c.redirects)
+        return ("( " + (";\n" + _IND * level).join(command_text(x, level) for x in c.body) + " )"
+                + _redirs(c.redirects))
     if t is If:
-        out = ""
-        for i, clause in enumerate(c.clauses):
-            kw = "if" if i == 0 else "elif"
-            cond = "; ".join(command_text(x, level) for x in clause.condition)
-            out += ("" if i == 0 else _IND * level) + f"{kw} {cond}; then\n" + _body(clause.body, level + 1)
-        if c.else_body is not None:
-            out += _IND * level + "else\n" + _body(c.else_body, level + 1)
-        return out + _IND * level + "fi" + _redirs(c.redirects)
+        return _if_text(c.clauses, c.else_body, level) + _redirs(c.redirects)
     if t is While:
         kw = "until" if c.until else "while"
         cond = "; ".join(command_text(x, level) for x in c.condition)
-        return (f"{kw} {cond}; do\n" + _body(c.body, level + 1) + _IND * level + "done"
+        return (f"{kw} {cond}; do\n" + _body(c.body, level + 1, loop=True) + _IND * level + "done"
                 + _redirs(c.redirects))
-    if t is For:
+    if t is For or t is Select:
         words = "" if c.words is None else " in " + " ".join(word_text(w) for w in c.words)
-        return (f"for {c.var}{words};\n{_IND * level}do\n" + _body(c.body, level + 1) + _IND * level
-                + "done" + _redirs(c.redirects))
+        return (f"{'for' if t is For else 'select'} {c.var}{words};\n{_IND * level}do\n"
+                + _body(c.body, level + 1, loop=True) + _IND * level + "done" + _redirs(c.redirects))
     if t is ArithFor:
         parts = [x.text if x is not None else "" for x in (c.init, c.cond, c.step)]
-        return (f"for (({parts[0]}; {parts[1]}; {parts[2]}))\n{_IND * level}do\n" + _body(c.body, level + 1)
-                + _IND * level + "done")
+        return (f"for (({parts[0]}; {parts[1]}; {parts[2]}))\n{_IND * level}do\n"
+                + _body(c.body, level + 1, loop=True) + _IND * level + "done")
     if t is Case:
         out = f"case {word_text(c.word)} in \n"
         for item in c.items:
@@ -134,6 +145,18 @@ def command_text(c, level: int) -> str:
     if t is ArithCommand:
         return f"(({c.arith.text}))"
     return "?"
+
+
+def _if_text(clauses, else_body, level: int) -> str:
+    """`if`, with each `elif` as bash keeps it: an `if` nested in the `else`."""
+    clause = clauses[0]
+    cond = "; ".join(command_text(x, level) for x in clause.condition)
+    out = f"if {cond}; then\n" + _body(clause.body, level + 1, loop=True)
+    if len(clauses) > 1:
+        out += _IND * level + "else\n" + _IND * (level + 1) + _if_text(clauses[1:], else_body, level + 1) + ";\n"
+    elif else_body is not None:
+        out += _IND * level + "else\n" + _body(else_body, level + 1, loop=True)
+    return out + _IND * level + "fi"
 
 
 def cond_text(node) -> str:

@@ -24,6 +24,7 @@ from kshell.syntax.ast import (
     CondUnary,
     DoubleQuoted,
     For,
+    Select,
     FunctionDef,
     HereDoc,
     If,
@@ -390,10 +391,16 @@ def test_commands_record_their_starting_line() -> None:
     assert cmds[4].words[1].parts[0].program.commands[0].line == 12
 
 
-@pytest.mark.parametrize("word", ["select", "coproc"])
-def test_unsupported_reserved_words_are_rejected_precisely(word: str) -> None:
-    assert error(f"{word} x").message == f"`{word}': reserved word not supported by this shell"
-    assert one(f"echo {word}") == simple("echo", word)
+def test_unsupported_reserved_words_are_rejected_precisely() -> None:
+    assert error("coproc x").message == "`coproc': reserved word not supported by this shell"
+    assert one("echo coproc") == simple("echo", "coproc")
+
+
+def test_select_parses_as_for_does() -> None:
+    cmd = one("select v in a 'b c'; do echo $v; break; done")
+    assert isinstance(cmd, Select) and cmd.var == "v" and len(cmd.words) == 2 and len(cmd.body) == 2
+    assert one("select v\ndo :; done").words is None
+    assert error("select ((i=0; i<1; i++)); do :; done").message == "syntax error near unexpected token `('"
 
 
 def test_command_substitution_body_keeps_its_own_structure() -> None:
