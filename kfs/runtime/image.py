@@ -17,21 +17,18 @@ stored file's bytes, `image-current` the version in force (u64).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import subprocess
-import sys
 import time
-import tomllib
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PREFIX = b"image/"
 FILE_PREFIX = b"image-file/"
@@ -67,16 +64,20 @@ class ImageError(ValueError):
         self.where = where
 
 
-@dataclass(frozen=True, slots=True)
 class Image:
     """A checked image: `spec` the declarations (JSON-able), `files` what it stores (path -> bytes)."""
 
-    spec: dict[str, Any]
-    files: dict[str, bytes]
-    source: str  # the folder it was read from, for the record
+    __slots__ = ("spec", "files", "source")
+
+    def __init__(self, spec: dict[str, Any], files: dict[str, bytes], source: str) -> None:
+        self.spec = spec
+        self.files = files
+        self.source = source  # the folder it was read from, for the record
 
     def digest(self) -> str:
         """What tells two images apart: their declarations and files."""
+        import hashlib
+
         h = hashlib.sha256(json.dumps(self.spec, sort_keys=True).encode())
         for rel in sorted(self.files):
             h.update(b"\0" + rel.encode() + b"\0" + hashlib.sha256(self.files[rel]).digest())
@@ -113,6 +114,9 @@ class _Manifest:
 
 def load(folder: str | os.PathLike[str], *, check_handlers: bool = True) -> Image:
     """Read and check the image in `folder` (module docstring); ImageError on any mistake."""
+    import tomllib
+    from pathlib import Path
+
     root = Path(folder).resolve()
     path = root / MANIFEST
     try:
@@ -217,6 +221,8 @@ def _name(manifest: _Manifest, section: str, name: str) -> str:
 def _host(manifest: _Manifest, root: Path, name: str, host: Any, files: dict[str, bytes]) -> dict[str, Any]:
     """A virtual host's routes: static files (read now, stored with the image), JSON values,
     texts, redirects, and a handler for every other path."""
+    from pathlib import Path
+
     table = f"hosts.{name}"
     _check_table(manifest, table, host, _HOST_KEYS)
     routes: dict[str, Any] = {}
@@ -398,6 +404,8 @@ def _inside(manifest: _Manifest, root: Path, table: str, key: str, rel: str) -> 
 
 def _store_python(root: Path, files: dict[str, bytes]) -> None:
     """Every .py file of the image: handlers import their siblings."""
+    from pathlib import Path
+
     for dirpath, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
         for file in sorted(names):
@@ -433,6 +441,9 @@ print("{}")
 def _check_handlers(manifest: _Manifest, root: Path, spec: dict[str, Any]) -> None:
     """Import the image's handlers in a separate Python (bounded in time): one that raises,
     hangs or is missing is reported where it is, before the image is stored."""
+    import subprocess
+    import sys
+
     wanted = {host["handler"]: f"hosts.{name}" for name, host in spec["hosts"].items() if "handler" in host}
     wanted |= {c["handler"]: f"commands.{name}" for name, c in spec["commands"].items() if "handler" in c}
     wanted |= {h["handler"]: h["table"] for h in spec["hooks"]}

@@ -60,6 +60,13 @@ def cmd_sh(args: argparse.Namespace) -> int:
 
         shell = Shell(fs, name="komputer" if shell_args is None else shell_args[0],
                       env={"HOME": home, "USER": "root", "LOGNAME": "root"})
+        from kfs.runtime import image
+
+        record = image.current(state)
+        if record is not None:  # its hosts, network, commands and secrets' handles, for root too
+            from kshell.tools.image_session import bind_image, image_network
+
+            bind_image(shell, state, record, "root", image_network(record, "root"))
         if args.command_string is None:
             shell.interp.dash_c = False
             if not rest:

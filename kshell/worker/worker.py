@@ -248,15 +248,15 @@ class Worker:
         `[delegate]` setting with the agent's own when they open it or the agent's closes it,
         else the image's (its `[agents.NAME] network`, else its `[network] allow`)."""
         from kshell.delegate.config import DelegateConfig, for_agent
+        from kshell.tools.image_session import image_network
 
         if spec.get("delegate") is None:
             opened = bool(settings.get("network"))
         else:
             opened = for_agent(DelegateConfig.from_wire(spec["delegate"]), settings).network
-        if opened or settings.get("network") is False or self.image is None:
+        if opened or settings.get("network") is False:
             return opened
-        image_spec = self.image["spec"]
-        return image_spec["agents"].get(spec["agent"], {}).get("network", image_spec["network"]) or False
+        return image_network(self.image, spec["agent"])
 
     def _secret(self, name: str) -> str:
         """A secret's value, for the image's code (never the agent's shell)."""
@@ -284,23 +284,10 @@ class Worker:
         self.start_verdict = hooks.decide("session_start")
 
     def _bind_image(self, agent: str) -> None:
-        """The image's virtual hosts this agent sees, the real network it may reach, its
-        commands (tools of the session), and the secrets' handles it may know of, in this
-        session's view (/sys/hosts.md, /sys/secrets.md)."""
-        from kshell.tools.image_commands import image_commands
-        from kshell.tools.net.image_hosts import image_hosts
+        """The image's hosts, network, commands and secrets' handles (kshell.tools.image_session)."""
+        from kshell.tools.image_session import bind_image
 
-        record = self.image
-        hosts: dict[str, Any] = {}
-        if record is not None:
-            hosts = image_hosts(record, self._read_image, agent, self._secret)
-            self.shell.interp.session.tools.update(image_commands(record, self._read_image, agent, self._secret))
-        self.shell.bind_hosts(hosts, network=self.network)
-        declared = {} if record is None else {n: s for n, s in record["spec"]["secrets"].items()
-                                              if s["agents"] is None or agent in s["agents"]}
-        stored = {h["name"] for h in secrets.handles(self.state, agent)}
-        if declared or stored:
-            self.shell.interp.session.view_files["secrets.md"] = lambda: _secrets_markdown(declared, stored)
+        bind_image(self.shell, self.state, self.image, agent, self.network)
 
     def _tell(self, text: str) -> None:
         """A line for the agent on the channel's stderr, whatever the command redirected."""
@@ -617,17 +604,6 @@ def _rlimit_fallback(memory: int) -> None:
     kshell.session.THREAD_STACK = 32 << 20
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_DATA, (memory + 16 * kshell.session.THREAD_STACK,) * 2)
-
-
-def _secrets_markdown(declared: dict[str, dict[str, Any]], stored: set[str]) -> bytes:
-    """/sys/secrets.md: the handles an agent may know of, never a value."""
-    lines = ["# Secrets", "",
-             "Handles of the secrets this agent may know of. Their values reach only the image's own",
-             "code (its commands, hooks and crons), never this shell or the programs it runs.", ""]
-    for name in sorted({*declared, *stored}):
-        about = declared.get(name, {}).get("description") or ""
-        lines.append(f"- `{name}`" + (f": {about}" if about else "") + ("" if name in stored else " (not set)"))
-    return ("\n".join(lines) + "\n").encode()
 
 
 def _discard(data: bytes) -> None:
