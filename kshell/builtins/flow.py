@@ -528,67 +528,90 @@ def pwd(sh: Interp, argv: list[str]) -> int:
 
 # --------------------------------------------------------------------------- traps, let, wait
 
-_SIGNALS = {"EXIT": 0, "HUP": 1, "INT": 2, "QUIT": 3, "KILL": 9, "USR1": 10, "USR2": 12,
-            "PIPE": 13, "ALRM": 14, "TERM": 15, "CHLD": 17, "CONT": 18, "STOP": 19, "TSTP": 20,
-            "ERR": -1, "DEBUG": -2, "RETURN": -3}
+_PSEUDO = {"EXIT": 0, "DEBUG": 65, "ERR": 66, "RETURN": 67}  # bash lists them in this order, among signals
+_TRAP_USAGE = "trap: usage: trap [-lp] [[arg] signal_spec ...]\n"
 
 
-def _signal_name(spec: str) -> str | None:
-    s = spec.upper()
-    if s.startswith("SIG"):
-        s = s[3:]
-    if s in _SIGNALS:
-        return s
-    if spec.isdigit():
-        for name, num in _SIGNALS.items():
-            if num == int(spec):
-                return name
-    return None
+def _trap_key(spec: str) -> str | None:
+    """What `trap` keeps a condition under (EXIT, INT, RTMIN+1, ERR, ...): a name in any case,
+    with or without SIG, or a number (blanks around it allowed, as bash's legal_number)."""
+    from kshell.exec.jobs import SIGNALS, signal_number
+
+    number = legal_number(spec)
+    if number is not None:
+        return "EXIT" if number == 0 else SIGNALS.get(number)
+    name = spec.upper()
+    name = name[3:] if name.startswith("SIG") else name
+    if name in _PSEUDO:
+        return name
+    n = signal_number(name)
+    return SIGNALS.get(n) if n else None
+
+
+def _trap_order(key: str) -> int:
+    from kshell.exec.jobs import NUMBERS
+
+    return _PSEUDO.get(key, NUMBERS.get(key, 0))
+
+
+def _show_trap(sh: Interp, key: str, action: str) -> None:
+    label = key if key in _PSEUDO else "SIG" + key
+    sh.out(f"trap -- '{action.replace(chr(39), chr(39) + chr(92) + chr(39) + chr(39))}' {label}\n")
 
 
 @builtin("trap")
 def trap(sh: Interp, argv: list[str]) -> int:
+    """bash's trap: `trap [-lp] [[action] condition ...]`. A first operand that is a signal
+    number, or a lone condition, resets (as `-` does); an empty action ignores."""
     args = argv[1:]
-    if args and args[0] == "--":
-        args = args[1:]
-    if args and args[0] == "-p" and len(args) > 1:
-        from kshell.syntax.printer import quote_q
+    listing = show = False
+    while args and args[0].startswith("-") and args[0] != "-":
+        word = args.pop(0)
+        if word == "--":
+            break
+        for c in word[1:]:
+            if c not in "lp":
+                sh.error(f"trap: -{c}: invalid option")
+                sh.write_err(_TRAP_USAGE)
+                return 2
+            listing, show = listing or c == "l", show or c == "p"
+    if listing:
+        from kshell.exec.jobs import signal_table
 
-        shown_traps = sh.traps or sh.parent_traps
-        for spec in args[1:]:
-            name = _signal_name(spec)
-            if name is not None and name in shown_traps:
-                shown = name if name in ("EXIT", "ERR", "DEBUG", "RETURN") else "SIG" + name
-                sh.out(f"trap -- {quote_q(shown_traps[name])} {shown}\n")
+        sh.out(signal_table())
         return 0
-    if not args or args == ["-p"]:
-        from kshell.syntax.printer import quote_q
-
-        for name, action in (sh.traps or sh.parent_traps).items():
-            shown = name if name in ("EXIT", "ERR", "DEBUG", "RETURN") else "SIG" + name
-            sh.out(f"trap -- {quote_q(action)} {shown}\n")
-        return 0
-    if args[0] == "-l":
-        sh.out(" ".join(f"{n}) SIG{name}" for name, n in _SIGNALS.items() if n > 0) + "\n")
-        return 0
-    if len(args) == 1 or args[0] == "-":
-        specs = args[1:] if args[0] == "-" else args
-        action = None
+    traps = sh.traps or sh.parent_traps
+    if show or not args:
+        status = 0
+        for spec in args:  # `trap -p NAME...`: those, in the order named
+            key = _trap_key(spec)
+            if key is None:
+                sh.error(f"trap: {spec}: invalid signal specification")
+                status = 1
+            elif key in traps:
+                _show_trap(sh, key, traps[key])
+        for key in sorted(traps, key=_trap_order) if not args else ():
+            _show_trap(sh, key, traps[key])
+        return status
+    first = args[0]
+    if first.isascii() and first.isdigit() and _trap_key(first) is not None or len(args) == 1:
+        if len(args) == 1 and _trap_key(first) is None:
+            sh.write_err(_TRAP_USAGE)
+            return 2
+        action, specs = None, args  # reset each
     else:
-        action = args[0]
-        specs = args[1:]
+        action, specs = (None if first == "-" else first), args[1:]
     status = 0
     sh.parent_traps = {}
     for spec in specs:
-        name = _signal_name(spec)
-        if name is None:
+        key = _trap_key(spec)
+        if key is None:
             sh.error(f"trap: {spec}: invalid signal specification")
             status = 1
-            continue
-        if action is None or action == "-":
-            sh.traps.pop(name, None)
+        elif action is None:
+            sh.traps.pop(key, None)
         else:
-            sh.traps[name] = action
+            sh.traps[key] = action
     return status
 
 

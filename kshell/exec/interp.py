@@ -806,7 +806,10 @@ class Interp(VarOps):
         self.last_status = status
         trap = self.traps.pop("EXIT", None)
         if trap:
-            self.run_trap(trap, status, exit_trap=True)
+            try:
+                self.run_trap(trap, status, exit_trap=True)
+            except (ExitSignal, FatalError) as e:  # `exit N` or set -e in the trap: the subshell's status
+                status = self.last_status = e.status
         self.cleanup_tmp()
         return status
 

@@ -52,6 +52,13 @@ def signal_number(spec: str) -> int | None:
     return NUMBERS.get(name)
 
 
+def signal_table() -> str:
+    """`kill -l` and `trap -l`: every signal, numbered, five to a line."""
+    entries = [f"{n:2d}) SIG{name}" for n, name in sorted(SIGNALS.items())]
+    text = "".join(e + ("\n" if i % 5 == 0 else "\t") for i, e in enumerate(entries, 1))
+    return text if text.endswith("\n") else text + "\n"  # bash's last line keeps its tab
+
+
 _STOP_DESCRIPTIONS = {19: "Stopped (signal)", 20: "Stopped", 21: "Stopped (tty input)", 22: "Stopped (tty output)"}
 
 

@@ -250,6 +250,9 @@ def run_child(child: Interp, source: str, filename: str,
         status = e.status
     trap = child.traps.pop("EXIT", None)
     if trap:
-        child.run_trap(trap, status, exit_trap=True)
+        try:
+            child.run_trap(trap, status, exit_trap=True)
+        except (ExitSignal, FatalError) as e:  # `exit N` or set -e in the trap: the child's status
+            status = e.status
     child.cleanup_tmp()
     return status & 0xFF

@@ -20,7 +20,19 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from kshell.exec.jobs import SIGINT, SIGNALS, Job, JobTable, describe, signal_number
+from kshell.core.errors import ExitSignal
+from kshell.exec.jobs import (
+    IGNORED,
+    SIGCONT,
+    SIGINT,
+    SIGNALS,
+    STOPS,
+    Job,
+    JobTable,
+    describe,
+    signal_number,
+    signal_table,
+)
 from kshell.limits import LimitExceeded
 
 if TYPE_CHECKING:
@@ -108,11 +120,7 @@ def jobs(sh: Interp, argv: list[str]) -> int:
 
 def _kill_list(sh: Interp, args: list[str]) -> int:
     if not args:
-        entries = [f"{n:2d}) SIG{name}" for n, name in sorted(SIGNALS.items())]
-        out = ""
-        for i, entry in enumerate(entries, 1):
-            out += entry + ("\n" if i % 5 == 0 else "\t")
-        sh.out(out if out.endswith("\n") else out + "\n")
+        sh.out(signal_table())
         return 0
     status = 0
     for arg in args:
@@ -175,7 +183,8 @@ def kill(sh: Interp, argv: list[str]) -> int:
                 sh.error(f"kill: {target}: no such job")
             elif not target.lstrip("-").isdigit():
                 sh.error(f"kill: {target}: arguments must be process or job IDs")
-            elif int(target) == sh.session.pid and sig == 0:
+            elif int(target) == sh.session.pid:
+                _to_self(sh, sig)
                 continue
             elif tab.recorder is not None and tab.recorder.signal(int(target), sig):
                 continue  # the agent's process in another session
@@ -185,6 +194,21 @@ def kill(sh: Interp, argv: list[str]) -> int:
             continue
         tab.signal(job, sig)
     return status
+
+
+def _to_self(sh: Interp, sig: int) -> None:
+    """`kill -SIG $$`: the shell's trap for SIG runs now (as bash runs it when the builtin
+    returns); with none, a signal whose default is to end a process ends the shell."""
+    if sig == 0:
+        return
+    name = SIGNALS.get(sig, "")
+    action = sh.traps.get(name)
+    if action is not None:
+        if action:  # an empty action ignores the signal; $? in the trap is kill's own 0
+            sh.run_trap(action, 0)
+        return
+    if sig not in IGNORED and sig not in STOPS and sig != SIGCONT:
+        raise ExitSignal(128 + sig)
 
 
 def _report(sh: Interp, tab: JobTable, job: Job, mark: str) -> None:

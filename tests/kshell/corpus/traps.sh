@@ -146,3 +146,46 @@ echo done
 #### EXIT trap in a command substitution
 x=$(trap 'echo trapped' EXIT; echo body)
 echo "$x"
+
+#### trap lists in signal order, single-quoted, with multi-line actions
+trap 'echo test' TERM 2 EXIT
+trap 'echo 1
+echo 2' USR1
+trap "echo it's" HUP
+trap
+trap -p INT EXIT
+trap -p NOPE; echo "st=$?"
+
+#### trap resets with a leading signal number, a lone condition or -
+trap "echo INT" INT
+trap "echo EXIT" EXIT
+trap 0 2
+trap; echo ---
+trap "echo INT" INT; trap "echo USR1" USR1
+trap INT; trap - USR1
+trap; echo ---
+trap " 42 " QUIT; trap -p QUIT; trap 03 QUIT; trap -p QUIT; echo end
+
+#### trap options and usage errors
+trap -1 EXIT; echo "st=$?"
+trap 'echo x'; echo "st=$?"
+trap -l | head -2
+## tools: head
+
+#### trap on URG and USR1 runs on kill $$; an ignored signal does nothing
+trap 'echo SIGURG' URG
+kill -URG $$
+trap 'echo usr1 $?' USR1
+false; kill -USR1 $$; echo "after $?"
+trap '' TERM; kill $$; echo ignored
+kill -WINCH $$; echo winch
+
+#### kill $$ without a trap ends the shell with 128+N
+bash -c 'bash -c "echo before; kill -TERM \$\$; echo not reached"; echo "st=$?"' 2>/dev/null
+bash -c 'bash -c "kill -USR2 \$\$"; echo "st=$?"' 2>/dev/null
+
+#### an EXIT trap's exit status or set -e failure ends a subshell or child shell with it
+( trap "exit 3" EXIT; true ); echo $?
+( set -e; trap "false; echo no" EXIT; true ); echo $?
+bash -e -c "trap 'nosuch' EXIT; echo a" 2>/dev/null; echo "after $?"
+x=$(trap "echo in-trap; exit 5" EXIT; echo out); echo "$x $?"
