@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from kshell.syntax.arith import parse_arith
 from kshell.syntax.ast import ArithExpr, BadSubst, Literal, ParamExp, Part, PrefixNames, Word
 from kshell.syntax.errors import ArithSyntaxError, ShellSyntaxError
-from kshell.syntax.parts import EMPTY_WORD, param
+from kshell.syntax.parts import EMPTY_WORD, param, tilde_word
 from kshell.syntax.words import CTX_BRACE, CTX_SUBSCRIPT
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -26,6 +26,14 @@ _ARITH_DYNAMIC = re.compile(r"[$`\"'\\]")
 _SPECIAL_PARAMS = "@*#?$!-"
 _SQ_LITERAL_OPS = frozenset({"-", ":-", "=", ":=", "?", ":?", "+", ":+"})
 _TRANSFORMS = "QEPAKaUuLk"
+
+
+def _tilde(parts: list[Part]) -> list[Part]:
+    """The word of `${x:-~/d}`, `${x#~/}`, `${x/~/h}` with its leading `~` a tilde prefix, as
+    bash expands it there."""
+    if parts and type(parts[0]) is Literal and parts[0].text.startswith("~"):  # type: ignore[union-attr]
+        return tilde_word(list(parts))
+    return parts
 
 
 class ExpansionReader:
@@ -133,16 +141,25 @@ class ExpansionReader:
             return self.bad_subst(pos, p, in_dq)
         p += len(op)
         if op[0] == "/":
-            pat, q = self.read_unquoted(p, CTX_BRACE, "/", in_dq)
+            # after `//`, a pattern that starts with `/` keeps it (bash looks for the `/` before
+            # the replacement from the pattern's second character): ${x////c}, ${x///}
+            lead = op == "//" and src[p:p + 1] == "/"
+            pat, q = self.read_unquoted(p + lead, CTX_BRACE, "/", in_dq)
+            if lead:
+                pat = [Literal("/"), *pat]
             src, n = self.src, self.n
             if q < n and src[q] == "/":
                 rep, q = self.read_unquoted(q + 1, CTX_BRACE, "", in_dq)
                 src, n = self.src, self.n
-                arg2 = Word(tuple(rep))
+                arg2 = Word(tuple(_tilde(rep)))
+            if op in ("/", "//"):  # `/#~`: the anchor comes first, the `~` is no prefix
+                pat = _tilde(pat)
         else:
             sq_literal = in_dq and op in _SQ_LITERAL_OPS
             pat, q = self.read_unquoted(p, CTX_BRACE, "", in_dq, sq_literal)
             src, n = self.src, self.n
+            if not (in_dq and sq_literal):  # a pattern's `~` even in "...", a default's only outside
+                pat = _tilde(pat)
         if q >= n:
             raise self.eof_error(pos, "}")
         arg = Word(tuple(pat)) if pat or op[0] not in "^," else None

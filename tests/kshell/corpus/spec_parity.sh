@@ -146,3 +146,15 @@ type date; command -v date; date; env date
 PATH=_tmp:/usr/bin:/bin; type date
 PATH=/usr/bin:$PWD/bin; date -d @0 +%Y
 ## tools: date env chmod mkdir touch
+
+#### a pattern after // that starts with a slash keeps it
+x='/_/'; echo ${x////c}; echo ${x//'/'/c}; echo "${x///}" "${x/#//S}" "${x/%//E}" "${x///_}"
+x='slash / brace } hi'; echo 'ambiguous:' ${x///}
+HOST_PATH=/foo/bar/baz; echo ${HOST_PATH////\\/}
+y=a/c/d; echo "${y///c}" "${y//\//-}"
+
+#### a leading ~ in a default is expanded outside quotes, in a pattern or replacement always
+HOME=/home/me; path=$HOME/git; echo "${path//~/z}" ${path/~/z} ${path#~} "${path#~}" ${u:-~} "${u:-~}" ${path/#~/T} ${path%~} ${u:-~/x} ${path/~\/git/Q}
+HOME=/h; p=/h/git; echo ${p/git/~} "${p/git/~}" ${p/git/~/x} ${u2:=~} ${v:+x} ${p:+~} "${p:+~}" ${p##~/} "${p%%~}"
+echo ${x:-a~} ${x:-'~'} "${x:-~/q}"
+dir=${XDG_NOPE:-~/.config}; echo "$dir"
