@@ -115,6 +115,10 @@ def eval_builtin(sh: Interp, argv: list[str]) -> int:
     args = argv[1:]
     if args and args[0] == "--":
         args = args[1:]
+    elif args and args[0].startswith("-") and args[0] != "-":  # bash's no_options
+        sh.error(f"eval: {args[0][:2]}: invalid option")
+        sh.write_err("eval: usage: eval [arg ...]\n")
+        return 2
     source = " ".join(args)
     if not source.strip():
         return 0

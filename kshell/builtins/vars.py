@@ -118,6 +118,8 @@ def declare_common(sh: Interp, argv: list[str], *, local: bool = False, force: s
 
                 sh.out(function_text(sh.funcs[n]) + "\n")
         return status
+    if local and not args:  # `local`, `local -p`: the variables of this function's own
+        return _print_vars(sh, [], on | {"p"}, only=set(sh.vars.frames[-1]))
     if "p" in on or (not args and not (on - {"g"}) and not off):
         return _print_vars(sh, args, on)
     if not args:
@@ -297,7 +299,7 @@ def _declare_ref(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, clea
     return 0
 
 
-def _print_vars(sh: Interp, names: list[str], on: set[str]) -> int:
+def _print_vars(sh: Interp, names: list[str], on: set[str], only: set[str] | None = None) -> int:
     status = 0
     table = sh.vars.table
     want = 0
@@ -313,7 +315,7 @@ def _print_vars(sh: Interp, names: list[str], on: set[str]) -> int:
             sh.out(_declare_line(name, var) + "\n")
         return status
     lines = []
-    for name in sorted(table):
+    for name in sorted(table if only is None else only & table.keys()):
         var = table[name]
         if want and not var.flags & want:
             continue
@@ -731,9 +733,9 @@ def getopts(sh: Interp, argv: list[str]) -> int:
         return 2
     optstring = argv[1]
     name = argv[2]
-    if not sh.is_valid_name(name):
+    valid = sh.is_valid_name(name)
+    if not valid:  # bash goes on (OPTIND, OPTARG) and fails only the assignment
         sh.error(f"getopts: `{name}': not a valid identifier")
-        return 1
     silent_msgs = sh.get_param_or_none("OPTERR") == "0"
     args = argv[3:] if len(argv) > 3 else list(sh.positional)
     silent = optstring.startswith(":")
@@ -749,25 +751,31 @@ def getopts(sh: Interp, argv: list[str]) -> int:
     if getattr(sh, "getopts_last_optind", None) != optind:
         pos = 1
 
-    def finish(ind: int, p: int) -> None:
+    def finish(ind: int, p: int) -> int:
         sh.getopts_char = p
         sh.getopts_last_optind = ind
         sh.assign_scalar("OPTIND", str(ind))
+        return 0 if valid else 1
+
+    def found(value: str) -> None:
+        if valid:
+            sh.assign_scalar(name, value)
+
+    def end(ind: int) -> int:
+        """No more options: `?`, OPTARG unset, OPTIND at most one past the arguments."""
+        found("?")
+        sh.unset_var("OPTARG")
+        finish(min(ind, len(args) + 1), 1)
+        return 1
 
     if optind > len(args):
-        sh.assign_scalar(name, "?")
-        finish(optind, 1)
-        return 1
+        return end(optind)
     arg = args[optind - 1]
     if pos == 1:
         if arg == "--":
-            sh.assign_scalar(name, "?")
-            finish(optind + 1, 1)
-            return 1
+            return end(optind + 1)
         if not arg.startswith("-") or arg == "-":
-            sh.assign_scalar(name, "?")
-            finish(optind, 1)
-            return 1
+            return end(optind)
     c = arg[pos]
     nxt_pos = pos + 1
     nxt_ind = optind
@@ -782,9 +790,8 @@ def getopts(sh: Interp, argv: list[str]) -> int:
             if not silent_msgs:
                 sh.write_err(f"{sh.script_name}: illegal option -- {c}\n")
             sh.unset_var("OPTARG")
-        sh.assign_scalar(name, "?")
-        finish(nxt_ind, nxt_pos)
-        return 0
+        found("?")
+        return finish(nxt_ind, nxt_pos)
     if idx + 1 < len(optstring) and optstring[idx + 1] == ":":
         if nxt_pos != 1:
             sh.assign_scalar("OPTARG", arg[nxt_pos:])
@@ -795,17 +802,15 @@ def getopts(sh: Interp, argv: list[str]) -> int:
             nxt_ind += 1
         else:
             if silent:
-                sh.assign_scalar(name, ":")
+                found(":")
                 sh.assign_scalar("OPTARG", c)
             else:
                 if not silent_msgs:
                     sh.write_err(f"{sh.script_name}: option requires an argument -- {c}\n")
-                sh.assign_scalar(name, "?")
+                found("?")
                 sh.unset_var("OPTARG")
-            finish(nxt_ind, nxt_pos)
-            return 0
+            return finish(nxt_ind, nxt_pos)
     else:
         sh.unset_var("OPTARG")
-    sh.assign_scalar(name, c)
-    finish(nxt_ind, nxt_pos)
-    return 0
+    found(c)
+    return finish(nxt_ind, nxt_pos)

@@ -497,6 +497,9 @@ class Interp(VarOps):
                 self.trace_assignment(a, trace_array_literal(value))
             self.assign_array(a.name, self.array_items(value), a.append)
             return
+        if a.subscript is not None and not a.subscript.parts:  # `a[]=x`
+            self.error(f"{a.name}[]: bad array subscript")
+            raise AbortCommand(1)
         text = expand_string(self, value)
         if "x" in self.opts:
             self.trace_assignment(a, trace_value(text, self.utf8_locale()))

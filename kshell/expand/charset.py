@@ -22,14 +22,30 @@ def byte_length(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
 
 
+def _each(text: str, convert: str) -> str:
+    """towupper(3)-style: one character for one, so a character whose case mapping is several
+    (ß -> SS, ﬀ -> FF) stays as it is."""
+    out = []
+    for c in text:
+        mapped = getattr(c, convert)()
+        out.append(mapped if len(mapped) == 1 else c)
+    return "".join(out)
+
+
 def upper(text: str, utf8: bool) -> str:
     """Case conversion as toupper(3): outside UTF-8 only ASCII letters change."""
-    return text.upper() if utf8 or text.isascii() else text.translate(_ASCII_UPPER)
+    if text.isascii():
+        return text.upper()
+    return _each(text, "upper") if utf8 else text.translate(_ASCII_UPPER)
 
 
 def lower(text: str, utf8: bool) -> str:
-    return text.lower() if utf8 or text.isascii() else text.translate(_ASCII_LOWER)
+    if text.isascii():
+        return text.lower()
+    return _each(text, "lower") if utf8 else text.translate(_ASCII_LOWER)
 
 
 def swapcase(text: str, utf8: bool) -> str:
-    return text.swapcase() if utf8 or text.isascii() else text.translate(_ASCII_SWAP)
+    if text.isascii():
+        return text.swapcase()
+    return _each(text, "swapcase") if utf8 else text.translate(_ASCII_SWAP)

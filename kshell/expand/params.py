@@ -221,6 +221,10 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
         sh.error(f"{_display_name(part)}: {message}")
         raise expansion_failure(sh)
     if value is None:
+        letters = sh.attr_letters(_attr_name(sh, part)) if op == "@a" and not is_list else ""
+        if letters:  # a declared variable's attributes (an array's, though [0] is unset)
+            _emit(sh, b, letters, False, quoted, star)
+            return
         if sh.options_u() and not is_list:
             _unbound(sh, _display_name(part))
         if op == ":" or op.startswith("@"):
@@ -258,6 +262,8 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
         out = [_case(v, p, op, utf8) for v in values]  # type: ignore[arg-type]
     elif op == "@K" and part.subscript in ("@", "*") and not part.indirect:
         out = [_pairs(sh, part.name, values)] if values else []  # type: ignore[arg-type]
+    elif op == "@k" and part.subscript in ("@", "*") and not part.indirect:  # keys and values, as words
+        out = [w for k, v in zip(sh.array_keys(part.name), values, strict=True) for w in (k, v)]  # type: ignore[arg-type]
     elif op.startswith("@"):
         out = [_transform(sh, part, v, op[1:]) for v in values]  # type: ignore[union-attr]
         if op == "@A" or op == "@a":
@@ -275,6 +281,13 @@ def _pairs(sh: Shell, name: str, values: list[str]) -> str:
     if "A" in sh.attr_letters(name):
         return "".join(f"{assoc_key_text(k)} {quote_dq(v)} " for k, v in zip(keys, values, strict=True))
     return " ".join(f"{k} {quote_dq(v)}" for k, v in zip(keys, values, strict=True))
+
+
+def _attr_name(sh: Shell, part: ParamExp) -> str:
+    """Whose attributes `${x@a}` shows: x, or for `${!r@a}` the variable r names (`a[0]`: a)."""
+    if not part.indirect:
+        return part.name
+    return (sh.get_param_or_none(part.name) or "").split("[", 1)[0]
 
 
 def _case(value: str, p: str, op: str, utf8: bool) -> str:
@@ -308,12 +321,12 @@ def _transform(sh: Shell, part: ParamExp, value: str, t: str) -> str:
 
         return decode_ansi_c(value, sh.utf8_locale())
     if t == "a":
-        return sh.attr_letters(part.name)
+        return sh.attr_letters(_attr_name(sh, part))
     if t == "A":
         return f"{part.name}={quote_q(value)}"
     if t == "P":
         return value
-    if t == "K":
+    if t == "K" or t == "k":
         return quote_q(value)
     sh.error(f"${{{part.name}@{t}}}: bad substitution")
     raise AbortCommand(1)

@@ -100,6 +100,8 @@ class ExpansionReader:
                     return BadSubst(src[pos:q + 1]), q + 1
                 subscript = Word(tuple(sub_parts))
                 p = q + 1
+                if not sub_parts:  # `${a[]}`: bash rejects it when expanding
+                    return self.bad_subst(pos, p, in_dq)
             if p >= n:
                 raise self.eof_error(pos, "}")
             c = src[p]

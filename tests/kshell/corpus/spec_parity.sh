@@ -158,3 +158,43 @@ HOME=/home/me; path=$HOME/git; echo "${path//~/z}" ${path/~/z} ${path#~} "${path
 HOME=/h; p=/h/git; echo ${p/git/~} "${p/git/~}" ${p/git/~/x} ${u2:=~} ${v:+x} ${p:+~} "${p:+~}" ${p##~/} "${p%%~}"
 echo ${x:-a~} ${x:-'~'} "${x:-~/q}"
 dir=${XDG_NOPE:-~/.config}; echo "$dir"
+
+#### case changes that map one character to several keep it
+LC_ALL=C.UTF-8
+small=$'\u00DF'; echo ${small^} ${small^^} ${small,,}; s=ǆ; echo ${s^}; x=ﬀ; echo ${x^^}; y=straße; echo ${y^^} ${y~~}
+
+#### ${a[@]@k} gives keys and values as separate words
+a=(x "y z"); printf "<%s>" "${a[@]@k}"; echo; printf "<%s>" ${a[@]@k}; echo
+declare -A A=([k]=v); printf "<%s>" "${A[@]@k}"; echo
+x=hi; printf "<%s>" "${x@k}" "${a[1]@k}" "${a[*]@k}"; echo
+set -- p q; printf "<%s>" "${@@k}"; echo
+
+#### ${A@a} of a declared array, and ${!r@a} of what r names
+declare -A A=(["x"]=y); echo ${A@a} - ${A[@]@a}; declare -a e; echo "[${e@a}]" "[${undef@a}]"
+declare -r r; echo "[${r@a}]"
+a=(1 2 3); r='a[0]'; echo ${!r@a}; r=A; echo ${!r@a}
+set -u; echo "${A@a}"; (echo ${undef@a}); echo "stat: $?"
+
+#### getopts with an invalid name, at the end, and after the arguments changed
+set -- -c foo -h
+getopts 'hc:' opt-; echo "status=$? opt=$opt OPTARG=$OPTARG OPTIND=$OPTIND"
+getopts "c:" opt -c10; echo "OPTIND=$OPTIND opt=$opt OPTARG=$OPTARG"
+getopts "c:" opt -c10; echo "OPTIND=$OPTIND opt=$opt OPTARG=${OPTARG-unset}"
+OPTIND=1; set -- -c -d -e foo
+while getopts "cde:" opt; do echo "-$opt"; done; echo "OPTIND=$OPTIND"
+set -- -f
+while getopts "f:" opt; do echo _; done; echo "OPTIND=$OPTIND"
+set --
+while getopts "h" opt; do echo _; done; echo "OPTIND=$OPTIND"
+
+#### local lists the function's own variables; eval refuses options
+f(){ local a=1 b; local -a arr=(1 2); local; echo ---; local -p; g=1; }; f
+eval -z; echo $?; eval -- echo hi; eval -xyz; echo $?
+
+#### an empty subscript is a bad subscript or a bad substitution
+a=(1 2 3)
+a[]=42
+echo status=$?
+echo ${a[@]}
+echo ${a[]}
+echo status=$?
