@@ -159,6 +159,11 @@ CASES = [
     Case("subscript_evaluated_once", "awk 'BEGIN { i = 1; a[i++] += 5; print i, a[1], a[2] }'", F),
     Case("field_index_evaluated_once", "echo '1 2 3' | awk '{ i = 1; $(i++) += 10; print i, $0 }'", F),
     Case("nr_assigned_a_string", "awk '{ NR = \"x\" } END { print NR }' nums", F),
+    # expressions nested deeper than Python's parser takes (200 parentheses)
+    Case("deep_sum", "awk 'BEGIN { x = 1; i = 0; print " + "(" * 150 + "x" + "+1)" * 150
+                     + ", " + " + ".join(["(i++)"] * 300) + ", i }'", F),
+    Case("deep_alternatives", "awk '{ n += (" + " || ".join(f'$1 == \"{i}\"' for i in range(300))
+                              + ") } END { print n }' nums", F),
 ]
 
 

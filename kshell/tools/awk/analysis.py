@@ -126,6 +126,50 @@ def _assigned(u: Uses, target: tuple, params: frozenset[str]) -> None:
         u.assigned.add(target[1])
 
 
+def ungroup(node):
+    while node[0] == "group":
+        node = node[1]
+    return node
+
+
+def const_field(node) -> int | None:
+    """i for `$i` with a constant i >= 0 (in parentheses or not), else None."""
+    while node[0] == "group":
+        node = node[1]
+    if node[0] == "field":
+        inner = node[1]
+        while inner[0] == "group":
+            inner = inner[1]
+        if inner[0] == "num" and inner[1] >= 0 and inner[1] == int(inner[1]):
+            return int(inner[1])
+    return None
+
+
+def is_safe(node) -> bool:
+    """Whether evaluating `node` can neither fail nor change anything (so it may come after
+    what it should precede)."""
+    while node[0] == "group":
+        node = node[1]
+    return node[0] in ("num", "str") or const_field(node) is not None
+
+
+def height(node, memo: dict[int, int]) -> int:
+    """The depth of the tree under `node` (1 for a leaf)."""
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    h = 0
+    for part in node[1:]:
+        if isinstance(part, tuple) and part and isinstance(part[0], str):
+            h = max(h, height(part, memo))
+        elif isinstance(part, list):
+            for p in part:
+                if isinstance(p, tuple) and p and isinstance(p[0], str):
+                    h = max(h, height(p, memo))
+    memo[id(node)] = h + 1
+    return h + 1
+
+
 def changes_record(node) -> bool:
     """Whether evaluating `node` may change $0 or the fields (so a field list read before it
     may be stale after): field, NF and $0 assignments, sub/gsub on a field or $0, getline

@@ -7,8 +7,10 @@ from __future__ import annotations
 import math
 import random
 import time
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from kshell.tools.awk.analysis import const_field
 from kshell.tools.awk.code import NUM, STR, Code
 from kshell.tools.awk.values import AwkFatal, field, to_num, to_str
 
@@ -104,9 +106,14 @@ def _sub(c: Compiler, args: list, glob: bool) -> Code:
                f" is not None else {a}.setdefault({key}, UNINIT))")
         store = f"store_item({r}[0], {a}, {key})"
     elif k == "field":
-        i = c.temp("_i")
-        cur = f"rt.get_field({i} := {c.field_index(target)})"
-        store = f"rt.store_field({r}[0], {i})"
+        j = const_field(target)
+        if j is not None:  # the text itself, not a value made of it
+            cur = "rt.record" if j == 0 else f"rt.field_text({j - 1})"
+            store = f"rt.store_field({r}[0], {j})"
+        else:
+            i = c.temp("_i")
+            cur = f"rt.get_field({i} := {c.field_index(target)})"
+            store = f"rt.store_field({r}[0], {i})"
     elif k == "var":
         cur = c.expr(target).src
         store = c.assign_expr(target, Code(f"{r}[0]", STR)).src
@@ -237,8 +244,10 @@ def math_atan2(y: float, x: float) -> float:
     return math.atan2(y, x)
 
 
-def substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
-    """sub/gsub: `&` is the match, `\\&` a literal ampersand, `\\\\` a backslash."""
+@lru_cache(maxsize=256)
+def _replacement(rep: str) -> tuple[str | None, ...]:
+    """A sub/gsub replacement cut once into literal text and None for each `&` (the match);
+    `\\&` is a literal ampersand, `\\\\` a backslash."""
     parts: list[str | None] = []
     lit: list[str] = []
     i = 0
@@ -256,6 +265,12 @@ def substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
             lit.append(ch)
         i += 1
     parts.append("".join(lit))
+    return tuple(parts)
+
+
+def substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
+    """sub/gsub: s with the first (every) match of regex replaced, and how many were."""
+    parts = _replacement(rep)
     plain = len(parts) == 1
     out: list[str] = []
     pos = 0

@@ -22,9 +22,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kshell.tools.awk import analysis, builtins, helpers
-from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, Program
-from kshell.tools.awk.code import DEAD, NUM, STR, UNKNOWN, Code, Fields, Scope, meet
-from kshell.tools.awk.expressions import Expressions, arith_src, const_field, field_num_src, is_safe
+from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, Program, const_field, is_safe
+from kshell.tools.awk.code import DEAD, STR, UNKNOWN, Code, Fields, Scope, meet
+from kshell.tools.awk.expressions import Expressions, arith_src, field_num_src
 from kshell.tools.awk.helpers import Exit, Next, NextFile
 from kshell.tools.awk.values import AwkFatal
 
@@ -39,7 +39,7 @@ __all__ = ["Exit", "Next", "NextFile", "compile_program", "GAWK_ONLY_VARS"]
 class Compiler(Expressions):
     """Writes the program's source; `compile_program` runs it once to get the functions."""
 
-    def __init__(self, rt: Runtime, funcs: dict, prog: Program) -> None:
+    def __init__(self, rt: Runtime, funcs: dict, prog: Program, split: int = 0) -> None:
         self.rt = rt
         self.funcs = funcs
         self.prog = prog
@@ -55,9 +55,16 @@ class Compiler(Expressions):
         self.want_f = False
         self.want_nums: set[int] = set()
         self.inline = False
+        self.split = split
+        self.heights: dict[int, int] = {}
+        self.split_defs: list[str] = []
 
     def emit(self, line: str) -> None:
-        self.lines.append("    " * self.depth + line)
+        indent = "    " * self.depth
+        if self.split_defs:  # the functions this line calls come first
+            self.lines.extend(indent + d for d in self.split_defs)
+            self.split_defs.clear()
+        self.lines.append(indent + line)
 
     # ------------------------------------------------------------------ the program
 
@@ -567,14 +574,7 @@ class Compiler(Expressions):
         j = const_field(node)
         if j is not None and j > 0:
             return self.field_text(j - 1)
-        code = self.expr(node)
-        if code.kind == STR:
-            return code.src
-        ofmt = self.special("OFMT")
-        if code.kind == NUM:
-            return f"num_to_str({code.src}, {ofmt})"
-        t = self.temp()
-        return f"({t} if type({t} := {code.src}) is not float else num_to_str({t}, {ofmt}))"
+        return self.as_str(self.expr(node), "OFMT")
 
     # ------------------------------------------------------------------ assignments
 
@@ -668,6 +668,7 @@ class Compiler(Expressions):
 
 
 NAMESPACE = {**helpers.NAMESPACE, **builtins.NAMESPACE}
+SPLIT_HEIGHT = 8  # expressions deeper than the parser takes: cut every 8 levels (split_out)
 
 
 @lru_cache(maxsize=64)
@@ -681,9 +682,16 @@ def compile_program(rt: Runtime, begins: list, ends: list, rules: list, funcs: d
     prog = analysis.analyse(begins, ends, rules, funcs)
     c = Compiler(rt, funcs, prog)
     source = c.program(begins, ends, rules)
+    try:
+        code = _code(source)
+    except (SyntaxError, RecursionError, MemoryError) as e:
+        if isinstance(e, SyntaxError) and "nested" not in str(e):
+            raise
+        c = Compiler(rt, funcs, prog, split=SPLIT_HEIGHT)
+        code = _code(c.program(begins, ends, rules))
     for name in prog.all_uses.names():
         rt.vars.setdefault(name, helpers.UNINIT)
     ns = dict(NAMESPACE)
-    exec(_code(source), ns)
+    exec(code, ns)
     regexes = [rt.regex(src) for src in c.regexes]
     return ns["_program"](rt, regexes, c.consts)

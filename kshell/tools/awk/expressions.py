@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from kshell.tools.awk import builtins
-from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN
+from kshell.tools.awk import analysis, builtins
+from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, const_field, ungroup
 from kshell.tools.awk.code import ANY, NUM, STR, Code, Fields, Scope
 from kshell.tools.awk.values import AwkFatal
 
@@ -34,6 +34,9 @@ class Expressions:
     want_f: bool  # ... and it reads F (its prelude makes F valid)
     want_nums: set[int]  # ... and these fields' numbers (its prelude computes _n<j>)
     inline: bool  # compiling a loop's test: no prelude, F only if the loop keeps it valid
+    split: int  # 0, or the height at which subexpressions become functions (split_out)
+    heights: dict[int, int]  # analysis.height's memo
+    split_defs: list[str]  # the functions split_out made, written before the next line
 
     def temp(self, prefix: str = "_t") -> str:
         self.scope.temps += 1
@@ -59,6 +62,9 @@ class Expressions:
 
     def num(self, node) -> str:
         """An expression's value as a float."""
+        return self.split_out(node, self.num_src(node))
+
+    def num_src(self, node) -> str:
         while node[0] == "group":
             node = node[1]
         j = const_field(node)
@@ -77,22 +83,31 @@ class Expressions:
 
     def str_(self, node) -> str:
         """An expression's value as a string (a number through CONVFMT)."""
+        return self.split_out(node, self.str_src(node))
+
+    def str_src(self, node) -> str:
         j = const_field(node)
         if j is not None and j > 0:
             return self.field_text(j - 1)
         return self.as_str(self.expr(node))
 
-    def as_str(self, code: Code) -> str:
+    def as_str(self, code: Code, fmt: str = "CONVFMT") -> str:
+        """A value as a string: a number through CONVFMT (OFMT for print), an integral one
+        as its digits straight away (num_to_str's first case, inline)."""
         if code.kind == STR:
             return code.src
-        cf = self.special("CONVFMT")
-        if code.kind == NUM:
-            return f"num_to_str({code.src}, {cf})"
+        f = self.special(fmt)
         t = self.temp()
-        return f"({t} if type({t} := {code.src}) is not float else num_to_str({t}, {cf}))"
+        if code.kind == NUM:
+            return f"(str(int({t})) if ({t} := {code.src}).is_integer() else num_to_str({t}, {f}))"
+        return (f"({t} if type({t} := {code.src}) is not float else str(int({t})) if {t}.is_integer()"
+                f" else num_to_str({t}, {f}))")
 
     def cond(self, node) -> str:
         """An expression as a Python bool (awk truth)."""
+        return self.split_out(node, self.cond_src(node))
+
+    def cond_src(self, node) -> str:
         while node[0] == "group":
             node = node[1]
         k = node[0]
@@ -122,7 +137,27 @@ class Expressions:
     # ------------------------------------------------------------------ expressions
 
     def expr(self, node) -> Code:
-        return getattr(self, "x_" + node[0])(node)
+        code = getattr(self, "x_" + node[0])(node)
+        src = self.split_out(node, code.src)
+        return code if src is code.src else Code(src, code.kind, code.lazy)
+
+    def split_out(self, node, src: str) -> str:
+        """With `split` set (a program whose expressions nest deeper than Python's parser
+        takes: 200 parentheses), the code of every subexpression `split` levels high becomes
+        a call of a function defined before the statement using it, assigning the locals
+        the subexpression assigns as nonlocals."""
+        if not self.split or analysis.height(node, self.heights) % self.split:
+            return src
+        name = self.temp("_x")
+        scope = self.scope
+        assigned = analysis.uses([node]).assigned
+        names = sorted(filter(None, (scope.params.get(n) or scope.hoisted.get(n) for n in assigned)))
+        body = [f"def {name}():"]
+        if names:
+            body.append(f"    nonlocal {', '.join(names)}")
+        body.append(f"    return {src}")
+        self.split_defs.extend(body)
+        return f"{name}()"
 
     def x_num(self, node) -> Code:
         return Code(self.number(node[1]), NUM, safe=True)
@@ -492,33 +527,6 @@ class Expressions:
             self.pending_funcs.append(name)
         return Code(f"{self.compiled[name]}({', '.join(srcs)})", lazy=True)
 
-
-
-def ungroup(node):
-    while node[0] == "group":
-        node = node[1]
-    return node
-
-
-def const_field(node) -> int | None:
-    """i for `$i` with a constant i >= 0 (in parentheses or not), else None."""
-    while node[0] == "group":
-        node = node[1]
-    if node[0] == "field":
-        inner = node[1]
-        while inner[0] == "group":
-            inner = inner[1]
-        if inner[0] == "num" and inner[1] >= 0 and inner[1] == int(inner[1]):
-            return int(inner[1])
-    return None
-
-
-def is_safe(node) -> bool:
-    """Whether evaluating `node` can neither fail nor change anything (so it may come after
-    what it should precede)."""
-    while node[0] == "group":
-        node = node[1]
-    return node[0] in ("num", "str") or const_field(node) is not None
 
 
 def field_num_src(j: int) -> str:

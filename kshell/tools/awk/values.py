@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 _NUMERIC = re.compile(r"[ \t\n\r\f\v]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[ \t\n\r\f\v]*\Z")
 _PREFIX = re.compile(r"[ \t\n\r\f\v]*([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))")
@@ -144,36 +145,49 @@ def compare(a, b, convfmt: str) -> int:
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?([a-zA-Z%])")
 
 
+@lru_cache(maxsize=256)
+def _format_plan(fmt: str) -> tuple:
+    """A printf format cut once into its literal text (str) and its conversions (flags,
+    width, precision, letter, where it ends in fmt, its text); a `%` that starts no valid
+    conversion makes the rest literal."""
+    items: list = []
+    pos = 0
+    n = len(fmt)
+    while pos < n:
+        i = fmt.find("%", pos)
+        if i < 0:
+            items.append(fmt[pos:])
+            break
+        items.append(fmt[pos:i])
+        m = _SPEC.match(fmt, i)
+        if not m:
+            items.append(fmt[i:])
+            break
+        flags, width, prec, conv = m.groups()
+        pos = m.end()
+        items.append("%" if conv == "%" else (flags, width, prec, conv, m.end(), m.group()))
+    return tuple(items)
+
+
 def format_printf(fmt: str, args: list, convfmt: str) -> str:
     out: list[str] = []
-    pos = 0
     ai = 0
-    n = len(fmt)
+    end = 0
 
     def take():
         nonlocal ai
         if ai >= len(args):
             raise AwkFatal("not enough arguments to satisfy format string\n\t`" + fmt
-                           + "'\n\t" + " " * (m.end() - 1) + "^ ran out for this one")
+                           + "'\n\t" + " " * (end - 1) + "^ ran out for this one")
         v = args[ai]
         ai += 1
         return v
 
-    while pos < n:
-        i = fmt.find("%", pos)
-        if i < 0:
-            out.append(fmt[pos:])
-            break
-        out.append(fmt[pos:i])
-        m = _SPEC.match(fmt, i)
-        if not m:
-            out.append(fmt[i:])
-            break
-        flags, width, prec, conv = m.groups()
-        pos = m.end()
-        if conv == "%":
-            out.append("%")
+    for item in _format_plan(fmt):
+        if type(item) is str:
+            out.append(item)
             continue
+        flags, width, prec, conv, end, text = item
         if width == "*":
             w = int(to_num(take()))
             if w < 0:
@@ -219,6 +233,6 @@ def format_printf(fmt: str, args: list, convfmt: str) -> str:
                 continue
             out.append((spec + conv) % x)
         else:
-            out.append(m.group())
+            out.append(text)
             ai -= 1
     return "".join(out)
