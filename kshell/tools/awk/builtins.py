@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -33,10 +34,11 @@ def builtin(c: Compiler, node) -> Code:
     cf = c.special("CONVFMT")
     if name == "length":
         if not args:
-            return Code("float(len(rt.record))", NUM)
+            return Code("float(len(rt.record))", NUM, int_src="len(rt.record)")
         if args[0][0] == "var":
             return Code(f"length_of({c.ref_arg(args[0][1])}, {cf})", NUM)
-        return Code(f"float(len({c.str_(args[0])}))", NUM)
+        text = c.str_(args[0])
+        return Code(f"float(len({text}))", NUM, int_src=f"len({text})")
     if name in ("sub", "gsub"):
         return _sub(c, args, name == "gsub")
     if name == "split":
@@ -63,8 +65,7 @@ def builtin(c: Compiler, node) -> Code:
     if name == "index":
         return Code(f"float({c.str_(args[0])}.find({c.str_(args[1])}) + 1)", NUM)
     if name == "sprintf":
-        rest = ", ".join(c.expr(a).src for a in args[1:])
-        return Code(f"format_printf({c.str_(args[0])}, [{rest}], {cf})", STR)
+        return Code(c.formatted(args), STR)
     if name in ("sin", "cos", "exp", "sqrt", "log", "int"):
         return Code(f"math_{name}({c.num(args[0])}, rt)", NUM)
     if name == "atan2":
@@ -270,6 +271,8 @@ def _replacement(rep: str) -> tuple[str | None, ...]:
 
 def substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
     """sub/gsub: s with the first (every) match of regex replaced, and how many were."""
+    if type(regex) is re.Pattern and _never_empty(regex):  # awk's matches are re's: subn does it
+        return regex.subn(_template(rep), s, 0 if glob else 1)
     parts = _replacement(rep)
     plain = len(parts) == 1
     out: list[str] = []
@@ -278,7 +281,7 @@ def substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
     prev_end = -1
     for m in regex.finditer(s):
         st, en = m.span()
-        if st == en and st == prev_end:
+        if st == en and st == prev_end:  # an empty match right after a match is none in awk
             continue
         prev_end = en
         out.append(s[pos:st])
@@ -295,6 +298,22 @@ def substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
         return s, 0
     out.append(s[pos:])
     return "".join(out), n
+
+
+@lru_cache(maxsize=256)
+def _template(rep: str) -> str:
+    """The replacement as re's template: the match as \\g<0>, backslashes doubled."""
+    return "".join(r"\g<0>" if p is None else p.replace("\\", "\\\\") for p in _replacement(rep))
+
+
+@lru_cache(maxsize=256)
+def _never_empty(regex: re.Pattern) -> bool:
+    """Whether a pattern cannot match the empty string (its narrowest match is wider than
+    nothing, as re's own parser measures it); False when that cannot be told."""
+    try:
+        return re._parser.parse(regex.pattern, regex.flags).getwidth()[0] > 0
+    except Exception:  # a parser that changed: the general way
+        return False
 
 
 NAMESPACE = {

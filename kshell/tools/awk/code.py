@@ -16,6 +16,7 @@ class Code:
     kind: str = ANY  # NUM: a float; STR: a plain string (compares as one); ANY: any awk value
     lazy: bool = False  # may be a LazyArray (a parameter's value), which `=` turns into ""
     safe: bool = False  # evaluating it has no effect and cannot fail (a constant, a local)
+    int_src: str | None = None  # the same number as a Python int (NF, length): printed as is
 
 
 @dataclass(frozen=True)

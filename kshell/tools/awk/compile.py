@@ -541,9 +541,7 @@ class Compiler(Expressions):
     def print_(self, node) -> None:
         kind, args, dest = node
         if kind == "printf":
-            fmt = self.str_(args[0])
-            rest = ", ".join(self.expr(a).src for a in args[1:])
-            text = f"format_printf({fmt}, [{rest}], {self.special('CONVFMT')})"
+            text = self.formatted(args)
         elif not args:
             text = f"rt.record + {self.special('ORS')}"
         else:
@@ -572,8 +570,8 @@ class Compiler(Expressions):
     def out_str(self, node) -> str:
         """An expression as print writes it (a number through OFMT)."""
         j = const_field(node)
-        if j is not None and j > 0:
-            return self.field_text(j - 1)
+        if j is not None:
+            return self.text_of_field(j)
         return self.as_str(self.expr(node), "OFMT")
 
     # ------------------------------------------------------------------ assignments

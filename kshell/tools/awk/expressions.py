@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from kshell.tools.awk import analysis, builtins
 from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, const_field, ungroup
 from kshell.tools.awk.code import ANY, NUM, STR, Code, Fields, Scope
-from kshell.tools.awk.values import AwkFatal
+from kshell.tools.awk.values import AwkFatal, format_plan
 
 if TYPE_CHECKING:
     from kshell.tools.awk.analysis import Program
@@ -87,8 +87,8 @@ class Expressions:
 
     def str_src(self, node) -> str:
         j = const_field(node)
-        if j is not None and j > 0:
-            return self.field_text(j - 1)
+        if j is not None:
+            return self.text_of_field(j)
         return self.as_str(self.expr(node))
 
     def as_str(self, code: Code, fmt: str = "CONVFMT") -> str:
@@ -96,12 +96,50 @@ class Expressions:
         as its digits straight away (num_to_str's first case, inline)."""
         if code.kind == STR:
             return code.src
+        if code.int_src is not None:
+            return f"str({code.int_src})"
         f = self.special(fmt)
         t = self.temp()
         if code.kind == NUM:
             return f"(str(int({t})) if ({t} := {code.src}).is_integer() else num_to_str({t}, {f}))"
         return (f"({t} if type({t} := {code.src}) is not float else str(int({t})) if {t}.is_integer()"
                 f" else num_to_str({t}, {f}))")
+
+    def formatted(self, args: list) -> str:
+        """printf's and sprintf's text. A constant format whose conversions the arguments
+        match one for one is written out here, each conversion in place (plain %s and %d
+        inline); any other goes through format_printf at run time."""
+        cf = self.special("CONVFMT")
+        plan = format_plan(args[0][1]) if args[0][0] == "str" else None
+        convs = [item for item in plan or () if type(item) is not str]
+        if plan is None or len(convs) != len(args) - 1 or any(c[0] is None or c[7] is None for c in convs):
+            rest = ", ".join(self.expr(a).src for a in args[1:])
+            return f"format_printf({self.str_(args[0])}, [{rest}], {cf})"
+        parts: list[str] = []
+        values = iter(args[1:])
+        for item in plan:
+            if type(item) is str:
+                if item:
+                    parts.append(repr(item))
+                continue
+            _, flags, width, _, conv, _, _, spec = item
+            node = next(values)
+            rest = f"{spec!r}, {flags!r}, {width!r}, {conv!r}, {cf}"
+            if conv == "s":
+                text = self.str_(node)
+                parts.append(text if spec == "%" else f"({(spec + 's')!r} % {text})")
+            elif conv in "di" or conv in "eEfFgG":
+                t = self.temp()
+                if conv in "di":
+                    fn, done = "conv_int", (f"str(int({t}))" if spec == "%" else f"{(spec + 'd')!r} % int({t})")
+                else:
+                    fn, done = "conv_float", f"{(spec + conv)!r} % {t}"
+                parts.append(f"({done} if -INF < ({t} := {self.num(node)}) < INF else {fn}({t}, {rest}))")
+            elif conv == "c":
+                parts.append(f"conv_char({self.expr(node).src}, {rest})")
+            else:
+                parts.append(f"conv_unsigned({self.num(node)}, {rest})")
+        return "(" + " + ".join(parts) + ")" if parts else "''"
 
     def cond(self, node) -> str:
         """An expression as a Python bool (awk truth)."""
@@ -181,7 +219,7 @@ class Expressions:
         if name == "NF":
             if self.pure and self.fields_ok():
                 self.want_f = True
-                return Code("float(_nf)", NUM)
+                return Code("float(_nf)", NUM, int_src="_nf")
             return Code("rt.get_nf()", NUM)
         local = scope.hoisted.get(name)
         if local is not None:
@@ -234,6 +272,10 @@ class Expressions:
             self.want_f = True
             return Code("(field(F[-1]) if F else field(rt.record))")
         return Code(f"rt.get_field(int({self.num(inner)}))")
+
+    def text_of_field(self, i: int) -> str:
+        """$i's text, for i >= 0 ($0 is the record itself)."""
+        return "rt.record" if i == 0 else self.field_text(i - 1)
 
     def field_text(self, j: int) -> str:
         """Field j+1's text ("" past NF), as print and concatenation show it."""
@@ -415,8 +457,8 @@ class Expressions:
             while node[0] == "group":
                 node = node[1]
             j = const_field(node)
-            if j is not None and j > 0:
-                return self.field_text(j - 1)
+            if j is not None:
+                return self.text_of_field(j)
             code = self.expr(node)
             if code.kind == STR:
                 return code.src

@@ -145,11 +145,62 @@ def compare(a, b, convfmt: str) -> int:
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?([a-zA-Z%])")
 
 
+def _ran_out(fmt: str, end: int) -> AwkFatal:
+    return AwkFatal("not enough arguments to satisfy format string\n\t`" + fmt
+                    + "'\n\t" + " " * (end - 1) + "^ ran out for this one")
+
+
+def conv_int(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    x = to_num(v)
+    if x != x or x in (math.inf, -math.inf):
+        return ("%" + flags.replace("0", "") + (width or "") + "s") % special(x)
+    return (spec + "d") % int(x)
+
+
+def conv_unsigned(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    k = int(to_num(v))
+    if k < 0:
+        k += 1 << 64
+    if conv == "o" and "#" in flags:
+        text = (spec.replace("#", "") + "o") % k
+        return text if text.lstrip(" ").startswith("0") else (spec.replace("#", "") + "s") % f"0{k:o}"
+    return (spec + ("d" if conv == "u" else conv)) % k
+
+
+def conv_char(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    if type(v) is float or type(v) is StrNum:
+        k = int(to_num(v))
+        ch = chr(k) if 0 <= k < 256 else chr(k & 0xFF)
+    else:
+        ch = to_str(v, convfmt)[:1]
+    return ("%" + flags + (width or "") + "s") % ch
+
+
+def conv_str(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    return (spec + "s") % to_str(v, convfmt)
+
+
+def conv_float(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    x = to_num(v)
+    if x != x or x in (math.inf, -math.inf):
+        return ("%" + flags.replace("0", "") + (width or "") + "s") % special(x)
+    return (spec + conv) % x
+
+
+CONVERTERS = {**dict.fromkeys("di", conv_int), **dict.fromkeys("oxXu", conv_unsigned), "c": conv_char,
+               "s": conv_str, **dict.fromkeys("eEfFgG", conv_float)}
+
+
+def _spec(flags: str, width: str | None, prec: str | None) -> str:
+    return "%" + flags + (width or "") + ("." + (prec or "0") if prec is not None else "")
+
+
 @lru_cache(maxsize=256)
-def _format_plan(fmt: str) -> tuple:
-    """A printf format cut once into its literal text (str) and its conversions (flags,
-    width, precision, letter, where it ends in fmt, its text); a `%` that starts no valid
-    conversion makes the rest literal."""
+def format_plan(fmt: str) -> tuple:
+    """A printf format cut once into its literal text (str) and its conversions: (converter,
+    flags, width, precision, letter, where it ends in fmt, its text, the %-spec when no `*`
+    makes it depend on the arguments); a `%` that starts no valid conversion makes the
+    rest literal. An unknown letter has no converter: its text is copied."""
     items: list = []
     pos = 0
     n = len(fmt)
@@ -165,74 +216,47 @@ def _format_plan(fmt: str) -> tuple:
             break
         flags, width, prec, conv = m.groups()
         pos = m.end()
-        items.append("%" if conv == "%" else (flags, width, prec, conv, m.end(), m.group()))
+        if conv == "%":
+            items.append("%")
+            continue
+        spec = None if "*" in (width, prec) else _spec(flags, width, prec)
+        items.append((CONVERTERS.get(conv), flags, width, prec, conv, m.end(), m.group(), spec))
     return tuple(items)
 
 
 def format_printf(fmt: str, args: list, convfmt: str) -> str:
     out: list[str] = []
     ai = 0
-    end = 0
-
-    def take():
-        nonlocal ai
-        if ai >= len(args):
-            raise AwkFatal("not enough arguments to satisfy format string\n\t`" + fmt
-                           + "'\n\t" + " " * (end - 1) + "^ ran out for this one")
-        v = args[ai]
-        ai += 1
-        return v
-
-    for item in _format_plan(fmt):
+    nargs = len(args)
+    for item in format_plan(fmt):
         if type(item) is str:
             out.append(item)
             continue
-        flags, width, prec, conv, end, text = item
-        if width == "*":
-            w = int(to_num(take()))
-            if w < 0:
-                flags += "-"
-                w = -w
-            width = str(w)
-        if prec == "*":
-            p = int(to_num(take()))
-            prec = str(p) if p >= 0 else None
-        spec = "%" + flags + (width or "") + ("." + (prec or "0") if prec is not None else "")
-        v = take()
-        if conv in "di":
-            x = to_num(v)
-            if x != x or x in (math.inf, -math.inf):
-                out.append(("%" + flags.replace("0", "") + (width or "") + "s") % special(x))
-                continue
-            out.append((spec + "d") % int(x))
-        elif conv in "oxXu":
-            x = to_num(v)
-            k = int(x)
-            if k < 0:
-                k += 1 << 64
-            if conv == "o" and "#" in flags:
-                text = (spec.replace("#", "") + "o") % k
-                out.append(text if text.lstrip(" ").startswith("0") else
-                           (spec.replace("#", "") + "s") % f"0{k:o}")
-            else:
-                out.append((spec + ("d" if conv == "u" else conv)) % k)
-        elif conv == "c":
-            if type(v) is float or type(v) is StrNum:
-                k = int(to_num(v))
-                ch = chr(k) if 0 <= k < 256 else chr(k & 0xFF)
-            else:
-                s = to_str(v, convfmt)
-                ch = s[:1]
-            out.append(("%" + flags + (width or "") + "s") % ch)
-        elif conv == "s":
-            out.append((spec + "s") % to_str(v, convfmt))
-        elif conv in "eEfFgG":
-            x = to_num(v)
-            if x != x or x in (math.inf, -math.inf):
-                out.append(("%" + flags.replace("0", "") + (width or "") + "s") % special(x))
-                continue
-            out.append((spec + conv) % x)
-        else:
+        convert, flags, width, prec, conv, end, text, spec = item
+        if spec is None:
+            if width == "*":
+                if ai >= nargs:
+                    raise _ran_out(fmt, end)
+                w = int(to_num(args[ai]))
+                ai += 1
+                if w < 0:
+                    flags += "-"
+                    w = -w
+                width = str(w)
+            if prec == "*":
+                if ai >= nargs:
+                    raise _ran_out(fmt, end)
+                p = int(to_num(args[ai]))
+                ai += 1
+                prec = str(p) if p >= 0 else None
+            spec = _spec(flags, width, prec)
+        if ai >= nargs:
+            raise _ran_out(fmt, end)
+        v = args[ai]
+        ai += 1
+        if convert is None:
             out.append(text)
             ai -= 1
+            continue
+        out.append(convert(v, spec, flags, width, conv, convfmt))
     return "".join(out)
