@@ -159,6 +159,11 @@ CASES = [
     Case("subscript_evaluated_once", "awk 'BEGIN { i = 1; a[i++] += 5; print i, a[1], a[2] }'", F),
     Case("field_index_evaluated_once", "echo '1 2 3' | awk '{ i = 1; $(i++) += 10; print i, $0 }'", F),
     Case("nr_assigned_a_string", "awk '{ NR = \"x\" } END { print NR }' nums", F),
+    Case("side_effects_compared_once", "awk 'BEGIN { x = 0; if (x++ == 0) print \"first\", x; if (x++ != 1)"
+                                       " print \"no\"; print x }'", F),
+    Case("numbers_become_strings", "awk 'BEGIN { for (i = 0; i < 3; i++) { if (i == 1) i = \"1x\"; print i, (i < 10) }"
+                                   " x = 5; sub(/5/, \"6\", x); print x + 1, (x < 10); y = 2;"
+                                   " do { y = y \"0\" } while (y < 1000); print y }'", F),
     # expressions nested deeper than Python's parser takes (200 parentheses)
     Case("deep_sum", "awk 'BEGIN { x = 1; i = 0; print " + "(" * 150 + "x" + "+1)" * 150
                      + ", " + " + ".join(["(i++)"] * 300) + ", i }'", F),

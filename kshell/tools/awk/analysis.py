@@ -170,6 +170,60 @@ def height(node, memo: dict[int, int]) -> int:
     return h + 1
 
 
+# built-ins whose value is always a number
+NUMERIC_BUILTINS = frozenset({"length", "index", "split", "sub", "gsub", "match", "sin", "cos", "atan2",
+                              "exp", "log", "sqrt", "int", "rand", "srand", "system", "close", "fflush"})
+
+
+def numeric(node) -> bool:
+    """Whether an expression's value is surely a number, by its form alone."""
+    node = ungroup(node)
+    k = node[0]
+    if k in ("num", "regex", "or", "and", "not", "in", "match", "cmp", "neg", "pos", "bin", "preinc",
+             "postinc", "getline", "fgetline", "pgetline"):
+        return True
+    if k == "assign":
+        return node[1] != "=" or numeric(node[3])
+    if k == "cond":
+        return numeric(node[2]) and numeric(node[3])
+    if k == "builtin":
+        return node[1] in NUMERIC_BUILTINS
+    return False
+
+
+def string_targets(node) -> set[str]:
+    """The variables `node` may assign something other than a number (a string, a field's
+    value): `=` of a value not numeric(), getline's, sub's and for-in's targets."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, tuple) or not n:
+            continue
+        k = n[0]
+        target = None
+        if k == "assign" and n[1] == "=" and not numeric(n[3]):
+            target = n[2]
+        elif k in ("getline", "fgetline"):
+            target = n[1]
+        elif k == "pgetline":
+            target = n[2]
+        elif k == "builtin" and n[1] in TARGET_ARGS and len(n[2]) > 2:
+            target = n[2][2]
+        elif k == "forin":
+            found.add(n[1])
+        if target is not None:
+            target = ungroup(target)
+            if target[0] == "var":
+                found.add(target[1])
+        for part in n[1:]:
+            if isinstance(part, tuple):
+                stack.append(part)
+            elif isinstance(part, list):
+                stack.extend(p for p in part if isinstance(p, tuple))
+    return found
+
+
 def changes_record(node) -> bool:
     """Whether evaluating `node` may change $0 or the fields (so a field list read before it
     may be stale after): field, NF and $0 assignments, sub/gsub on a field or $0, getline

@@ -22,8 +22,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kshell.tools.awk import analysis, builtins, helpers
-from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, Program, const_field, is_safe
-from kshell.tools.awk.code import DEAD, STR, UNKNOWN, Code, Fields, Scope, meet
+from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, Program, const_field, is_safe, ungroup
+from kshell.tools.awk.code import DEAD, NUM, STR, UNKNOWN, Code, Fields, Scope, meet
 from kshell.tools.awk.expressions import Expressions, arith_src, field_num_src
 from kshell.tools.awk.helpers import Exit, Next, NextFile
 from kshell.tools.awk.values import AwkFatal
@@ -55,6 +55,7 @@ class Compiler(Expressions):
         self.want_f = False
         self.want_nums: set[int] = set()
         self.inline = False
+        self.floats: frozenset[str] = frozenset()
         self.split = split
         self.heights: dict[int, int] = {}
         self.split_defs: list[str] = []
@@ -89,6 +90,7 @@ class Compiler(Expressions):
     def start_function(self, header: str, scope: Scope) -> int:
         self.scope = scope
         self.fields = UNKNOWN
+        self.floats = frozenset()
         self.depth = 1
         self.emit(header)
         self.depth = 2
@@ -185,6 +187,7 @@ class Compiler(Expressions):
         self.emit("pass")
         scope.in_records = True
         self.fields = Fields("fresh")
+        self.floats = frozenset()
         for i, (pattern, action) in enumerate(rules):
             self.rule(i, pattern, action)
         scope.in_records = False
@@ -230,19 +233,20 @@ class Compiler(Expressions):
             self.action(action)
             return
         test = self.condition_prelude(pattern)
-        before = self.fields
+        before, floats = self.fields, self.floats
         self.emit(f"if {test}:")
         self.depth += 1
         self.emit("pass")
         self.action(action)
         self.depth -= 1
-        self.fields = meet(self.fields, before)
+        self.join(before, floats)
 
     def range_rule(self, i: int, start, stop, action) -> None:
         """`start, stop`: while active the stop test runs first (the record still matches);
         otherwise a start that matches also runs the stop test on the same record."""
         matched = self.temp("_m")
         self.fields = UNKNOWN
+        self.floats = frozenset()  # its pieces are compiled in turn but run in branches
         self.emit(f"if _rg{i}:")
         self.depth += 1
         self.emit(f"{matched} = True")
@@ -252,18 +256,21 @@ class Compiler(Expressions):
         self.emit("else:")
         self.depth += 1
         self.fields = UNKNOWN
+        self.floats = frozenset()
         self.emit(f"{matched} = {self.condition_prelude(start)}")
         self.emit(f"if {matched}:")
         self.depth += 1
         self.emit(f"_rg{i} = not {self.condition_prelude(stop)}")
         self.depth -= 2
         self.fields = UNKNOWN
+        self.floats = frozenset()
         self.emit(f"if {matched}:")
         self.depth += 1
         self.emit("pass")
         self.action(action)
         self.depth -= 1
         self.fields = UNKNOWN
+        self.floats = frozenset()
 
     def action(self, action) -> None:
         if action is None:
@@ -310,20 +317,20 @@ class Compiler(Expressions):
         if k == "if":
             test = self.condition_prelude(node[1])
             self.emit(f"if {test}:")
-            before = self.fields
+            before, floats = self.fields, self.floats
             self.depth += 1
             self.emit("pass")
             self.stmt(node[2])
             self.depth -= 1
-            after = self.fields
-            self.fields = before
+            after, after_floats = self.fields, self.floats
+            self.fields, self.floats = before, floats
             if node[3] is not None:
                 self.emit("else:")
                 self.depth += 1
                 self.emit("pass")
                 self.stmt(node[3])
                 self.depth -= 1
-            self.fields = meet(after, self.fields)
+            self.join(after, after_floats)
             return
         if k in ("while", "do", "for", "forin"):
             self.loop(node)
@@ -348,9 +355,18 @@ class Compiler(Expressions):
             return
         self.simple(node, lambda: self.simple_body(node))
 
+    def join(self, other: Fields, other_floats: frozenset[str]) -> None:
+        """Where two paths meet: what both know (a path never taken knows everything)."""
+        if self.fields.state == "dead":
+            self.floats = other_floats
+        elif other.state != "dead":
+            self.floats &= other_floats
+        self.fields = meet(self.fields, other)
+
     def simple(self, node, body: Callable[[], None]) -> None:
         """Compile a statement without inner statements: its field reads come from F when it
         cannot change the record (F made valid by a prelude written before it)."""
+        self.floats -= analysis.string_targets(node)
         pure = not analysis.changes_record(node)
         mark = len(self.lines)
         saved = (self.pure, self.want_f, self.want_nums)
@@ -441,6 +457,12 @@ class Compiler(Expressions):
         pure = not analysis.changes_record(node)
         head = entry if pure and entry.state == "valid" else UNKNOWN
         self.fields = head
+        if k == "for" and node[1] is not None:  # the init runs once, before: it counts
+            self.fields = UNKNOWN if not pure else entry
+            self.stmt(node[1])
+            self.fields = head
+        # a variable the loop assigns only numbers stays a number if it was one
+        floats = self.floats = self.floats - analysis.string_targets(node)
         scope.loops += 1
         n = self.temp("_c")
         self.emit(f"{n} = 0")
@@ -469,11 +491,7 @@ class Compiler(Expressions):
             self.count(n)
             self.stmt(node[1])
         else:
-            _, init, cond, step, body = node
-            if init is not None:
-                self.fields = UNKNOWN if not pure else entry
-                self.stmt(init)
-                self.fields = head
+            _, _, cond, step, body = node
             test = self.inline_cond(cond) if cond is not None else "True"
             if step is not None and analysis.has_loop_control(body, ("continue",)):
                 first = self.temp("_f")
@@ -483,7 +501,7 @@ class Compiler(Expressions):
                 self.emit(f"if not {first}:")
                 self.depth += 1
                 self.stmt(step)
-                self.fields = head
+                self.fields, self.floats = head, floats
                 self.depth -= 1
                 self.emit(f"{first} = False")
                 self.emit(f"if not ({test}):")
@@ -496,11 +514,11 @@ class Compiler(Expressions):
                 self.count(n)
                 self.stmt(body)
                 if step is not None:
-                    self.fields = head
+                    self.fields, self.floats = head, floats
                     self.stmt(step)
         self.depth -= 1
         scope.loops -= 1
-        self.fields = head
+        self.fields, self.floats = head, floats
 
     def count(self, n: str) -> None:
         """Every 1024th iteration: Ctrl-C, `timeout` and the wall time (runtime.checkpoint)."""
@@ -602,6 +620,7 @@ class Compiler(Expressions):
             local = scope.hoisted.get(name)
             if local is not None:
                 self.emit(f"{local} = {value.src}")
+                self.floats = self.floats | {name} if value.kind == NUM else self.floats - {name}
                 return
             if self.may_be_array(name):
                 t = self.temp()
@@ -629,8 +648,8 @@ class Compiler(Expressions):
             target = target[1]
         k = target[0]
         v = self.num(value_node)
-        v_first = is_safe(value_node)
-        if not v_first:
+        plain = ungroup(value_node)
+        if not (is_safe(plain) or plain[0] == "var" and plain[1] in self.scope.hoisted):
             t = self.temp()
             self.emit(f"{t} = {v}")
             v = t
@@ -641,6 +660,8 @@ class Compiler(Expressions):
             if local is not None and name not in NOT_PLAIN:
                 cur = self.as_num(self.x_var(target))
                 self.emit(f"{local} = {arith_src(op, cur, v)}")
+                if name in scope.hoisted:
+                    self.floats |= {name}
                 return
             if scope.nr_local and name in ("NR", "FNR"):  # not assigned: never happens
                 raise AssertionError(name)

@@ -34,6 +34,7 @@ class Expressions:
     want_f: bool  # ... and it reads F (its prelude makes F valid)
     want_nums: set[int]  # ... and these fields' numbers (its prelude computes _n<j>)
     inline: bool  # compiling a loop's test: no prelude, F only if the loop keeps it valid
+    floats: frozenset[str]  # hoisted globals surely holding a float here
     split: int  # 0, or the height at which subexpressions become functions (split_out)
     heights: dict[int, int]  # analysis.height's memo
     split_defs: list[str]  # the functions split_out made, written before the next line
@@ -223,7 +224,7 @@ class Expressions:
             return Code("rt.get_nf()", NUM)
         local = scope.hoisted.get(name)
         if local is not None:
-            return Code(local, safe=True)
+            return Code(local, NUM if name in self.floats else ANY, safe=True)
         if scope.nr_local and name in ("NR", "FNR"):
             return Code(name, NUM, safe=True)
         local = scope.ro.get(name)
@@ -388,6 +389,10 @@ class Expressions:
         left, right = ungroup(node[2]), ungroup(node[3])
         a, b = self.expr(left), self.expr(right)
         if a.kind == NUM and b.kind == NUM:
+            if op in ("==", "!=") and not (a.safe and b.safe):  # num_test reads each twice
+                ta, tb = self.temp(), self.temp()
+                test = f"(({ta} := {a.src}) < ({tb} := {b.src}) or {ta} > {tb})"
+                return test if op == "!=" else f"(not {test})"
             return num_test(op, a.src, b.src)
         if a.kind == STR or b.kind == STR:  # a string on either side: a string comparison
             x = a.src if a.kind == STR else self.str_(left)
@@ -581,7 +586,7 @@ def field_num_src(j: int) -> str:
 
 def num_test(op: str, a: str, b: str) -> str:
     """a op b for floats, as compare() decides it ((a > b) - (a < b) tested against 0), which
-    for NaN differs from Python's operators."""
+    for NaN differs from Python's operators. == and != read a and b twice: atoms only."""
     if op == ">":
         return f"({a} > {b})"
     if op == "<":
