@@ -70,7 +70,8 @@ class Compiler(Expressions):
     # ------------------------------------------------------------------ the program
 
     def program(self, begins: list, ends: list, rules: list) -> str:
-        """The factory's source: `_program(rt, R, K)` returns (begin, main, end, names)."""
+        """The factory's source: `_program(rt, R, K)` returns the functions (begin, main, end)
+        given the runtime, the compiled regexes (R0, R1, ...) and the other constants."""
         body_begin = self.body_function("_begin", "begin", begins)
         body_end = self.body_function("_end", "end", ends)
         body_main = self.main_function(rules)
@@ -87,14 +88,13 @@ class Compiler(Expressions):
         out.append(f"    return {body_begin}, {body_main}, {body_end}")
         return "\n".join(out) + "\n"
 
-    def start_function(self, header: str, scope: Scope) -> int:
+    def start_function(self, header: str, scope: Scope) -> None:
         self.scope = scope
         self.fields = UNKNOWN
         self.floats = frozenset()
         self.depth = 1
         self.emit(header)
         self.depth = 2
-        return len(self.lines)
 
     def hoist(self, body_uses: analysis.Uses) -> dict[str, str]:
         return {n: f"g_{n}" for n in sorted(body_uses.names()) if self.prog.hoistable(n)}
@@ -207,16 +207,14 @@ class Compiler(Expressions):
 
     @staticmethod
     def may_jump(node) -> bool:
-        """Whether running `node` may raise Next or NextFile (a `next` in a loop, where it
-        cannot be a `continue`, or one in a function)."""
+        """Whether running `node` may raise Next or NextFile: it holds a next (one in a loop
+        cannot be a `continue`), a nextfile or a call (a function may say next)."""
         stack = [node]
         while stack:
             n = stack.pop()
             if not isinstance(n, tuple) or not n:
                 continue
-            if n[0] in ("call", "nextfile"):
-                return True
-            if n[0] == "next":
+            if n[0] in ("call", "next", "nextfile"):
                 return True
             for part in n[1:]:
                 if isinstance(part, tuple):
