@@ -447,6 +447,38 @@ class PathFS:
                 for name, child, _, _ in records.list_entries(txn, inode.ino)
             ]
 
+    def scandir_contents(
+        self, path: PathLike, wanted: Callable[[str, Inode], bool], budget: int
+    ) -> list[tuple[str, Inode, bytes | OSError | None]]:
+        """`scandir`, with the contents of the regular files that `wanted` accepts, read in
+        the same transaction while they add up to at most `budget` bytes (or the OSError that
+        reading one gives, as read_file would raise it); None for every other entry.
+
+        For readers of whole trees (grep -r): a file read through read_file walks its path from
+        the root again, which for small files costs more than reading them.
+        """
+        with self.vfs.state.read() as txn:
+            inode = self._existing(txn, path)
+            if not inode.is_dir:
+                raise fs_error(errno.ENOTDIR, path)
+            cred = self.cred
+            require(cred, inode, R_OK, path)
+            searchable = allowed(cred, inode, X_OK)
+            prefix = _show(path).rstrip("/") + "/"
+            out: list[tuple[str, Inode, bytes | OSError | None]] = []
+            for raw, child, _, _ in records.list_entries(txn, inode.ino):
+                name = os.fsdecode(raw)
+                entry = records.get_inode(txn, child)
+                content: bytes | OSError | None = None
+                if entry.is_reg and entry.size <= budget and wanted(name, entry):
+                    if not (searchable and allowed(cred, entry, R_OK)):
+                        content = fs_error(errno.EACCES, prefix + name)
+                    else:
+                        content = data.read(txn, entry, 0, entry.size)
+                        budget -= len(content)
+                out.append((name, entry, content))
+            return out
+
     def readdir(self, path: PathLike = ".") -> list[str]:
         return sorted(name for name, _ in self.scandir(path))
 

@@ -18,12 +18,14 @@ worker's own rights never leak. Writes fail with EROFS, as on the sandbox's read
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import posixpath
 import stat as st
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -294,6 +296,17 @@ class SystemFS(PathFS):
         have = {name for name, _ in entries}
         extra = [(n, i) for n, i in self._entries(shown, node) if n not in have]
         return entries + extra
+
+    def scandir_contents(
+        self, path: PathLike, wanted: Callable[[str, Inode], bool], budget: int
+    ) -> list[tuple[str, Inode, bytes | OSError | None]]:
+        """PathFS.scandir_contents for K's own directories; where the view may show entries
+        (or is all there is), scandir's entries without contents: their readers read them."""
+        shown = self.abspath(path)
+        if shown != "/" and not self._shows_under(shown):
+            with contextlib.suppress(OSError):
+                return PathFS.scandir_contents(self, path, wanted, budget)
+        return [(name, inode, None) for name, inode in self.scandir(path)]
 
     def _shows_under(self, path: str) -> bool:
         tops = (*(self.host_tops() or (TOOL_DIR, "/bin")), "/sys")

@@ -131,6 +131,44 @@ CASES = [
     Case("err_printf_args", "awk 'BEGIN{printf \"%s %s\\n\", \"a\"}'; echo $?", F),
     Case("err_array_scalar", "awk 'BEGIN{x[\"a\"]; x=1}'; echo $?", F),
     Case("err_permission", "awk '{print}' secret; echo $?", F, user=1000),
+    # the compiled code: fields cut once per record and reused until something changes them,
+    # field numbers converted once, globals kept in locals, records read in batches
+    Case("fields_after_assignment_in_earlier_rule", "awk '{ $2 = \"X\" } { print $2, NF }' t", F),
+    Case("fields_after_record_assignment", "awk '/a/ { $0 = \"q r\" } { print $1, NF }' nums", F),
+    Case("fields_after_conditional_change", "awk '{ if ($1 > 5) $0 = \"big one\"; print $2 }' nums", F),
+    Case("field_number_after_field_change", "awk '{ x = $1 + 0; $1 = 7; y = $1 + 0; print x, y, $0 }' nums", F),
+    Case("field_number_after_sub", "awk '{ s += $1; sub(/1/, \"9\"); s += $1 } END { print s }' nums", F),
+    Case("fields_changed_in_loop", "awk '{ for (i = 1; i <= 3; i++) { s = s $1; $1 = i } print s; s = \"\" }' nums", F),
+    Case("field_loop_condition", "awk '{ while ($1 < 5) $1++; print }' nums", F),
+    Case("getline_var_keeps_fields", "awk '{ getline line < \"t\"; print $1, line }' nums", F),
+    Case("assignment_operands_between_files", "awk '{ print $1, $2, x }' OFS=- x=1 nums OFS=+ x=2 t", F),
+    Case("record_assigned_in_pattern", "awk '($0 = \"x y\") { print $2 }' nums", F),
+    Case("field_comparisons_with_numbers", "awk '{ print $1 == 10, $1 != 10, $1 < 10, $1 >= 10, 10 > $1, $3 == 0,"
+                                           " $3 < 1, ($1 == \"10\"), ($1 < \"9\") }' nums mixed", F),
+    Case("field_comparison_patterns", "awk -F, '$3 == 0 { z++ } $3 > 1 { g++ } $2 == \"\" { e++ } END { print z, g, e }' csv", F),
+    Case("nf_after_changes", "awk '{ print NR, NF, $NF; NF = 1; print $NF; $0 = $0 \" extra\"; print NF, $NF }' t", F),
+    Case("do_while_continue", "awk '{ i = 0; do { i++; if ($i == \"apple\") continue; n++ } while (i < NF) }"
+                              " END { print n }' nums", F),
+    Case("for_continue_runs_step", "awk '{ for (i = 1; i <= NF; i++) { if ($i == \"apple\") continue; n++ } }"
+                                   " END { print n }' nums", F),
+    Case("next_in_loop", "awk '{ for (i = 0; i < 3; i++) if (i == 1 && NR % 2) next; print }' nums", F),
+    Case("exit_keeps_globals", "awk '{ s += $1; if (NR == 2) exit } END { print s, NR }' nums", F),
+    Case("function_sees_globals", "awk 'function f(x) { g += x; return x * 2 } { s += f($1) } END { print s, g }' nums", F),
+    Case("records_across_chunks", "seq 1 200000 > big; awk '{ s += $1 } END { print s, NR, $0 }' big;"
+                                  " seq 1 100000 | awk 'NR % 25000 == 0 { print NR, $1 }'", F),
+    Case("subscript_evaluated_once", "awk 'BEGIN { i = 1; a[i++] += 5; print i, a[1], a[2] }'", F),
+    Case("field_index_evaluated_once", "echo '1 2 3' | awk '{ i = 1; $(i++) += 10; print i, $0 }'", F),
+    Case("nr_assigned_a_string", "awk '{ NR = \"x\" } END { print NR }' nums", F),
+    Case("side_effects_compared_once", "awk 'BEGIN { x = 0; if (x++ == 0) print \"first\", x; if (x++ != 1)"
+                                       " print \"no\"; print x }'", F),
+    Case("numbers_become_strings", "awk 'BEGIN { for (i = 0; i < 3; i++) { if (i == 1) i = \"1x\"; print i, (i < 10) }"
+                                   " x = 5; sub(/5/, \"6\", x); print x + 1, (x < 10); y = 2;"
+                                   " do { y = y \"0\" } while (y < 1000); print y }'", F),
+    # expressions nested deeper than Python's parser takes (200 parentheses)
+    Case("deep_sum", "awk 'BEGIN { x = 1; i = 0; print " + "(" * 150 + "x" + "+1)" * 150
+                     + ", " + " + ".join(["(i++)"] * 300) + ", i }'", F),
+    Case("deep_alternatives", "awk '{ n += (" + " || ".join(f'$1 == \"{i}\"' for i in range(300))
+                              + ") } END { print n }' nums", F),
 ]
 
 

@@ -78,6 +78,15 @@ CASES = [
     Case("star_at_start", "echo '*x' | grep '*x'", T),
     Case("color_never", "grep --color=never one a", T),
     Case("yes_max_count", "yes | grep -m2 y", T),
+    # a whole file is searched at once: matches that would span lines, the place after the last
+    # newline, a last line without one, line numbers counted between matches
+    Case("spanning_class", "printf 'a\\nb\\n\\nab\\n' | grep -n 'a[^x]*b'", T),
+    Case("empty_lines_numbered", "printf '\\nx\\n\\n' | grep -n '^$'", T),
+    Case("end_anchor_no_newline", "printf 'one\\ntwo' | grep -nb 'o$'", T),
+    Case("recursive_modes", "grep -rc e src | sort; grep -rl i . | sort; grep -rL zz src | sort;"
+                            " grep -rnm1 '' src | sort; grep -rq hi src; echo $?", T),
+    Case("recursive_binary_and_permission",
+         "grep -rn ab . 2>&1 | sort; grep -rn ab . >/dev/null 2>&1; echo $?", T, user=1000),
 ]
 
 

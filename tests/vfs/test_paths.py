@@ -382,3 +382,27 @@ def test_abspath_of_an_absolute_path_is_its_normal_form(fs: PathFS, path: str) -
     import native
 
     assert fs.abspath(path) == os.fsdecode(native.normalize(os.fsencode(path), b"/home/agent", b"/home/agent"))
+
+
+# -- reading a directory's files with its listing --------------------------------------------
+
+
+def test_scandir_contents_reads_the_wanted_regular_files_within_the_budget(fs: PathFS) -> None:
+    fs.mkdir("/d")
+    fs.mkdir("/d/sub")
+    fs.write_file("/d/a", b"aa")
+    fs.write_file("/d/b", b"bbbb")
+    fs.write_file("/d/skip", b"s")
+    fs.symlink("a", "/d/l")
+    found = {name: (inode.ino, content) for name, inode, content in
+             fs.scandir_contents("/d", lambda name, _: name != "skip", budget=5)}
+    assert {name: ino for name, (ino, _) in found.items()} == {n: i.ino for n, i in fs.scandir("/d")}
+    assert found["skip"][1] is None and found["sub"][1] is None and found["l"][1] is None
+    # a and b together are over the budget: one is read, the other left to its reader
+    assert sorted(c for n, (_, c) in found.items() if n in "ab" and c is not None) in ([b"aa"], [b"bbbb"])
+
+
+def test_scandir_contents_of_a_file_is_enotdir(fs: PathFS) -> None:
+    fs.write_file("/f", b"x")
+    with raises_errno(errno.ENOTDIR, "/f"):
+        fs.scandir_contents("/f", lambda name, _: True, budget=100)

@@ -518,3 +518,20 @@ def test_hard_linking_ones_own_file_is_allowed(vfs: VFS, fs: PathFS) -> None:
     mallory.write_file("/pub/mine", b"x")
     mallory.link("/pub/mine", "/pub/link")
     assert fs.stat("/pub/link").nlink == 2
+
+
+def test_scandir_contents_gives_a_file_one_may_not_read_as_its_error(vfs: VFS, shared: PathFS) -> None:
+    shared.chmod("/shared/f", 0o600)
+    shared.write_file("/shared/open", b"o")
+    found = {name: content for name, _, content in
+             as_user(vfs, BOB).scandir_contents("/shared", lambda name, _: True, budget=100)}
+    assert found["open"] == b"o"
+    assert isinstance(found["f"], OSError) and found["f"].errno == errno.EACCES
+    assert found["f"].filename == "/shared/f"
+
+
+def test_scandir_contents_of_a_directory_one_may_not_search_gives_each_file_eacces(vfs: VFS, shared: PathFS) -> None:
+    shared.chmod("/shared", 0o774)  # readable, not searchable by others
+    found = dict((name, content) for name, _, content in
+                 as_user(vfs, MALLORY).scandir_contents("/shared", lambda name, _: True, budget=100))
+    assert isinstance(found["f"], OSError) and found["f"].errno == errno.EACCES

@@ -1,8 +1,9 @@
 """awk, as GNU awk 5.2 for the POSIX language (-F -v -f, BEGIN/END, patterns and ranges, fields,
 arrays, user functions, printf, getline, redirections to VFS files and K shell commands).
 
-`parse` reads the program into a tree, `compile` turns it into closures once, `runtime` holds
-records, fields and I/O. Messages and statuses follow gawk (syntax errors exit 1, fatal 2).
+`parse` reads the program into a tree, `compile` turns it into Python functions once (its
+source compiled with compile()), `runtime` holds records, fields and I/O. Messages and
+statuses follow gawk (syntax errors exit 1, fatal 2).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from kshell.core.errors import SigPipe
-from kshell.tools.awk.compile import Compiler, Exit, Next, NextFile
+from kshell.tools.awk.compile import compile_program
+from kshell.tools.awk.helpers import Exit, Next, NextFile
 from kshell.tools.awk.parse import AwkSyntaxError, Parser
 from kshell.tools.awk.runtime import Runtime, _escapes_str
 from kshell.tools.awk.usage import USAGE
@@ -104,42 +106,30 @@ def _fatal(rt: Runtime, e: AwkFatal) -> None:
         rt.sh.write_err(f"awk: cmd. line:1: fatal: {e.message}\n")
 
 
-def _run(rt: Runtime, begins, ends, rules, funcs) -> int:
-    comp = Compiler(rt, funcs)
-    begin_fns = [comp.stmt(b) for b in begins]
-    end_fns = [comp.stmt(b) for b in ends]
-    compiled = []
-    for pattern, action in rules:
-        act = comp.stmt(action) if action is not None else None
-        if pattern is None:
-            compiled.append((None, None, act))
-        elif pattern[0] == "range":
-            compiled.append((comp.cond(pattern[1]), comp.cond(pattern[2]), act))
-        else:
-            compiled.append((comp.cond(pattern), None, act))
+def _run(rt: Runtime, begins: list, ends: list, rules: list, funcs: dict) -> int:
+    begin, main, end = compile_program(rt, begins, ends, rules, funcs)
     status = 0
     exiting = False
     try:
-        try:
-            for fn in begin_fns:
-                fn()
-        except Exit as x:
-            exiting = True
-            status = x.status or 0
-        except (Next, NextFile):
-            raise AwkFatal("`next' used in BEGIN action") from None
-        if not exiting and (compiled or end_fns):
-            status = _main_loop(rt, compiled)
-            if status is None:
-                status = 0
-            elif status < 0:
-                status, exiting = -status - 1, True
-        try:
-            for fn in end_fns:
-                fn()
-        except Exit as x:
-            if x.status is not None:
-                status = x.status
+        if begin is not None:
+            try:
+                begin()
+            except Exit as x:
+                exiting = True
+                status = x.status or 0
+            except (Next, NextFile):
+                raise AwkFatal("`next' used in BEGIN action") from None
+        if not exiting and (rules or end is not None):
+            try:
+                main()
+            except Exit as x:
+                status = x.status or 0
+        if end is not None:
+            try:
+                end()
+            except Exit as x:
+                if x.status is not None:
+                    status = x.status
     finally:
         try:
             rt.flush()
@@ -147,91 +137,6 @@ def _run(rt: Runtime, begins, ends, rules, funcs) -> int:
             rt.close_all()
     rt.flush()
     return status
-
-
-def _main_loop(rt: Runtime, rules) -> int | None:
-    """Run the rules over every record; a negative result means `exit` (status -r - 1)."""
-    if all(end is None for _, end, _ in rules):
-        return _simple_loop(rt, rules)
-    active = [False] * len(rules)
-    vars_ = rt.vars
-    nr = vars_["NR"]
-    while True:
-        rec = rt.next_main()
-        if rec is None:
-            return None
-        nr = float(vars_["NR"]) + 1.0
-        vars_["NR"] = nr
-        vars_["FNR"] = float(vars_["FNR"]) + 1.0
-        rt.record = rec
-        rt.fields = None
-        try:
-            for i, (pat, end, act) in enumerate(rules):
-                if pat is None:
-                    matched = True
-                elif end is None:
-                    matched = pat()
-                elif active[i]:
-                    matched = True
-                    if end():
-                        active[i] = False
-                elif pat():
-                    matched = True
-                    if not end():
-                        active[i] = True
-                else:
-                    matched = False
-                if matched:
-                    if act is None:
-                        rt.write(rt.record + vars_["ORS"])
-                    else:
-                        act()
-        except Next:
-            continue
-        except NextFile:
-            if rt.main is not None:
-                rt.main.close()
-                rt.main = None
-            continue
-        except Exit as x:
-            return -(x.status or 0) - 1
-
-
-def _simple_loop(rt: Runtime, rules) -> int | None:
-    """_main_loop for rules without range patterns (the usual program), with less work per
-    record: records already cut are taken straight from the reader."""
-    vars_ = rt.vars
-    write = rt.write
-    pairs = [(pat, act) for pat, _, act in rules]
-    while True:
-        main = rt.main
-        if main is not None and main.pending and vars_["RS"] == main.pending_rs:
-            rec = main.pending.pop()
-        else:
-            rec = rt.next_main()
-            if rec is None:
-                return None
-        vars_["NR"] = float(vars_["NR"]) + 1.0
-        vars_["FNR"] = float(vars_["FNR"]) + 1.0
-        rt.record = rec
-        rt.fields = None
-        try:
-            for pat, act in pairs:
-                if pat is None or pat():
-                    if act is None:
-                        write(rt.record + vars_["ORS"])
-                    else:
-                        act()
-        except Next:
-            continue
-        except NextFile:
-            if rt.main is not None:
-                rt.main.close()
-                rt.main = None
-            continue
-        except Exit as x:
-            return -(x.status or 0) - 1
-
 
 
 __all__ = ["awk", "to_bool"]

@@ -1,17 +1,23 @@
-"""awk's built-in functions, compiled to closures (arguments are evaluated by the caller's
-closures; sub/gsub/split/match take their targets as lvalues or arrays)."""
+"""awk's built-in functions: `builtin` writes a call's code (arguments evaluated left to right,
+as the compiler's own expressions are); the functions below are what that code calls, given
+the compiled code's namespace by NAMESPACE."""
 
 from __future__ import annotations
 
 import math
 import random
+import re
 import time
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from kshell.tools.awk.values import UNINIT, AwkFatal, field, format_printf, to_num, to_str
+from kshell.tools.awk.analysis import const_field
+from kshell.tools.awk.code import NUM, STR, Code
+from kshell.tools.awk.values import AwkFatal, field, to_num, to_str
 
 if TYPE_CHECKING:
-    from kshell.tools.awk.compile import Compiler
+    from kshell.tools.awk.expressions import Expressions as Compiler
+    from kshell.tools.awk.runtime import Runtime
 
 _ARITY = {"length": (0, 1), "substr": (2, 3), "index": (2, 2), "split": (2, 4), "sub": (2, 3),
           "gsub": (2, 3), "match": (2, 3), "sprintf": (1, 999), "sin": (1, 1), "cos": (1, 1),
@@ -20,176 +26,166 @@ _ARITY = {"length": (0, 1), "substr": (2, 3), "index": (2, 2), "split": (2, 4), 
           "close": (1, 2), "fflush": (0, 1)}
 
 
-def _regex_arg(c: Compiler, node):
-    rt = c.rt
-    if node[0] == "regex":
-        regex = rt.regex(node[1])
-        return lambda: regex
-    f = c.expr(node)
-    return lambda: rt.dyn_regex(f())
-
-
-def builtin(c: Compiler, node):
-    rt = c.rt
+def builtin(c: Compiler, node) -> Code:
     name, args = node[1], node[2]
     lo, hi = _ARITY[name]
     if not lo <= len(args) <= hi:
         raise AwkFatal(f"{len(args)} is invalid as number of arguments for {name}")
-    cf = rt.convfmt
+    cf = c.special("CONVFMT")
     if name == "length":
         if not args:
-            return lambda: float(len(rt.get_record()))
-        a = args[0]
-        if a[0] == "var":
-            get = c.ref_arg(a[1])
-
-            def length_var() -> float:
-                v = get()
-                if type(v) is dict:
-                    return float(len(v))
-                return float(len(to_str(v, cf())))
-            return length_var
-        f = c.expr(a)
-        return lambda: float(len(to_str(f(), cf())))
+            return Code("float(len(rt.record))", NUM, int_src="len(rt.record)")
+        if args[0][0] == "var":
+            return Code(f"length_of({c.ref_arg(args[0][1])}, {cf})", NUM)
+        text = c.str_(args[0])
+        return Code(f"float(len({text}))", NUM, int_src=f"len({text})")
     if name in ("sub", "gsub"):
-        regex = _regex_arg(c, args[0])
-        repl = c.expr(args[1])
-        target = args[2] if len(args) > 2 else ("field", ("num", 0.0))
-        if target[0] not in ("var", "index", "field"):
-            get = c.expr(target)
-            setter = None
-        else:
-            get = c.lvalue_get(target)
-            setter = c.setter(target)
-        glob = name == "gsub"
-
-        def sub() -> float:
-            r = regex()
-            rep = to_str(repl(), cf())
-            s = to_str(get(), cf())
-            out, n = _substitute(r, rep, s, glob)
-            if n and setter is not None:
-                setter(out)
-            return float(n)
-        return sub
+        return _sub(c, args, name == "gsub")
     if name == "split":
-        src = c.expr(args[0])
-        arr = c.array(args[1][1]) if args[1][0] == "var" else None
-        if arr is None:
+        if args[1][0] != "var":
             raise AwkFatal("split: second argument is not an array")
-        sep = _regex_arg(c, args[2]) if len(args) > 2 and args[2][0] == "regex" else (
-            c.expr(args[2]) if len(args) > 2 else None)
-        seps = c.array(args[3][1]) if len(args) > 3 else None
-        is_re = len(args) > 2 and args[2][0] == "regex"
-
-        def split() -> float:
-            s = to_str(src(), cf())
-            a = arr()
-            a.clear()
-            if sep is None:
-                parts, between = rt.split_fs(s, rt.vars["FS"])
-            elif is_re:
-                parts, between = rt.split_regex(s, sep())
-            else:
-                parts, between = rt.split_fs(s, to_str(sep(), cf()))
-            for i, p in enumerate(parts, 1):
-                a[str(i)] = field(p)
-            if seps is not None:
-                sa = seps()
-                sa.clear()
-                for i, p in enumerate(between, 1):
-                    sa[str(i)] = p
-            return float(len(parts))
-        return split
+        src = c.str_(args[0])
+        arr = c.array(args[1][1])
+        if len(args) < 3:
+            sep = "None, False"
+        elif args[2][0] == "regex":
+            sep = f"{c.regex(args[2][1])}, True"
+        else:
+            sep = f"{c.str_(args[2])}, False"
+        seps = c.array(args[3][1]) if len(args) > 3 else "None"
+        return Code(f"split_into(rt, {src}, {arr}, {sep}, {seps})", NUM)
     if name == "match":
-        src = c.expr(args[0])
-        regex = _regex_arg(c, args[1])
-        arr = c.array(args[2][1]) if len(args) > 2 else None
-
-        def match() -> float:
-            s = to_str(src(), cf())
-            m = regex().search(s)
-            if arr is not None:
-                a = arr()
-                a.clear()
-            if not m:
-                rt.vars["RSTART"] = 0.0
-                rt.vars["RLENGTH"] = -1.0
-                return 0.0
-            rt.vars["RSTART"] = float(m.start() + 1)
-            rt.vars["RLENGTH"] = float(m.end() - m.start())
-            if arr is not None:
-                for i in range(0, (m.re.groups or 0) + 1):
-                    if m.group(i) is not None:
-                        a[str(i)] = field(m.group(i))
-                        a[f"{i}\x1cstart"] = float(m.start(i) + 1)
-                        a[f"{i}\x1clength"] = float(m.end(i) - m.start(i))
-            return float(m.start() + 1)
-        return match
-    fs = [c.expr(a) for a in args]
+        src = c.str_(args[0])
+        regex = _regex(c, args[1])
+        arr = c.array(args[2][1]) if len(args) > 2 else "None"
+        return Code(f"match_into(rt, {src}, {regex}, {arr})", NUM)
     if name == "substr":
-        s, start = fs[0], fs[1]
-        ln = fs[2] if len(fs) > 2 else None
-
-        def substr() -> str:
-            text = to_str(s(), cf())
-            m = _round(to_num(start()))
-            if ln is None:
-                n = math.inf
-            else:
-                n = to_num(ln())
-                if n != n:
-                    return ""
-                n = _round(n)
-            if m < 1:
-                m = 1
-            if n <= 0:
-                return ""
-            end = len(text) if n == math.inf else m - 1 + int(n)
-            return text[m - 1 : end]
-        return substr
+        length = c.num(args[2]) if len(args) > 2 else "None"
+        return Code(f"substr({c.str_(args[0])}, {c.num(args[1])}, {length})", STR)
     if name == "index":
-        a, b = fs
-
-        def index() -> float:
-            return float(to_str(a(), cf()).find(to_str(b(), cf())) + 1)
-        return index
+        return Code(f"float({c.str_(args[0])}.find({c.str_(args[1])}) + 1)", NUM)
     if name == "sprintf":
-        fmt, rest = fs[0], fs[1:]
-        return lambda: format_printf(to_str(fmt(), cf()), [f() for f in rest], cf())
+        return Code(c.formatted(args), STR)
     if name in ("sin", "cos", "exp", "sqrt", "log", "int"):
-        a = fs[0]
-        fn = _MATH[name]
-        return lambda: fn(to_num(a()), rt)
+        return Code(f"math_{name}({c.num(args[0])}, rt)", NUM)
     if name == "atan2":
-        a, b = fs
-        return lambda: math.atan2(to_num(a()), to_num(b()))
+        return Code(f"math_atan2({c.num(args[0])}, {c.num(args[1])})", NUM)
     if name == "rand":
-        return lambda: rt.random.random()
+        return Code("rt.random.random()", NUM)
     if name == "srand":
-        seed = fs[0] if fs else None
-
-        def srand() -> float:
-            prev = rt.seed
-            rt.seed = to_num(seed()) if seed is not None else float(int(time.time()))
-            rt.random = random.Random(rt.seed)
-            return prev
-        return srand
-    if name == "tolower":
-        a = fs[0]
-        return lambda: to_str(a(), cf()).lower()
-    if name == "toupper":
-        a = fs[0]
-        return lambda: to_str(a(), cf()).upper()
+        return Code(f"srand(rt, {c.num(args[0]) if args else 'None'})", NUM)
+    if name in ("tolower", "toupper"):
+        return Code(f"{c.str_(args[0])}.{name[2:]}()", STR)
     if name == "system":
-        a = fs[0]
-        return lambda: float(rt.system(to_str(a(), cf())))
+        return Code(f"float(rt.system({c.str_(args[0])}))", NUM)
     if name == "close":
-        a = fs[0]
-        return lambda: float(rt.close(to_str(a(), cf())))
+        return Code(f"float(rt.close({c.str_(args[0])}))", NUM)
     if name == "fflush":
-        return lambda: rt.fflush() or 0.0
+        return Code("(rt.fflush() or 0.0)", NUM)
     raise AwkFatal(f"{name} not supported")
+
+
+def _regex(c: Compiler, node) -> str:
+    if node[0] == "regex":
+        return c.regex(node[1])
+    return f"rt.dyn_regex({c.expr(node).src})"
+
+
+def _sub(c: Compiler, args: list, glob: bool) -> Code:
+    """sub/gsub: the regex, the replacement, then the target (its subscript or index once);
+    the target is assigned only when something was replaced."""
+    regex = _regex(c, args[0])
+    repl = c.str_(args[1])
+    target = args[2] if len(args) > 2 else ("field", ("num", 0.0))
+    while target[0] == "group":
+        target = target[1]
+    r = c.temp()
+    k = target[0]
+    if k == "index":
+        a, key, v = c.temp("_a"), c.temp("_k"), c.temp()
+        cur = (f"({v} if ({v} := ({a} := {c.array(target[1])}).get({key} := {c.subscript(target[2])}))"
+               f" is not None else {a}.setdefault({key}, UNINIT))")
+        store = f"store_item({r}[0], {a}, {key})"
+    elif k == "field":
+        j = const_field(target)
+        if j is not None:  # the text itself, not a value made of it
+            cur = "rt.record" if j == 0 else f"rt.field_text({j - 1})"
+            store = f"rt.store_field({r}[0], {j})"
+        else:
+            i = c.temp("_i")
+            cur = f"rt.get_field({i} := {c.field_index(target)})"
+            store = f"rt.store_field({r}[0], {i})"
+    elif k == "var":
+        cur = c.expr(target).src
+        store = c.assign_expr(target, Code(f"{r}[0]", STR)).src
+    else:
+        cur = c.expr(target).src
+        store = "None"
+    text = f"to_str({cur}, {c.special('CONVFMT')})"
+    return Code(f"(0.0 if not ({r} := substitute({regex}, {repl}, {text}, {glob}))[1]"
+                f" else ({store}, float({r}[1]))[1])", NUM)
+
+
+# --------------------------------------------------------------------------- run time
+
+
+def length_of(v, convfmt: str) -> float:
+    if type(v) is dict:
+        return float(len(v))
+    return float(len(to_str(v, convfmt)))
+
+
+def split_into(rt: Runtime, s: str, a: dict, sep, is_regex: bool, seps: dict | None) -> float:
+    """split(s, a [, sep [, seps]]): sep None is FS; a regex constant or a string otherwise."""
+    a.clear()
+    if sep is None:
+        parts, between = rt.split_fs(s, rt.vars["FS"])
+    elif is_regex:
+        parts, between = rt.split_regex(s, sep)
+    else:
+        parts, between = rt.split_fs(s, sep)
+    for i, p in enumerate(parts, 1):
+        a[str(i)] = field(p)
+    if seps is not None:
+        seps.clear()
+        for i, p in enumerate(between, 1):
+            seps[str(i)] = p
+    return float(len(parts))
+
+
+def match_into(rt: Runtime, s: str, regex, a: dict | None) -> float:
+    m = regex.search(s)
+    if a is not None:
+        a.clear()
+    if not m:
+        rt.vars["RSTART"] = 0.0
+        rt.vars["RLENGTH"] = -1.0
+        return 0.0
+    rt.vars["RSTART"] = float(m.start() + 1)
+    rt.vars["RLENGTH"] = float(m.end() - m.start())
+    if a is not None:
+        for i in range(0, (m.re.groups or 0) + 1):
+            if m.group(i) is not None:
+                a[str(i)] = field(m.group(i))
+                a[f"{i}\x1cstart"] = float(m.start(i) + 1)
+                a[f"{i}\x1clength"] = float(m.end(i) - m.start(i))
+    return float(m.start() + 1)
+
+
+def substr(text: str, start: float, length: float | None) -> str:
+    m = _round(start)
+    if length is None:
+        n = math.inf
+    else:
+        if length != length:
+            return ""
+        n = _round(length)
+    if m < 1:
+        m = 1
+    if n <= 0:
+        return ""
+    end = len(text) if n == math.inf else m - 1 + int(n)
+    return text[m - 1 : end]
 
 
 def _round(x: float) -> int:
@@ -200,7 +196,14 @@ def _round(x: float) -> int:
     return int(x)
 
 
-def _log(x: float, rt) -> float:
+def srand(rt: Runtime, seed: float | None) -> float:
+    prev = rt.seed
+    rt.seed = seed if seed is not None else float(int(time.time()))
+    rt.random = random.Random(rt.seed)
+    return prev
+
+
+def math_log(x: float, rt: Runtime) -> float:
     if x < 0:
         rt.warn(f"log: received negative argument {rt.out_str(x)}")
         return -math.nan
@@ -209,14 +212,14 @@ def _log(x: float, rt) -> float:
     return math.log(x)
 
 
-def _sqrt(x: float, rt) -> float:
+def math_sqrt(x: float, rt: Runtime) -> float:
     if x < 0:
         rt.warn(f"sqrt: called with negative argument {rt.out_str(x)}")
         return -math.nan
     return math.sqrt(x)
 
 
-def _exp(x: float, rt) -> float:
+def math_exp(x: float, rt: Runtime) -> float:
     try:
         return math.exp(x)
     except OverflowError:
@@ -224,18 +227,28 @@ def _exp(x: float, rt) -> float:
         return math.inf
 
 
-def _int(x: float, rt) -> float:
+def math_int(x: float, rt: Runtime) -> float:
     if x != x or x in (math.inf, -math.inf):
         return x
     return float(int(x))
 
 
-_MATH = {"sin": lambda x, rt: math.sin(x), "cos": lambda x, rt: math.cos(x), "exp": _exp,
-         "sqrt": _sqrt, "log": _log, "int": _int}
+def math_sin(x: float, rt: Runtime) -> float:
+    return math.sin(x)
 
 
-def _substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
-    """sub/gsub: `&` is the match, `\\&` a literal ampersand, `\\\\` a backslash."""
+def math_cos(x: float, rt: Runtime) -> float:
+    return math.cos(x)
+
+
+def math_atan2(y: float, x: float) -> float:
+    return math.atan2(y, x)
+
+
+@lru_cache(maxsize=256)
+def _replacement(rep: str) -> tuple[str | None, ...]:
+    """A sub/gsub replacement cut once into literal text and None for each `&` (the match);
+    `\\&` is a literal ampersand, `\\\\` a backslash."""
     parts: list[str | None] = []
     lit: list[str] = []
     i = 0
@@ -253,6 +266,14 @@ def _substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
             lit.append(ch)
         i += 1
     parts.append("".join(lit))
+    return tuple(parts)
+
+
+def substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
+    """sub/gsub: s with the first (every) match of regex replaced, and how many were."""
+    if type(regex) is re.Pattern and _never_empty(regex):  # awk's matches are re's: subn does it
+        return regex.subn(_template(rep), s, 0 if glob else 1)
+    parts = _replacement(rep)
     plain = len(parts) == 1
     out: list[str] = []
     pos = 0
@@ -260,7 +281,7 @@ def _substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
     prev_end = -1
     for m in regex.finditer(s):
         st, en = m.span()
-        if st == en and st == prev_end:
+        if st == en and st == prev_end:  # an empty match right after a match is none in awk
             continue
         prev_end = en
         out.append(s[pos:st])
@@ -279,4 +300,25 @@ def _substitute(regex, rep: str, s: str, glob: bool) -> tuple[str, int]:
     return "".join(out), n
 
 
-__all__ = ["builtin", "UNINIT"]
+@lru_cache(maxsize=256)
+def _template(rep: str) -> str:
+    """The replacement as re's template: the match as \\g<0>, backslashes doubled."""
+    return "".join(r"\g<0>" if p is None else p.replace("\\", "\\\\") for p in _replacement(rep))
+
+
+@lru_cache(maxsize=256)
+def _never_empty(regex: re.Pattern) -> bool:
+    """Whether a pattern cannot match the empty string (its narrowest match is wider than
+    nothing, as re's own parser measures it); False when that cannot be told."""
+    try:
+        return re._parser.parse(regex.pattern, regex.flags).getwidth()[0] > 0
+    except Exception:  # a parser that changed: the general way
+        return False
+
+
+NAMESPACE = {
+    "length_of": length_of, "split_into": split_into, "match_into": match_into, "substr": substr,
+    "srand": srand, "substitute": substitute, "to_str": to_str, "to_num": to_num,
+    "math_log": math_log, "math_sqrt": math_sqrt, "math_exp": math_exp, "math_int": math_int,
+    "math_sin": math_sin, "math_cos": math_cos, "math_atan2": math_atan2,
+}

@@ -1,871 +1,714 @@
-"""The awk compiler: the parse tree becomes Python closures, once, so running a rule is a chain
-of direct calls (no tree walking per record)."""
+"""The awk compiler: the parse tree becomes the source of one Python function per BEGIN, main
+loop, END and awk function, compiled once with compile(). A rule is then straight-line
+Python (no tree walk and no call per node), where
+
+- a global that nothing else can see (analysis.Program.hoistable) lives in a Python local of
+  the body using it, stored back to rt.vars when the body ends and around the reads of the
+  main input (command-line assignments);
+- NR and FNR are Python floats of the main loop when no getline or function touches them;
+- the fields of a record are cut once into the local F, fast when FS is one character or
+  white space, and a field's number is converted once per record however often it is used;
+- `next` is a `continue` of the record loop; awk's break and continue are Python's.
+
+Values are as in values.py (float, str, StrNum, Uninit, LazyArray, dict); every expression's
+code knows whether it is surely a number or a string, so conversions are written only where
+needed. Semantics follow the runtime's (runtime.py) and gawk's: left-to-right evaluation,
+the right-hand side of an assignment first, a subscript or field index evaluated once.
+"""
 
 from __future__ import annotations
 
-import math
-import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from kshell.tools.awk.values import (
-    UNINIT,
-    AwkFatal,
-    LazyArray,
-    StrNum,
-    Uninit,
-    compare,
-    field,
-    format_printf,
-    is_num,
-    str_to_num,
-    to_bool,
-    to_num,
-    to_str,
-)
+from kshell.tools.awk import analysis, builtins, helpers
+from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, Program, const_field, is_safe, ungroup
+from kshell.tools.awk.code import DEAD, NUM, STR, UNKNOWN, Code, Fields, Scope, meet
+from kshell.tools.awk.expressions import Expressions, arith_src, field_num_src
+from kshell.tools.awk.helpers import Exit, Next, NextFile
+from kshell.tools.awk.values import AwkFatal
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kshell.tools.awk.runtime import Runtime
 
-
-class Next(Exception):
-    pass
+__all__ = ["Exit", "Next", "NextFile", "compile_program", "GAWK_ONLY_VARS"]
 
 
-class NextFile(Exception):
-    pass
+class Compiler(Expressions):
+    """Writes the program's source; `compile_program` runs it once to get the functions."""
 
-
-class Exit(Exception):
-    def __init__(self, status: int | None) -> None:
-        self.status = status
-
-
-class Break(Exception):
-    pass
-
-
-class Continue(Exception):
-    pass
-
-
-class Return(Exception):
-    def __init__(self, value) -> None:
-        self.value = value
-
-
-_SPECIAL_VARS = {"NF"}
-GAWK_ONLY_VARS = frozenset({"IGNORECASE", "FIELDWIDTHS", "FPAT", "BINMODE", "LINT", "TEXTDOMAIN", "PROCINFO"})
-
-
-class Compiler:
-    def __init__(self, rt: Runtime, funcs: dict) -> None:
+    def __init__(self, rt: Runtime, funcs: dict, prog: Program, split: int = 0) -> None:
         self.rt = rt
         self.funcs = funcs
-        self.compiled: dict[str, tuple] = {}
-        self.locals: dict[str, int] | None = None
+        self.prog = prog
+        self.lines: list[str] = []
+        self.depth = 1
+        self.regexes: list[str] = []  # regex sources, R0, R1, ...
+        self.consts: list[object] = []  # non-literal constants, K0, K1, ...
+        self.compiled: dict[str, str] = {}  # awk function -> Python name, once compiled
+        self.pending_funcs: list[str] = []
+        self.scope = Scope("begin", {}, {}, {})
+        self.fields = UNKNOWN
+        self.pure = False
+        self.want_f = False
+        self.want_nums: set[int] = set()
+        self.inline = False
+        self.floats: frozenset[str] = frozenset()
+        self.split = split
+        self.heights: dict[int, int] = {}
+        self.split_defs: list[str] = []
 
-    # ---------------------------------------------------------------- statements
+    def emit(self, line: str) -> None:
+        indent = "    " * self.depth
+        if self.split_defs:  # the functions this line calls come first
+            self.lines.extend(indent + d for d in self.split_defs)
+            self.split_defs.clear()
+        self.lines.append(indent + line)
 
-    def block(self, node) -> object:
-        stmts = [self.stmt(s) for s in node[1]]
-        if len(stmts) == 1:
-            return stmts[0]
+    # ------------------------------------------------------------------ the program
 
-        def run() -> None:
-            for s in stmts:
-                s()
-        return run
+    def program(self, begins: list, ends: list, rules: list) -> str:
+        """The factory's source: `_program(rt, R, K)` returns the functions (begin, main, end)
+        given the runtime, the compiled regexes (R0, R1, ...) and the other constants."""
+        body_begin = self.body_function("_begin", "begin", begins)
+        body_end = self.body_function("_end", "end", ends)
+        body_main = self.main_function(rules)
+        while self.pending_funcs:
+            self.function(self.pending_funcs.pop())
+        out = ["def _program(rt, R, K):",
+               "    V = rt.vars",
+               "    P = rt.pending",
+               "    drain = rt.drain",
+               "    checkpoint = rt.checkpoint"]
+        out += [f"    R{i} = R[{i}]" for i in range(len(self.regexes))]
+        out += [f"    K{i} = K[{i}]" for i in range(len(self.consts))]
+        out += self.lines
+        out.append(f"    return {body_begin}, {body_main}, {body_end}")
+        return "\n".join(out) + "\n"
 
-    def stmt(self, node):
+    def start_function(self, header: str, scope: Scope) -> None:
+        self.scope = scope
+        self.fields = UNKNOWN
+        self.floats = frozenset()
+        self.depth = 1
+        self.emit(header)
+        self.depth = 2
+
+    def hoist(self, body_uses: analysis.Uses) -> dict[str, str]:
+        return {n: f"g_{n}" for n in sorted(body_uses.names()) if self.prog.hoistable(n)}
+
+    def load_hoisted(self) -> None:
+        for name, local in self.scope.hoisted.items():
+            self.emit(f"{local} = V[{name!r}]")
+
+    def store_hoisted(self) -> None:
+        for name, local in self.scope.hoisted.items():
+            self.emit(f"V[{name!r}] = {local}")
+        if self.scope.nr_local:
+            self.emit("V['NR'] = NR")
+            self.emit("V['FNR'] = FNR")
+
+    def body_function(self, name: str, kind: str, blocks: list) -> str | None:
+        """BEGIN or END: their blocks in order, in one function (None when there are none)."""
+        if not blocks:
+            return None
+        scope = Scope(kind, {}, self.hoist(analysis.uses(blocks)), {})
+        self.start_function(f"def {name}():", scope)
+        self.load_hoisted()
+        if scope.hoisted:
+            self.emit("try:")
+            self.depth += 1
+        self.emit("pass")
+        for b in blocks:
+            self.stmt(b)
+        if scope.hoisted:
+            self.depth -= 1
+            self.emit("finally:")
+            self.depth += 1
+            self.store_hoisted()
+        return name
+
+    def main_function(self, rules: list) -> str:
+        """The loop over the records: batches of records cut from the input at once, each
+        record run through the rules."""
+        prog = self.prog
+        a = prog.all_uses
+        rule_uses = analysis.uses([p for r in rules for p in r if p is not None])
+        nr_local = not a.getline_any and not ({"NR", "FNR"} & (a.assigned | a.bare | prog.func_uses.names()))
+        ro = {} if a.getline_main else {
+            n: f"s_{n}" for n in ("OFS", "ORS", "CONVFMT", "OFMT", "SUBSEP") if n not in a.assigned}
+        single = a.getline_main or "RS" in a.assigned  # records must be cut one at a time
+        fast_split = "FS" not in a.assigned
+        scope = Scope("main", {}, self.hoist(rule_uses), ro, nr_local, fast_split)
+        self.start_function("def _main():", scope)
+        ranges = [i for i, (pat, _) in enumerate(rules) if pat is not None and pat[0] == "range"]
+        for i in ranges:
+            self.emit(f"_rg{i} = False")
+        self.load_hoisted()
+        if nr_local:
+            self.emit("NR = V['NR']")
+            self.emit("FNR = V['FNR']")
+        self.emit("try:")
+        self.depth += 1
+        self.emit("while True:")
+        self.depth += 1
+        self.store_hoisted()
+        self.emit(f"_batch = rt.next_batch({single})")
+        self.emit("if _batch is None:")
+        self.emit("    break")
+        self.load_hoisted()
+        if nr_local:
+            self.emit("NR = V['NR']")
+            self.emit("FNR = V['FNR']")
+            self.emit("if type(NR) is not float:")  # it is incremented before any rule reads it
+            self.emit("    NR = to_num(NR)")
+            self.emit("if type(FNR) is not float:")
+            self.emit("    FNR = to_num(FNR)")
+        for name, local in ro.items():
+            self.emit(f"{local} = V[{name!r}]")
+        if fast_split:
+            self.emit("_sep = rt.char_sep()")
+        self.emit("for rec in _batch:")
+        self.depth += 1
+        if nr_local:
+            self.emit("NR += 1.0")
+            self.emit("FNR += 1.0")
+        else:
+            self.emit("V['NR'] = to_num(V['NR']) + 1.0")
+            self.emit("V['FNR'] = to_num(V['FNR']) + 1.0")
+        self.emit("rt.record = rec")
+        self.emit("rt.fields = None")
+        catch = any(self.may_jump(p) or self.may_jump(act) for p, act in rules)
+        if catch:
+            self.emit("try:")
+            self.depth += 1
+        self.emit("pass")
+        scope.in_records = True
+        self.fields = Fields("fresh")
+        self.floats = frozenset()
+        for i, (pattern, action) in enumerate(rules):
+            self.rule(i, pattern, action)
+        scope.in_records = False
+        if catch:
+            self.depth -= 1
+            self.emit("except Next:")
+            self.emit("    pass")
+            self.emit("except NextFile:")
+            self.emit("    rt.end_file()")
+            self.emit("    break")
+        self.depth -= 3
+        self.emit("finally:")
+        self.depth += 1
+        self.store_hoisted()
+        self.emit("pass")
+        return "_main"
+
+    @staticmethod
+    def may_jump(node) -> bool:
+        """Whether running `node` may raise Next or NextFile: it holds a next (one in a loop
+        cannot be a `continue`), a nextfile or a call (a function may say next)."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if not isinstance(n, tuple) or not n:
+                continue
+            if n[0] in ("call", "next", "nextfile"):
+                return True
+            for part in n[1:]:
+                if isinstance(part, tuple):
+                    stack.append(part)
+                elif isinstance(part, list):
+                    stack.extend(p for p in part if isinstance(p, tuple))
+        return False
+
+    def rule(self, i: int, pattern, action) -> None:
+        if pattern is not None and pattern[0] == "range":
+            self.range_rule(i, pattern[1], pattern[2], action)
+            return
+        if pattern is None:
+            self.action(action)
+            return
+        test = self.condition_prelude(pattern)
+        before, floats = self.fields, self.floats
+        self.emit(f"if {test}:")
+        self.depth += 1
+        self.emit("pass")
+        self.action(action)
+        self.depth -= 1
+        self.join(before, floats)
+
+    def range_rule(self, i: int, start, stop, action) -> None:
+        """`start, stop`: while active the stop test runs first (the record still matches);
+        otherwise a start that matches also runs the stop test on the same record."""
+        matched = self.temp("_m")
+        self.fields = UNKNOWN
+        self.floats = frozenset()  # its pieces are compiled in turn but run in branches
+        self.emit(f"if _rg{i}:")
+        self.depth += 1
+        self.emit(f"{matched} = True")
+        self.emit(f"if {self.condition_prelude(stop)}:")
+        self.emit(f"    _rg{i} = False")
+        self.depth -= 1
+        self.emit("else:")
+        self.depth += 1
+        self.fields = UNKNOWN
+        self.floats = frozenset()
+        self.emit(f"{matched} = {self.condition_prelude(start)}")
+        self.emit(f"if {matched}:")
+        self.depth += 1
+        self.emit(f"_rg{i} = not {self.condition_prelude(stop)}")
+        self.depth -= 2
+        self.fields = UNKNOWN
+        self.floats = frozenset()
+        self.emit(f"if {matched}:")
+        self.depth += 1
+        self.emit("pass")
+        self.action(action)
+        self.depth -= 1
+        self.fields = UNKNOWN
+        self.floats = frozenset()
+
+    def action(self, action) -> None:
+        if action is None:
+            self.emit("P.append(rt.record + " + self.special("ORS") + ")")
+            self.emit("if len(P) >= 512:")
+            self.emit("    drain()")
+        else:
+            self.stmt(action)
+
+    def function(self, name: str) -> None:
+        params, body = self.funcs[name]
+        locals_ = {p: f"p_{p}" for p in params}
+        scope = Scope("func", locals_, {}, {})
+        self.start_function(f"def {self.compiled[name]}({', '.join(locals_.values())}):", scope)
+        for p in self.bare_params(body, params):
+            self.emit(f"def _store_{p}(d):")
+            self.emit(f"    nonlocal p_{p}")
+            self.emit(f"    p_{p} = d")
+        self.emit("rt.depth += 1")
+        self.emit("try:")
+        self.depth += 1
+        self.emit("if rt.depth > 1000:")
+        self.emit("    raise AwkFatal('function call nesting too deep')")
+        self.stmt(body)
+        self.depth -= 1
+        self.emit("finally:")
+        self.emit("    rt.depth -= 1")
+        self.emit("return UNINIT")
+
+    @staticmethod
+    def bare_params(body, params: list[str]) -> list[str]:
+        """The parameters passed bare to calls in `body` (a callee may make them arrays)."""
+        found = analysis.uses([body]).bare
+        return [p for p in params if p in found]
+
+    # ------------------------------------------------------------------ statements
+
+    def stmt(self, node) -> None:
         k = node[0]
-        checkpoint = self.rt.checkpoint
         if k == "block":
-            return self.block(node)
-        if k == "expr":
-            return self.expr(node[1])
-        if k in ("print", "printf"):
-            return self.print_(node)
+            for s in node[1]:
+                self.stmt(s)
+            return
         if k == "if":
-            cond = self.cond(node[1])
-            then = self.stmt(node[2])
-            other = self.stmt(node[3]) if node[3] is not None else None
-            if other is None:
-                def run_if() -> None:
-                    if cond():
-                        then()
-                return run_if
-
-            def run_ifelse() -> None:
-                if cond():
-                    then()
-                else:
-                    other()
-            return run_ifelse
-        if k == "while":
-            cond = self.cond(node[1])
-            body = self.stmt(node[2])
-
-            def run_while() -> None:
-                n = 0
-                while cond():
-                    n += 1
-                    if not n & 1023:
-                        checkpoint()
-                    try:
-                        body()
-                    except Break:
-                        break
-                    except Continue:
-                        continue
-            return run_while
-        if k == "do":
-            body = self.stmt(node[1])
-            cond = self.cond(node[2])
-
-            def run_do() -> None:
-                n = 0
-                while True:
-                    n += 1
-                    if not n & 1023:
-                        checkpoint()
-                    try:
-                        body()
-                    except Break:
-                        break
-                    except Continue:
-                        pass
-                    if not cond():
-                        break
-            return run_do
-        if k == "for":
-            init = self.stmt(node[1]) if node[1] else None
-            cond = self.cond(node[2]) if node[2] else (lambda: True)
-            step = self.stmt(node[3]) if node[3] else None
-            body = self.stmt(node[4])
-
-            def run_for() -> None:
-                if init is not None:
-                    init()
-                n = 0
-                while cond():
-                    n += 1
-                    if not n & 1023:
-                        checkpoint()
-                    try:
-                        body()
-                    except Break:
-                        break
-                    except Continue:
-                        pass
-                    if step is not None:
-                        step()
-            return run_for
-        if k == "forin":
-            setter = self.setter(("var", node[1]))
-            arr = self.array(node[2])
-            body = self.stmt(node[3])
-
-            def run_forin() -> None:
-                a = arr()
-                for n, key in enumerate(list(a), 1):
-                    if not n & 1023:
-                        checkpoint()
-                    if key not in a:
-                        continue
-                    setter(key)
-                    try:
-                        body()
-                    except Break:
-                        break
-                    except Continue:
-                        pass
-            return run_forin
-        if k == "break":
-            def run_break() -> None:
-                raise Break
-            return run_break
-        if k == "continue":
-            def run_continue() -> None:
-                raise Continue
-            return run_continue
+            test = self.condition_prelude(node[1])
+            self.emit(f"if {test}:")
+            before, floats = self.fields, self.floats
+            self.depth += 1
+            self.emit("pass")
+            self.stmt(node[2])
+            self.depth -= 1
+            after, after_floats = self.fields, self.floats
+            self.fields, self.floats = before, floats
+            if node[3] is not None:
+                self.emit("else:")
+                self.depth += 1
+                self.emit("pass")
+                self.stmt(node[3])
+                self.depth -= 1
+            self.join(after, after_floats)
+            return
+        if k in ("while", "do", "for", "forin"):
+            self.loop(node)
+            return
+        if k in ("break", "continue"):
+            # outside a loop they are errors that end the program, as before
+            self.emit(k if self.scope.loops else f"raise {k.capitalize()}()")
+            self.fields = DEAD
+            return
         if k == "next":
-            def run_next() -> None:
-                raise Next
-            return run_next
+            scope = self.scope
+            self.emit("continue" if scope.in_records and not scope.loops else "raise Next()")
+            self.fields = DEAD
+            return
         if k == "nextfile":
-            def run_nextfile() -> None:
-                raise NextFile
-            return run_nextfile
-        if k == "exit":
-            value = self.expr(node[1]) if node[1] is not None else None
+            self.emit("raise NextFile()")
+            self.fields = DEAD
+            return
+        if k in ("exit", "return"):
+            self.simple(node, lambda: self.exit_return(node))
+            self.fields = DEAD
+            return
+        self.simple(node, lambda: self.simple_body(node))
 
-            def run_exit() -> None:
-                raise Exit(int(to_num(value())) & 0xFF if value is not None else None)
-            return run_exit
-        if k == "return":
-            value = self.expr(node[1]) if node[1] is not None else (lambda: UNINIT)
+    def join(self, other: Fields, other_floats: frozenset[str]) -> None:
+        """Where two paths meet: what both know (a path never taken knows everything)."""
+        if self.fields.state == "dead":
+            self.floats = other_floats
+        elif other.state != "dead":
+            self.floats &= other_floats
+        self.fields = meet(self.fields, other)
 
-            def run_return() -> None:
-                raise Return(value())
-            return run_return
-        if k == "delete":
+    def simple(self, node, body: Callable[[], None]) -> None:
+        """Compile a statement without inner statements: its field reads come from F when it
+        cannot change the record (F made valid by a prelude written before it)."""
+        self.floats -= analysis.string_targets(node)
+        pure = not analysis.changes_record(node)
+        mark = len(self.lines)
+        saved = (self.pure, self.want_f, self.want_nums)
+        self.pure, self.want_f, self.want_nums = pure, False, set()
+        try:
+            body()
+            self.insert_prelude(mark)
+        finally:
+            wanted_f = self.want_f
+            self.pure, self.want_f, self.want_nums = saved
+        if not pure:
+            self.fields = UNKNOWN
+        elif wanted_f and self.fields.state != "valid":
+            self.fields = Fields("valid")
+
+    def condition_prelude(self, node) -> str:
+        """A test (if, a pattern) as a Python bool, its prelude written first."""
+        out: list[str] = []
+        self.simple(node, lambda: out.append(self.cond(node)))
+        return out[0]
+
+    def insert_prelude(self, mark: int) -> None:
+        """Before the statement at lines[mark:]: make F valid and compute the field numbers
+        the statement wants (a pure statement only)."""
+        if not self.pure or not (self.want_f or self.want_nums):
+            return
+        pre: list[str] = []
+        ind = "    " * self.depth
+        state = self.fields
+        if state.state == "fresh" and self.scope.fast_split:
+            pre += [f"{ind}if _sep:",
+                    f"{ind}    F = rec.split(_sep) if rec else []",
+                    f"{ind}elif _sep is None or not rec.isprintable():",
+                    f"{ind}    F = rt.split()",
+                    f"{ind}else:",
+                    f"{ind}    F = rec.split()",
+                    f"{ind}rt.fields = F",
+                    f"{ind}_nf = len(F)"]
+            state = Fields("valid")
+        elif state.state == "fresh":
+            pre += [f"{ind}F = rt.split()",
+                    f"{ind}_nf = len(F)"]
+            state = Fields("valid")
+        elif state.state != "valid":
+            pre += [f"{ind}F = rt.fields",
+                    f"{ind}if F is None:",
+                    f"{ind}    F = rt.split()",
+                    f"{ind}_nf = len(F)"]
+            state = Fields("valid")
+        for j in sorted(self.want_nums - state.nums):
+            pre.append(f"{ind}_n{j} = {field_num_src(j)}")
+        self.fields = Fields("valid", state.nums | frozenset(self.want_nums))
+        self.lines[mark:mark] = pre
+
+    def simple_body(self, node) -> None:
+        k = node[0]
+        if k == "expr":
+            self.expr_stmt(node[1])
+        elif k in ("print", "printf"):
+            self.print_(node)
+        elif k == "delete":
             arr = self.array(node[1])
             if node[2] is None:
-                def run_delete_all() -> None:
-                    arr().clear()
-                return run_delete_all
-            key = self.subscript(node[2])
-
-            def run_delete() -> None:
-                arr().pop(key(), None)
-            return run_delete
-        raise AwkFatal(f"{k} not supported")
-
-    def print_(self, node):
-        rt = self.rt
-        kind, args, dest = node
-        fns = [self.expr(a) for a in args]
-        target = None
-        if dest is not None:
-            op = dest[0]
-            name = self.expr(dest[1])
-
-            def target() -> object:
-                return rt.output(op, to_str(name(), rt.convfmt()))
-        if kind == "printf":
-            fmt = fns[0]
-            rest = fns[1:]
-
-            def text() -> str:
-                return format_printf(to_str(fmt(), rt.convfmt()), [f() for f in rest], rt.convfmt())
-        elif not fns:
-            def text() -> str:
-                return rt.get_record() + rt.vars["ORS"]
-        elif all(_const_field(a) is not None for a in args):
-            texts = [self.field_text(_const_field(a)) for a in args]
-            vs = rt.vars
-            if len(texts) == 1:
-                t0 = texts[0]
-
-                def text() -> str:
-                    return t0() + vs["ORS"]
+                self.emit(f"{arr}.clear()")
             else:
-                def text() -> str:
-                    return vs["OFS"].join([t() for t in texts]) + vs["ORS"]
-        elif len(fns) == 1:
-            f0 = fns[0]
-
-            def text() -> str:
-                v = f0()
-                return (v if type(v) is not float else rt.out_str(v)) + rt.vars["ORS"]
+                key = self.subscript(node[2])
+                self.emit(f"{arr}.pop({key}, None)")
         else:
-            def text() -> str:
-                vs = rt.vars
-                return vs["OFS"].join([v if type(v) is not float else rt.out_str(v)
-                                       for v in [f() for f in fns]]) + vs["ORS"]
-        if target is None:  # rt.write, inlined
-            pending = rt.pending
-            drain = rt.drain
-            one = _const_field(args[0]) if kind == "print" and len(args) == 1 else None
-            if one:
-                j = one - 1
-                vs = rt.vars
+            raise AwkFatal(f"{k} not supported")
 
-                def run_print_field() -> None:
-                    f = rt.fields
-                    if f is None:
-                        f = rt.split()
-                    pending.append((f[j] if j < len(f) else "") + vs["ORS"])
-                    if len(pending) >= 512:
-                        drain()
-                return run_print_field
+    def exit_return(self, node) -> None:
+        if node[0] == "exit":
+            if node[1] is None:
+                self.emit("raise Exit(None)")
+            else:
+                self.emit(f"raise Exit(int({self.num(node[1])}) & 0xFF)")
+            return
+        value = self.expr(node[1]).src if node[1] is not None else "UNINIT"
+        if self.scope.kind == "func":
+            self.emit(f"return {value}")
+        else:
+            self.emit(f"raise Return({value})")
 
-            def run_print() -> None:
-                pending.append(text())
-                if len(pending) >= 512:
-                    drain()
-            return run_print
-
-        def run_print_to() -> None:
-            s = text()
-            target().write(s)
-        return run_print_to
-
-    # ---------------------------------------------------------------- expressions
-
-    def cond(self, node):
-        if node[0] == "regex":
-            regex = self.rt.regex(node[1])
-            rt = self.rt
-            return lambda: regex.search(rt.get_record()) is not None
-        if node[0] == "cmp":
-            rt = self.rt
-            a = self.expr(node[2])
-            b = self.expr(node[3])
-            test = _CMP[node[1]]
-            if node[3][0] == "num":  # `NR > 1`: a number on the right
-                y = node[3][1]
-
-                def cmp_num_cond() -> bool:
-                    x = a()
-                    if type(x) is float:
-                        return test((x > y) - (x < y))
-                    return test(compare(x, y, rt.convfmt()))
-                return cmp_num_cond
-
-            def cmp_cond() -> bool:
-                x = a()
-                y = b()
-                if type(x) is float and type(y) is float:
-                    return test((x > y) - (x < y))
-                return test(compare(x, y, rt.convfmt()))
-            return cmp_cond
-        f = self.expr(node)
-        return lambda: to_bool(f())
-
-    def subscript(self, subs):
-        rt = self.rt
-        if len(subs) == 1:
-            node = subs[0]
-            while node[0] == "group":
-                node = node[1]
-            if node[0] == "field" and node[1][0] == "num" and int(node[1][1]) > 0:
-                j = int(node[1][1]) - 1
-
-                def field_key() -> str:  # the field's own text, as str(field(text)) is
-                    f = rt.fields
-                    if f is None:
-                        f = rt.split()
-                    return f[j] if j < len(f) else ""
-                return field_key
-            f = self.expr(subs[0])
-
-            def key() -> str:
-                v = f()
-                t = type(v)
-                if t is float:
-                    i = int(v)
-                    return str(i) if i == v else rt.key_str(v)
-                return str(v) if t is not str else v
-            return key
-        fs = [self.expr(s) for s in subs]
-        return lambda: rt.vars["SUBSEP"].join(to_str(f(), rt.convfmt()) for f in fs)
-
-    def array(self, name: str):
-        rt = self.rt
-        if self.locals is not None and name in self.locals:
-            idx = self.locals[name]
-
-            def local_array() -> dict:
-                frame = rt.frame
-                a = frame[idx]
-                if type(a) is dict:
-                    return a
-                if type(a) is LazyArray:
-                    d: dict = {}
-                    if a.setter is not None:
-                        a.setter(d)
-                    frame[idx] = d
-                    return d
-                if type(a) is Uninit:
-                    d = {}
-                    frame[idx] = d
-                    return d
-                raise AwkFatal(f"attempt to use scalar parameter `{name}' as an array")
-            return local_array
-        if name in self.funcs:
-            raise AwkFatal(f"attempt to use function `{name}' as an array")
-        vars_ = rt.vars
-
-        def global_array() -> dict:
-            a = vars_.get(name)
-            if type(a) is dict:
-                return a
-            if a is None or type(a) is Uninit:
-                d: dict = {}
-                vars_[name] = d
-                return d
-            raise AwkFatal(f"attempt to use scalar `{name}' as an array")
-        return global_array
-
-    def getter(self, name: str):
-        rt = self.rt
-        if self.locals is not None and name in self.locals:
-            idx = self.locals[name]
-
-            def local() -> object:
-                v = rt.frame[idx]
-                if type(v) is dict:
-                    raise AwkFatal(f"attempt to use array `{name}' in a scalar context")
-                return v
-            return local
-        if name == "NF":
-            return rt.get_nf
-        vars_ = rt.vars
-
-        def glob() -> object:
-            v = vars_.get(name, UNINIT)
-            if type(v) is dict:
-                raise AwkFatal(f"attempt to use array `{name}' in a scalar context")
-            return v
-        return glob
-
-    def setter(self, target):
-        """A function storing a value into an lvalue; returns the value."""
-        rt = self.rt
-        k = target[0]
-        if k == "var":
-            name = target[1]
-            if self.locals is not None and name in self.locals:
-                idx = self.locals[name]
-
-                def set_local(v) -> object:
-                    if type(rt.frame[idx]) is dict:
-                        raise AwkFatal(f"attempt to use array `{name}' in a scalar context")
-                    rt.frame[idx] = v
-                    return v
-                return set_local
-            if name in ("NF", "FS", "RS", "CONVFMT", "OFMT", "SUBSEP", "OFS", "ORS"):
-                return lambda v: rt.set_special(name, v)
-            if name in GAWK_ONLY_VARS:  # they would change gawk's behaviour: refuse, never ignore
-                raise AwkFatal(f"`{name}' is a gawk extension that this awk does not support")
-            vars_ = rt.vars
-
-            def set_global(v) -> object:
-                if type(vars_.get(name)) is dict:
-                    raise AwkFatal(f"attempt to use array `{name}' in a scalar context")
-                vars_[name] = v
-                return v
-            return set_global
-        if k == "index":
-            arr = self.array(target[1])
-            key = self.subscript(target[2])
-
-            def set_elem(v) -> object:
-                arr()[key()] = v
-                return v
-            return set_elem
-        if k == "field":
-            idx = self.expr(target[1])
-
-            def set_field(v) -> object:
-                rt.set_field(int(to_num(idx())), v)
-                return v
-            return set_field
-        raise AwkFatal("invalid assignment target")
-
-    def field_text(self, i: int):
-        """Field i's text as print shows it (the field's own text; "" past NF)."""
-        rt = self.rt
-        if i == 0:
-            return rt.get_record
-        j = i - 1
-
-        def text() -> str:
-            f = rt.fields
-            if f is None:
-                f = rt.split()
-            return f[j] if j < len(f) else ""
-        return text
-
-    def num_expr(self, node):
-        """An expression's value as a number, or None when no faster than to_num(expr()):
-        a constant field is converted straight from its text (to_num(field(t)) is
-        str_to_num(t))."""
-        if node[0] == "group":
-            return self.num_expr(node[1])
-        if node[0] == "field" and node[1][0] == "num" and int(node[1][1]) > 0:
-            rt = self.rt
-            j = int(node[1][1]) - 1
-
-            def num_field() -> float:
-                f = rt.fields
-                if f is None:
-                    f = rt.split()
-                if j < len(f):
-                    t = f[j]
-                    return float(t) if t.isdigit() and t.isascii() else str_to_num(t)
-                return 0.0
-            return num_field
-        return None
-
-    def assign_op_fast(self, op: str, target, val, value_node):
-        """`x OP= v` on a global variable, or `a[k] OP= v` with a side-effect-free subscript:
-        the variable (array and key) looked up once; the same order and results as the
-        general getter-then-setter path."""
-        rt = self.rt
-        fn = _ARITH[op]
-        num = self.num_expr(value_node)
-        if num is not None:
-            val = num
-        if target[0] == "var":
-            name = target[1]
-            if (self.locals is not None and name in self.locals) or name in _NOT_PLAIN \
-                    or name in GAWK_ONLY_VARS or name in self.funcs:
-                return None
-            vars_ = rt.vars
-
-            def assign_global() -> object:
-                v = val()
-                cur = vars_.get(name, UNINIT)
-                t = type(cur)
-                if t is dict:
-                    raise AwkFatal(f"attempt to use array `{name}' in a scalar context")
-                r = fn(cur if t is float else to_num(cur), v if type(v) is float else to_num(v))
-                vars_[name] = r
-                return r
-            if op == "+":
-                def add_global() -> object:
-                    v = val()
-                    cur = vars_.get(name, UNINIT)
-                    t = type(cur)
-                    if t is dict:
-                        raise AwkFatal(f"attempt to use array `{name}' in a scalar context")
-                    r = (cur if t is float else to_num(cur)) + (v if type(v) is float else to_num(v))
-                    vars_[name] = r
-                    return r
-                return add_global
-            return assign_global
-        if target[0] == "index" and all(_pure(s) for s in target[2]):
-            arr = self.array(target[1])
-            key = self.subscript(target[2])
-
-            def assign_elem() -> object:
-                v = val()
-                a = arr()
-                k = key()
-                cur = a.get(k)
-                r = fn(0.0 if cur is None else cur if type(cur) is float else to_num(cur),
-                       v if type(v) is float else to_num(v))
-                a[k] = r
-                return r
-            return assign_elem
-        return None
-
-    def lvalue_get(self, target):
-        if target[0] == "var":
-            return self.getter(target[1])
-        return self.expr(target)
-
-    def expr(self, node):
-        rt = self.rt
+    def loop(self, node) -> None:
         k = node[0]
-        if k == "num":
-            v = node[1]
-            return lambda: v
-        if k == "str":
-            s = node[1]
-            return lambda: s
-        if k == "regex":
-            regex = rt.regex(node[1])
-            return lambda: 1.0 if regex.search(rt.get_record()) else 0.0
-        if k == "group":
-            return self.expr(node[1])
-        if k == "var":
-            return self.getter(node[1])
-        if k == "index":
-            arr = self.array(node[1])
-            key = self.subscript(node[2])
+        scope = self.scope
+        entry = self.fields
+        pure = not analysis.changes_record(node)
+        head = entry if pure and entry.state == "valid" else UNKNOWN
+        self.fields = head
+        if k == "for" and node[1] is not None:  # the init runs once, before: it counts
+            self.fields = UNKNOWN if not pure else entry
+            self.stmt(node[1])
+            self.fields = head
+        # a variable the loop assigns only numbers stays a number if it was one
+        floats = self.floats = self.floats - analysis.string_targets(node)
+        scope.loops += 1
+        n = self.temp("_c")
+        self.emit(f"{n} = 0")
+        if k == "forin":
+            arr = self.temp("_a")
+            self.emit(f"{arr} = {self.array(node[2])}")
+            key = self.temp("_k")
+            self.emit(f"for {key} in list({arr}):")
+            self.depth += 1
+            self.count(n)
+            self.emit(f"if {key} not in {arr}:")
+            self.emit("    continue")
+            self.assign_stmt(("var", node[1]), Code(key, STR, safe=True))
+            self.stmt(node[3])
+        elif k == "while":
+            self.emit(f"while {self.inline_cond(node[1])}:")
+            self.depth += 1
+            self.count(n)
+            self.stmt(node[2])
+        elif k == "do":
+            first = self.temp("_f")
+            self.emit(f"{first} = True")
+            self.emit(f"while {first} or {self.inline_cond(node[2])}:")
+            self.depth += 1
+            self.emit(f"{first} = False")
+            self.count(n)
+            self.stmt(node[1])
+        else:
+            _, _, cond, step, body = node
+            test = self.inline_cond(cond) if cond is not None else "True"
+            if step is not None and analysis.has_loop_control(body, ("continue",)):
+                first = self.temp("_f")
+                self.emit(f"{first} = True")
+                self.emit("while True:")
+                self.depth += 1
+                self.emit(f"if not {first}:")
+                self.depth += 1
+                self.stmt(step)
+                self.fields, self.floats = head, floats
+                self.depth -= 1
+                self.emit(f"{first} = False")
+                self.emit(f"if not ({test}):")
+                self.emit("    break")
+                self.count(n)
+                self.stmt(body)
+            else:
+                self.emit(f"while {test}:")
+                self.depth += 1
+                self.count(n)
+                self.stmt(body)
+                if step is not None:
+                    self.fields, self.floats = head, floats
+                    self.stmt(step)
+        self.depth -= 1
+        scope.loops -= 1
+        self.fields, self.floats = head, floats
 
-            def get_elem() -> object:
-                a = arr()
-                kv = key()
-                v = a.get(kv)
-                if v is None:
-                    a[kv] = v = UNINIT
-                return v
-            return get_elem
-        if k == "field":
-            inner = node[1]
-            if inner[0] == "num":
-                i = int(inner[1])
-                if i == 0:
-                    return rt.get_record_value
-                if i < 0:
-                    return lambda: rt.get_field(i)
-                j = i - 1
+    def count(self, n: str) -> None:
+        """Every 1024th iteration: Ctrl-C, `timeout` and the wall time (runtime.checkpoint)."""
+        self.emit(f"{n} += 1")
+        self.emit(f"if not {n} & 1023:")
+        self.emit("    checkpoint()")
 
-                def const_field() -> object:
-                    f = rt.fields
-                    if f is None:
-                        f = rt.split()
-                    return field(f[j]) if j < len(f) else UNINIT
-                return const_field
-            idx = self.expr(inner)
-            return lambda: rt.get_field(int(to_num(idx())))
+    def inline_cond(self, node) -> str:
+        """A loop's test, evaluated in the loop's own line: no prelude; F only if the loop
+        head keeps it valid."""
+        saved = (self.pure, self.want_f, self.want_nums, self.inline)
+        self.pure = self.fields.state == "valid" and not analysis.changes_record(node)
+        self.want_f, self.want_nums, self.inline = False, set(), True
+        try:
+            return self.cond(node)
+        finally:
+            self.pure, self.want_f, self.want_nums, self.inline = saved
+
+    def expr_stmt(self, node) -> None:
+        while node[0] == "group":
+            node = node[1]
+        k = node[0]
         if k == "assign":
             op, target, value = node[1], node[2], node[3]
-            setter = self.setter(target)
-            val = self.expr(value)
             if op == "=":
-                def assign() -> object:
-                    v = val()
-                    if type(v) is LazyArray:
-                        v = UNINIT
-                    return setter(v)
-                return assign
-            fn = _ARITH[op[:-1]]
-            fast = self.assign_op_fast(op[:-1], target, val, value)
-            if fast is not None:
-                return fast
-            get = self.lvalue_get(target)
-
-            def assign_op() -> object:
-                v = val()
-                return setter(fn(to_num(get()), to_num(v)))
-            return assign_op
-        if k == "cond":
-            c = self.cond(node[1])
-            a = self.expr(node[2])
-            b = self.expr(node[3])
-            return lambda: a() if c() else b()
-        if k == "or":
-            a = self.cond(node[1])
-            b = self.cond(node[2])
-            return lambda: 1.0 if a() or b() else 0.0
-        if k == "and":
-            a = self.cond(node[1])
-            b = self.cond(node[2])
-            return lambda: 1.0 if a() and b() else 0.0
-        if k == "not":
-            a = self.cond(node[1])
-            return lambda: 0.0 if a() else 1.0
-        if k == "neg":
-            a = self.expr(node[1])
-            return lambda: -to_num(a())
-        if k == "pos":
-            a = self.expr(node[1])
-            return lambda: to_num(a())
-        if k == "in":
-            arr = self.array(node[2])
-            key = self.subscript(node[1])
-            return lambda: 1.0 if key() in arr() else 0.0
-        if k == "match":
-            neg = node[1]
-            left = self.expr(node[2])
-            right = node[3]
-            if right[0] == "regex":
-                regex = rt.regex(right[1])
-                if neg:
-                    return lambda: 0.0 if regex.search(to_str(left(), rt.convfmt())) else 1.0
-                return lambda: 1.0 if regex.search(to_str(left(), rt.convfmt())) else 0.0
-            dyn = self.expr(right)
-
-            def dyn_match() -> float:
-                s = to_str(left(), rt.convfmt())
-                found = rt.dyn_regex(dyn()).search(s) is not None
-                return 1.0 if found != neg else 0.0
-            return dyn_match
-        if k == "cmp":
-            op = node[1]
-            a = self.expr(node[2])
-            b = self.expr(node[3])
-            test = _CMP[op]
-
-            def cmp() -> float:
-                x = a()
-                y = b()
-                if type(x) is float and type(y) is float:
-                    return 1.0 if test((x > y) - (x < y)) else 0.0
-                return 1.0 if test(compare(x, y, rt.convfmt())) else 0.0
-            return cmp
-        if k == "concat":
-            parts = []
-
-            def flat(n) -> None:
-                if n[0] == "concat":
-                    flat(n[1])
-                    flat(n[2])
-                else:
-                    parts.append(self.expr(n))
-            flat(node)
-
-            def concat() -> str:
-                cf = rt.convfmt()
-                return "".join([v if type(v) is not float else to_str(v, cf) for v in [p() for p in parts]])
-            return concat
-        if k == "bin":
-            fn = _ARITH[node[1]]
-            na = self.num_expr(node[2])
-            nb = self.num_expr(node[3])
-            a = na or self.expr(node[2])
-            b = nb or self.expr(node[3])
-            if na is not None and nb is not None:
-                return lambda: fn(a(), b())
-            if na is not None:
-                return lambda: fn(a(), to_num(b()))
-            if nb is not None:
-                return lambda: fn(to_num(a()), b())
-            return lambda: fn(to_num(a()), to_num(b()))
-        if k in ("preinc", "postinc"):
-            delta = node[1]
-            target = node[2]
-            setter = self.setter(target)
-            get = self.lvalue_get(target)
-            if k == "preinc":
-                return lambda: setter(to_num(get()) + delta)
-
-            def postinc() -> float:
-                v = to_num(get())
-                setter(v + delta)
-                return v
-            return postinc
-        if k == "call":
-            return self.call(node)
-        if k == "builtin":
-            from kshell.tools.awk.builtins import builtin
-            return builtin(self, node)
-        if k == "getline":
-            var = self.setter(node[1]) if node[1] is not None else None
-            return lambda: rt.getline_main(var)
-        if k == "fgetline":
-            var = self.setter(node[1]) if node[1] is not None else None
-            src = self.expr(node[2])
-            return lambda: rt.getline_file(to_str(src(), rt.convfmt()), var)
-        if k == "pgetline":
-            cmd = self.expr(node[1])
-            var = self.setter(node[2]) if node[2] is not None else None
-            return lambda: rt.getline_cmd(to_str(cmd(), rt.convfmt()), var)
-        raise AwkFatal(f"{k} not supported")
-
-    def call(self, node):
-        rt = self.rt
-        name, args = node[1], node[2]
-        if name not in self.funcs:
-            raise AwkFatal(f"function `{name}' not defined")
-        params, _ = self.funcs[name]
-        if len(args) > len(params):
-            raise AwkFatal(f"function `{name}' called with more arguments than declared")
-        argfns = []
-        for a in args:
-            if a[0] == "var":
-                argfns.append(self.ref_arg(a[1]))
+                self.assign_stmt(target, self.expr(value), plain=True)
             else:
-                argfns.append(self.expr(a))
-        nparams = len(params)
-        compiled = self.compiled
-        nargs = len(args)
-        if name not in compiled:
-            compiled[name] = [None]
-            saved = self.locals
-            self.locals = {p: i for i, p in enumerate(params)}
-            body = self.stmt(self.funcs[name][1])
-            self.locals = saved
-            compiled[name][0] = body
-        cell = compiled[name]
+                self.augment_stmt(op[:-1], target, value)
+            return
+        if k in ("preinc", "postinc"):
+            self.augment_stmt("+", node[2], ("num", node[1]))
+            return
+        code = self.expr(node)
+        self.emit(code.src if not code.safe else "pass")
 
-        def call() -> object:
-            frame = [f() for f in argfns]
-            if nargs < nparams:
-                frame.extend(Uninit("") for _ in range(nparams - nargs))
-                for i in range(nargs, nparams):
-                    frame[i].num = 0.0
-            saved = rt.frame
-            rt.frame = frame
-            rt.depth += 1
-            if rt.depth > 1000:
-                raise AwkFatal("function call nesting too deep")
-            try:
-                cell[0]()
-            except Return as r:
-                v = r.value
-                return UNINIT if type(v) is dict else v
-            finally:
-                rt.frame = saved
-                rt.depth -= 1
-            return UNINIT
-        return call
+    # ------------------------------------------------------------------ printing
 
-    def ref_arg(self, name: str):
-        """A bare name as an argument: arrays by reference, an uninitialized variable as an
-        array-to-be (LazyArray), anything else by value."""
-        rt = self.rt
-        if self.locals is not None and name in self.locals:
-            idx = self.locals[name]
+    def print_(self, node) -> None:
+        kind, args, dest = node
+        if kind == "printf":
+            text = self.formatted(args)
+        elif not args:
+            text = f"rt.record + {self.special('ORS')}"
+        else:
+            parts = [self.out_str(a) for a in args]
+            if len(parts) == 1:
+                text = f"{parts[0]} + {self.special('ORS')}"
+            elif len(parts) <= 4:
+                ofs = self.special("OFS")
+                if ofs.startswith("V["):
+                    t = self.temp()
+                    text = f"{f' + {t} + '.join(parts)} + {self.special('ORS')}"
+                    text = f"({t} := {ofs}, {text})[1]"
+                else:
+                    text = f"{f' + {ofs} + '.join(parts)} + {self.special('ORS')}"
+            else:
+                text = f"{self.special('OFS')}.join(({', '.join(parts)})) + {self.special('ORS')}"
+        if dest is None:
+            self.emit(f"P.append({text})")
+            self.emit("if len(P) >= 512:")
+            self.emit("    drain()")
+            return
+        t = self.temp()
+        self.emit(f"{t} = {text}")  # the text first, then the destination's name
+        self.emit(f"rt.output({dest[0]!r}, {self.str_(dest[1])}).write({t})")
 
-            def local_ref() -> object:
-                frame = rt.frame
-                v = frame[idx]
-                if type(v) is Uninit or type(v) is LazyArray:
-                    lazy = LazyArray("")
-                    lazy.num = 0.0
+    def out_str(self, node) -> str:
+        """An expression as print writes it (a number through OFMT)."""
+        j = const_field(node)
+        if j is not None:
+            return self.text_of_field(j)
+        return self.as_str(self.expr(node), "OFMT")
 
-                    def store(d, frame=frame, old=v) -> None:
-                        frame[idx] = d
-                        if type(old) is LazyArray and old.setter is not None:
-                            old.setter(d)
-                    lazy.setter = store
-                    return lazy
-                return v
-            return local_ref
-        if name == "NF":
-            return rt.get_nf
-        vars_ = rt.vars
+    # ------------------------------------------------------------------ assignments
 
-        def global_ref() -> object:
-            v = vars_.get(name, UNINIT)
-            if type(v) is Uninit:
-                lazy = LazyArray("")
-                lazy.num = 0.0
+    def assign_stmt(self, target, value: Code, plain: bool = False) -> None:
+        """`target = value` as statements (value first, then the target's parts)."""
+        if plain and value.lazy:
+            value = Code(f"unlazy({value.src})")
+        k = target[0]
+        while k == "group":
+            target = target[1]
+            k = target[0]
+        if k == "var":
+            name = target[1]
+            scope = self.scope
+            local = scope.params.get(name)
+            if local is not None:
+                t = self.temp()
+                self.emit(f"{t} = {value.src}")
+                self.emit(f"if type({local}) is dict:")
+                self.emit(f"    scalar_fatal({name!r})")
+                self.emit(f"{local} = {t}")
+                return
+            self.check_settable(name)
+            if name in NOT_PLAIN:
+                self.emit(f"rt.set_special({name!r}, {value.src})")
+                return
+            local = scope.hoisted.get(name)
+            if local is not None:
+                self.emit(f"{local} = {value.src}")
+                self.floats = self.floats | {name} if value.kind == NUM else self.floats - {name}
+                return
+            if self.may_be_array(name):
+                t = self.temp()
+                self.emit(f"{t} = {value.src}")
+                self.emit(f"if type(V[{name!r}]) is dict:")
+                self.emit(f"    scalar_fatal({name!r})")
+                self.emit(f"V[{name!r}] = {t}")
+                return
+            self.emit(f"V[{name!r}] = {value.src}")
+            return
+        if k == "index":
+            t = self.temp()
+            self.emit(f"{t} = {value.src}")
+            self.emit(f"{self.array(target[1])}[{self.subscript(target[2])}] = {t}")
+            return
+        if k == "field":
+            self.emit(f"rt.store_field({value.src}, {self.field_index(target)})")
+            return
+        raise AwkFatal("invalid assignment target")
 
-                def store(d) -> None:
-                    vars_[name] = d
-                lazy.setter = store
-                return lazy
-            return v
-        return global_ref
+    def augment_stmt(self, op: str, target, value_node) -> None:
+        """`target op= value` (and ++, --) as statements: the value first, then the target's
+        subscript or index once; a missing element counts as 0."""
+        while target[0] == "group":
+            target = target[1]
+        k = target[0]
+        v = self.num(value_node)
+        plain = ungroup(value_node)
+        if not (is_safe(plain) or plain[0] == "var" and plain[1] in self.scope.hoisted):
+            t = self.temp()
+            self.emit(f"{t} = {v}")
+            v = t
+        if k == "var":
+            name = target[1]
+            scope = self.scope
+            local = scope.params.get(name) or scope.hoisted.get(name)
+            if local is not None and name not in NOT_PLAIN:
+                cur = self.as_num(self.x_var(target))
+                self.emit(f"{local} = {arith_src(op, cur, v)}")
+                if name in scope.hoisted:
+                    self.floats |= {name}
+                return
+            if scope.nr_local and name in ("NR", "FNR"):  # not assigned: never happens
+                raise AssertionError(name)
+            self.check_settable(name)
+            cur = self.as_num(self.x_var(target))  # an array fails here, before any store
+            if name in NOT_PLAIN:
+                self.emit(f"rt.set_special({name!r}, {arith_src(op, cur, v)})")
+            else:
+                self.emit(f"V[{name!r}] = {arith_src(op, cur, v)}")
+            return
+        if k == "index":
+            a, key, c = self.temp("_a"), self.temp("_k"), self.temp()
+            self.emit(f"{a} = {self.array(target[1])}")
+            self.emit(f"{key} = {self.subscript(target[2])}")
+            self.emit(f"{c} = {a}.get({key})")
+            cur = f"(0.0 if {c} is None else {c} if type({c}) is float else to_num({c}))"
+            self.emit(f"{a}[{key}] = {arith_src(op, cur, v)}")
+            return
+        if k == "field":
+            self.emit(f"rt.augment_field({v}, {self.field_index(target)}, {op!r})")
+            return
+        raise AwkFatal("invalid assignment target")
 
 
-# variables whose assignment does more than store (the setter's special cases)
-_NOT_PLAIN = frozenset({"NF", "FS", "RS", "CONVFMT", "OFMT", "SUBSEP", "OFS", "ORS"})
-_PURE = frozenset({"num", "str", "var", "field", "group", "concat"})
+NAMESPACE = {**helpers.NAMESPACE, **builtins.NAMESPACE}
+SPLIT_HEIGHT = 8  # expressions deeper than the parser takes: cut every 8 levels (split_out)
 
 
-def _const_field(node) -> int | None:
-    """i for `$i` with a constant i >= 0 (in parentheses or not), else None."""
-    while node[0] == "group":
-        node = node[1]
-    if node[0] == "field" and node[1][0] == "num" and node[1][1] >= 0 and node[1][1] == int(node[1][1]):
-        return int(node[1][1])
-    return None
+@lru_cache(maxsize=64)
+def _code(source: str):
+    return compile(source, "<awk program>", "exec")
 
 
-def _pure(node) -> bool:
-    """Whether evaluating an expression twice is the same as once (no side effects)."""
-    k = node[0]
-    if k not in _PURE:
-        return False
-    if k == "field" or k == "group":
-        return _pure(node[1])
-    if k == "concat":
-        return _pure(node[1]) and _pure(node[2])
-    return True
-
-
-def _div(a: float, b: float) -> float:
-    if b == 0.0:
-        raise AwkFatal("division by zero attempted", 2)
-    return a / b
-
-
-def _mod(a: float, b: float) -> float:
-    if b == 0.0:
-        raise AwkFatal("division by zero attempted in `%'", 2)
-    return math.fmod(a, b)
-
-
-def _pow(a: float, b: float) -> float:
+def compile_program(rt: Runtime, begins: list, ends: list, rules: list, funcs: dict):
+    """(begin, main, end): the program's functions (begin/end None when absent). Every global
+    it names is given its uninitialized value first, so that the code reads rt.vars[name]."""
+    prog = analysis.analyse(begins, ends, rules, funcs)
+    c = Compiler(rt, funcs, prog)
+    source = c.program(begins, ends, rules)
     try:
-        return float(a ** b) if not (a < 0 and b != int(b)) else math.nan
-    except OverflowError:
-        return math.inf
-    except ZeroDivisionError:
-        return math.inf
-
-
-_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div,
-          "%": _mod, "^": _pow, "**": _pow}
-_CMP = {"<": lambda c: c < 0, "<=": lambda c: c <= 0, ">": lambda c: c > 0, ">=": lambda c: c >= 0,
-        "==": lambda c: c == 0, "!=": lambda c: c != 0}
-
-__all__ = ["Compiler", "Next", "NextFile", "Exit", "StrNum", "is_num", "re"]
+        code = _code(source)
+    except (SyntaxError, RecursionError, MemoryError) as e:
+        if isinstance(e, SyntaxError) and "nested" not in str(e):
+            raise
+        c = Compiler(rt, funcs, prog, split=SPLIT_HEIGHT)
+        code = _code(c.program(begins, ends, rules))
+    for name in prog.all_uses.names():
+        rt.vars.setdefault(name, helpers.UNINIT)
+    ns = dict(NAMESPACE)
+    exec(code, ns)
+    regexes = [rt.regex(src) for src in c.regexes]
+    return ns["_program"](rt, regexes, c.consts)

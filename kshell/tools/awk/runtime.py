@@ -1,5 +1,5 @@
-"""awk's run-time state: records and fields, input (main, files, commands), output redirections,
-and the main loop over BEGIN, the rules and END."""
+"""awk's run-time state: records and fields, input (main, files, commands) and output
+redirections. The compiled program (compile.py) runs BEGIN, the record loop and END on it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from kshell.core.errors import SigPipe
 from kshell.exec import devices, regexes
 from kshell.exec.streams import BufferSink, BytesSource
-from kshell.tools.awk.values import UNINIT, AwkFatal, field, num_to_str, to_num, to_str
+from kshell.tools.awk.helpers import ARITH
+from kshell.tools.awk.values import UNINIT, AwkFatal, field, field_number, num_to_str, to_num, to_str
 from kshell.tools.sed.pattern import adjust
 from kshell.tools.text.regex import RegexError, translate
 from kshell.tools.text.textio import Output, message, open_chunks
@@ -66,6 +67,34 @@ class Records:
             self.pending.reverse()
             self.buf = rs.join(self.pending) + rs + self.buf
             self.pending = []
+
+    def batch(self) -> list[str] | None:
+        """The records up to the end of the next chunk that completes one, in order (at least
+        one), cut by a one-character RS; one record for any other RS; None at the end."""
+        rs = self.rt.vars["RS"]
+        if type(rs) is not str:
+            rs = to_str(rs, "%.6g")
+        if self.pending:
+            if rs == self.pending_rs:
+                records = self.pending[::-1]
+                self.pending = []
+                return records
+            self._unsplit()
+        if len(rs) != 1:
+            rec = self.next()
+            return None if rec is None else [rec]
+        start = 0
+        while True:
+            if self.buf.find(rs, start) >= 0:
+                records = self.buf.split(rs)
+                self.buf = records.pop()
+                return records
+            start = len(self.buf)
+            if not self._more():
+                if self.buf:
+                    rec, self.buf = self.buf, ""
+                    return [rec]
+                return None
 
     def next(self) -> str | None:
         rs = self.rt.vars["RS"]
@@ -288,6 +317,18 @@ class Runtime:
         parts.append(s[pos:])
         return parts, seps
 
+    def char_sep(self) -> str | None:
+        """How the main loop cuts the fields of the records of a batch (FS does not change
+        within one unless the program assigns it): the one character str.split takes, ""
+        for the default (white space: str.split() when the record is printable), None for
+        split() to decide."""
+        fs = to_str(self.vars["FS"])
+        if fs == " ":
+            return ""
+        if len(fs) == 1 and fs != "\\" and (fs == "\t" or not fs.isalnum()):
+            return fs
+        return None
+
     def split(self) -> list[str]:
         f = self.fields
         if f is None:
@@ -321,6 +362,16 @@ class Runtime:
             return UNINIT
         return field(f[i - 1])
 
+    def field_text(self, j: int) -> str:
+        """Field j+1's text ("" past NF)."""
+        f = self.fields if self.fields is not None else self.split()
+        return f[j] if j < len(f) else ""
+
+    def field_num(self, j: int) -> float:
+        """Field j+1's value as a number (0 past NF)."""
+        f = self.fields if self.fields is not None else self.split()
+        return field_number(f[j]) if j < len(f) else 0.0
+
     def get_nf(self) -> float:
         return float(len(self.split()))
 
@@ -339,6 +390,18 @@ class Runtime:
             f.extend([""] * (i - len(f)))
         f[i - 1] = s
         self.rebuild()
+
+    def store_field(self, v, i: int):
+        """`$i = v` as an expression: v."""
+        self.set_field(i, v)
+        return v
+
+    def augment_field(self, v: float, i: int, op: str, post: bool = False) -> float:
+        """`$i op= v` (the field's index evaluated once): the new value, the old for $i++."""
+        old = to_num(self.get_field(i))
+        new = ARITH[op](old, v)
+        self.set_field(i, new)
+        return old if post else new
 
     def set_special(self, name: str, v):
         if name == "NF":
@@ -421,16 +484,46 @@ class Runtime:
                     return rec
                 self.main.close()
                 self.main = None
+            if not self.open_next():
+                return None
+
+    def next_batch(self, single: bool) -> list[str] | None:
+        """The main loop's next records: all those the main input's next chunk completes, or
+        only the next one (`single`: getline reads the main input too, or RS may change
+        between records). None at the end of the input."""
+        if single:
+            rec = self.next_main()
+            return None if rec is None else [rec]
+        while True:
+            if self.main is not None:
+                records = self.main.batch()
+                if records is not None:
+                    return records
+                self.main.close()
+                self.main = None
+            if not self.open_next():
+                return None
+
+    def end_file(self) -> None:
+        """nextfile: the rest of the current input is skipped."""
+        if self.main is not None:
+            self.main.close()
+            self.main = None
+
+    def open_next(self) -> bool:
+        """Make the next main input current: the ARGV operands in turn (doing command-line
+        assignments on the way), standard input when none named a file. False at the end."""
+        while True:
             argv = self.vars["ARGV"]
             argc = int(to_num(self.vars.get("ARGC", 0.0)))
             if self.argi >= argc:
                 if self.used_files:
-                    return None
+                    return False
                 self.used_files = True
                 self.vars["FILENAME"] = ""
                 self.vars["FNR"] = 0.0
                 self.main = Records(self, open_chunks(self.sh, "-"))
-                continue
+                return True
             arg = to_str(argv.get(str(self.argi), ""), self.convfmt())
             self.argi += 1
             if arg == "":
@@ -452,6 +545,7 @@ class Runtime:
             self.vars["FILENAME"] = arg
             self.vars["FNR"] = 0.0
             self.main = Records(self, chunks)
+            return True
 
     def warn_plain(self, text: str) -> None:
         self.flush()
@@ -464,19 +558,22 @@ class Runtime:
         else:
             self.vars[name] = v
 
-    def getline_main(self, setter) -> float:
+    # getline: with `text` the record's text is the answer (the compiled code assigns it to
+    # the target); without, the record becomes $0 and the answer is 1. 0 at the end, -1 when
+    # the file cannot be read.
+
+    def getline_main(self, text: bool) -> str | float:
         rec = self.next_main()
         if rec is None:
             return 0.0
         self.vars["NR"] = to_num(self.vars["NR"]) + 1
         self.vars["FNR"] = to_num(self.vars["FNR"]) + 1
-        if setter is None:
-            self.set_record(rec)
-        else:
-            setter(field(rec))
+        if text:
+            return rec
+        self.set_record(rec)
         return 1.0
 
-    def getline_file(self, name: str, setter) -> float:
+    def getline_file(self, name: str, text: bool) -> str | float:
         r = self.readers.get(name)
         if r is None:
             try:
@@ -490,14 +587,13 @@ class Runtime:
             return -1.0
         if rec is None:
             return 0.0
-        if setter is None:
-            self.set_record(rec)
-            self.vars["NR"] = to_num(self.vars["NR"]) + 1
-        else:
-            setter(field(rec))
+        if text:
+            return rec
+        self.set_record(rec)
+        self.vars["NR"] = to_num(self.vars["NR"]) + 1
         return 1.0
 
-    def getline_cmd(self, cmd: str, setter) -> float:
+    def getline_cmd(self, cmd: str, text: bool) -> str | float:
         r = self.readers.get(cmd)
         if r is None:
             self.fflush()
@@ -509,10 +605,9 @@ class Runtime:
         if rec is None:
             return 0.0
         self.vars["NR"] = to_num(self.vars["NR"]) + 1
-        if setter is None:
-            self.set_record(rec)
-        else:
-            setter(field(rec))
+        if text:
+            return rec
+        self.set_record(rec)
         return 1.0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 _NUMERIC = re.compile(r"[ \t\n\r\f\v]*[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[ \t\n\r\f\v]*\Z")
 _PREFIX = re.compile(r"[ \t\n\r\f\v]*([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))")
@@ -50,6 +51,15 @@ def field(text: str):
         v.num = float(text)
         return v
     return text
+
+
+def field_number(text: str) -> float:
+    """to_num(field(text)), straight from the text: all digits through int (exact, and
+    quicker than float's parse), anything else by its numeric prefix. The compiled code
+    inlines this for the fields it reads (compile._field_num_src)."""
+    if text.isdecimal() and len(text) < 19:
+        return float(int(text))
+    return str_to_num(text)
 
 
 def str_to_num(s: str) -> float:
@@ -135,81 +145,118 @@ def compare(a, b, convfmt: str) -> int:
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?([a-zA-Z%])")
 
 
-def format_printf(fmt: str, args: list, convfmt: str) -> str:
-    out: list[str] = []
+def _ran_out(fmt: str, end: int) -> AwkFatal:
+    return AwkFatal("not enough arguments to satisfy format string\n\t`" + fmt
+                    + "'\n\t" + " " * (end - 1) + "^ ran out for this one")
+
+
+def conv_int(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    x = to_num(v)
+    if x != x or x in (math.inf, -math.inf):
+        return ("%" + flags.replace("0", "") + (width or "") + "s") % special(x)
+    return (spec + "d") % int(x)
+
+
+def conv_unsigned(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    k = int(to_num(v))
+    if k < 0:
+        k += 1 << 64
+    if conv == "o" and "#" in flags:
+        text = (spec.replace("#", "") + "o") % k
+        return text if text.lstrip(" ").startswith("0") else (spec.replace("#", "") + "s") % f"0{k:o}"
+    return (spec + ("d" if conv == "u" else conv)) % k
+
+
+def conv_char(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    if type(v) is float or type(v) is StrNum:
+        k = int(to_num(v))
+        ch = chr(k) if 0 <= k < 256 else chr(k & 0xFF)
+    else:
+        ch = to_str(v, convfmt)[:1]
+    return ("%" + flags + (width or "") + "s") % ch
+
+
+def conv_str(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    return (spec + "s") % to_str(v, convfmt)
+
+
+def conv_float(v, spec: str, flags: str, width: str | None, conv: str, convfmt: str) -> str:
+    x = to_num(v)
+    if x != x or x in (math.inf, -math.inf):
+        return ("%" + flags.replace("0", "") + (width or "") + "s") % special(x)
+    return (spec + conv) % x
+
+
+CONVERTERS = {**dict.fromkeys("di", conv_int), **dict.fromkeys("oxXu", conv_unsigned), "c": conv_char,
+               "s": conv_str, **dict.fromkeys("eEfFgG", conv_float)}
+
+
+def _spec(flags: str, width: str | None, prec: str | None) -> str:
+    return "%" + flags + (width or "") + ("." + (prec or "0") if prec is not None else "")
+
+
+@lru_cache(maxsize=256)
+def format_plan(fmt: str) -> tuple:
+    """A printf format cut once into its literal text (str) and its conversions: (converter,
+    flags, width, precision, letter, where it ends in fmt, its text, the %-spec when no `*`
+    makes it depend on the arguments); a `%` that starts no valid conversion makes the
+    rest literal. An unknown letter has no converter: its text is copied."""
+    items: list = []
     pos = 0
-    ai = 0
     n = len(fmt)
-
-    def take():
-        nonlocal ai
-        if ai >= len(args):
-            raise AwkFatal("not enough arguments to satisfy format string\n\t`" + fmt
-                           + "'\n\t" + " " * (m.end() - 1) + "^ ran out for this one")
-        v = args[ai]
-        ai += 1
-        return v
-
     while pos < n:
         i = fmt.find("%", pos)
         if i < 0:
-            out.append(fmt[pos:])
+            items.append(fmt[pos:])
             break
-        out.append(fmt[pos:i])
+        items.append(fmt[pos:i])
         m = _SPEC.match(fmt, i)
         if not m:
-            out.append(fmt[i:])
+            items.append(fmt[i:])
             break
         flags, width, prec, conv = m.groups()
         pos = m.end()
         if conv == "%":
-            out.append("%")
+            items.append("%")
             continue
-        if width == "*":
-            w = int(to_num(take()))
-            if w < 0:
-                flags += "-"
-                w = -w
-            width = str(w)
-        if prec == "*":
-            p = int(to_num(take()))
-            prec = str(p) if p >= 0 else None
-        spec = "%" + flags + (width or "") + ("." + (prec or "0") if prec is not None else "")
-        v = take()
-        if conv in "di":
-            x = to_num(v)
-            if x != x or x in (math.inf, -math.inf):
-                out.append(("%" + flags.replace("0", "") + (width or "") + "s") % special(x))
-                continue
-            out.append((spec + "d") % int(x))
-        elif conv in "oxXu":
-            x = to_num(v)
-            k = int(x)
-            if k < 0:
-                k += 1 << 64
-            if conv == "o" and "#" in flags:
-                text = (spec.replace("#", "") + "o") % k
-                out.append(text if text.lstrip(" ").startswith("0") else
-                           (spec.replace("#", "") + "s") % f"0{k:o}")
-            else:
-                out.append((spec + ("d" if conv == "u" else conv)) % k)
-        elif conv == "c":
-            if type(v) is float or type(v) is StrNum:
-                k = int(to_num(v))
-                ch = chr(k) if 0 <= k < 256 else chr(k & 0xFF)
-            else:
-                s = to_str(v, convfmt)
-                ch = s[:1]
-            out.append(("%" + flags + (width or "") + "s") % ch)
-        elif conv == "s":
-            out.append((spec + "s") % to_str(v, convfmt))
-        elif conv in "eEfFgG":
-            x = to_num(v)
-            if x != x or x in (math.inf, -math.inf):
-                out.append(("%" + flags.replace("0", "") + (width or "") + "s") % special(x))
-                continue
-            out.append((spec + conv) % x)
-        else:
-            out.append(m.group())
+        spec = None if "*" in (width, prec) else _spec(flags, width, prec)
+        items.append((CONVERTERS.get(conv), flags, width, prec, conv, m.end(), m.group(), spec))
+    return tuple(items)
+
+
+def format_printf(fmt: str, args: list, convfmt: str) -> str:
+    out: list[str] = []
+    ai = 0
+    nargs = len(args)
+    for item in format_plan(fmt):
+        if type(item) is str:
+            out.append(item)
+            continue
+        convert, flags, width, prec, conv, end, text, spec = item
+        if spec is None:
+            if width == "*":
+                if ai >= nargs:
+                    raise _ran_out(fmt, end)
+                w = int(to_num(args[ai]))
+                ai += 1
+                if w < 0:
+                    flags += "-"
+                    w = -w
+                width = str(w)
+            if prec == "*":
+                if ai >= nargs:
+                    raise _ran_out(fmt, end)
+                p = int(to_num(args[ai]))
+                ai += 1
+                prec = str(p) if p >= 0 else None
+            spec = _spec(flags, width, prec)
+        if ai >= nargs:
+            raise _ran_out(fmt, end)
+        v = args[ai]
+        ai += 1
+        if convert is None:
+            out.append(text)
             ai -= 1
+            continue
+        out.append(convert(v, spec, flags, width, conv, convfmt))
     return "".join(out)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices, regexes
@@ -41,6 +43,7 @@ _LONG = {
     "no-group-separator": ("no-group", NONE), "group-separator": ("group", REQUIRED),
 }
 _SHORT = "A:B:C:D:EFGHILPTUVZabcd:e:f:hilLm:noqRrsuvwxyz"
+TREE_READ_BUDGET = 8 * READ_SIZE  # bytes of a directory's files read with its listing
 
 
 class _Cfg:
@@ -215,8 +218,20 @@ class _Version(Exception):
     pass
 
 
-def _compile(cfg: _Cfg, sh: Interp) -> tuple:
-    """(line matcher, block prefilter or None, finditer for -o)."""
+@dataclass(frozen=True)
+class _Matcher:
+    """The compiled patterns, in the forms the scans use."""
+
+    search: Callable[[bytes], object]  # a line's first match (None: no match)
+    block: Callable[[bytes], object] | None  # a prefilter over blocks of whole lines
+    finders: list  # patterns whose finditer gives -o's matches
+    # (start, end) of the first match at or after a position in a block of lines, as `block`
+    # finds it (it may span lines); None when there is no such search (-P, -z, back-references
+    # with several patterns)
+    locate: Callable[[bytes, int], tuple[int, int] | None] | None
+
+
+def _compile(cfg: _Cfg, sh: Interp) -> _Matcher:
     flags = re.IGNORECASE if cfg.icase else 0
     pats = [p.encode("utf-8", "surrogateescape").decode("latin-1") for p in cfg.patterns]
     if cfg.syntax == "F":
@@ -244,7 +259,6 @@ def _compile(cfg: _Cfg, sh: Interp) -> tuple:
     try:
         if has_backref:
             compiled = [regexes.compile(s.encode("latin-1"), flags) for s in sources]
-            finders = compiled
 
             def search(line: bytes):
                 for rx in compiled:
@@ -252,17 +266,24 @@ def _compile(cfg: _Cfg, sh: Interp) -> tuple:
                     if m:
                         return m
                 return None
-            return search, None, finders
+            return _Matcher(search, None, compiled, None)
         joined = "|".join(f"(?:{s})" for s in sources) if len(sources) > 1 else sources[0]
         rx = regexes.compile(joined.encode("latin-1"), flags)
-        block = None
-        if cfg.syntax != "P" and not cfg.zdata:
-            block = regexes.compile(joined.encode("latin-1"), flags | re.MULTILINE).search
-        if cfg.syntax == "F" and not cfg.icase and not cfg.word and not cfg.line and len(pats) == 1:
-            lit = pats[0].encode("latin-1")
-            if lit:
-                return (lambda line: True if lit in line else None), (lambda b: True if lit in b else None), [rx]
-        return rx.search, block, [rx]
+        if cfg.syntax == "P" or cfg.zdata:
+            return _Matcher(rx.search, None, [rx], None)
+        block_rx = regexes.compile(joined.encode("latin-1"), flags | re.MULTILINE)
+        lit = pats[0].encode("latin-1")
+        if cfg.syntax == "F" and not cfg.icase and not cfg.word and not cfg.line and len(pats) == 1 and lit:
+            def find_literal(data: bytes, pos: int) -> tuple[int, int] | None:
+                at = data.find(lit, pos)
+                return None if at < 0 else (at, at + len(lit))
+            return _Matcher(lambda line: True if lit in line else None,
+                            lambda b: True if lit in b else None, [rx], find_literal)
+
+        def locate(data: bytes, pos: int) -> tuple[int, int] | None:
+            m = block_rx.search(data, pos)
+            return None if m is None else m.span()
+        return _Matcher(rx.search, block_rx.search, [rx], locate)
     except regexes.error as e:
         if cfg.syntax == "P":
             raise Fail(str(e), 2) from None
@@ -284,8 +305,7 @@ def grep(sh: Interp, argv: list[str]) -> int:
     except _Version:
         sh.out(b"grep (GNU grep) 3.8\n")
         return 0
-    search, block_search, finders = _compile(cfg, sh)
-    run = _Run(sh, cfg, search, block_search, finders)
+    run = _Run(sh, cfg, _compile(cfg, sh))
     if not operands:
         operands = ["."] if cfg.recurse else ["-"]
         run.implicit_dot = bool(cfg.recurse)
@@ -309,12 +329,13 @@ class _Stop(Exception):
 
 
 class _Run:
-    def __init__(self, sh: Interp, cfg: _Cfg, search, block_search, finders) -> None:
+    def __init__(self, sh: Interp, cfg: _Cfg, matcher: _Matcher) -> None:
         self.sh = sh
         self.cfg = cfg
-        self.search = search
-        self.block_search = block_search
-        self.finders = finders
+        self.search = matcher.search
+        self.block_search = matcher.block
+        self.finders = matcher.finders
+        self.locate = matcher.locate
         self.out = Output(sh)
         self.matched = False
         self.error = False
@@ -322,6 +343,8 @@ class _Run:
         self.show_names = False
         self.implicit_dot = False
         self.sep = b"\0" if cfg.zdata else b"\n"
+        # what scan_whole does not do: context, -v, -o, and patterns with no block search
+        self.whole = self.locate is not None and not (cfg.invert or cfg.only or cfg.after or cfg.before)
 
     def err(self, text: str) -> None:
         self.error = True
@@ -371,13 +394,20 @@ class _Run:
 
     def tree(self, top: str) -> None:
         fs = self.sh.fs
-        try:
-            entries = fs.scandir(top)
+        prefix = "" if self.implicit_dot and top == "." else (top if top.endswith("/") else top + "/")
+        cfg = self.cfg
+        if cfg.include or cfg.exclude:
+            def wanted(name: str, _: object) -> bool:
+                return not self._excluded_file(prefix + name)
+        else:
+            def wanted(name: str, _: object) -> bool:
+                return True
+        try:  # the directory's small files are read with its listing, in one transaction
+            entries = fs.scandir_contents(top, wanted, TREE_READ_BUDGET)
         except OSError as e:
             self.err(f"{top}: {message(e)}")
             return
-        prefix = "" if self.implicit_dot and top == "." else (top if top.endswith("/") else top + "/")
-        for name, inode in sorted(entries, key=lambda e: e[0].encode("utf-8", "surrogateescape")):
+        for name, inode, content in sorted(entries, key=lambda e: e[0].encode("utf-8", "surrogateescape")):
             if self.done:
                 return
             path = prefix + name
@@ -393,21 +423,27 @@ class _Run:
                 if not self._excluded_dir(path):
                     self.tree(path)
                 continue
-            if not inode.is_reg or self._excluded_file(path):
+            if not inode.is_reg or (content is None and self._excluded_file(path)):
                 continue
-            self.file(path, path, inode)
+            self.file(path, path, inode, content)
 
     # ------------------------------------------------------------------ one input
 
-    def file(self, name: str, shown: str, inode=None) -> None:
+    def file(self, name: str, shown: str, inode=None, content: bytes | OSError | None = None) -> None:
+        """Search one file; `content` is what the tree walk already read of it (its bytes,
+        or the error reading it gave), None when this reads it."""
         try:
-            if inode is not None and inode.is_reg and inode.size <= READ_SIZE:
+            if isinstance(content, OSError):
+                raise content
+            if content is None and inode is not None and inode.is_reg and inode.size <= READ_SIZE:
                 # a small file is one chunk either way: read it in one read transaction
-                data = devices.read_file(self.sh, name)
-                chunks = iter([data] if data else [])
+                content = devices.read_file(self.sh, name)
+            if content is None:
+                count = self.scan(open_chunks(self.sh, name), shown)
+            elif self.whole:
+                count = self.scan_whole(content, shown)
             else:
-                chunks = open_chunks(self.sh, name)
-            count = self.scan(chunks, shown)
+                count = self.scan(iter([content] if content else []), shown)
         except _Stop:
             self.done = True
             return
@@ -518,6 +554,61 @@ class _Run:
                     if not after_left or summary:
                         return count
                     stopping = True
+        return count
+
+    def scan_whole(self, data: bytes, shown: str) -> int:
+        """`scan` of an input held whole, for the usual options (`whole`): the block pattern
+        runs over all of it, and only the lines its matches fall in are cut out and, when a
+        match spans lines (`[^a]` takes a newline), checked alone. Line numbers are counted
+        between matches, not line by line."""
+        cfg = self.cfg
+        if not data or cfg.max == 0:
+            return 0
+        binary = cfg.binary != "text" and b"\0" in data
+        if binary and cfg.binary == "without-match":
+            return 0
+        locate = self.locate
+        span = locate(data, 0)
+        if span is None:
+            return 0
+        search = self.search
+        summary = bool(cfg.count or cfg.list)
+        name_prefix = b""
+        if self.show_names:
+            name_prefix = shown.encode("utf-8", "surrogateescape") + (b"\0" if cfg.null else b":")
+        end = len(data)
+        count = 0
+        lineno = 1
+        counted = 0  # newlines before `counted` are in lineno
+        while span is not None:
+            first, last = span
+            start = data.rfind(b"\n", 0, first) + 1
+            if start == end:  # the empty place after the last newline is no line
+                break
+            stop = data.find(b"\n", first)
+            if stop < 0:
+                stop = end
+            if last <= stop or search(data[start:stop]) is not None:
+                count += 1
+                self.matched = True
+                if cfg.quiet:
+                    raise _Stop()
+                if binary and not summary:
+                    self.out.flush()
+                    self.sh.write_err(f"grep: {shown}: binary file matches\n")
+                    return count
+                if cfg.list == "l" and not cfg.count:
+                    return count
+                if not summary:
+                    if cfg.number:
+                        lineno += data.count(b"\n", counted, start)
+                        counted = start
+                    self._emit(data[start:stop], lineno, start, name_prefix, b":")
+                if 0 < cfg.max <= count:
+                    return count
+            if stop >= end:
+                break
+            span = locate(data, stop + 1)
         return count
 
     def _emit(self, line: bytes, lineno: int, offset: int, name: bytes, mark: bytes) -> None:
