@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from kfs.values import field, value_class
 
-@dataclass
+
+@value_class
 class Request:
     method: str
     url: str
@@ -30,14 +31,14 @@ class Request:
     body: bytes = b""
 
 
-@dataclass
+@value_class
 class Response:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes | str | Any = b""
 
 
-@dataclass
+@value_class
 class Reply:
     """A response as received: the status line's reason, headers in order, the body bytes."""
 
