@@ -12,7 +12,6 @@ one callable handling every path. The handler may return any of those values.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -84,6 +83,8 @@ def _encode(value: Any) -> tuple[bytes, str]:
         return bytes(value), "application/octet-stream"
     if isinstance(value, str):
         return value.encode(), "text/plain; charset=utf-8"
+    import json
+
     return (json.dumps(value) + "\n").encode(), "application/json"
 
 
