@@ -3,10 +3,10 @@ appliance. Each bound fails with a clear message and a non-zero status (`LimitEx
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kfs.values import value_class
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class Limits:
     """Per-shell bounds. `wall_time` is seconds per top-level command (a `run()` line);
     `loop_iterations` counts every iteration of every loop within one top-level command."""

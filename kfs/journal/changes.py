@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import enum
 import struct
-from dataclasses import dataclass
 from itertools import islice
 
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
+from kfs.values import value_class
 
 _ROW = struct.Struct(">QQBQ")
 
@@ -24,7 +24,7 @@ class ChangeKind(enum.IntEnum):
     ENTRY_DEL = 4  # `name` no longer exists in directory `parent`
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class Change:
     seq: int
     ino: int

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from kfs.journal.records import encode, records_after
+from kfs.journal.records import decode, encode, records_after
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
 
@@ -47,7 +46,7 @@ def prune_events(state: KState, keep: int, batch: int = 50_000, *, before: int =
             cur.first()
             gone = 0
             while gone < batch and entries - gone > 1:
-                if gone >= excess and not (before and json.loads(cur.value())["ts"] < before):
+                if gone >= excess and not (before and decode(cur.value())["ts"] < before):
                     break
                 cur.delete()
                 gone += 1

@@ -18,13 +18,12 @@ way costs a seventh of json's encoder, and every VFS mutation writes one.
 
 from __future__ import annotations
 
-import json
 import struct
 import time
 from itertools import islice
 from typing import Any
 
-from kfs.journal.records import encode
+from kfs.journal.records import decode, encode
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
 
@@ -109,7 +108,7 @@ _TAGS = {"T": True, "F": False}
 def decode_receipt(key: bytes, value: bytes) -> dict[str, Any]:
     """One stored row as the dict every reader sees, from either encoding."""
     if value[:1] != _BINARY:
-        return json.loads(value)
+        return decode(value)
     ts, nbytes, flags = _HEAD.unpack_from(value, 1)
     fields = value[1 + _HEAD.size :].decode("utf-8", "surrogatepass").split("\0")
     record: dict[str, Any] = {

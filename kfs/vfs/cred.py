@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import errno
 import stat as st
-from dataclasses import dataclass, field
 
+from kfs.values import field, value_class
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import Inode
 
 R_OK, W_OK, X_OK = 4, 2, 1
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class Cred:
     """A caller's uid, primary gid and supplementary groups."""
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import stat as st
 import struct
-from dataclasses import dataclass
+
+from kfs.values import value_class
 
 _PACK = INODE_STRUCT = struct.Struct(">IIIIQqqqqQQ")  # mode uid gid nlink size a/m/c/btime gen rdev
 
@@ -16,7 +17,7 @@ SYMLOOP_MAX = 40
 DIR_SIZE = 4096  # what ext4 shows for a directory, so `ls -l` reads as agents expect
 
 
-@dataclass(slots=True)
+@value_class(slots=True)
 class Inode:
     """Attributes of one file; `size` is the byte length, times are nanoseconds since the epoch.
 

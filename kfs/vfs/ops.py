@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kfs.journal import ChangeKind, append_change, append_receipt
 from kfs.kstate import Txn
+from kfs.values import value_class
 from kfs.vfs.cred import Cred
 
 
-@dataclass(slots=True)
+@value_class(slots=True)
 class Op:
     """One user-visible operation: one transaction, one clock reading, its receipts."""
 

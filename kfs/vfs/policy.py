@@ -30,8 +30,9 @@ import fnmatch
 import os
 import posixpath
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+from kfs.values import field, value_class
 
 MODES = ("full", "limited", "plan", "readonly")  # from the loosest to the strictest
 RC_FILES = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
@@ -81,7 +82,7 @@ def effective_mode(settings: dict, session_mode: str = "full") -> str:
     return mode if mode in MODES else "readonly"
 
 
-@dataclass(slots=True)
+@value_class(slots=True)
 class WritePolicy:
     """What a session may write. `allowed`: absolute paths (a write under one is allowed) or
     globs (a write whose path matches is allowed). `rules`: the path rules in force (first

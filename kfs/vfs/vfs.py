@@ -8,11 +8,11 @@ import stat as st
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from kfs.journal import ChangeKind
 from kfs.kstate import KState, Txn
+from kfs.values import value_class
 from kfs.vfs import attrs, data, handles, namespace, records
 from kfs.vfs.attrs import Time
 from kfs.vfs.cred import R_OK, ROOT, W_OK, X_OK, Cred, allowed, require
@@ -25,7 +25,7 @@ T = TypeVar("T")
 BLOCK_SIZE = 4096
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class StatFS:
     block_size: int
     blocks: int

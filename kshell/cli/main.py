@@ -45,12 +45,17 @@ def _parser(families: Sequence[str] = FAMILIES) -> argparse.ArgumentParser:
 
 
 def _plain_sh(argv: list[str]) -> Any:
-    """`sh [--state DIR] [-c SCRIPT] [ARGS...]` read without argparse, whose help formatter
-    and translations cost a tenth of a `komputer sh -c true` (what agents run over and over);
-    None for anything else (options argparse must judge, `--help`)."""
+    """`[--state DIR] sh [--state DIR] [-c SCRIPT] [ARGS...]` read without argparse, whose help
+    formatter and translations cost a fifth of a `komputer sh -c true` (what agents run over and
+    over); None for anything else (other commands, options argparse must judge, `--help`)."""
+    state = None
+    if argv[:1] == ["--state"] and len(argv) > 2:
+        state, argv = argv[1], argv[2:]
+    if argv[:1] != ["sh"]:
+        return None
     from kshell.cli.shell import cmd_sh
 
-    rest, state, command = argv[1:], None, None
+    rest, command = argv[1:], None
     while rest and rest[0] in ("--state", "-c") and len(rest) > 1:
         if rest[0] == "--state":
             state = rest[1]
@@ -64,7 +69,7 @@ def _plain_sh(argv: list[str]) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = _plain_sh(argv) if argv[:1] == ["sh"] else None
+    args = _plain_sh(argv)
     if args is None:  # `komputer sh ...` with unusual options: its parser alone, not every family's
         args = _parser(("shell",) if argv[:1] == ["sh"] else FAMILIES).parse_args(argv)
     args.state = getattr(args, "state", None)

@@ -10,10 +10,10 @@ output meter, pids) lives in `Session`.
 from __future__ import annotations
 
 import contextlib
-import random
 import threading
 import time
 from collections.abc import Callable
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from kshell.exec import redirects as redir
@@ -81,6 +81,8 @@ from kshell.syntax.ast import (
 from kshell.syntax.errors import ArithSyntaxError
 
 if TYPE_CHECKING:
+    from random import Random
+
     from kfs.vfs import PathFS
     from kshell.delegate import Delegation
     from kshell.delegate.terminal import Terminal
@@ -98,7 +100,6 @@ class Session:
         self.pid = 4242
         self.next_pid = 5000
         self.lock = threading.Lock()
-        self.random = random.Random()
         self.started = time.monotonic()
         self.cancel = Cancel(time.monotonic() + limits.wall_time)
         self.iterations = 0
@@ -124,6 +125,13 @@ class Session:
         # found with: bash's hash table, forgotten when PATH changes or on `hash -r`
         self.shadowed: dict[str, bool] = {}
         self.shadowed_path: str | None = None
+
+    @cached_property
+    def random(self) -> Random:
+        """$RANDOM's generator, made at the first $RANDOM (the random module is not loaded before)."""
+        import random
+
+        return random.Random()
 
     def new_pid(self) -> int:
         with self.lock:

@@ -11,9 +11,9 @@ import contextlib
 import re
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kfs.values import field, value_class
 from kshell.core.errors import SigPipe
 from kshell.exec.streams import Cancel, Capture, NullStream
 from kshell.limits import LimitExceeded
@@ -67,7 +67,7 @@ def describe(sig: int) -> str:
     return _DESCRIPTIONS.get(sig, f"Signal {sig}")
 
 
-@dataclass
+@value_class
 class Job:
     """One job: a background command or a stopped foreground one. `status` is set when it ends;
     `signal` is the terminating signal that ended it (0: it exited); `notified` is the state

@@ -26,9 +26,9 @@ import stat as st
 import time
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kfs.values import value_class
 from kfs.vfs import PathFS
 from kfs.vfs.cred import R_OK, W_OK, X_OK, allowed, require
 from kfs.vfs.errors import fs_error
@@ -59,7 +59,7 @@ def tool_script(name: str) -> bytes:
     return f'#!/bin/sh\n# {name}: a tool built into the K shell; this file runs it\nexec {name} "$@"\n'.encode()
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class _Node:
     """One thing the system view shows: `real` is a host path, `data` a synthetic file's
     bytes, `names` a synthetic directory's entries, `target` a synthetic link's."""

@@ -4,7 +4,6 @@ assignment rules (readonly, integer, case attributes), as a mixin of `Interp`.""
 from __future__ import annotations
 
 import functools
-import random
 import re
 import time
 from typing import TYPE_CHECKING
@@ -197,6 +196,8 @@ class VarOps:
         if name == "BASH_SUBSHELL":
             return str(self.subshell)
         if name == "SRANDOM":
+            import random
+
             return str(random.getrandbits(32))
         return None
 

@@ -7,93 +7,15 @@ Nothing here evaluates anything: expansion and execution live in later stages.
 
 from __future__ import annotations
 
-from dataclasses import field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kfs.values import field, value_class
 
 if TYPE_CHECKING:
     from kshell.syntax.errors import ParseWarning, ShellSyntaxError
 
-_MISSING = object()
-
-
-def _node(cls: type) -> Any:
-    """A frozen, slotted value class from the annotated fields of `cls` (with their defaults;
-    `field(compare=False)` leaves one out of equality and hashing): what
-    `dataclass(frozen=True, slots=True)` makes, built from closures instead of generated
-    source, since the shell imports some fifty of these at every start and dataclasses'
-    code generation cost a fifth of `komputer sh -c true`."""
-    names = tuple(cls.__dict__.get("__annotations__", {}))
-    defaults: dict[str, Any] = {}
-    compared = []
-    for name in names:
-        value = cls.__dict__.get(name, _MISSING)
-        if hasattr(value, "compare") and hasattr(value, "default"):  # a dataclasses.field
-            if value.compare:
-                compared.append(name)
-            value = value.default
-        else:
-            compared.append(name)
-        if value is not _MISSING:
-            defaults[name] = value
-    body = {k: v for k, v in cls.__dict__.items() if k not in names and k not in ("__dict__", "__weakref__")}
-    body["__slots__"] = names
-    new = type(cls.__name__, cls.__bases__, body)
-    setter = object.__setattr__
-    count = len(names)
-    keys = tuple(compared)
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if len(args) == count and not kwargs:
-            for name, value in zip(names, args):
-                setter(self, name, value)
-            return
-        if len(args) > count:
-            raise TypeError(f"{cls.__name__}() takes {count} arguments, {len(args)} given")
-        for i, name in enumerate(names):
-            if i < len(args):
-                value = args[i]
-            elif name in kwargs:
-                value = kwargs.pop(name)
-            elif name in defaults:
-                value = defaults[name]
-            else:
-                raise TypeError(f"{cls.__name__}() missing argument {name!r}")
-            setter(self, name, value)
-        if kwargs:
-            raise TypeError(f"{cls.__name__}() got an unexpected argument {next(iter(kwargs))!r}")
-
-    def __eq__(self: Any, other: Any) -> Any:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in keys)
-
-    def __hash__(self: Any) -> int:
-        return hash(tuple(getattr(self, k) for k in keys))
-
-    def __repr__(self: Any) -> str:
-        return f"{cls.__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
-
-    def __setattr__(self: Any, name: str, value: Any) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __getstate__(self: Any) -> tuple[Any, ...]:
-        return tuple(getattr(self, n) for n in names)
-
-    def __setstate__(self: Any, state: tuple[Any, ...]) -> None:
-        for name, value in zip(names, state):
-            setter(self, name, value)
-
-    for fn in (__init__, __eq__, __hash__, __repr__, __setattr__, __getstate__, __setstate__):
-        fn.__qualname__ = f"{cls.__qualname__}.{fn.__name__}"
-        setattr(new, fn.__name__, fn)
-    new.__delattr__ = __setattr__  # type: ignore[method-assign]
-    new._fields = names  # type: ignore[attr-defined]
-    return new
-
-
-def replace(node: Any, **changes: Any) -> Any:
-    """A copy of `node` with some fields changed (dataclasses.replace for these classes)."""
-    return type(node)(*(changes.get(n, getattr(node, n)) for n in node._fields))
+_node = value_class(frozen=True, slots=True)
+"""The decorator of every node: a frozen, slotted value class."""
 
 
 # --------------------------------------------------------------------------- word parts

@@ -6,8 +6,8 @@ read as a regex word in which `(`, `)` and `|` (and blanks inside parentheses) a
 
 from __future__ import annotations
 
-
-from kshell.syntax.ast import CondAnd, CondBinary, CondNode, CondNot, CondOr, CondUnary, Literal, Word, replace
+from kfs.values import replace
+from kshell.syntax.ast import CondAnd, CondBinary, CondNode, CondNot, CondOr, CondUnary, Literal, Word
 from kshell.syntax.errors import ShellSyntaxError
 from kshell.syntax.lexer import EOF, NEWLINE, WORD, Lexer, Token, WordToken
 from kshell.syntax.parts import tilde_word

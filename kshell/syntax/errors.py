@@ -7,7 +7,7 @@ for the error (e.g. the offending source line after "near unexpected token").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from kfs.values import value_class
 
 
 class ShellSyntaxError(Exception):
@@ -62,7 +62,7 @@ class ArithSyntaxError(Exception):
         return f'{self.expression.lstrip()}: {self.message} (error token is "{self.token}")'
 
 
-@dataclass(frozen=True, slots=True)
+@value_class(frozen=True, slots=True)
 class ParseWarning:
     """A non-fatal diagnostic, e.g. a here-document delimited by end of file. Bash prints it as
     `bash: line N: warning: <message>`."""

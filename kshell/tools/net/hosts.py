@@ -13,15 +13,15 @@ one callable handling every path. The handler may return any of those values.
 from __future__ import annotations
 
 import fnmatch
-import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from kfs.values import field, value_class
 
-@dataclass
+
+@value_class
 class Request:
     method: str
     url: str
@@ -32,14 +32,14 @@ class Request:
     timeout: float | None = None  # curl's --max-time: what a handler may take
 
 
-@dataclass
+@value_class
 class Response:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes | str | Any = b""
 
 
-@dataclass
+@value_class
 class Reply:
     """A response as received: the status line's reason, headers in order, the body bytes."""
 
@@ -85,6 +85,8 @@ def _encode(value: Any) -> tuple[bytes, str]:
         return bytes(value), "application/octet-stream"
     if isinstance(value, str):
         return value.encode(), "text/plain; charset=utf-8"
+    import json
+
     return (json.dumps(value) + "\n").encode(), "application/json"
 
 
