@@ -17,7 +17,6 @@ stored file's bytes, `image-current` the version in force (u64).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -77,6 +76,7 @@ class Image:
     def digest(self) -> str:
         """What tells two images apart: their declarations and files."""
         import hashlib
+        import json
 
         h = hashlib.sha256(json.dumps(self.spec, sort_keys=True).encode())
         for rel in sorted(self.files):
@@ -441,6 +441,8 @@ print("{}")
 def _check_handlers(manifest: _Manifest, root: Path, spec: dict[str, Any]) -> None:
     """Import the image's handlers in a separate Python (bounded in time): one that raises,
     hangs or is missing is reported where it is, before the image is stored."""
+    import json
+
     import subprocess
     import sys
 
@@ -480,6 +482,8 @@ def _summary(record: dict[str, Any]) -> dict[str, Any]:
 
 def apply(state: KState, image: Image, *, by: str) -> int:
     """Store `image` as a new version and put it in force: one transaction, with its event."""
+    import json
+
 
     def body(txn: Txn) -> int:
         version = txn.incr(b"next_image")
@@ -500,6 +504,8 @@ def apply(state: KState, image: Image, *, by: str) -> int:
 
 def rollback(state: KState, version: int | None = None, *, by: str) -> int:
     """Put `version` (default: the one applied before the version in force) back in force."""
+    import json
+
 
     def body(txn: Txn) -> int:
         raw = txn.get("keys", CURRENT)
@@ -526,6 +532,8 @@ def _versions(txn: Txn) -> list[int]:
 
 def versions(state: KState) -> tuple[list[dict[str, Any]], int | None]:
     """Every stored version's record (oldest first) and the version in force (None: none)."""
+    import json
+
     with state.read() as txn:
         raw = txn.get("keys", CURRENT)
         records = [json.loads(txn.get("keys", _record_key(v)) or b"{}") for v in _versions(txn)]
@@ -533,13 +541,18 @@ def versions(state: KState) -> tuple[list[dict[str, Any]], int | None]:
 
 
 def current(state: KState) -> dict[str, Any] | None:
-    """The record of the image in force, or None."""
+    """The record of the image in force, or None (what `komputer sh` asks at every start:
+    json is imported only when there is one)."""
     with state.read() as txn:
         raw = txn.get("keys", CURRENT)
         if raw is None:
             return None
         record = txn.get("keys", _record_key(U64.unpack(raw)[0]))
-    return None if record is None else json.loads(record)
+    if record is None:
+        return None
+    import json
+
+    return json.loads(record)
 
 
 def read_file(state: KState, version: int, rel: str) -> bytes:
