@@ -169,6 +169,12 @@ CASES = [
                      + ", " + " + ".join(["(i++)"] * 300) + ", i }'", F),
     Case("deep_alternatives", "awk '{ n += (" + " || ".join(f'$1 == \"{i}\"' for i in range(300))
                               + ") } END { print n }' nums", F),
+    # mistakes gawk reports, not internal errors
+    Case("return_outside_a_function", "awk 'BEGIN { return }'; echo $?", F),
+    Case("next_in_end", "awk '{ print } END { next }' nums; echo $?", F),
+    Case("nextfile_in_begin", "awk 'BEGIN { nextfile }'; echo $?", F),
+    Case("bad_dynamic_regex_is_fatal", "awk 'BEGIN { if (\"a\" ~ \"[\") print 1 }' 2>/dev/null; echo $?", F),
+    Case("next_in_a_function", "awk 'function f() { next } { f(); print \"no\" } END { print NR }' nums", F),
 ]
 
 

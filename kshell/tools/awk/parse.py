@@ -216,6 +216,7 @@ class Parser:
         self.funcs: dict[str, tuple] = {}
         self.no_gt = 0
         self.no_in = 0
+        self.context = "rule"  # what is being parsed: BEGIN, END, function or rule (gawk's checks)
 
     # ---------------------------------------------------------------- tokens
 
@@ -268,19 +269,17 @@ class Parser:
         rules: list = []
         self.terminators()
         while not self.at("EOF"):
-            if self.accept("BEGIN"):
+            if self.at("BEGIN", "END"):
+                self.context = self.next().kind
                 self.newlines()
                 if not self.at("{"):
                     self.fail()
-                begins.append(self.block())
-            elif self.accept("END"):
-                self.newlines()
-                if not self.at("{"):
-                    self.fail()
-                ends.append(self.block())
+                (begins if self.context == "BEGIN" else ends).append(self.block())
             elif self.at("function"):
+                self.context = "function"
                 self.function()
             else:
+                self.context = "rule"
                 pattern = None
                 if not self.at("{"):
                     first = self.expr()
@@ -417,19 +416,22 @@ class Parser:
         if k == "continue":
             self.next()
             return ("continue",)
-        if k == "next":
-            self.next()
-            return ("next",)
-        if k == "nextfile":
-            self.next()
-            return ("nextfile",)
+        if k in ("next", "nextfile"):
+            t = self.next()
+            if self.context in ("BEGIN", "END"):  # gawk says it without the source line
+                where = self.names[min(t.line, len(self.names)) - 1]
+                raise AwkSyntaxError(f"awk: {where}: error: `{k}' used in {self.context} action\n")
+            return (k,)
         if k == "exit":
             self.next()
             if self.at(";", "NEWLINE", "}", "EOF"):
                 return ("exit", None)
             return ("exit", self.expr())
         if k == "return":
-            self.next()
+            t = self.next()
+            if self.context != "function":
+                raise AwkSyntaxError(format_error(self.src, self.names, t.line, t.col,
+                                                  "`return' used outside function context"))
             if self.at(";", "NEWLINE", "}", "EOF"):
                 return ("return", None)
             return ("return", self.expr())

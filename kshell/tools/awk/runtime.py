@@ -275,7 +275,7 @@ class Runtime:
         try:
             text, _ = translate(src, True)
             compiled = regexes.compile(adjust(text), re.ASCII)
-        except (RegexError, regexes.error) as e:
+        except (RegexError, *regexes.error) as e:
             msg = e.message if isinstance(e, RegexError) else str(e)
             raise AwkFatal(f"invalid regexp: {msg}: /{src}/") from None
         self.regex_cache[src] = compiled

@@ -49,7 +49,7 @@ def _style(key: str, value: str):
         try:
             pattern, _ = translate(value[1:], False)
             return regexes.compile(pattern.encode("utf-8", "surrogateescape"))
-        except (RegexError, regexes.error) as e:
+        except (RegexError, *regexes.error) as e:
             raise Fail(str(e)) from e
     raise Usage(f"invalid {_STYLE_NAME[key]} numbering style: '{value}'")
 

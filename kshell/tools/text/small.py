@@ -164,7 +164,7 @@ def tac(sh: Interp, argv: list[str]) -> int:
         try:
             src, _ = translate(sep, False)
             finder = regexes.compile(src.encode("utf-8", "surrogateescape"))
-        except (RegexError, regexes.error) as e:
+        except (RegexError, *regexes.error) as e:
             raise Fail(str(e)) from e
     else:  # an empty separator is GNU's sentinel, a NUL byte
         finder = re.compile(re.escape(sep.encode("utf-8", "surrogateescape") or b"\0"))
