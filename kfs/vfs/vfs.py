@@ -397,6 +397,15 @@ class FileHandle:
         self._check(True)
         self.vfs.setattr(self.ino, self.cred, size=size, handle=self)
 
+    def setattr(self, *, mode: int | None = None, uid: int | None = None, gid: int | None = None,
+                size: int | None = None, atime: Time = None, mtime: Time = None) -> Inode:
+        """Change the open file's attributes as its opener (a front end's fsetstat): by the
+        handle, so a file unlinked while open is still reached."""
+        if self.closed:
+            raise fs_error(errno.EBADF, self.path)
+        return self.vfs.setattr(self.ino, self.cred, mode=mode, uid=uid, gid=gid, size=size, atime=atime,
+                                mtime=mtime, handle=self)
+
     def fsync(self) -> None:
         self.vfs.sync()
 
