@@ -11,6 +11,14 @@ with nothing written for it: its PathFS is K's own. Its `max_bytes` is that stat
 The directory is `$KOMPUTER_DRIVES_DIR` (default /dev/shm) `/komputer-drives-<state uuid>`:
 one per state, so a server killed without its stop leaves nothing behind for long; the next
 start of that state clears it.
+
+Why a KState rather than a dictionary in each process: the server and every worker are
+separate processes that must see one drive, and LMDB already shares one store between
+processes, with transactions, a quota and every POSIX rule K has. Its memory is the tmpfs
+pages of the map file, which grows as the drive fills (bounded by max_bytes and room for
+LMDB's own pages). The kernel charges those pages to the memory cgroup of the process whose
+write grew the file: under cgroup bounds, one session grows a drive by at most its own
+`[limits] session_memory`.
 """
 
 from __future__ import annotations

@@ -180,8 +180,17 @@ class DriveFS(PathFS):
 
     def on_drive(self, path: PathLike) -> Backing | None:
         """The drive `path` lies on (lexically), or None."""
-        found = self._place(path) if self.drives else None
+        found = self._place(path) if self.drives.backings else None
         return found[0] if found else None
+
+    def _reached(self, path: PathLike) -> Backing | None:
+        """The drive `path` leads to, lexically or through K's links, or None."""
+        if not self.drives.backings:
+            return None
+        try:
+            return self.on_drive(self.realpath(path, strict=False))
+        except OSError:
+            return self.on_drive(path)
 
     def _dispatch(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], paths: tuple[int, ...],
                   writes: Writes = _none,
@@ -196,7 +205,8 @@ class DriveFS(PathFS):
         while True:
             places = [self._place(args[i]) for i in paths]
             if not any(places):
-                if name in ("rename", "rm") and self.drives.beneath(self.abspath(args[0])):
+                if (name == "rename" or name == "rm" and kwargs.get("recursive")) and \
+                        self.drives.beneath(self.abspath(args[0])):
                     raise fs_error(errno.EBUSY, args[0])  # a drive's place would move or go
                 try:
                     return None, getattr(PathFS, name)(self, *args, **kwargs)
@@ -276,8 +286,8 @@ class DriveFS(PathFS):
         return _shaped(*self._dispatch("lstat", (path,), {}, (0,)))
 
     def access(self, path: PathLike, mode: int) -> bool:
-        backing = self.on_drive(path)
-        if backing is not None and mode & W_OK and backing.drive.readonly:
+        backing = self._reached(path) if mode & W_OK else None
+        if backing is not None and backing.drive.readonly:
             return False
         return PathFS.access(self, path, mode)
 
@@ -291,7 +301,7 @@ class DriveFS(PathFS):
         backing, entries = self._dispatch("scandir", (path,), {}, (0,))
         if backing is not None:
             return [(name, _tagged(inode, backing)) for name, inode in entries]
-        mounted = self.drives.children(self.realpath(path)) if self.drives else []
+        mounted = self.drives.children(self.realpath(path)) if self.drives.backings else []
         if not mounted:
             return entries
         tops = {}
@@ -310,21 +320,31 @@ class DriveFS(PathFS):
         return DriveHandle(handle, backing)
 
     def check_write(self, path: PathLike, *, follow: bool = True) -> None:
-        found = self._place(path) if self.drives else None
-        if found is None:
-            PathFS.check_write(self, path, follow=follow)
-        else:
-            self._guard_drive(path, found[0], found[1], follow)
+        while True:
+            found = self._place(path) if self.drives.backings else None
+            if found is not None:
+                self._guard_drive(path, found[0], found[1], follow)
+                return
+            try:
+                PathFS.check_write(self, path, follow=follow)
+                return
+            except Crossing as e:
+                path = _crossed((path,), (0,), e)[0]
 
     def statfs(self, path: PathLike = "/") -> StatFS:
-        backing = self.on_drive(path)
+        backing = self._reached(path)
         return PathFS.statfs(self) if backing is None else backing.statfs()
 
     def filesystems(self) -> list[Filesystem]:
-        return PathFS.filesystems(self) + [Filesystem(b.drive.kind, b.drive.path, b.statfs()) for b in self.drives]
+        """K's, then each drive that answers (a host drive whose source is gone does not)."""
+        found = PathFS.filesystems(self)
+        for b in self.drives:
+            with contextlib.suppress(OSError):
+                found.append(Filesystem(b.drive.kind, b.drive.path, b.statfs()))
+        return found
 
     def filesystem(self, path: PathLike) -> Filesystem:
-        backing = self.on_drive(self.realpath(path, strict=False)) if self.drives else None
+        backing = self._reached(path)
         if backing is None:
             return PathFS.filesystem(self, path)
         return Filesystem(backing.drive.kind, backing.drive.path, backing.statfs())

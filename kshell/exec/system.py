@@ -9,11 +9,12 @@ must exist where the shell looks. So the session's PathFS shows
   `test -x /usr/bin/python3`, `head /usr/lib/os-release` see what the program would. K's tools
   the host lacks still appear in /usr/bin.
 
-K's own tree comes first: the system view answers only where K has nothing (ENOENT), so a K
-script an operator put in /usr/local/bin stays, and a directory both have lists both. Host
-files are read with the agent's permission bits, as the kernel checks them for the agent's uid
-in the sandbox, and only inside the shown trees (a link leading elsewhere is ENOENT): the
-worker's own rights never leak. Writes fail with EROFS, as on the sandbox's read-only binds.
+K's own tree, with the image's drives (kfs.drives.view), comes first: the system view answers
+only where K has nothing (ENOENT), so a K script an operator put in /usr/local/bin stays, and a
+directory both have lists both. Host files are read with the agent's permission bits, as the
+kernel checks them for the agent's uid in the sandbox, and only inside the shown trees (a link
+leading elsewhere is ENOENT): the worker's own rights never leak. Writes fail with EROFS, as on
+the sandbox's read-only binds.
 """
 
 from __future__ import annotations

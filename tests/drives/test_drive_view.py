@@ -141,8 +141,20 @@ def test_the_write_policy_judges_the_path_a_write_reaches(vfs: VFS, drives: Driv
             refused()
     assert fs.read_file("/mnt/data/hello") == b"hi\n"  # reads are never the policy's
     assert "/mnt/scratch/ok" in seen and "/mnt/data/x" in seen
-    with pytest.raises(Refusal):
-        fs.check_write("/mnt/data/hello")
+    PathFS(vfs, cred=ALICE).symlink("/mnt/data", f"{HOME}/d")
+    for path in ("/mnt/data/hello", f"{HOME}/d/hello"):  # SFTP's check before it changes an open file
+        with pytest.raises(Refusal):
+            fs.check_write(path)
+    fs.check_write("/mnt/scratch/ok")
+
+
+def test_a_readonly_drive_is_not_writable_by_access(vfs: VFS, source: Path) -> None:
+    drives = mount([Drive("ref", "/srv/ref", "host", source=str(source), readonly=True)], vfs, None)
+    fs = DriveFS(vfs, drives=drives, cred=ROOT)
+    fs.symlink("/srv/ref", "/ref")
+    for path in ("/srv/ref/hello", "/ref/hello"):
+        assert fs.access(path, os.R_OK) and not fs.access(path, os.W_OK)
+    assert [f.kind for f in fs.filesystems()] == ["kfs", "host"] and fs.filesystem("/ref/hello").path == "/srv/ref"
 
 
 @pytest.fixture
