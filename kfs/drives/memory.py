@@ -84,7 +84,7 @@ class MemoryDrives:
                 fresh = not (path / "data.mdb").exists()
                 state = KState(path, create=True, max_map_size=drive.max_bytes + MAP_SLACK)
                 if fresh:
-                    PathFS(VFS(state, by="drive"), cred=ROOT).chmod("/", ROOT_MODE)
+                    PathFS(VFS(state, by="drive", receipts=False), cred=ROOT).chmod("/", ROOT_MODE)
                 _set_limit(state, drive.max_bytes)
             finally:
                 os.close(fd)
@@ -106,7 +106,7 @@ class MemoryBacking:
     def __init__(self, drive: Drive, state: KState, index: int) -> None:
         self.drive = drive
         self.index = index
-        self.vfs = VFS(state, by=f"drive {drive.name}")
+        self.vfs = VFS(state, by=f"drive {drive.name}", receipts=False)  # nothing would prune them
         self._views: dict[tuple[Cred, int], PathFS] = {}
 
     def view(self, cred: Cred, umask: int) -> PathFS:

@@ -14,6 +14,7 @@ import pytest
 
 from kfs.drives.host import HostBacking, HostFS
 from kfs.drives.memory import MemoryBacking, MemoryDrives
+from kfs.journal.receipts import receipts_since
 from kfs.kstate import KState
 from kfs.runtime.drives import Drive
 from kfs.vfs import ROOT, VFS, Cred, PathFS
@@ -44,6 +45,9 @@ def test_a_memory_drive_is_bounded_by_its_max_bytes(memory: MemoryDrives) -> Non
     fs.unlink("/a")
     fs.write_file("/b", b"y" * (128 << 10))  # the room is back
     assert fs.stat("/b").uid == AGENT.uid
+    for i in range(200):
+        fs.write_file(f"/small{i}", "x")
+    assert receipts_since(memory.state(drive)) == []  # nothing would prune them: a drive keeps none
 
 
 def test_a_memory_drive_is_made_empty_by_each_server_run(state: KState) -> None:

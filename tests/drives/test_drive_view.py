@@ -200,3 +200,11 @@ def test_df_lists_each_drive_as_a_filesystem(shell: Shell) -> None:
         == "memory /mnt/scratch\nkfs /\nmemory\n"
     done = shell.run("head -c 2000000 /dev/zero > /mnt/scratch/big")
     assert done.status == 1 and b"No space left on device" in done.stderr
+
+
+def test_realpath_and_readlink_f_take_a_drives_links_as_the_drive_does(shell: Shell, source: Path) -> None:
+    (source / "etc").mkdir()
+    (source / "etc" / "conf").write_text("the drive's\n")
+    os.symlink("/etc/conf", source / "abs")
+    assert run(shell, "cat /mnt/data/abs; readlink /mnt/data/abs; readlink -f /mnt/data/abs; realpath /mnt/data/abs") \
+        == "the drive's\n/etc/conf\n/mnt/data/etc/conf\n/mnt/data/etc/conf\n"
