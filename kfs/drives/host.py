@@ -22,7 +22,6 @@ import contextlib
 import ctypes
 import errno
 import os
-import platform
 import posixpath
 import stat as st
 import time
@@ -39,7 +38,7 @@ INO_MASK = (1 << 48) - 1  # a host inode number, below the tag of the drive (or 
 _libc = ctypes.CDLL(None, use_errno=True)  # an instance of our own: its functions' argtypes stay ours
 _SYS_OPENAT2 = 437  # the same on every architecture (system calls are numbered alike since 5.1)
 _RESOLVE = 0x02 | 0x10  # RESOLVE_NO_MAGICLINKS | RESOLVE_IN_ROOT
-_SYS_GROUPS = {"x86_64": (115, 116), "aarch64": (158, 159)}.get(platform.machine())  # getgroups, setgroups
+_SYS_GROUPS = {"x86_64": (115, 116), "aarch64": (158, 159)}.get(os.uname().machine)  # getgroups, setgroups
 _WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -91,7 +90,7 @@ def as_caller(cred: Cred) -> Iterator[None]:
         yield
         return
     if _SYS_GROUPS is None:
-        raise OSError(errno.ENOSYS, f"cannot act as the agent on a host drive on {platform.machine()}")
+        raise OSError(errno.ENOSYS, f"cannot act as the agent on a host drive on {os.uname().machine}")
     saved = _getgroups()
     _setgroups(sorted(cred.groups))
     gid_before = _libc.setfsgid(cred.gid)

@@ -241,7 +241,7 @@ class SystemFS(DriveFS):
             return self._missing(e, path, follow=False).inode
 
     def access(self, path: PathLike, mode: int) -> bool:
-        if self.on_drive(path) is not None:
+        if self._reached(path) is not None:  # a drive's: its own bits (and read-only flag) decide
             return DriveFS.access(self, path, mode)
         try:
             inode = self.stat(path)

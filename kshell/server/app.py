@@ -348,7 +348,7 @@ class KServer:
         self._housekeeping: asyncio.Task[None] | None = None
         self.crons = CronRunner(self)  # the image's crons (kshell.server.crons)
         self._crons_task: asyncio.Task[None] | None = None
-        self.memory: MemoryDrives | None = None  # the memory drives of this run, from start to stop
+        self.memory_drives: MemoryDrives | None = None  # those of this run, from start to stop
 
     # -- plumbing for the connections --------------------------------------------------------
 
@@ -399,7 +399,7 @@ class KServer:
             policy = governance(self.state, agent.name, agent.home, stricter(self.config.mode, c.key_mode()),
                                 self.config.configured(agent.name)).policy
             vfs = VFS(self.state, by=f"sftp {agent.name}@{c.peer_addr}")
-            drives = mount(of_image(image.current(self.state)), vfs, self.memory)  # as the shell's view has them
+            drives = mount(of_image(image.current(self.state)), vfs, self.memory_drives)  # as the shell has them
             fs = DriveFS(vfs, drives=drives, cred=Cred(agent.uid, agent.gid), cwd=agent.home, home=agent.home,
                          policy=policy)
             return VFSSFTPServer(chan, fs, limits=self.config.limits, touch=c.touch)
@@ -485,7 +485,7 @@ class KServer:
             "delegate": self.config.delegate.to_wire(),
             "configured": self.config.configured(agent.name), "ephemeral": record.ephemeral,
             "approval_timeout": self.config.approval_timeout,
-            "memory_drives": None if self.memory is None else str(self.memory.directory),
+            "memory_drives": None if self.memory_drives is None else str(self.memory_drives.directory),
         }
         return WorkerShell(self.pool, spec)
 
@@ -623,7 +623,7 @@ class KServer:
         cfg = self.config
         share_line_editor_tables()
         await self.recover()
-        self.memory = await asyncio.to_thread(MemoryDrives.begin, self.state)  # empty: a new run
+        self.memory_drives = await asyncio.to_thread(MemoryDrives.begin, self.state)  # empty: a new run
         await self.pool.start()
         log.info("session workers bounded by %s", self.pool.describe())
         self._acceptor = await asyncssh.listen(
@@ -665,8 +665,8 @@ class KServer:
         if self._pending_release:
             await asyncio.gather(*self._pending_release, return_exceptions=True)
         await self.pool.close()
-        if self.memory is not None:  # no worker holds them now: what was on them is gone
-            await asyncio.to_thread(self.memory.end)
+        if self.memory_drives is not None:  # no worker holds them now: what was on them is gone
+            await asyncio.to_thread(self.memory_drives.end)
         await self.recover()  # what the workers ran is lost now, not at the next start
         for timer in self._timers:
             timer.cancel()

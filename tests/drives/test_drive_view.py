@@ -208,3 +208,9 @@ def test_realpath_and_readlink_f_take_a_drives_links_as_the_drive_does(shell: Sh
     os.symlink("/etc/conf", source / "abs")
     assert run(shell, "cat /mnt/data/abs; readlink /mnt/data/abs; readlink -f /mnt/data/abs; realpath /mnt/data/abs") \
         == "the drive's\n/etc/conf\n/mnt/data/etc/conf\n/mnt/data/etc/conf\n"
+
+
+def test_test_w_and_x_on_drives_as_on_k(shell: Shell) -> None:
+    assert run(shell, "ln -s /mnt/scratch ~/s; touch ~/s/f; chmod +x ~/s/f; test -w ~/s/f && test -x /mnt/scratch/f "
+                      "&& echo writable; test -w /mnt/data/hello || echo root-s; test -r /mnt/data/hello && echo r") \
+        == "writable\nroot-s\nr\n"
