@@ -12,6 +12,7 @@ variables, functions, options), as bash goes on when its foreground child stops.
 
 `Shell(fs, hosts={"api": {"/hello": "hello\\n"}})` binds virtual hosts for curl and wget
 (kshell.tools.net.hosts), listed in the session's /sys/hosts.md; `network=True` allows real HTTP.
+`drives=` mounts the image's drives in the session's view (kfs.drives.view.mount).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+from kfs.drives.view import Drives
 from kshell.builtins import BUILTINS
 from kshell.core.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal, SigPipe
 from kshell.core.variables import EXPORT, Var
@@ -112,12 +114,13 @@ class Shell:
     prints `bash: line 1: ...`; K prints `k: line 1: ...`)."""
 
     def __init__(self, fs, *, name: str = "k", env: dict[str, str] | None = None,
-                 limits: Limits | None = None, hosts: dict | None = None, network: bool | list[str] = False) -> None:
+                 limits: Limits | None = None, hosts: dict | None = None, network: bool | list[str] = False,
+                 drives: Drives | None = None) -> None:
         self.limits = limits or Limits()
         self.session = Session(self.limits, name)
         self.session.builtins = BUILTINS  # the command table: the interpreter imports none of it
         own_fs = SystemFS(fs.vfs, session=self.session, cred=fs.cred, cwd=fs.cwd, home=fs.home, umask=fs.umask,
-                          tilde=False, policy=fs.policy)
+                          tilde=False, policy=fs.policy, drives=drives)
         self.interp = Interp(own_fs, self.session, {})
         self.session.tools.update(tool_registry())
         self.name = name

@@ -39,3 +39,12 @@ def secret_key_outside_home(tmp_path_factory: pytest.TempPathFactory) -> Iterato
 
     os.environ["KOMPUTER_SECRET_KEY"] = str(tmp_path_factory.mktemp("secret-key") / "k.key")
     yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def memory_drives_in_a_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Memory drives' directories (kfs.drives.memory) in a temp dir, not /dev/shm."""
+    import os
+
+    os.environ["KOMPUTER_DRIVES_DIR"] = str(tmp_path_factory.mktemp("drives"))
+    yield

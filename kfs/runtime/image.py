@@ -18,6 +18,7 @@ stored file's bytes, `image-current` the version in force (u64).
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import time
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
+from kfs.runtime.drives import KINDS, RESERVED, parse_size, under
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -49,6 +51,8 @@ _SECRET_KEYS = {"description": str, "agents": list}
 _COMMAND_KEYS = {"handler": str, "markdown": str, "description": str}
 _HOOK_KEYS = {"on": str, "handler": str, "agents": list}
 _CRON_KEYS = {"name": str, "every": str, "command": str, "agent": str}
+_DRIVE_KEYS = {"path": str, "kind": str, "max_bytes": (int, str), "source": str, "readonly": bool}
+_NAMED = ("hosts", "agents", "secrets", "commands", "drives")  # sections of [section.NAME] tables
 HOOK_EVENTS = ("command", "write", "session_start", "session_end")
 _FRONT_MATTER_KEYS = {"readonly": bool, "mode": str, "description": str}
 _EVERY = re.compile(r"(\d+)(s|m|h|d)\Z")
@@ -138,18 +142,18 @@ def load(folder: str | os.PathLike[str], *, check_handlers: bool = True) -> Imag
     manifest = _Manifest(path, text)
     files: dict[str, bytes] = {}
     spec: dict[str, Any] = {"name": root.name, "description": "", "network": [], "hosts": {}, "agents": {},
-                            "secrets": {}, "commands": {}, "hooks": [], "crons": []}
+                            "secrets": {}, "commands": {}, "hooks": [], "crons": [], "drives": {}}
     for section, value in data.items():
         if section in _SECTIONS:
             _check_table(manifest, section, value, _SECTIONS[section])
-        elif section in ("hosts", "agents", "secrets", "commands"):
+        elif section in _NAMED:
             if not isinstance(value, dict):
                 raise ImageError(manifest.where(section), f"[{section}] must hold tables ([{section}.NAME])")
         elif section in ("hooks", "crons"):
             if not isinstance(value, list):
                 raise ImageError(manifest.where(section), f"{section} are an array of tables ([[{section}]])")
         else:
-            known = ", ".join(sorted([*_SECTIONS, "hosts", "agents", "secrets", "commands", "hooks", "crons"]))
+            known = ", ".join(sorted([*_SECTIONS, *_NAMED, "hooks", "crons"]))
             raise ImageError(manifest.where(section), f"unknown section [{section}] (expected one of {known})")
     spec["name"] = data.get("image", {}).get("name", root.name)
     spec["description"] = data.get("image", {}).get("description", "")
@@ -181,6 +185,8 @@ def load(folder: str | os.PathLike[str], *, check_handlers: bool = True) -> Imag
         spec["hooks"].append(_hook(manifest, root, i, hook))
     for i, cron in enumerate(data.get("crons", []), 1):
         spec["crons"].append(_cron(manifest, i, cron, spec["crons"]))
+    for name, drive in data.get("drives", {}).items():
+        spec["drives"][_name(manifest, "drives", name)] = _drive(manifest, name, drive, spec["drives"])
     _store_python(root, files)
     size = sum(len(v) for v in files.values())
     if size > MAX_BYTES:
@@ -200,9 +206,10 @@ def _check_table(manifest: _Manifest, table: str, value: Any, keys: dict[str, An
                              f"unknown key {key!r} in [{table}] (expected {', '.join(keys)})")
         kinds = want if isinstance(want, tuple) else (want,)
         if not isinstance(item, kinds):
-            names = " or ".join({"str": "string", "dict": "table", "bool": "boolean"}.get(t.__name__, t.__name__)
-                                for t in kinds)
-            raise ImageError(manifest.where(table, key), f"{key} must be a {names}")
+            names = " or ".join({"str": "string", "dict": "table", "bool": "boolean", "int": "integer"}.get(
+                t.__name__, t.__name__) for t in kinds)
+            article = "an" if names[0] in "aeiou" else "a"
+            raise ImageError(manifest.where(table, key), f"{key} must be {article} {names}")
 
 
 def _strings(manifest: _Manifest, table: str, key: str, value: Any) -> list[str]:
@@ -365,6 +372,59 @@ def _cron(manifest: _Manifest, index: int, cron: Any, earlier: list[dict[str, An
         raise ImageError(where, f"cron {index}: name {name!r} is not a new name of letters, digits, '.', '_', '-'")
     return {"name": name, "every": int(m.group(1)) * _UNITS[m.group(2)], "command": cron["command"],
             "agent": cron["agent"]}
+
+
+def _drive(manifest: _Manifest, name: str, drive: Any, earlier: dict[str, Any]) -> dict[str, Any]:
+    """A drive (kfs.runtime.drives): a path of the tree mounted from memory, bounded by
+    max_bytes, or from a host directory (source, readonly or not). Its path is absolute and in
+    normal form, and nests with no other drive's: one path, one backing."""
+    table = f"drives.{name}"
+    _check_table(manifest, table, drive, _DRIVE_KEYS)
+    for key in ("path", "kind"):
+        if key not in drive:
+            raise ImageError(manifest.where(table), f"drive {name!r}: no {key}")
+    kind, path = drive["kind"], drive["path"]
+    if kind not in KINDS:
+        raise ImageError(manifest.where(table, "kind"), f"kind = {kind!r}: expected {' or '.join(KINDS)}")
+    if not path.startswith("/") or path.startswith("//") or posixpath.normpath(path) != path:
+        raise ImageError(manifest.where(table, "path"),
+                         f"path {path!r}: expected an absolute path in normal form (no '.', '..', '//' or "
+                         "trailing '/')")
+    if path == "/":
+        raise ImageError(manifest.where(table, "path"), "path '/': a drive is mounted at a path of the tree, "
+                                                        "not over all of it")
+    for top in RESERVED:
+        if under(path, top):
+            raise ImageError(manifest.where(table, "path"), f"path {path}: K shows its own files under {top}")
+    for other, seen in earlier.items():
+        if under(path, seen["path"]) or under(seen["path"], path):
+            why = "is the path of" if path == seen["path"] else f"nests with {seen['path']}, the path of"
+            raise ImageError(manifest.where(table, "path"), f"path {path} {why} drive {other!r}")
+    out: dict[str, Any] = {"path": path, "kind": kind}
+    wrong = ("source", "readonly") if kind == "memory" else ("max_bytes",)
+    for key in wrong:
+        if key in drive:
+            why = ("a memory drive starts empty at every server start" if kind == "memory"
+                   else "a host drive has the room of its directory")
+            raise ImageError(manifest.where(table, key), f"{key} is not for {kind} drives ({why})")
+    if kind == "memory":
+        if "max_bytes" not in drive:
+            raise ImageError(manifest.where(table), f"memory drive {name!r}: no max_bytes (its size, such as \"64M\")")
+        try:
+            out["max_bytes"] = parse_size(drive["max_bytes"])
+        except ValueError:
+            raise ImageError(manifest.where(table, "max_bytes"), f"max_bytes = {drive['max_bytes']!r}: expected a "
+                                                                 "size such as 64M (bytes, or K, M, G)") from None
+        return out
+    if "source" not in drive:
+        raise ImageError(manifest.where(table), f"host drive {name!r}: no source (the host directory it shows)")
+    source = drive["source"]
+    if not source.startswith("/"):
+        raise ImageError(manifest.where(table, "source"), f"source {source!r}: expected an absolute path of the host")
+    if not os.path.isdir(source):
+        raise ImageError(manifest.where(table, "source"), f"source {source}: no such directory on this host")
+    out.update(source=posixpath.normpath(source), readonly=drive.get("readonly", False))
+    return out
 
 
 def _nth(manifest: _Manifest, array: str, index: int) -> str:

@@ -17,9 +17,11 @@ class Op:
     by: str
     origin: int
     now: int
+    receipts: bool = True  # False: a store that keeps no journal of its own (a memory drive)
 
     def receipt(self, op: str, path: str, nbytes: int | None = None, **extra: object) -> None:
-        append_receipt(self.txn, op, self.by, path=path, nbytes=nbytes, **extra)
+        if self.receipts:
+            append_receipt(self.txn, op, self.by, path=path, nbytes=nbytes, **extra)
 
     def changed(self, kind: ChangeKind, ino: int, parent: int = 0, name: bytes = b"") -> None:
         append_change(self.txn, self.origin, kind, ino, parent, name)

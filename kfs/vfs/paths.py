@@ -11,12 +11,13 @@ import os
 import stat as st
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TypeVar
 
 import native
 from kfs.journal import ChangeKind
 from kfs.kstate import Txn
+from kfs.values import value_class
 from kfs.vfs import attrs, data, namespace, records
 from kfs.vfs.attrs import Time
 from kfs.vfs.cred import R_OK, ROOT, W_OK, X_OK, Cred, allowed, require
@@ -85,6 +86,26 @@ class Resolved:
     __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it replaced
 
 
+class Crossing(Exception):  # noqa: N818 - not an error: the walk goes on elsewhere
+    """A walk that a link took onto a drive's place (`PathFS.mount_points`): the operation goes
+    on at `path`, the drive's path with the rest of the walk, for the path `given` to resolve
+    (kfs.drives.view). Never an OSError: nothing on the way mistakes it for a failure."""
+
+    def __init__(self, given: PathLike, path: str) -> None:
+        super().__init__(path)
+        self.given = given
+        self.path = path
+
+
+@value_class(frozen=True, slots=True)
+class Filesystem:
+    """One filesystem a view shows, as df lists it: its kind, where it is mounted, its room."""
+
+    kind: str
+    path: str
+    stats: StatFS
+
+
 _FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 
@@ -130,6 +151,10 @@ class PathFS:
     leading `~` to the home, as the seed's API does; the shell turns it off, since it expands
     unquoted tildes itself and a quoted one names a file called `~`.
     """
+
+    # K directories that are drives' places (ino -> drive path): a walk a link takes onto one
+    # raises Crossing (kfs.drives.view sets them; a plain PathFS has none)
+    mount_points: Mapping[int, str] = {}
 
     def __init__(
         self,
@@ -212,6 +237,7 @@ class PathFS:
         hops = 0
         cred = self.cred
         check = cred.uid != 0
+        mounts = self.mount_points
         while pending:
             comp = pending.pop()
             cur_ino, cur_type = stack[-1]
@@ -245,6 +271,9 @@ class PathFS:
                 pending.extend(_split(target)[::-1])
                 continue
             stack.append(child)
+            if hops and child[0] in mounts:  # a link led onto a drive's place: the walk goes on there
+                rest = "".join("/" + os.fsdecode(c) for c in reversed(pending))
+                raise Crossing(path, mounts[child[0]] + rest + ("/" if raw.endswith(b"/") else ""))
             parent, name = cur_ino, comp
         ino, kind = stack[-1]
         if must_dir and kind != _DIR_TYPE:
@@ -492,8 +521,17 @@ class PathFS:
         for name in dirs:
             yield from self.walk(top + "/" + name if top != "/" else "/" + name)
 
-    def statfs(self) -> StatFS:
+    def statfs(self, path: PathLike = "/") -> StatFS:
+        """The room of the filesystem holding `path` (here always K's own)."""
         return self.vfs.statfs()
+
+    def filesystems(self) -> list[Filesystem]:
+        """The filesystems this view shows, as df lists them (here K's alone, on /)."""
+        return [Filesystem("kfs", "/", self.statfs())]
+
+    def filesystem(self, path: PathLike) -> Filesystem:
+        """The filesystem holding `path`."""
+        return self.filesystems()[0]
 
     # -- creation and contents ---------------------------------------------------------------
 

@@ -48,11 +48,14 @@ class VFS:
 
     `by` is the provenance written into every receipt (e.g. "fuse", "ssh:agent");
     `origin` tags change-feed rows so a follower can skip what its own process wrote.
+    `receipts=False` writes none: for a store whose journal nobody reads and nothing would
+    prune (a memory drive: kfs.drives.memory), which must not fill with them.
     """
 
-    def __init__(self, state: KState, *, by: str = "vfs") -> None:
+    def __init__(self, state: KState, *, by: str = "vfs", receipts: bool = True) -> None:
         self.state = state
         self.by = by
+        self.receipts = receipts
         self.origin = int.from_bytes(os.urandom(8), "big") >> 1  # 63 random bits (secrets would cost imports)
         self._holder: int | None = None
         self._releases: list[int] = []  # inos whose open record goes with the next transaction
@@ -75,14 +78,14 @@ class VFS:
         """
         if not self._releases:
             return self.state.write(
-                lambda txn: fn(Op(txn, cred, self.by, self.origin, time.time_ns())), views=views
+                lambda txn: fn(Op(txn, cred, self.by, self.origin, time.time_ns(), self.receipts)), views=views
             )
         with self._releases_lock:
             batch, self._releases = self._releases, []
 
         def body(txn: Txn) -> T:
             self._drop_opens(txn, batch)
-            return fn(Op(txn, cred, self.by, self.origin, time.time_ns()))
+            return fn(Op(txn, cred, self.by, self.origin, time.time_ns(), self.receipts))
 
         try:
             return self.state.write(body, views=views)
@@ -396,6 +399,15 @@ class FileHandle:
     def truncate(self, size: int) -> None:
         self._check(True)
         self.vfs.setattr(self.ino, self.cred, size=size, handle=self)
+
+    def setattr(self, *, mode: int | None = None, uid: int | None = None, gid: int | None = None,
+                size: int | None = None, atime: Time = None, mtime: Time = None) -> Inode:
+        """Change the open file's attributes as its opener (a front end's fsetstat): by the
+        handle, so a file unlinked while open is still reached."""
+        if self.closed:
+            raise fs_error(errno.EBADF, self.path)
+        return self.vfs.setattr(self.ino, self.cred, mode=mode, uid=uid, gid=gid, size=size, atime=atime,
+                                mtime=mtime, handle=self)
 
     def fsync(self) -> None:
         self.vfs.sync()

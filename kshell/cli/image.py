@@ -1,6 +1,7 @@
 """The image and what it declares: `komputer image` (apply a folder, list versions, show one,
-roll back), `komputer hosts` (the virtual hosts an agent sees) and `komputer secrets` (set a
-value from stdin or a file, list handles, remove)."""
+roll back), `komputer hosts` (the virtual hosts an agent sees), `komputer drives` (the paths
+mounted from memory or host directories) and `komputer secrets` (set a value from stdin or a
+file, list handles, remove)."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def apply_folder(state: Any, folder: str, command: str, *, unless_current: bool 
         return 0
     version = image.apply(state, loaded, by=_by())
     spec = loaded.spec
-    parts = [f"{len(spec[k])} {k}" for k in ("hosts", "commands", "hooks", "crons") if spec[k]]
+    parts = [f"{len(spec[k])} {k}" for k in ("hosts", "commands", "hooks", "crons", "drives") if spec[k]]
     parts += [f"{len(spec['secrets'])} secret handles"] if spec["secrets"] else []
     print(f"{PROG} {command}: applied image {spec['name']!r} as version {version} "
           f"({', '.join(parts + [f'{len(loaded.files)} files'])})")
@@ -106,6 +107,22 @@ def cmd_hosts(args: argparse.Namespace) -> int:
             print(f"{name} {' '.join(paths)}" + (f" (handler {host['handler']})" if "handler" in host else ""))
     network = spec["agents"].get(args.agent, {}).get("network", spec["network"]) if args.agent else spec["network"]
     print("network: " + ("all" if network is True else ", ".join(network) if network else "none"))
+    return 0
+
+
+def cmd_drives(args: argparse.Namespace) -> int:
+    from kfs.runtime import image
+    from kfs.runtime.drives import of_image
+
+    record = image.current(_state(args))
+    if record is None:
+        print(f"{PROG} drives: no image applied (`{PROG} image apply DIR`)", file=sys.stderr)
+        return 1
+    rows = [(d.name, d.kind, d.path, d.describe(), "ro" if d.readonly else "rw") for d in of_image(record)]
+    rows.insert(0, ("NAME", "KIND", "PATH", "BACKING", "MODE"))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for row in rows:
+        print(" ".join([*(c.ljust(w) for c, w in zip(row, widths, strict=False)), row[-1]]))
     return 0
 
 
@@ -175,6 +192,7 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q.add_argument("version", type=int, nargs="?", metavar="VERSION")
     p = add("hosts", cmd_hosts, "the virtual hosts of the image in force, and the real network allowed")
     p.add_argument("--agent", metavar="NAME", help="what agent NAME sees")
+    add("drives", cmd_drives, "the drives of the image in force: NAME KIND PATH, what backs each, ro/rw")
     p = add("secrets", cmd_secrets_list, "secrets for the image's trusted code: handles are listed, values never")
     sub = p.add_subparsers(dest="secrets_command", metavar="ACTION")
     q = sub.add_parser("set", parents=[common],

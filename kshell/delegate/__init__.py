@@ -5,7 +5,9 @@ OpenSSH (the `ssh` remote), with its bytes flowing through K's streams.
 `Delegation` is what a session knows about it (settings, the state, the agent's identity);
 `run_program` is what the shell calls, for a program it found in the session's view (the host
 programs a delegating session shows: kshell.exec.system). Everything refuses with one line
-saying why and what to configure rather than run a program on the wrong files.
+saying why and what to configure rather than run a program on the wrong files: a program
+naming a memory drive (a store inside K's processes) is refused, and one on the ssh remote
+naming any drive; the local sandbox binds the host drives at their paths.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from kfs.drives.view import DriveFS
 from kfs.journal import last_change
+from kfs.runtime.drives import Drive
 from kfs.vfs.policy import DENIED_GIT, DENIED_NAMES, RC_FILES
 from kshell.delegate.config import DelegateConfig
 from kshell.delegate.mounts import Unavailable, find_mount, wait_coherent
@@ -70,6 +74,11 @@ def run_program(sh: Interp, argv: list[str], shown: str) -> int:
         sh.error(f"{shown}: command not found")
         return 127
     policy = sh.fs.policy
+    drive = _drive_named(sh, argv, "memory" if d.config.remote == "local" else None)
+    if drive is not None:
+        what = "a memory drive" if drive.kind == "memory" else "a drive of this host"
+        sh.error(f"{shown}: {drive.path} is {what}, which delegated programs cannot reach")
+        return 126
     try:
         if d.config.remote == "ssh":
             if policy is not None:  # fail closed: the ssh remote is not a sandbox it could harden
@@ -87,6 +96,35 @@ def run_program(sh: Interp, argv: list[str], shown: str) -> int:
     except PermissionError as e:  # no CAP_SETUID (a hardened unit), or bwrap not executable
         sh.error(f"{shown}: cannot run host programs: cannot start the sandbox as the agent: {e.strerror}")
         return 126
+
+
+def _named(sh: Interp, argv: list[str]) -> list[str]:
+    """The K paths a program's working directory and arguments name, as check_paths reads
+    them: absolute arguments, and relative ones that climb with `..`."""
+    cwd = _cwd(sh)
+    paths = [cwd]
+    for arg in argv:
+        if arg.startswith("/") or arg == ".." or arg.startswith("../") or "/../" in arg:
+            paths.append(posixpath.normpath(posixpath.join(cwd, arg)))
+    return paths
+
+
+def _drive_named(sh: Interp, argv: list[str], kind: str | None) -> Drive | None:
+    """The first drive (of `kind`, or any) that the program's cwd or arguments name."""
+    if not isinstance(sh.fs, DriveFS):
+        return None
+    for path in _named(sh, argv):
+        backing = sh.fs.on_drive(path)
+        if backing is not None and kind in (None, backing.drive.kind):
+            return backing.drive
+    return None
+
+
+def _host_drives(sh: Interp) -> tuple[tuple[str, str, bool], ...]:
+    """The session's host drives, as the sandbox binds them: (path, source, read-only)."""
+    if not isinstance(sh.fs, DriveFS):
+        return ()
+    return tuple((b.drive.path, b.drive.source, b.drive.readonly) for b in sh.fs.drives if b.drive.kind == "host")
 
 
 def _env(sh: Interp) -> dict[str, str]:
@@ -107,7 +145,7 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     check_namespaces(bwrap, uid, d.gid)
     mount = find_mount(os.path.realpath(d.state_dir), d.config.mount)
     cwd = _cwd(sh)
-    view = make_view(mount.path, d.home, cwd, d.config.read_only)
+    view = make_view(mount.path, d.home, cwd, d.config.read_only, _host_drives(sh))
 
     check_paths(view, cwd, argv, lambda path: _lstat(sh, path) is not None)
     if sh.fs.policy is not None:
@@ -138,7 +176,8 @@ def _restricted(sh: Interp, view: View) -> View:
     policy lets it write (when they exist, and are not globs), and the deny-write paths
     that exist bound read-only over everything. A path rule that denies or asks is read-only
     there too (a program cannot wait for a decision); for a glob, the directory before its
-    first glob character (fail closed: more than the rule, never less)."""
+    first glob character (fail closed: more than the rule, never less). A host drive is
+    bound read-only (the whole drive) in a restricted mode, or where such a rule reaches it."""
     policy = sh.fs.policy
     assert policy is not None
     ruled = []
@@ -146,14 +185,19 @@ def _restricted(sh: Interp, view: View) -> View:
         if rule.action != "allow":
             head = rule.pattern.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
             ruled.append(head if head == rule.pattern else posixpath.dirname(head) or "/")
+    reached = [path for path, _, _ in view.drives if any(_shows((path,), r) or _shows((r,), path) for r in ruled)]
+    view = replace(view, drives=tuple((path, source, ro or path in reached) for path, source, ro in view.drives))
+
+    def in_k(path: str) -> bool:  # K's own (the mount shows it), not a drive's
+        return not any(_shows((d[0],), path) for d in view.drives)
 
     def is_dir(path: str) -> bool:
         found = _lstat(sh, path)
-        return found is not None and found.is_dir
+        return found is not None and found.is_dir and in_k(path)
 
     def is_entry(path: str) -> bool:  # a file or directory there (a link would bind its target)
         found = _lstat(sh, path)
-        return found is not None and not found.is_lnk
+        return found is not None and not found.is_lnk and in_k(path)
 
     if policy.mode == "full":
         if "/" in ruled:

@@ -3,8 +3,10 @@
 A delegated program sees the host's programs read-only (/usr, /bin, /lib*, the few /etc files
 programs need), a private /proc and a minimal /dev, and of K only what the agent works on:
 its home, /tmp and the working directory, each bound read-write from the FUSE mount at the
-same path it has in K, so a path means the same file inside and out. Everything else of the
-host (the state directory, /root, /home, other agents' homes, sockets) is simply not there.
+same path it has in K, so a path means the same file inside and out. The image's host drives
+are bound from their sources at their paths (read-only when the drive or the session is), so a
+drive means the same directory inside too. Everything else of the host (the state directory,
+/root, /home, other agents' homes, sockets) is simply not there.
 A path outside those views could only name the wrong file (the host's /etc instead of K's, or
 a file that vanishes with the sandbox), so it is refused before anything runs.
 """
@@ -41,10 +43,11 @@ class View:
     read_only: bool = False  # a restricted session: the binds are read-only...
     writable: tuple[str, ...] = ()  # ...but for these K directories (a plan folder, a limited scope)
     protected: tuple[str, ...] = ()  # K paths bound read-only over everything (the mandatory deny-write list)
+    drives: tuple[tuple[str, str, bool], ...] = ()  # host drives: (path, source, read-only)
 
     def visible(self, path: str) -> bool:
-        """Whether a K path is inside one of the bound directories."""
-        return any(_under(path, b) for b in self.binds)
+        """Whether a K path is inside one of the bound directories or host drives."""
+        return any(_under(path, b) for b in self.binds) or any(_under(path, d[0]) for d in self.drives)
 
     def on_host(self, path: str) -> bool:
         return any(_under(path, h) for h in self.host) or path.startswith("/etc/") or path in ("/proc", "/dev") \
@@ -55,16 +58,17 @@ def _under(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def make_view(mount: str, home: str, cwd: str, read_only: Sequence[str]) -> View:
+def make_view(mount: str, home: str, cwd: str, read_only: Sequence[str],
+              drives: Sequence[tuple[str, str, bool]] = ()) -> View:
     host = tuple(HOST_DIRS) + tuple(read_only)
     binds = [home, "/tmp"]
-    if not any(_under(cwd, b) for b in binds):
+    if not any(_under(cwd, b) for b in binds) and not any(_under(cwd, d[0]) for d in drives):
         if cwd == "/" or any(_under(cwd, h) for h in host) or _under(cwd, "/etc") \
                 or _under(cwd, "/proc") or _under(cwd, "/dev"):
             raise Refused(cwd, "the working directory is where the sandbox shows the host's own "
                                "files; cd to your home or /tmp first")
         binds.append(cwd)
-    return View(mount, tuple(binds), host)
+    return View(mount, tuple(binds), host, drives=tuple(drives))
 
 
 class Refused(Exception):
@@ -119,6 +123,8 @@ def bwrap_argv(view: View, *, network: bool, hostname: str, info_fd: int, new_se
         args += ["--ro-bind" if view.read_only else "--bind", view.mount + path, path]
     for path in sorted(view.writable, key=len):
         args += ["--bind", view.mount + path, path]
+    for path, source, read_only in view.drives:  # after K's binds: a drive under home stays bound
+        args += ["--ro-bind" if read_only or view.read_only else "--bind", source, path]
     for path in view.protected:  # last: over any bind that holds them
         args += ["--ro-bind", view.mount + path, path]
     args += ["--chdir", cwd, "--", *argv]

@@ -9,11 +9,12 @@ must exist where the shell looks. So the session's PathFS shows
   `test -x /usr/bin/python3`, `head /usr/lib/os-release` see what the program would. K's tools
   the host lacks still appear in /usr/bin.
 
-K's own tree comes first: the system view answers only where K has nothing (ENOENT), so a K
-script an operator put in /usr/local/bin stays, and a directory both have lists both. Host
-files are read with the agent's permission bits, as the kernel checks them for the agent's uid
-in the sandbox, and only inside the shown trees (a link leading elsewhere is ENOENT): the
-worker's own rights never leak. Writes fail with EROFS, as on the sandbox's read-only binds.
+K's own tree, with the image's drives (kfs.drives.view), comes first: the system view answers
+only where K has nothing (ENOENT), so a K script an operator put in /usr/local/bin stays, and a
+directory both have lists both. Host files are read with the agent's permission bits, as the
+kernel checks them for the agent's uid in the sandbox, and only inside the shown trees (a link
+leading elsewhere is ENOENT): the worker's own rights never leak. Writes fail with EROFS, as on
+the sandbox's read-only binds.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kfs.drives.inodes import inode_of
+from kfs.drives.view import DriveFS
 from kfs.values import value_class
 from kfs.vfs import PathFS
 from kfs.vfs.cred import R_OK, W_OK, X_OK, allowed, require
@@ -76,12 +79,12 @@ def _synthetic(ino: int, mode: int, size: int = 0) -> Inode:
 
 
 def _host_inode(s: os.stat_result) -> Inode:
-    return Inode(_HOST_INO | (s.st_ino & ((1 << 48) - 1)), s.st_mode, s.st_uid, s.st_gid, s.st_nlink,
-                 s.st_size, s.st_atime_ns, s.st_mtime_ns, s.st_ctime_ns, s.st_ctime_ns, 1, s.st_rdev)
+    return inode_of(s, _HOST_INO)
 
 
-class SystemFS(PathFS):
-    """A session's PathFS: K's tree, then the system directories (module docstring)."""
+class SystemFS(DriveFS):
+    """A session's PathFS: K's tree and its drives (kfs.drives.view), then the system
+    directories (module docstring)."""
 
     def __init__(self, vfs: Any, *, session: Session, **kwargs: Any) -> None:
         super().__init__(vfs, **kwargs)
@@ -100,7 +103,7 @@ class SystemFS(PathFS):
         """The absolute path of a host file this view shows at `path` (K has nothing there),
         which a delegated program reaches at the same path; None otherwise."""
         try:
-            PathFS.lstat(self, path)
+            DriveFS.lstat(self, path)
             return None
         except OSError as e:
             if e.errno != errno.ENOENT:
@@ -230,17 +233,19 @@ class SystemFS(PathFS):
 
     def stat(self, path: PathLike) -> Inode:
         try:
-            return PathFS.stat(self, path)
+            return DriveFS.stat(self, path)
         except OSError as e:
             return self._missing(e, path).inode
 
     def lstat(self, path: PathLike) -> Inode:
         try:
-            return PathFS.lstat(self, path)
+            return DriveFS.lstat(self, path)
         except OSError as e:
             return self._missing(e, path, follow=False).inode
 
     def access(self, path: PathLike, mode: int) -> bool:
+        if self._reached(path) is not None:  # a drive's: its own bits (and read-only flag) decide
+            return DriveFS.access(self, path, mode)
         try:
             inode = self.stat(path)
         except OSError:
@@ -251,7 +256,7 @@ class SystemFS(PathFS):
 
     def read_file(self, path: PathLike) -> bytes:
         try:
-            return PathFS.read_file(self, path)
+            return DriveFS.read_file(self, path)
         except OSError as e:
             node = self._missing(e, path)
         with self._open_node(node, path) as handle:
@@ -259,7 +264,7 @@ class SystemFS(PathFS):
 
     def readlink(self, path: PathLike) -> str:
         try:
-            return PathFS.readlink(self, path)
+            return DriveFS.readlink(self, path)
         except OSError as e:
             node = self._missing(e, path, follow=False)
         if node.target is not None:
@@ -270,7 +275,7 @@ class SystemFS(PathFS):
 
     def realpath(self, path: PathLike, *, strict: bool = True) -> str:
         try:
-            return PathFS.realpath(self, path, strict=strict)
+            return DriveFS.realpath(self, path, strict=strict)
         except OSError as e:
             node = self._missing(e, path)
         if node.real is not None:
@@ -280,7 +285,7 @@ class SystemFS(PathFS):
 
     def scandir(self, path: PathLike = ".") -> list[tuple[str, Inode]]:
         try:
-            entries = PathFS.scandir(self, path)
+            entries = DriveFS.scandir(self, path)
         except OSError as e:
             node = self._missing(e, path)
             if not st.S_ISDIR(node.inode.mode):
@@ -301,9 +306,10 @@ class SystemFS(PathFS):
         self, path: PathLike, wanted: Callable[[str, Inode], bool], budget: int
     ) -> list[tuple[str, Inode, bytes | OSError | None]]:
         """PathFS.scandir_contents for K's own directories; where the view may show entries
-        (or is all there is), scandir's entries without contents: their readers read them."""
+        (or is all there is) and on a drive, scandir's entries without contents: their readers
+        read them."""
         shown = self.abspath(path)
-        if shown != "/" and not self._shows_under(shown):
+        if shown != "/" and not self._shows_under(shown) and self.on_drive(shown) is None:
             with contextlib.suppress(OSError):
                 return PathFS.scandir_contents(self, path, wanted, budget)
         return [(name, inode, None) for name, inode in self.scandir(path)]
@@ -314,10 +320,10 @@ class SystemFS(PathFS):
 
     def open(self, path: PathLike, flags: int = os.O_RDONLY, mode: int = 0o666) -> Any:
         try:
-            return PathFS.open(self, path, flags, mode)
+            return DriveFS.open(self, path, flags, mode)
         except OSError as e:
             if flags & os.O_CREAT and e.errno == errno.ENOENT and self._copy_up(path):
-                return PathFS.open(self, path, flags, mode)
+                return DriveFS.open(self, path, flags, mode)
             if flags & _WRITES and e.errno == errno.ENOENT and self._shows(path):
                 raise fs_error(errno.EROFS, path) from None
             node = self._missing(e, path, follow=not flags & os.O_NOFOLLOW)
@@ -335,14 +341,14 @@ class SystemFS(PathFS):
 
     def getxattr(self, path: PathLike, name: bytes, *, follow: bool = True) -> bytes:
         try:
-            return PathFS.getxattr(self, path, name, follow=follow)
+            return DriveFS.getxattr(self, path, name, follow=follow)
         except OSError as e:
             self._missing(e, path, follow)
         raise fs_error(errno.ENODATA, path)
 
     def listxattr(self, path: PathLike, *, follow: bool = True) -> list[bytes]:
         try:
-            return PathFS.listxattr(self, path, follow=follow)
+            return DriveFS.listxattr(self, path, follow=follow)
         except OSError as e:
             self._missing(e, path, follow)
         return []
@@ -357,7 +363,7 @@ class SystemFS(PathFS):
             return False
         if node is None or node.real is not None or not allowed(self.cred, node.inode, W_OK):
             return False
-        PathFS.mkdir(self, parent, 0o755, parents=True)
+        DriveFS.mkdir(self, parent, 0o755, parents=True)
         return True
 
     def _shows(self, path: PathLike) -> bool:
@@ -370,11 +376,11 @@ class SystemFS(PathFS):
 
 
 def _read_only(name: str, *which: int, creates: int | None = None) -> Any:
-    """PathFS.`name`, with EROFS where K has nothing and the view shows the path (arguments
+    """DriveFS.`name`, with EROFS where K has nothing and the view shows the path (arguments
     `which`) or the directory it would go in: the sandbox's binds are read-only. An entry made
     (argument `creates`) in a synthetic directory its caller may write (root, in /usr of a
     fresh state) makes that directory K's own first, as overlayfs copies a directory up."""
-    base = getattr(PathFS, name)
+    base = getattr(DriveFS, name)
 
     def method(self: SystemFS, *args: Any, **kwargs: Any) -> Any:
         try:

@@ -39,11 +39,14 @@ from kfs import agents
 from kfs.agents import Agent, LeaseHeld, SessionRecord
 from kfs.agents.authorized import authorized_lines
 from kfs.agents.sessions import holder_id
+from kfs.drives.memory import MemoryDrives
+from kfs.drives.view import DriveFS, mount
 from kfs.journal import prune_events
 from kfs.kstate import KState
-from kfs.runtime import approvals, procs
+from kfs.runtime import approvals, image, procs
+from kfs.runtime.drives import of_image
 from kfs.runtime.rules import governance
-from kfs.vfs import VFS, Cred, PathFS
+from kfs.vfs import VFS, Cred
 from kfs.vfs.policy import stricter
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
@@ -345,6 +348,7 @@ class KServer:
         self._housekeeping: asyncio.Task[None] | None = None
         self.crons = CronRunner(self)  # the image's crons (kshell.server.crons)
         self._crons_task: asyncio.Task[None] | None = None
+        self.memory_drives: MemoryDrives | None = None  # those of this run, from start to stop
 
     # -- plumbing for the connections --------------------------------------------------------
 
@@ -394,8 +398,10 @@ class KServer:
             agent = c.agent  # its receipts name the front end, the agent and where it came from
             policy = governance(self.state, agent.name, agent.home, stricter(self.config.mode, c.key_mode()),
                                 self.config.configured(agent.name)).policy
-            fs = PathFS(VFS(self.state, by=f"sftp {agent.name}@{c.peer_addr}"), cred=Cred(agent.uid, agent.gid),
-                        cwd=agent.home, home=agent.home, policy=policy)
+            vfs = VFS(self.state, by=f"sftp {agent.name}@{c.peer_addr}")
+            drives = mount(of_image(image.current(self.state)), vfs, self.memory_drives)  # as the shell has them
+            fs = DriveFS(vfs, drives=drives, cred=Cred(agent.uid, agent.gid), cwd=agent.home, home=agent.home,
+                         policy=policy)
             return VFSSFTPServer(chan, fs, limits=self.config.limits, touch=c.touch)
 
         process = SessionProcess(
@@ -479,6 +485,7 @@ class KServer:
             "delegate": self.config.delegate.to_wire(),
             "configured": self.config.configured(agent.name), "ephemeral": record.ephemeral,
             "approval_timeout": self.config.approval_timeout,
+            "memory_drives": None if self.memory_drives is None else str(self.memory_drives.directory),
         }
         return WorkerShell(self.pool, spec)
 
@@ -616,6 +623,7 @@ class KServer:
         cfg = self.config
         share_line_editor_tables()
         await self.recover()
+        self.memory_drives = await asyncio.to_thread(MemoryDrives.begin, self.state)  # empty: a new run
         await self.pool.start()
         log.info("session workers bounded by %s", self.pool.describe())
         self._acceptor = await asyncssh.listen(
@@ -657,6 +665,8 @@ class KServer:
         if self._pending_release:
             await asyncio.gather(*self._pending_release, return_exceptions=True)
         await self.pool.close()
+        if self.memory_drives is not None:  # no worker holds them now: what was on them is gone
+            await asyncio.to_thread(self.memory_drives.end)
         await self.recover()  # what the workers ran is lost now, not at the next start
         for timer in self._timers:
             timer.cancel()

@@ -1,8 +1,9 @@
 """The SFTP subsystem (and scp, which asyncssh runs on it) entirely on the VFS.
 
 `VFSSFTPServer` overrides every method of asyncssh's `SFTPServer`, whose defaults act on the
-host filesystem: nothing here touches a host path. Paths are the agent's (relative ones
-resolve against its home, `.` is home) and every call runs with the agent's uid/gid.
+host filesystem: nothing here touches a host path itself. Paths are the agent's (relative ones
+resolve against its home, `.` is home), in the same view as its shell (K's tree and the image's
+drives: kfs.drives.view), and every call runs with the agent's uid/gid.
 VFS errors are OSErrors; `sftp_error` maps them to SFTP status codes, in this one place.
 """
 
@@ -236,29 +237,28 @@ class VFSSFTPServer(asyncssh.SFTPServer):
     def fsetstat(self, file_obj: object, attrs: SFTPAttrs) -> None:
         f = self._file(file_obj)
         self.fs.check_write(f.path)  # a restricted mode: the handle's file, by its path
-        vfs, cred = self.fs.vfs, self.fs.cred
         if attrs.size is not None:
             f.handle.truncate(attrs.size)  # scp (SFTP mode) shrinks its target this way
         atime, mtime = _ns(attrs.atime, attrs.atime_ns), _ns(attrs.mtime, attrs.mtime_ns)
         if attrs.uid is not None or attrs.gid is not None:
-            vfs.setattr(f.handle.ino, cred, uid=attrs.uid, gid=attrs.gid)
+            f.handle.setattr(uid=attrs.uid, gid=attrs.gid)
         if attrs.permissions is not None:
-            vfs.setattr(f.handle.ino, cred, mode=st.S_IMODE(attrs.permissions))
+            f.handle.setattr(mode=st.S_IMODE(attrs.permissions))
         if atime is not None or mtime is not None:
-            vfs.setattr(f.handle.ino, cred, atime=atime, mtime=mtime)
+            f.handle.setattr(atime=atime, mtime=mtime)
 
     @_vfs_call
     def statvfs(self, path: bytes) -> SFTPVFSAttrs:
         self.fs.stat(self._path(path))
-        return self._statvfs()
+        return self._statvfs(self._path(path))
 
     @_vfs_call
     def fstatvfs(self, file_obj: object) -> SFTPVFSAttrs:
-        self._file(file_obj)
-        return self._statvfs()
+        return self._statvfs(self._file(file_obj).path)
 
-    def _statvfs(self) -> SFTPVFSAttrs:
-        s = self.fs.statfs()
+    def _statvfs(self, path: bytes | str) -> SFTPVFSAttrs:
+        """The room of the filesystem holding `path` (K's, or a drive's)."""
+        s = self.fs.statfs(path)
         fsid = int(self.fs.vfs.state.fs_uuid.replace("-", "")[:16] or "0", 16)
         return SFTPVFSAttrs(
             bsize=s.block_size, frsize=s.block_size, blocks=s.blocks, bfree=s.blocks_free,

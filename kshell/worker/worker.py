@@ -27,10 +27,13 @@ import traceback
 from collections import deque
 from typing import Any
 
+from kfs.drives.memory import MemoryDrives
+from kfs.drives.view import DriveFS, Drives, mount
 from kfs.kstate import KState
 from kfs.runtime import image, secrets
+from kfs.runtime.drives import of_image
 from kfs.runtime.rules import Rule
-from kfs.vfs import VFS, Cred, PathFS
+from kfs.vfs import VFS, Cred
 from kfs.vfs.policy import WritePolicy
 from kshell.worker import wire
 from kshell.worker.cgroups import Bounds, CGroups
@@ -141,6 +144,7 @@ class Worker:
         self.policy: WritePolicy | None = None
         self.approvals: Any = None  # kshell.worker.approvals.SessionApprovals, once bound
         self.image: dict[str, Any] | None = None  # the record of the image in force (kfs.runtime.image)
+        self.memory_drives: MemoryDrives | None = None  # the server run's, opened by this process
         self.hooks: Any = None  # kshell.worker.hooks.Hooks of that image, when it has any for the agent
         self.start_verdict: Any = None  # a session_start hook's objection: refuses, or asks first
         self.network: bool | list[str] = False  # the real network curl, wget (and, when True, programs) reach
@@ -175,14 +179,16 @@ class Worker:
         self.policy = gov.policy
         self.image = image.current(self.state)
         self._bind_hooks(spec, home)
-        fs = PathFS(self.vfs, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home, policy=self.policy)
+        drives = self._drives(spec)
+        fs = DriveFS(self.vfs, drives=drives, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home,
+                     policy=self.policy)
         cwd = spec.get("cwd") or home
         if cwd != home:  # a resumed cwd that is gone (or no directory now) falls back to home
             with contextlib.suppress(OSError):
                 if fs.stat(cwd).is_dir:
-                    fs = PathFS(self.vfs, cred=fs.cred, cwd=cwd, home=home, policy=self.policy)
+                    fs = DriveFS(self.vfs, drives=drives, cred=fs.cred, cwd=cwd, home=home, policy=self.policy)
         shell_limits = Limits(wall_time=float(limits["wall_time"])) if "wall_time" in limits else Limits()
-        self.shell = Shell(fs, name="k", env=spec.get("env") or {}, limits=shell_limits)
+        self.shell = Shell(fs, name="k", env=spec.get("env") or {}, limits=shell_limits, drives=drives)
         if spec.get("functions"):
             self._define(spec["functions"])
         if snapshot:
@@ -265,6 +271,14 @@ class Worker:
     def _read_image(self, rel: str) -> bytes:
         assert self.image is not None
         return image.read_file(self.state, self.image["version"], rel)
+
+    def _drives(self, spec: dict[str, Any]) -> Drives:
+        """The image's drives, mounted for this session: memory drives in the directory of the
+        server run the front end names (opened once by this process), host drives as they are."""
+        where = spec.get("memory_drives")
+        if where and (self.memory_drives is None or str(self.memory_drives.directory) != where):
+            self.memory_drives = MemoryDrives(where)
+        return mount(of_image(self.image), self.vfs, self.memory_drives)
 
     def _bind_hooks(self, spec: dict[str, Any], home: str) -> None:
         """The image's hooks for this agent: write hooks join the write policy (made, in the

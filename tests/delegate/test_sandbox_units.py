@@ -108,3 +108,19 @@ def test_a_bubblewrap_that_cannot_make_namespaces_fails_closed_in_words(tmp_path
     assert "bubblewrap cannot make its sandbox here (bwrap: No permissions to creating new namespace)" in str(e.value)
     assert "enable user namespaces" in str(e.value)
     check_namespaces(bwrap_path(), 65534, 65534)  # the real one, as an unprivileged uid: no error
+
+
+def test_host_drives_are_bound_from_their_sources_at_their_paths() -> None:
+    from dataclasses import replace
+
+    drives = (("/mnt/data", "/srv/data", False), ("/srv/ref", "/srv/r", True))
+    view = make_view("/mnt/k", "/home/a", "/mnt/data/sub", (), drives)
+    assert view.binds == ("/home/a", "/tmp")  # a working directory on a drive is the drive's bind
+    check_paths(view, "/mnt/data/sub", ["/mnt/data/x", "/srv/ref/y", "../z"], lambda path: True)
+    text = " ".join(bwrap_argv(view, network=False, hostname="box", info_fd=9, new_session=True, argv=["x"],
+                               cwd="/mnt/data/sub"))
+    assert "--bind /srv/data /mnt/data" in text and "--ro-bind /srv/r /srv/ref" in text
+    assert text.index("--bind /mnt/k/home/a /home/a") < text.index("--bind /srv/data /mnt/data")
+    restricted = " ".join(bwrap_argv(replace(view, read_only=True), network=False, hostname="box", info_fd=9,
+                                     new_session=True, argv=["x"], cwd="/mnt/data"))
+    assert "--ro-bind /srv/data /mnt/data" in restricted  # a restricted session's drives are read-only

@@ -1,11 +1,13 @@
 """The image on the KState rung: a folder checked before anything is stored (each mistake named
 by file and line, the image in force unchanged), versions applied and rolled back in one
-transaction with their events, the files kept with each version; and secrets, stored so that
-the state's files never show a value in the clear."""
+transaction with their events, the files kept with each version; secrets, stored so that the
+state's files never show a value in the clear; and drives, declared and listed."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import pytest
 
 from kfs.journal import events_since
 from kfs.kstate import KState
-from kfs.runtime import image, secrets
+from kfs.runtime import drives, image, secrets
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "image"
@@ -203,3 +205,98 @@ def test_markdown_command_mistakes(tmp_path: Path, markdown: str, message: str) 
     with pytest.raises(image.ImageError) as e:
         image.load(tmp_path)
     assert str(e.value).startswith(str(tmp_path / message.split(":")[0])) and message.split(": ", 1)[1] in str(e.value)
+
+
+DRIVES = '''[drives.scratch]
+path = "/mnt/scratch"
+kind = "memory"
+max_bytes = "64M"
+
+[drives.data]
+path = "/mnt/data"
+kind = "host"
+source = "SOURCE"
+readonly = true
+'''
+
+
+def test_drives_are_declared_with_their_backings(tmp_path: Path, state: KState) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "komputer.toml").write_text(DRIVES.replace("SOURCE", str(tmp_path / "src")))
+    loaded = image.load(tmp_path)
+    assert loaded.spec["drives"] == {
+        "scratch": {"path": "/mnt/scratch", "kind": "memory", "max_bytes": 64 << 20},
+        "data": {"path": "/mnt/data", "kind": "host", "source": str(tmp_path / "src"), "readonly": True}}
+    image.apply(state, loaded, by="test")
+    assert drives.of_image(image.current(state)) == [  # by path
+        drives.Drive("data", "/mnt/data", "host", source=str(tmp_path / "src"), readonly=True),
+        drives.Drive("scratch", "/mnt/scratch", "memory", max_bytes=64 << 20)]
+    assert [d.describe() for d in drives.of_image(image.current(state))] == [str(tmp_path / "src"), "max 64M"]
+    assert drives.of_image(None) == [] and drives.of_image({"spec": {}}) == []  # a record from before drives
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (4096, 4096), ("64M", 64 << 20), ("1G", 1 << 30), ("512k", 512 << 10), ("10", 10), ("2MiB", 2 << 20)])
+def test_drive_sizes(value: object, expected: int) -> None:
+    assert drives.parse_size(value) == expected
+
+
+@pytest.mark.parametrize("value", [0, -1, True, "", "64X", "1.5G", "M", 1.5])
+def test_drive_sizes_refused(value: object) -> None:
+    with pytest.raises(ValueError):
+        drives.parse_size(value)
+
+
+@pytest.mark.parametrize(("change", "line", "message"), [
+    (('path = "/mnt/scratch"', 'path = "mnt/scratch"'), 2, "path 'mnt/scratch': expected an absolute path in normal form"),
+    (('path = "/mnt/scratch"', 'path = "/mnt/../scratch"'), 2, "expected an absolute path in normal form"),
+    (('path = "/mnt/scratch"', 'path = "/mnt/scratch/"'), 2, "expected an absolute path in normal form"),
+    (('path = "/mnt/scratch"', 'path = "/"'), 2, "path '/': a drive is mounted at a path of the tree, not over all of it"),
+    (('path = "/mnt/scratch"', 'path = "/dev/shm"'), 2, "path /dev/shm: K shows its own files under /dev"),
+    (('path = "/mnt/data"', 'path = "/mnt/scratch"'), 7, "path /mnt/scratch is the path of drive 'scratch'"),
+    (('path = "/mnt/data"', 'path = "/mnt/scratch/data"'), 7, "path /mnt/scratch/data nests with /mnt/scratch, the path of drive 'scratch'"),
+    (('path = "/mnt/data"', 'path = "/mnt"'), 7, "path /mnt nests with /mnt/scratch, the path of drive 'scratch'"),
+    (('kind = "memory"', 'kind = "ram"'), 3, "kind = 'ram': expected memory or host"),
+    (('max_bytes = "64M"', 'max_bytes = "lots"'), 4, "max_bytes = 'lots': expected a size such as 64M"),
+    (('max_bytes = "64M"', 'max_bytes = true'), 4, "max_bytes = True: expected a size such as 64M"),
+    (('max_bytes = "64M"', 'max_bytes = 1.5'), 4, "max_bytes must be an integer or string"),
+    (('max_bytes = "64M"\n', ''), 1, "memory drive 'scratch': no max_bytes (its size, such as \"64M\")"),
+    (('max_bytes = "64M"', 'max_bytes = "64M"\nreadonly = true'), 5, "readonly is not for memory drives"),
+    (('readonly = true', 'readonly = true\nmax_bytes = 1'), 11, "max_bytes is not for host drives"),
+    (('readonly = true', 'readonly = "yes"'), 10, "readonly must be a boolean"),
+    (('source = "SOURCE"', 'source = "SOURCE/nope"'), 9, "/nope: no such directory on this host"),
+    (('source = "SOURCE"', 'source = "relative"'), 9, "source 'relative': expected an absolute path of the host"),
+    (('source = "SOURCE"\n', ''), 6, "host drive 'data': no source (the host directory it shows)"),
+    (('kind = "host"', 'kind = "host"\nsize = 1'), 9, "unknown key 'size' in [drives.data] (expected path, kind, max_bytes"),
+    (('[drives.data]', '[drives._data]'), 6, "drive name '_data': letters, digits"),
+    (('[drives.data]\npath = "/mnt/data"\n', '[drives.data]\n'), 6, "drive 'data': no path"),
+])
+def test_drive_mistakes(tmp_path: Path, change: tuple[str, str], line: int, message: str) -> None:
+    (tmp_path / "src").mkdir()
+    text = DRIVES.replace(*change).replace("SOURCE", str(tmp_path / "src"))
+    (tmp_path / "komputer.toml").write_text(text)
+    with pytest.raises(image.ImageError) as e:
+        image.load(tmp_path)
+    assert str(e.value).startswith(f"{tmp_path / 'komputer.toml'}:{line}: "), str(e.value)
+    assert message in str(e.value), str(e.value)
+
+
+def test_komputer_drives_lists_the_image_in_force(tmp_path: Path) -> None:
+    (tmp_path / "img").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "img" / "komputer.toml").write_text(DRIVES.replace("SOURCE", str(tmp_path / "src")))
+    state = str(tmp_path / "state")
+
+    def komputer(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "kshell.cli", *args, "--state", state], capture_output=True,
+                              text=True)
+
+    assert komputer("init").returncode == 0
+    assert komputer("drives").stderr == "komputer drives: no image applied (`komputer image apply DIR`)\n"
+    assert "(2 drives, 0 files)" in komputer("image", "apply", str(tmp_path / "img")).stdout
+    listed = komputer("drives")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines() == [
+        "NAME    KIND   PATH         BACKING" + " " * (len(str(tmp_path / "src")) - 7) + " MODE",
+        f"data    host   /mnt/data    {tmp_path / 'src'} ro",
+        "scratch memory /mnt/scratch max 64M" + " " * (len(str(tmp_path / "src")) - 7) + " rw"]

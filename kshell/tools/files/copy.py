@@ -1,6 +1,7 @@
 """cp (-r -R -a -p -P -d -n -f -T -v -t) and mv (-f -n -T -v -t): copying and moving on the
 VFS with GNU's target rules (into a directory, -T, -t), refusals and messages. A FIFO is read
-like a file, but copied as a FIFO under -R, as GNU cp does."""
+like a file, but copied as a FIFO under -R, as GNU cp does. mv between filesystems (K and a
+drive: EXDEV) copies and removes, as GNU mv does."""
 
 from __future__ import annotations
 
@@ -87,9 +88,10 @@ def _inside(fs: PathFS, src: str, dst: str) -> bool:
 
 
 class Copier:
-    def __init__(self, sh: Interp, opts: list[tuple[str, str]]) -> None:
+    def __init__(self, sh: Interp, opts: list[tuple[str, str]], prog: str = "cp") -> None:
         self.sh = sh
         self.fs = sh.fs
+        self.prog = prog  # whose messages: cp's, or mv's when it copies across filesystems
         flags = {k for k, _ in opts}
         self.recursive = bool(flags & {"r", "R", "a"})
         self.preserve = bool(flags & {"p", "a"})
@@ -105,32 +107,33 @@ class Copier:
         try:
             inode = devices.stat(sh, src, follow=self.deref)
         except OSError as e:
-            fail(sh, "cp", f"cannot stat {shell_quote(src)}", e)
+            fail(sh, self.prog, f"cannot stat {shell_quote(src)}", e)
             return False
         if inode.is_dir and not self.recursive:
-            sh.write_err(f"cp: -r not specified; omitting directory {shell_quote(src)}\n")
+            sh.write_err(f"{self.prog}: -r not specified; omitting directory {shell_quote(src)}\n")
             return False
         existing = _lstat(fs, dst)
         target = _stat(fs, dst) if existing is not None else None
         if existing is not None:
             followed = _stat(fs, src)
             if target is not None and followed is not None and target.ino == followed.ino:
-                sh.write_err(f"cp: {shell_quote(src)} and {shell_quote(dst)} are the same file\n")
+                sh.write_err(f"{self.prog}: {shell_quote(src)} and {shell_quote(dst)} are the same file\n")
                 return False
             if inode.is_dir and not (target and target.is_dir):
-                sh.write_err(f"cp: cannot overwrite non-directory {shell_quote(dst)}"
+                sh.write_err(f"{self.prog}: cannot overwrite non-directory {shell_quote(dst)}"
                              f" with directory {shell_quote(src)}\n")
                 return False
             if not inode.is_dir and target is not None and target.is_dir:
-                sh.write_err(f"cp: cannot overwrite directory {shell_quote(dst)} with non-directory\n")
+                sh.write_err(f"{self.prog}: cannot overwrite directory {shell_quote(dst)} with non-directory\n")
                 return False
             if self.clobber == "n" and not inode.is_dir:
                 return True
-            if self.clobber == "i" and not inode.is_dir and not confirm(sh, "cp", dst):
+            if self.clobber == "i" and not inode.is_dir and not confirm(sh, self.prog, dst):
                 return True
         if inode.is_dir:
             if _inside(fs, src, dst):
-                sh.write_err(f"cp: cannot copy a directory, {shell_quote(src)}, into itself, {shell_quote(dst)}\n")
+                sh.write_err(f"{self.prog}: cannot copy a directory, {shell_quote(src)}, into itself, "
+                             f"{shell_quote(dst)}\n")
                 return False
             return self.copy_dir(src, dst, inode, existing is None)
         if inode.is_lnk:
@@ -139,7 +142,7 @@ class Copier:
                     fs.unlink(dst)
                 fs.symlink(fs.readlink(src), dst)
             except OSError as e:
-                fail(sh, "cp", f"cannot create symbolic link {shell_quote(dst)}", e)
+                fail(sh, self.prog, f"cannot create symbolic link {shell_quote(dst)}", e)
                 return False
             self.say(src, dst)
             return True
@@ -149,7 +152,7 @@ class Copier:
                     fs.unlink(dst)
                 fs.mknod(dst, st.S_IFIFO | inode.perm)
             except OSError as e:
-                fail(sh, "cp", f"cannot create fifo {shell_quote(dst)}", e)
+                fail(sh, self.prog, f"cannot create fifo {shell_quote(dst)}", e)
                 return False
             self.say(src, dst)
             self.keep(dst, inode)
@@ -157,7 +160,7 @@ class Copier:
         try:
             content = devices.read_file(sh, src)
         except OSError as e:
-            fail(sh, "cp", f"cannot open {shell_quote(src)} for reading", e)
+            fail(sh, self.prog, f"cannot open {shell_quote(src)} for reading", e)
             return False
         try:
             devices.write_file(sh, dst, content, mode=inode.perm)
@@ -165,13 +168,13 @@ class Copier:
             if e.errno == errno.EISDIR and existing is None and dst.endswith("/"):
                 e = OSError(errno.ENOTDIR, "", dst)
             if not (self.force and e.errno == errno.EACCES and existing is not None):
-                fail(sh, "cp", f"cannot create regular file {shell_quote(dst)}", e)
+                fail(sh, self.prog, f"cannot create regular file {shell_quote(dst)}", e)
                 return False
             try:
                 fs.unlink(dst)
                 fs.write_file(dst, content, mode=inode.perm)
             except OSError as e2:
-                fail(sh, "cp", f"cannot remove {shell_quote(dst)}", e2)
+                fail(sh, self.prog, f"cannot remove {shell_quote(dst)}", e2)
                 return False
         self.say(src, dst)
         self.keep(dst, inode)
@@ -182,13 +185,13 @@ class Copier:
         try:
             names = sorted(name for name, _ in fs.scandir(src))
         except OSError as e:
-            fail(sh, "cp", f"cannot access {shell_quote(src)}", e)
+            fail(sh, self.prog, f"cannot access {shell_quote(src)}", e)
             return False
         if new:
             try:
                 fs.mkdir(dst, 0o700)
             except OSError as e:
-                fail(sh, "cp", f"cannot create directory {shell_quote(dst)}", e)
+                fail(sh, self.prog, f"cannot create directory {shell_quote(dst)}", e)
                 return False
             self.say(src, dst)
         ok = True
@@ -230,6 +233,28 @@ def cp(sh: Interp, argv: list[str]) -> int:
     return status
 
 
+def _move_across(sh: Interp, src: str, dst: str, existing: Inode | None) -> bool:
+    """mv between filesystems (K and a drive, two drives), as GNU mv does it: the target
+    replaced (an empty directory only), the source copied as `cp -a` copies, then removed."""
+    fs = sh.fs
+    try:
+        if existing is not None and existing.is_dir:
+            fs.rmdir(dst)
+        elif existing is not None:
+            fs.unlink(dst)
+    except OSError as e:
+        fail(sh, "mv", f"cannot move {shell_quote(src)} to {shell_quote(dst)}", e)
+        return False
+    if not Copier(sh, [("a", "")], "mv").copy(src, dst, True):
+        return False
+    try:
+        fs.rm(src, recursive=True)
+    except OSError as e:
+        fail(sh, "mv", f"cannot remove {shell_quote(src)}", e)
+        return False
+    return True
+
+
 @tool("mv")
 def mv(sh: Interp, argv: list[str]) -> int:
     opts, ops = parse(argv, "fnTt:vi", MV_LONG)
@@ -269,9 +294,13 @@ def mv(sh: Interp, argv: list[str]) -> int:
         try:
             fs.rename(src, dst)
         except OSError as e:
-            fail(sh, "mv", f"cannot move {shell_quote(src)} to {shell_quote(dst)}", e)
-            status = 1
-            continue
+            if e.errno != errno.EXDEV:
+                fail(sh, "mv", f"cannot move {shell_quote(src)} to {shell_quote(dst)}", e)
+                status = 1
+                continue
+            if not _move_across(sh, src, dst, existing):
+                status = 1
+                continue
         if verbose:
             sh.out(f"renamed {shell_quote(src)} -> {shell_quote(dst)}\n")
     return status

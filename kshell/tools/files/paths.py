@@ -7,6 +7,7 @@ import os
 import posixpath
 from typing import TYPE_CHECKING
 
+from kfs.drives.view import DriveFS
 from kshell.tools.files.names import fail
 from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
@@ -60,6 +61,9 @@ def canonical(fs: PathFS, path: str, mode: str = "f", *, physical: bool = True) 
             if hops > 40:
                 raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
             target = fs.readlink(cur)
+            drive = fs.on_drive(cur) if isinstance(fs, DriveFS) else None
+            if target.startswith("/") and drive is not None:  # a drive is its own root for its links
+                target = drive.drive.path + target
             if target.startswith("/"):
                 done = []
             pending.extend([c for c in target.split("/") if c][::-1])

@@ -3,8 +3,10 @@ the VFS accounts it.
 
 du counts each inode's st_blocks (4 KiB pages, as the VFS reports them; a directory is one
 page, as on ext4; a symlink none) once per hard link set, and with several operands once per
-inode. df reports the one K filesystem ("kfs", mounted on /) from statfs: its size is the byte
-quota (or the store's map size when no quota is set) and its use the stored bytes."""
+inode. df reports the filesystems of the session's view, as `df` lists mounts: K's own ("kfs",
+mounted on /; its size is the byte quota, or the store's map size when no quota is set, and its
+use the stored bytes) and each of the image's drives (its kind, on its path: a memory drive's
+size is its max_bytes, a host drive's that of the host filesystem holding it)."""
 
 from __future__ import annotations
 
@@ -162,26 +164,23 @@ def df(sh: Interp, argv: list[str]) -> int:
                                                  "exclude-type": ("x", REQUIRED)})
     types = "T" in dict(opts)
     status = 0
-    found = 0
+    shown = []
     for path in operands:
         try:
             sh.fs.stat(path)
-            found += 1
         except OSError as e:
             fail(sh, "df", path, e)
             status = 1
-    if operands and not found:
+            continue
+        shown.append(sh.fs.filesystem(path))
+    if operands and not shown:
         return status
-    wanted = [v for k, v in opts if k == "t"]
-    if (wanted and "kfs" not in wanted) or "kfs" in [v for k, v in opts if k == "x"]:
-        sh.write_err("df: no file systems processed\n")  # the VFS is the one file system, "kfs"
+    wanted, excluded = [v for k, v in opts if k == "t"], [v for k, v in opts if k == "x"]
+    shown = [f for f in shown or sh.fs.filesystems() if (not wanted or f.kind in wanted) and f.kind not in excluded]
+    if not shown:
+        sh.write_err("df: no file systems processed\n")
         return 1
-    st = sh.fs.statfs()
-    size = st.blocks * st.block_size
-    avail = st.blocks_free * st.block_size
-    used = size - avail
     scale = ([k for k, _ in opts if k in "hHk"][-1:] or ["k"])[0]
-    pct = f"{math.ceil(used * 100 / (used + avail))}%" if used + avail else "-"
 
     def fmt(n: int) -> str:
         if scale == "H":  # --si: powers of 1000, rounded up
@@ -200,8 +199,12 @@ def df(sh: Interp, argv: list[str]) -> int:
     size_label, avail_label = ("Size", "Avail") if scale in "hH" else (
         "1024-blocks" if posix else "1K-blocks", "Available")
     rows = [["Filesystem", "Type", size_label, "Used", avail_label, "Capacity" if posix else "Use%", "Mounted on"]]
-    for _ in range(max(1, found)):
-        rows.append(["kfs", "kfs", fmt(size), fmt(used), fmt(avail), pct, "/"])
+    for f in shown:
+        size = f.stats.blocks * f.stats.block_size
+        avail = f.stats.blocks_free * f.stats.block_size
+        used = size - avail
+        pct = f"{math.ceil(used * 100 / (used + avail))}%" if used + avail else "-"
+        rows.append([f.kind, f.kind, fmt(size), fmt(used), fmt(avail), pct, f.path])
     if not types:
         rows = [r[:1] + r[2:] for r in rows]
     mins = [14, 4, 5, 5, 5, 4] if types else [14, 5, 5, 5, 4]

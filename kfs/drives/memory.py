@@ -1,0 +1,123 @@
+"""Memory drives: fast, bounded, and gone when the server stops.
+
+A memory drive is a KState of its own (an LMDB environment), in a directory on tmpfs that the
+server makes empty when it starts and removes when it stops (`MemoryDrives.begin`, `end`).
+Every process of that server run opens the drive there: the server for SFTP, each session
+worker for its shell. So a file written over ssh is there for SFTP and for the next session,
+and the drive gets every file operation of the VFS (permissions, links, renames, open files)
+with nothing written for it: its PathFS is K's own. Its `max_bytes` is that state's data quota
+(`komputer init --max-bytes`), so a write past it fails with ENOSPC, as on a full tmpfs.
+
+The directory is `$KOMPUTER_DRIVES_DIR` (default /dev/shm) `/komputer-drives-<state uuid>`:
+one per state, so a server killed without its stop leaves nothing behind for long; the next
+start of that state clears it.
+
+Why a KState rather than a dictionary in each process: the server and every worker are
+separate processes that must see one drive, and LMDB already shares one store between
+processes, with transactions, a quota and every POSIX rule K has. Its memory is the tmpfs
+pages of the map file, which grows as the drive fills (bounded by max_bytes and room for
+LMDB's own pages). The kernel charges those pages to the memory cgroup of the process whose
+write grew the file: under cgroup bounds, one session grows a drive by at most its own
+`[limits] session_memory`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import threading
+from pathlib import Path
+
+from kfs.kstate import KState
+from kfs.kstate.schema import U64
+from kfs.runtime.drives import Drive
+from kfs.vfs import ROOT, VFS, Cred, PathFS, StatFS
+from kfs.vfs.data import MAX_BYTES
+
+ENV = "KOMPUTER_DRIVES_DIR"
+DEFAULT_BASE = "/dev/shm"
+ROOT_MODE = 0o1777  # every agent writes there, and removes only its own files, as in /tmp
+MAP_SLACK = 32 << 20  # the map's room beyond the data quota (LMDB's pages, inodes, entries)
+
+
+class MemoryDrives:
+    """The memory drives of one server run, opened once per process (LMDB allows no second
+    handle on an environment in one process)."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self._states: dict[str, KState] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def begin(cls, state: KState) -> MemoryDrives:
+        """The server starts: its drives' directory, empty (what a killed run left is dropped)."""
+        base = Path(os.environ.get(ENV) or DEFAULT_BASE)
+        directory = base / f"komputer-drives-{state.fs_uuid}"
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(mode=0o700, parents=True)
+        return cls(directory)
+
+    def end(self) -> None:
+        """The server stops: the drives and everything on them are gone."""
+        self.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def close(self) -> None:
+        with self._lock:
+            states, self._states = self._states, {}
+        for state in states.values():
+            state.close()
+
+    def state(self, drive: Drive) -> KState:
+        """The drive's KState, created by the first process of the run that needs it (under a
+        lock on the directory: two workers starting at once make it once)."""
+        with self._lock:
+            found = self._states.get(drive.name)
+            if found is not None:
+                return found
+            fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                path = self.directory / drive.name
+                fresh = not (path / "data.mdb").exists()
+                state = KState(path, create=True, max_map_size=drive.max_bytes + MAP_SLACK)
+                if fresh:
+                    PathFS(VFS(state, by="drive", receipts=False), cred=ROOT).chmod("/", ROOT_MODE)
+                _set_limit(state, drive.max_bytes)
+            finally:
+                os.close(fd)
+            self._states[drive.name] = state
+            return state
+
+
+def _set_limit(state: KState, max_bytes: int) -> None:
+    """The drive's data quota, as the image in force says (a new version may change it)."""
+    with state.read() as txn:
+        raw = txn.get("meta", MAX_BYTES)
+    if raw is None or U64.unpack(raw)[0] != max_bytes:
+        state.write(lambda txn: txn.put("meta", MAX_BYTES, U64.pack(max_bytes)))
+
+
+class MemoryBacking:
+    """A mounted memory drive: K's own path operations on the drive's VFS."""
+
+    def __init__(self, drive: Drive, state: KState, index: int) -> None:
+        self.drive = drive
+        self.index = index
+        self.vfs = VFS(state, by=f"drive {drive.name}", receipts=False)  # nothing would prune them
+        self._views: dict[tuple[Cred, int], PathFS] = {}
+
+    def view(self, cred: Cred, umask: int) -> PathFS:
+        """The drive's PathFS for a caller (paths of the drive: "/" is its top). The same few
+        are asked for again and again: they are kept (a PathFS with cwd "/" holds no state of
+        its own between calls)."""
+        key = (cred, umask)
+        found = self._views.get(key)
+        if found is None:
+            found = self._views[key] = PathFS(self.vfs, cred=cred, umask=umask, tilde=False)
+        return found
+
+    def statfs(self) -> StatFS:
+        return self.vfs.statfs()

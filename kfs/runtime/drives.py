@@ -1,0 +1,86 @@
+"""The image's drives: paths of the tree mounted from other backings (docs/image.md, Drives).
+
+    [drives.scratch]
+    path = "/mnt/scratch"      # where it is mounted
+    kind = "memory"            # memory: a fresh, bounded store for each server run
+    max_bytes = "64M"
+
+    [drives.data]
+    path = "/mnt/data"
+    kind = "host"              # host: a real directory of the host
+    source = "/srv/data"
+    readonly = true
+
+`kfs.runtime.image` checks these tables (naming file and line) and stores them in the image's
+spec; `of_image` turns the record in force into `Drive`s for whoever mounts them
+(kfs.drives). The backings themselves live in kfs.drives.memory and kfs.drives.host.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kfs.values import value_class
+
+KINDS = ("memory", "host")
+# where K shows files of its own (devices, the session's /sys): a drive there would hide them
+RESERVED = ("/dev", "/proc", "/sys")
+_SIZE = re.compile(r"([0-9]+)\s*([KMG]?)(?:i?B)?\Z", re.IGNORECASE)
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+@value_class(frozen=True, slots=True)
+class Drive:
+    """One drive of the image: `name` (its table), `path` (absolute, normal), `kind`, and what
+    that kind needs: `max_bytes` for memory, `source` (and `readonly`) for host."""
+
+    name: str
+    path: str
+    kind: str
+    max_bytes: int = 0
+    source: str = ""
+    readonly: bool = False
+
+    def describe(self) -> str:
+        """What backs it, in a few words: the host directory, or the memory drive's limit."""
+        return self.source if self.kind == "host" else f"max {size_text(self.max_bytes)}"
+
+
+def of_image(record: dict[str, Any] | None) -> list[Drive]:
+    """The drives of an image record (`kfs.runtime.image.current`), by path; none without one
+    (or for a record stored before images had drives)."""
+    if record is None:
+        return []
+    spec = record["spec"].get("drives", {})
+    return sorted((Drive(name, **fields) for name, fields in spec.items()), key=lambda d: d.path)
+
+
+def parse_size(value: object) -> int:
+    """A byte count as the image writes it: an integer, or digits with a K, M or G suffix
+    (powers of 1024: "64M" is 64 MiB). ValueError for anything else, or for zero."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(value)
+    if isinstance(value, int):
+        n = value
+    else:
+        m = _SIZE.match(value.strip())
+        if m is None:
+            raise ValueError(value)
+        n = int(m.group(1)) * _UNITS[m.group(2).upper()]
+    if n <= 0:
+        raise ValueError(value)
+    return n
+
+
+def size_text(n: int) -> str:
+    """`n` bytes the way the image may write it: 64M rather than 67108864."""
+    for unit in "GMK":
+        if n % _UNITS[unit] == 0:
+            return f"{n // _UNITS[unit]}{unit}"
+    return str(n)
+
+
+def under(path: str, top: str) -> bool:
+    """Whether the absolute normal `path` is `top` or lies beneath it."""
+    return path == top or top == "/" or path.startswith(top + "/")

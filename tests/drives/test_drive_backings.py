@@ -1,0 +1,153 @@
+"""The drives' backings below the shell: a memory drive (a KState of its own, bounded by its
+max_bytes, made empty each server run) and a host drive (a real directory, every path resolved
+inside it, read-only when declared so, acting with the agent's credentials)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kfs.drives.host import HostBacking, HostFS
+from kfs.drives.memory import MemoryBacking, MemoryDrives
+from kfs.journal.receipts import receipts_since
+from kfs.kstate import KState
+from kfs.runtime.drives import Drive
+from kfs.vfs import ROOT, VFS, Cred, PathFS
+
+AGENT = Cred(4242, 4242)
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="acting as another uid needs root")
+
+
+@pytest.fixture
+def memory(state: KState) -> Iterator[MemoryDrives]:
+    drives = MemoryDrives.begin(state)
+    yield drives
+    drives.end()
+
+
+def test_a_memory_drive_is_bounded_by_its_max_bytes(memory: MemoryDrives) -> None:
+    drive = Drive("scratch", "/mnt/scratch", "memory", max_bytes=256 << 10)
+    backing = MemoryBacking(drive, memory.state(drive), 0)
+    fs = backing.view(AGENT, 0o022)
+    assert stat.S_IMODE(fs.stat("/").mode) == 0o1777  # every agent writes there, as in /tmp
+    fs.write_file("/a", b"x" * (192 << 10))
+    with pytest.raises(OSError) as e:
+        fs.write_file("/b", b"y" * (128 << 10))
+    assert e.value.errno == errno.ENOSPC
+    assert not fs.exists("/b")  # the write that failed left nothing
+    s = backing.statfs()
+    assert s.blocks * s.block_size == 256 << 10 and s.blocks_free * s.block_size == 64 << 10
+    fs.unlink("/a")
+    fs.write_file("/b", b"y" * (128 << 10))  # the room is back
+    assert fs.stat("/b").uid == AGENT.uid
+    for i in range(200):
+        fs.write_file(f"/small{i}", "x")
+    assert receipts_since(memory.state(drive)) == []  # nothing would prune them: a drive keeps none
+
+
+def test_a_memory_drive_is_made_empty_by_each_server_run(state: KState) -> None:
+    drive = Drive("scratch", "/mnt/scratch", "memory", max_bytes=1 << 20)
+    first = MemoryDrives.begin(state)
+    assert first.directory.parent == Path(os.environ["KOMPUTER_DRIVES_DIR"])
+    PathFS(VFS(first.state(drive)), cred=ROOT).write_file("/kept", "until the end\n")
+    first.close()  # a server killed without its stop: the next start clears what it left
+    second = MemoryDrives.begin(state)
+    assert not PathFS(VFS(second.state(drive)), cred=ROOT).exists("/kept")
+    second.end()
+    assert not second.directory.exists()
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    """A host drive's directory, beside a file outside it that no path of the drive may reach."""
+    (tmp_path / "outside").write_text("outside the drive\n")
+    src = tmp_path / "src"
+    (src / "etc").mkdir(parents=True)
+    (src / "etc" / "passwd").write_text("the drive's own\n")
+    (src / "hello").write_text("hi\n")
+    os.chmod(src, 0o777)
+    return src
+
+
+def host(source: Path, cred: Cred = AGENT, *, readonly: bool = False) -> HostFS:
+    return HostBacking(Drive("data", "/mnt/data", "host", source=str(source), readonly=readonly), 0).view(cred, 0o022)
+
+
+@pytest.mark.parametrize("link", [
+    "/etc/passwd",  # absolute: a path of the drive
+    "../../../../../../etc/passwd",  # `..` stops at the drive's top
+    "etc/../../../etc/passwd",
+])
+def test_a_host_drive_resolves_every_link_inside_it(source: Path, link: str) -> None:
+    os.symlink(link, source / "link")
+    fs = host(source)
+    assert fs.read_file("/link") == b"the drive's own\n"
+    assert fs.readlink("/link") == link  # stored as it was made
+    assert fs.realpath("/link") == "/etc/passwd"
+
+
+def test_no_path_of_a_host_drive_leads_out(source: Path) -> None:
+    outside = source.parent / "outside"
+    os.symlink(str(outside), source / "abs")
+    os.symlink("../outside", source / "up")
+    os.symlink(str(source.parent), source / "parent")
+    os.symlink("/k-drive-escape-test", source / "dangling")
+    fs = host(source, ROOT)  # root: nothing but the confinement keeps it in
+    for path in ("/abs", "/up", "/../outside", "/parent/outside", "/etc/../../outside"):
+        with pytest.raises(FileNotFoundError):
+            fs.read_file(path)
+    with pytest.raises(FileNotFoundError):
+        fs.scandir("/parent")
+    fs.write_file("/dangling", "written through a link\n")  # lands in the drive, never at the host's /
+    assert (source / "k-drive-escape-test").read_text() == "written through a link\n"
+    assert not os.path.lexists("/k-drive-escape-test")
+    fs.rm("/parent", recursive=True)  # removes the link, never what it points to
+    fs.unlink("/up")
+    assert outside.read_text() == "outside the drive\n" and not (source / "parent").exists()
+
+
+def test_a_readonly_host_drive_refuses_every_write(source: Path) -> None:
+    fs = host(source, ROOT, readonly=True)
+    assert fs.read_file("/hello") == b"hi\n" and [n for n, _ in fs.scandir("/")].count("hello") == 1
+    writes = [lambda: fs.write_file("/new", "x"), lambda: fs.append_file("/hello", "x"), lambda: fs.mkdir("/d"),
+              lambda: fs.unlink("/hello"), lambda: fs.rename("/hello", "/moved"), lambda: fs.chmod("/hello", 0o600),
+              lambda: fs.utime("/hello"), lambda: fs.truncate("/hello", 0), lambda: fs.symlink("x", "/l"),
+              lambda: fs.open("/hello", os.O_WRONLY), lambda: fs.rm("/etc", recursive=True)]
+    for write in writes:
+        with pytest.raises(OSError) as e:
+            write()
+        assert e.value.errno == errno.EROFS, write
+    with fs.open("/hello") as f:
+        assert f.pread(10, 0) == b"hi\n"
+    assert (source / "hello").read_text() == "hi\n" and (source / "etc").is_dir()
+
+
+@root_only
+def test_a_host_drive_acts_as_the_agent(source: Path) -> None:
+    fs = host(source)
+    fs.write_file("/mine", "agent's\n")
+    fs.mkdir("/dir", 0o750)
+    fs.mkdir("/a/b/c", parents=True)
+    made = [source / "mine", source / "dir", source / "a" / "b" / "c"]
+    assert [(p.stat().st_uid, p.stat().st_gid) for p in made] == [(AGENT.uid, AGENT.gid)] * 3
+    assert stat.S_IMODE((source / "mine").stat().st_mode) == 0o644  # the session's umask, not the server's
+    assert stat.S_IMODE((source / "dir").stat().st_mode) == 0o750
+    os.chmod(source / "hello", 0o600)  # root's
+    (source / "private").mkdir(mode=0o700)
+    groups, fsuid_check = os.getgroups(), (source / "private").stat()
+    for denied in (lambda: fs.read_file("/hello"), lambda: fs.write_file("/hello", "x"),
+                   lambda: fs.scandir("/private"), lambda: fs.write_file("/private/x", "x"),
+                   lambda: fs.chmod("/hello", 0o666), lambda: fs.unlink("/etc/passwd")):
+        with pytest.raises(PermissionError):
+            denied()
+    assert os.getgroups() == groups and (source / "private").stat() == fsuid_check  # the thread is root again
+    with fs.open("/mine", os.O_RDWR) as f:
+        f.pwrite(b"AGENT", 0)
+        assert f.setattr(mode=0o600).mode & 0o777 == 0o600
+        assert f.getattr().size == len("agent's\n")
+    assert (source / "mine").read_text() == "AGENT's\n"
