@@ -44,9 +44,10 @@ def test_up_serves_ssh_and_the_mount_then_stops_cleanly(tmp_path: Path) -> None:
         ssh_line = next(line.strip() for line in lines if line.strip().startswith("ssh "))
         argv = shlex.split(ssh_line) + ["-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
                                         "echo via-up > hello.txt; echo ok; python3 -c 'print(6 * 7)' > py.txt;"
-                                        " curl -s http://api/hello; curl -s http://echo/x | jq -r .path"]
+                                        " curl -s http://api/hello; curl -s http://echo/x | jq -r .path;"
+                                        " echo fast > /mnt/scratch/f && cat /mnt/scratch/f"]
         result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-        assert result.stdout == "ok\nhello from the image\n/x\n", result.stderr
+        assert result.stdout == "ok\nhello from the image\n/x\nfast\n", result.stderr
         assert "applied image 'example' as version 1" in out
         if "FUSE view of the state mounted" in out:
             assert (mnt / "home" / "agent" / "hello.txt").read_text() == "via-up\n"
