@@ -848,6 +848,19 @@ class Interp(VarOps):
         if session.iterations & 1023 == 0 or session.cancel.stopped:  # a stop parks at once
             session.cancel.check()
 
+    def loop_pass(self, commands) -> tuple[int, bool]:
+        """One pass of a loop's body: (its status, whether a `break` aimed at this loop ends
+        it). A `continue` ends the pass with continue's own status, 0; a jump aimed at an
+        enclosing loop goes on outward."""
+        try:
+            return self.execute_list(commands), False
+        except BreakLoop as b:
+            self.pass_outward(b)
+            return b.status, True
+        except ContinueLoop as c:
+            self.pass_outward(c)
+            return 0, False
+
     @staticmethod
     def pass_outward(jump: BreakLoop | ContinueLoop) -> None:
         """`break N` / `continue N` with N > 1 is aimed at an enclosing loop: re-raise it there
@@ -880,14 +893,9 @@ class Interp(VarOps):
                         self.errexit_off -= 1
                     if (cond == 0) == until:
                         break
-                    try:
-                        status = self.execute_list(body)
-                    except BreakLoop as b:
-                        self.pass_outward(b)
-                        status = b.status
+                    status, broke = self.loop_pass(body)
+                    if broke:
                         break
-                    except ContinueLoop as c:
-                        self.pass_outward(c)
             finally:
                 self.loop_depth -= 1
             self.last_status = status
@@ -916,14 +924,9 @@ class Interp(VarOps):
                     if trace:
                         self.write_err(f"{self.ps4()}for {name} in {shown}\n")
                     self.assign_scalar(name, item)
-                    try:
-                        status = self.execute_list(body)
-                    except BreakLoop as b:
-                        self.pass_outward(b)
-                        status = b.status
+                    status, broke = self.loop_pass(body)
+                    if broke:
                         break
-                    except ContinueLoop as c:
-                        self.pass_outward(c)
             except ReadonlyError as e:
                 self.error(f"{e.name}: readonly variable")
                 status = 1
@@ -952,14 +955,9 @@ class Interp(VarOps):
                         status = 1
                         break
                     self.assign_scalar(node.var, choice)
-                    try:
-                        status = self.execute_list(node.body)
-                    except BreakLoop as b:
-                        self.pass_outward(b)
-                        status = b.status
+                    status, broke = self.loop_pass(node.body)
+                    if broke:
                         break
-                    except ContinueLoop as c:
-                        self.pass_outward(c)
                     show = not self.get_param_or_none("REPLY")  # bash's ksh-compatible select
             except ReadonlyError as e:
                 self.error(f"{e.name}: readonly variable")
@@ -1012,14 +1010,9 @@ class Interp(VarOps):
                             break
                     elif trace:
                         self.write_err(f"{self.ps4()}(( 1 ))\n")
-                    try:
-                        status = self.execute_list(node.body)
-                    except BreakLoop as b:
-                        self.pass_outward(b)
-                        status = b.status
+                    status, broke = self.loop_pass(node.body)
+                    if broke:
                         break
-                    except ContinueLoop as c:
-                        self.pass_outward(c)
                     if node.step is not None:
                         self.eval_arith(node.step, "((", trace, loop=True)
                     elif trace:

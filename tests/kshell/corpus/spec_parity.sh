@@ -198,3 +198,9 @@ echo status=$?
 echo ${a[@]}
 echo ${a[]}
 echo status=$?
+
+#### a loop whose last pass ends with continue has continue's status
+for i in 1 2; do if [ $i = 1 ]; then false; else false; continue; fi; done; echo $?
+i=0; while [ $i -lt 2 ]; do i=$((i+1)); false; continue; done; echo $?
+for ((j=0;j<2;j++)); do false; continue; done; echo $?
+for i in 1; do for j in 1; do false; continue 2; done; done; echo $?
