@@ -92,12 +92,21 @@ def cmd_image_rollback(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_hosts(args: argparse.Namespace) -> int:
+def _in_force(args: argparse.Namespace, command: str) -> dict[str, Any] | None:
+    """The record of the image in force, or None after saying there is none."""
     from kfs.runtime import image
 
     record = image.current(_state(args))
     if record is None:
-        print(f"{PROG} hosts: no image applied (`{PROG} image apply DIR`)", file=sys.stderr)
+        print(f"{PROG} {command}: no image applied (`{PROG} image apply DIR`)", file=sys.stderr)
+    return record
+
+
+def cmd_hosts(args: argparse.Namespace) -> int:
+    from kshell.tools.image_session import image_network
+
+    record = _in_force(args, "hosts")
+    if record is None:
         return 1
     spec = record["spec"]
     visible = spec["agents"].get(args.agent, {}).get("hosts") if args.agent else None
@@ -105,18 +114,16 @@ def cmd_hosts(args: argparse.Namespace) -> int:
         if visible is None or name in visible:
             paths = sorted(host["routes"]) + (["*"] if "handler" in host else [])
             print(f"{name} {' '.join(paths)}" + (f" (handler {host['handler']})" if "handler" in host else ""))
-    network = spec["agents"].get(args.agent, {}).get("network", spec["network"]) if args.agent else spec["network"]
+    network = image_network(record, args.agent) if args.agent else spec["network"]
     print("network: " + ("all" if network is True else ", ".join(network) if network else "none"))
     return 0
 
 
 def cmd_drives(args: argparse.Namespace) -> int:
-    from kfs.runtime import image
     from kfs.runtime.drives import of_image
 
-    record = image.current(_state(args))
+    record = _in_force(args, "drives")
     if record is None:
-        print(f"{PROG} drives: no image applied (`{PROG} image apply DIR`)", file=sys.stderr)
         return 1
     rows = [(d.name, d.kind, d.path, d.describe(), "ro" if d.readonly else "rw") for d in of_image(record)]
     rows.insert(0, ("NAME", "KIND", "PATH", "BACKING", "MODE"))
