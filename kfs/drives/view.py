@@ -91,10 +91,13 @@ class Drives:
         return any(under(b.drive.path, path) for b in self.backings)
 
 
-def mount(records: Sequence[Drive], vfs: VFS, memory: MemoryDrives | None) -> Drives:
+def mount(records: Sequence[Drive], vfs: VFS, memory: MemoryDrives | None,
+          python: Callable[[Drive], Any] | None = None) -> Drives:
     """A session's drives: each record's backing (a memory drive from this server run's
-    `memory`; without one, as outside a server, memory drives are not mounted), each one's path
-    a directory in K."""
+    `memory`; without one, as outside a server, memory drives are not mounted; a python drive
+    over the object `python` gives for it, loaded and mounted by the caller: without one, as in
+    the SFTP server, which runs no image code, every call there fails with "Operation not
+    supported"), each one's path a directory in K."""
     from kfs.drives.host import HostBacking  # the backings: loaded by a session that has drives
     from kfs.drives.memory import MemoryBacking
 
@@ -103,6 +106,10 @@ def mount(records: Sequence[Drive], vfs: VFS, memory: MemoryDrives | None) -> Dr
         if drive.kind == "memory":
             if memory is not None:
                 backings.append(MemoryBacking(drive, memory.state(drive), index))
+        elif drive.kind == "python":
+            from kfs.drives.python import PythonBacking, Unserved
+
+            backings.append(PythonBacking(drive, index, Unserved(errno.ENOTSUP) if python is None else python(drive)))
         else:
             backings.append(HostBacking(drive, index))
     return Drives(backings, _mount_points(vfs, backings))
@@ -292,7 +299,7 @@ class DriveFS(PathFS):
 
     def access(self, path: PathLike, mode: int) -> bool:
         backing = self._reached(path) if mode & W_OK else None
-        if backing is not None and backing.drive.readonly:
+        if backing is not None and getattr(backing, "readonly", backing.drive.readonly):  # (python: by its class too)
             return False
         return PathFS.access(self, path, mode)
 

@@ -11,9 +11,15 @@
     source = "/srv/data"
     readonly = true
 
+    [drives.crm]
+    path = "/mnt/crm"
+    kind = "python"            # python: files the image's own code serves
+    handler = "crmdrive:CRMDrive"
+
 `kfs.runtime.image` checks these tables (naming file and line) and stores them in the image's
 spec; `of_image` turns the record in force into `Drive`s for whoever mounts them
-(kfs.drives). The backings themselves live in kfs.drives.memory and kfs.drives.host.
+(kfs.drives). The backings themselves live in kfs.drives.memory, kfs.drives.host and
+kfs.drives.python.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any
 
 from kfs.values import value_class
 
-KINDS = ("memory", "host")
+KINDS = ("memory", "host", "python")
 # where K shows files of its own (devices, the session's /sys): a drive there would hide them
 RESERVED = ("/dev", "/proc", "/sys")
 _SIZE = re.compile(r"([0-9]+)\s*([KMG]?)(?:i?B)?\Z", re.IGNORECASE)
@@ -33,7 +39,8 @@ _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 @value_class(frozen=True, slots=True)
 class Drive:
     """One drive of the image: `name` (its table), `path` (absolute, normal), `kind`, and what
-    that kind needs: `max_bytes` for memory, `source` (and `readonly`) for host."""
+    that kind needs: `max_bytes` for memory, `source` (and `readonly`) for host, `handler`
+    (and `readonly`) for python: the image's class, as `module:Name`."""
 
     name: str
     path: str
@@ -41,10 +48,14 @@ class Drive:
     max_bytes: int = 0
     source: str = ""
     readonly: bool = False
+    handler: str = ""
 
     def describe(self) -> str:
-        """What backs it, in a few words: the host directory, or the memory drive's limit."""
-        return self.source if self.kind == "host" else f"max {size_text(self.max_bytes)}"
+        """What backs it, in a few words: the host directory, the python drive's class, or the
+        memory drive's limit."""
+        if self.kind == "host":
+            return self.source
+        return self.handler if self.kind == "python" else f"max {size_text(self.max_bytes)}"
 
 
 def of_image(record: dict[str, Any] | None) -> list[Drive]:

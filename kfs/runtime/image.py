@@ -51,7 +51,13 @@ _SECRET_KEYS = {"description": str, "agents": list}
 _COMMAND_KEYS = {"handler": str, "markdown": str, "description": str}
 _HOOK_KEYS = {"on": str, "handler": str, "agents": list}
 _CRON_KEYS = {"name": str, "every": str, "command": str, "agent": str}
-_DRIVE_KEYS = {"path": str, "kind": str, "max_bytes": (int, str), "source": str, "readonly": bool}
+_DRIVE_KEYS = {"path": str, "kind": str, "max_bytes": (int, str), "source": str, "readonly": bool, "handler": str}
+# the keys each kind of drive takes beyond path and kind, and why the others are not for it
+_DRIVE_KIND_KEYS = {
+    "memory": (("max_bytes",), "a memory drive starts empty at every server start"),
+    "host": (("source", "readonly"), "a host drive has the room of its directory"),
+    "python": (("handler", "readonly"), "a python drive's files are its handler's"),
+}
 _NAMED = ("hosts", "agents", "secrets", "commands", "drives")  # sections of [section.NAME] tables
 HOOK_EVENTS = ("command", "write", "session_start", "session_end")
 _FRONT_MATTER_KEYS = {"readonly": bool, "mode": str, "description": str}
@@ -186,7 +192,7 @@ def load(folder: str | os.PathLike[str], *, check_handlers: bool = True) -> Imag
     for i, cron in enumerate(data.get("crons", []), 1):
         spec["crons"].append(_cron(manifest, i, cron, spec["crons"]))
     for name, drive in data.get("drives", {}).items():
-        spec["drives"][_name(manifest, "drives", name)] = _drive(manifest, name, drive, spec["drives"])
+        spec["drives"][_name(manifest, "drives", name)] = _drive(manifest, root, name, drive, spec["drives"])
     _store_python(root, files)
     size = sum(len(v) for v in files.values())
     if size > MAX_BYTES:
@@ -374,10 +380,11 @@ def _cron(manifest: _Manifest, index: int, cron: Any, earlier: list[dict[str, An
             "agent": cron["agent"]}
 
 
-def _drive(manifest: _Manifest, name: str, drive: Any, earlier: dict[str, Any]) -> dict[str, Any]:
+def _drive(manifest: _Manifest, root: Path, name: str, drive: Any, earlier: dict[str, Any]) -> dict[str, Any]:
     """A drive (kfs.runtime.drives): a path of the tree mounted from memory, bounded by
-    max_bytes, or from a host directory (source, readonly or not). Its path is absolute and in
-    normal form, and nests with no other drive's: one path, one backing."""
+    max_bytes, from a host directory (source, readonly or not), or from the image's Python
+    (handler, readonly or not). Its path is absolute and in normal form, and nests with no
+    other drive's: one path, one backing."""
     table = f"drives.{name}"
     _check_table(manifest, table, drive, _DRIVE_KEYS)
     for key in ("path", "kind"):
@@ -385,7 +392,7 @@ def _drive(manifest: _Manifest, name: str, drive: Any, earlier: dict[str, Any]) 
             raise ImageError(manifest.where(table), f"drive {name!r}: no {key}")
     kind, path = drive["kind"], drive["path"]
     if kind not in KINDS:
-        raise ImageError(manifest.where(table, "kind"), f"kind = {kind!r}: expected {' or '.join(KINDS)}")
+        raise ImageError(manifest.where(table, "kind"), f"kind = {kind!r}: expected {', '.join(KINDS)}")
     if not path.startswith("/") or path.startswith("//") or posixpath.normpath(path) != path:
         raise ImageError(manifest.where(table, "path"),
                          f"path {path!r}: expected an absolute path in normal form (no '.', '..', '//' or "
@@ -401,11 +408,9 @@ def _drive(manifest: _Manifest, name: str, drive: Any, earlier: dict[str, Any]) 
             why = "is the path of" if path == seen["path"] else f"nests with {seen['path']}, the path of"
             raise ImageError(manifest.where(table, "path"), f"path {path} {why} drive {other!r}")
     out: dict[str, Any] = {"path": path, "kind": kind}
-    wrong = ("source", "readonly") if kind == "memory" else ("max_bytes",)
-    for key in wrong:
-        if key in drive:
-            why = ("a memory drive starts empty at every server start" if kind == "memory"
-                   else "a host drive has the room of its directory")
+    keys, why = _DRIVE_KIND_KEYS[kind]
+    for key in drive:
+        if key not in ("path", "kind", *keys):
             raise ImageError(manifest.where(table, key), f"{key} is not for {kind} drives ({why})")
     if kind == "memory":
         if "max_bytes" not in drive:
@@ -415,6 +420,13 @@ def _drive(manifest: _Manifest, name: str, drive: Any, earlier: dict[str, Any]) 
         except ValueError:
             raise ImageError(manifest.where(table, "max_bytes"), f"max_bytes = {drive['max_bytes']!r}: expected a "
                                                                  "size such as 64M (bytes, or K, M, G)") from None
+        return out
+    if kind == "python":
+        if "handler" not in drive:
+            raise ImageError(manifest.where(table), f"python drive {name!r}: no handler (the image's class that "
+                                                    "serves its files, as module:Class)")
+        out.update(handler=_handler(manifest, root, table, drive["handler"], "Class"),
+                   readonly=drive.get("readonly", False))
         return out
     if "source" not in drive:
         raise ImageError(manifest.where(table), f"host drive {name!r}: no source (the host directory it shows)")
@@ -438,10 +450,10 @@ def _nth(manifest: _Manifest, array: str, index: int) -> str:
     return str(manifest.path)
 
 
-def _handler(manifest: _Manifest, root: Path, table: str, text: str) -> str:
+def _handler(manifest: _Manifest, root: Path, table: str, text: str, what: str = "function") -> str:
     m = _HANDLER.match(text)
     if m is None:
-        raise ImageError(manifest.where(table, "handler"), f"handler {text!r}: expected module:function")
+        raise ImageError(manifest.where(table, "handler"), f"handler {text!r}: expected module:{what}")
     module = m.group(1)
     if not any((root / candidate).is_file() for candidate in _module_files(module)):
         raise ImageError(manifest.where(table, "handler"),
@@ -509,6 +521,7 @@ def _check_handlers(manifest: _Manifest, root: Path, spec: dict[str, Any]) -> No
     wanted = {host["handler"]: f"hosts.{name}" for name, host in spec["hosts"].items() if "handler" in host}
     wanted |= {c["handler"]: f"commands.{name}" for name, c in spec["commands"].items() if "handler" in c}
     wanted |= {h["handler"]: h["table"] for h in spec["hooks"]}
+    wanted |= {d["handler"]: f"drives.{name}" for name, d in spec["drives"].items() if d["kind"] == "python"}
     if not wanted:
         return
     try:

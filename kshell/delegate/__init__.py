@@ -6,8 +6,9 @@ OpenSSH (the `ssh` remote), with its bytes flowing through K's streams.
 `run_program` is what the shell calls, for a program it found in the session's view (the host
 programs a delegating session shows: kshell.exec.system). Everything refuses with one line
 saying why and what to configure rather than run a program on the wrong files: a program
-naming a memory drive (a store inside K's processes) is refused, and one on the ssh remote
-naming any drive; the local sandbox binds the host drives at their paths.
+naming a memory drive (a store inside K's processes) or a python drive (files the image's code
+serves in the session's worker) is refused, and one on the ssh remote naming any drive; the
+local sandbox binds the host drives at their paths.
 """
 
 from __future__ import annotations
@@ -74,9 +75,9 @@ def run_program(sh: Interp, argv: list[str], shown: str) -> int:
         sh.error(f"{shown}: command not found")
         return 127
     policy = sh.fs.policy
-    drive = _drive_named(sh, argv, "memory" if d.config.remote == "local" else None)
+    drive = _drive_named(sh, argv, ("memory", "python") if d.config.remote == "local" else None)
     if drive is not None:
-        what = "a memory drive" if drive.kind == "memory" else "a drive of this host"
+        what = {"memory": "a memory drive", "python": "a python drive"}.get(drive.kind, "a drive of this host")
         sh.error(f"{shown}: {drive.path} is {what}, which delegated programs cannot reach")
         return 126
     try:
@@ -109,13 +110,13 @@ def _named(sh: Interp, argv: list[str]) -> list[str]:
     return paths
 
 
-def _drive_named(sh: Interp, argv: list[str], kind: str | None) -> Drive | None:
-    """The first drive (of `kind`, or any) that the program's cwd or arguments name."""
+def _drive_named(sh: Interp, argv: list[str], kinds: tuple[str, ...] | None) -> Drive | None:
+    """The first drive (of `kinds`, or any) that the program's cwd or arguments name."""
     if not isinstance(sh.fs, DriveFS):
         return None
     for path in _named(sh, argv):
         backing = sh.fs.on_drive(path)
-        if backing is not None and kind in (None, backing.drive.kind):
+        if backing is not None and (kinds is None or backing.drive.kind in kinds):
             return backing.drive
     return None
 

@@ -145,6 +145,7 @@ class Worker:
         self.approvals: Any = None  # kshell.worker.approvals.SessionApprovals, once bound
         self.image: dict[str, Any] | None = None  # the record of the image in force (kfs.runtime.image)
         self.memory_drives: MemoryDrives | None = None  # the server run's, opened by this process
+        self.python_drives: Any = None  # kshell.tools.image_drives.PythonDrives, once the image has any
         self.hooks: Any = None  # kshell.worker.hooks.Hooks of that image, when it has any for the agent
         self.start_verdict: Any = None  # a session_start hook's objection: refuses, or asks first
         self.network: bool | list[str] = False  # the real network curl, wget (and, when True, programs) reach
@@ -274,11 +275,25 @@ class Worker:
 
     def _drives(self, spec: dict[str, Any]) -> Drives:
         """The image's drives, mounted for this session: memory drives in the directory of the
-        server run the front end names (opened once by this process), host drives as they are."""
+        server run the front end names (opened once by this process), host drives as they are,
+        python drives over their objects, made and mounted once by this worker."""
         where = spec.get("memory_drives")
         if where and (self.memory_drives is None or str(self.memory_drives.directory) != where):
             self.memory_drives = MemoryDrives(where)
-        return mount(of_image(self.image), self.vfs, self.memory_drives)
+        records = of_image(self.image)
+        python = None
+        if any(d.kind == "python" for d in records) or self.python_drives is not None:
+            from kshell.tools.image_drives import PythonDrives
+
+            self.python_drives = self.python_drives or PythonDrives()
+            python = self.python_drives.opener(self.image, self._read_image, spec["agent"], self._secret)
+        return mount(records, self.vfs, self.memory_drives, python)
+
+    def unmount_drives(self) -> None:
+        """The worker ends: the python drives it mounted are unmounted (their `unmount()`)."""
+        if self.python_drives is not None:
+            with contextlib.suppress(Exception):
+                self.python_drives.unmount()
 
     def _bind_hooks(self, spec: dict[str, Any], home: str) -> None:
         """The image's hooks for this agent: write hooks join the write policy (made, in the
@@ -483,6 +498,7 @@ class Worker:
                 if time.monotonic() > max(j.cancel.deadline for j in live) + 5.0:
                     os._exit(1)
                 time.sleep(0.05)
+            self.unmount_drives()
             os._exit(0)
 
         threading.Thread(target=exit_when_done, name="k-detached", daemon=True).start()
@@ -627,6 +643,7 @@ def _discard(data: bytes) -> None:
 def main(ctl: socket.socket, state_dir: str, cgroups: dict[str, Any] | None) -> None:
     """The worker process, right after the fork: never returns (os._exit)."""
     status = 0
+    worker: Worker | None = None
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -642,7 +659,7 @@ def main(ctl: socket.socket, state_dir: str, cgroups: dict[str, Any] | None) -> 
             while True:
                 frame = frames.recv()
                 if frame is None or frame[0] == wire.HANGUP:  # a reset worker the pool let go
-                    os._exit(0)
+                    return  # (the finally clause exits)
                 kind, payload = frame
                 if kind == wire.RESTORE:
                     snapshot = payload
@@ -652,7 +669,8 @@ def main(ctl: socket.socket, state_dir: str, cgroups: dict[str, Any] | None) -> 
                 worker.bind(json.loads(payload), snapshot, tree)
             except Exception as e:  # noqa: BLE001 - told to the front end, which tells the agent
                 frames.send_json(wire.FAILED, {"message": f"{type(e).__name__}: {e}"})
-                os._exit(1)
+                status = 1
+                return
             frames.send_json(wire.REPLY, {"bound": os.getpid()})
             if not worker.serve():
                 break
@@ -661,4 +679,6 @@ def main(ctl: socket.socket, state_dir: str, cgroups: dict[str, Any] | None) -> 
     except BaseException:  # noqa: BLE001 - a worker never unwinds into the zygote's code
         status = 1
     finally:
+        if worker is not None:
+            worker.unmount_drives()
         os._exit(status)

@@ -256,7 +256,7 @@ def test_drive_sizes_refused(value: object) -> None:
     (('path = "/mnt/data"', 'path = "/mnt/scratch"'), 7, "path /mnt/scratch is the path of drive 'scratch'"),
     (('path = "/mnt/data"', 'path = "/mnt/scratch/data"'), 7, "path /mnt/scratch/data nests with /mnt/scratch, the path of drive 'scratch'"),
     (('path = "/mnt/data"', 'path = "/mnt"'), 7, "path /mnt nests with /mnt/scratch, the path of drive 'scratch'"),
-    (('kind = "memory"', 'kind = "ram"'), 3, "kind = 'ram': expected memory or host"),
+    (('kind = "memory"', 'kind = "ram"'), 3, "kind = 'ram': expected memory, host, python"),
     (('max_bytes = "64M"', 'max_bytes = "lots"'), 4, "max_bytes = 'lots': expected a size such as 64M"),
     (('max_bytes = "64M"', 'max_bytes = true'), 4, "max_bytes = True: expected a size such as 64M"),
     (('max_bytes = "64M"', 'max_bytes = 1.5'), 4, "max_bytes must be an integer or string"),
@@ -279,6 +279,53 @@ def test_drive_mistakes(tmp_path: Path, change: tuple[str, str], line: int, mess
         image.load(tmp_path)
     assert str(e.value).startswith(f"{tmp_path / 'komputer.toml'}:{line}: "), str(e.value)
     assert message in str(e.value), str(e.value)
+
+
+PYTHON_DRIVE = '''[drives.crm]
+path = "/mnt/crm"
+kind = "python"
+handler = "crmdrive:CRMDrive"
+readonly = true
+'''
+
+
+def test_a_python_drive_names_a_class_of_the_image(tmp_path: Path) -> None:
+    (tmp_path / "crmdrive.py").write_text("class CRMDrive:\n    pass\n")
+    (tmp_path / "komputer.toml").write_text(PYTHON_DRIVE)
+    loaded = image.load(tmp_path)
+    assert loaded.spec["drives"] == {
+        "crm": {"path": "/mnt/crm", "kind": "python", "handler": "crmdrive:CRMDrive", "readonly": True}}
+    assert "crmdrive.py" in loaded.files
+    (drive,) = drives.of_image({"spec": loaded.spec})
+    assert drive == drives.Drive("crm", "/mnt/crm", "python", handler="crmdrive:CRMDrive", readonly=True)
+    assert drive.describe() == "crmdrive:CRMDrive"
+
+
+@pytest.mark.parametrize(("change", "line", "message"), [
+    (('handler = "crmdrive:CRMDrive"\n', ''), 1, "python drive 'crm': no handler (the image's class that serves"),
+    (('crmdrive:CRMDrive', 'crmdrive CRMDrive'), 4, "handler 'crmdrive CRMDrive': expected module:Class"),
+    (('crmdrive:CRMDrive', 'nope:CRMDrive'), 4, "handler 'nope:CRMDrive': no nope.py in the image"),
+    (('readonly = true', 'readonly = true\nsource = "/tmp"'), 6, "source is not for python drives"),
+    (('readonly = true', 'max_bytes = 1'), 5, "max_bytes is not for python drives"),
+    (('readonly = true', 'readonly = 1'), 5, "readonly must be a boolean"),
+    (('crmdrive:CRMDrive', 'crmdrive:Nope'), 4, "handler 'crmdrive:Nope': crmdrive has no"),
+])
+def test_python_drive_mistakes(tmp_path: Path, change: tuple[str, str], line: int, message: str) -> None:
+    (tmp_path / "crmdrive.py").write_text("class CRMDrive:\n    pass\n")
+    (tmp_path / "komputer.toml").write_text(PYTHON_DRIVE.replace(*change))
+    with pytest.raises(image.ImageError) as e:
+        image.load(tmp_path)
+    assert str(e.value).startswith(f"{tmp_path / 'komputer.toml'}:{line}: "), str(e.value)
+    assert message in str(e.value), str(e.value)
+
+
+def test_a_python_drive_whose_module_raises_is_named_where_it_raised(tmp_path: Path) -> None:
+    (tmp_path / "crmdrive.py").write_text("import os\n1 / 0\n")
+    (tmp_path / "komputer.toml").write_text(PYTHON_DRIVE)
+    with pytest.raises(image.ImageError) as e:
+        image.load(tmp_path)
+    assert str(e.value) == (f"{tmp_path / 'crmdrive.py'}:2: handler 'crmdrive:CRMDrive': "
+                            "ZeroDivisionError: division by zero")
 
 
 def test_komputer_drives_lists_the_image_in_force(tmp_path: Path) -> None:

@@ -138,3 +138,61 @@ def test_the_memory_drive_is_empty_after_a_restart(served: tuple[Bench, Path]) -
     b.thread = ServerThread(b.root / "state", b.thread.config).start(b.state)
     assert ssh(b, "ls -A /mnt/scratch; cat /mnt/data/f") == "kept\n"
     assert (data / "f").read_text() == "kept\n"
+
+
+PYTHON_MANIFEST = """[drives.crm]
+path = "/mnt/crm"
+kind = "python"
+handler = "crmdrive:CRMDrive"
+
+[drives.ref]
+path = "/mnt/ref"
+kind = "python"
+handler = "crmdrive:CRMDrive"
+readonly = true
+"""
+
+CRM_DRIVE = '''
+class CRMDrive:
+    """Files in a dict, made at mount."""
+
+    def mount(self, ctx):
+        self.files = {"/a.txt": b"for " + ctx.agent.encode() + b"\\n"}
+
+    def stat(self, path):
+        if path == "/":
+            return {"type": "dir", "size": 0, "mtime": 0.0}
+        data = self.files.get(path)
+        return None if data is None else {"type": "file", "size": len(data), "mtime": 0.0}
+
+    def readdir(self, path):
+        return sorted(p[1:] for p in self.files)
+
+    def read(self, path):
+        return self.files[path]
+
+    def write(self, path, data):
+        self.files[path] = data
+'''
+
+
+@pytest.fixture
+def python_drives(make_server, tmp_path: Path) -> Bench:  # noqa: ANN001
+    """A server whose image serves a dict-backed class at /mnt/crm, and read-only at /mnt/ref."""
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "komputer.toml").write_text(PYTHON_MANIFEST)
+    (tmp_path / "img" / "crmdrive.py").write_text(CRM_DRIVE)
+    b = make_server(ServerConfig())
+    image.apply(b.state, image.load(tmp_path / "img"), by="test")
+    return b
+
+
+def test_a_python_drive(python_drives: Bench, tmp_path: Path) -> None:
+    b = python_drives
+    assert ssh(b, "ls /mnt/crm; cat /mnt/crm/a.txt; echo x > /mnt/crm/b.txt; cat /mnt/crm/b.txt") == (
+        "a.txt\nfor alice\nx\n")
+    done = b.ssh("cat /mnt/ref/a.txt; echo x > /mnt/ref/b.txt")
+    assert done.stdout == b"for alice\n"
+    assert done.stderr.decode() == "k: line 1: /mnt/ref/b.txt: Read-only file system\n"
+    done = sftp(b, "ls /mnt/crm\n", tmp_path)  # SFTP runs no image code: not supported there
+    assert done.returncode != 0
