@@ -19,8 +19,9 @@ every write with EROFS.
 
 The object's exceptions become errno values (`_errno`): FileNotFoundError is ENOENT, and so on;
 anything else is EIO, and a log line names the file and line that raised, never the
-exception's message (it may carry a secret). Calls to one object are serialised: the
-operator's code need not be thread-safe, though a shell runs jobs in threads.
+exception's message (it may carry a secret). Calls to the objects of one process are serialised
+(`_CALLS`): the operator's code need not be thread-safe, though a shell runs jobs in threads and
+one object serves every session a worker has.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from kfs.vfs.errors import fs_error
 
 T = TypeVar("T")
 log = logging.getLogger("kfs.drives")
+_CALLS = threading.RLock()  # one call into the operator's code at a time (module docstring)
 _WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 # exception classes the object may raise and what a Unix caller reads for each (subclasses first)
 _ERRNO: tuple[tuple[type[BaseException], int], ...] = (
@@ -100,7 +102,6 @@ class PythonBacking:
         self.index = index
         self.obj = obj
         self.readonly = drive.readonly or not callable(getattr(obj, "write", None))
-        self.lock = threading.RLock()
         self._views: dict[tuple[Cred, int], PythonFS] = {}
 
     def view(self, cred: Cred, umask: int) -> PythonFS:
@@ -121,7 +122,7 @@ class PythonBacking:
         if not callable(method):
             raise fs_error(errno.EPERM, path)
         try:
-            with self.lock:
+            with _CALLS:
                 return method(*args)
         except Exception as e:  # noqa: BLE001 - the operator's code: any failure is an errno
             code = _errno(e)

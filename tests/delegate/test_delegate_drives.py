@@ -1,7 +1,7 @@
 """Delegated programs and the image's drives over real ssh: a host drive is bound in the
 sandbox at its path (a program reads and writes it as the agent), a memory drive lives in K's
-own processes, so a program naming it (in its arguments or as its working directory) is
-refused with one line saying so."""
+own processes and a python drive in the session's worker, so a program naming one (in its
+arguments or as its working directory) is refused with one line saying so."""
 
 from __future__ import annotations
 
@@ -20,6 +20,19 @@ max_bytes = "1M"
 path = "/mnt/data"
 kind = "host"
 source = "{source}"
+
+[drives.crm]
+path = "/mnt/crm"
+kind = "python"
+handler = "crmdrive:CRMDrive"
+"""
+
+CRM_DRIVE = """class CRMDrive:
+    def stat(self, path):
+        return {"type": "dir", "size": 0, "mtime": 0.0} if path == "/" else None
+
+    def readdir(self, path):
+        return []
 """
 
 
@@ -30,6 +43,7 @@ def test_programs_reach_host_drives_and_are_refused_memory_drives(make_mounted, 
     source.chmod(0o777)
     (source / "given.txt").write_text("from the host\n")
     (tmp_path / "komputer.toml").write_text(MANIFEST.format(source=source))
+    (tmp_path / "crmdrive.py").write_text(CRM_DRIVE)
     image.apply(b.state, image.load(tmp_path), by="test")
     status, out, err = run(b, "python3 -c 'print(open(\"/mnt/data/given.txt\").read(), end=\"\")' && "
                               "python3 -c 'open(\"/mnt/data/made.txt\", \"w\").write(\"made\\n\")' && cat /mnt/data/made.txt && "
@@ -42,4 +56,8 @@ def test_programs_reach_host_drives_and_are_refused_memory_drives(make_mounted, 
                               "cd /mnt/scratch && python3 -c 'print(1)'; cat f")
     assert out == "126\nx\n"
     assert err.splitlines() == ["k: line 1: python3: /mnt/scratch is a memory drive, which delegated programs "
+                                "cannot reach"] * 2
+    status, out, err = run(b, "python3 -c 'print(1)' /mnt/crm; echo $?; cd /mnt/crm && python3 -c 'print(1)'; ls")
+    assert out == "126\n"
+    assert err.splitlines() == ["k: line 1: python3: /mnt/crm is a python drive, which delegated programs "
                                 "cannot reach"] * 2
