@@ -21,7 +21,9 @@ The object's exceptions become errno values (`_errno`): FileNotFoundError is ENO
 anything else is EIO, and a log line names the file and line that raised, never the
 exception's message (it may carry a secret). Calls to the objects of one process are serialised
 (`_CALLS`): the operator's code need not be thread-safe, though a shell runs jobs in threads and
-one object serves every session a worker has.
+one object serves every session a worker has. Each call is bounded in time (CALL_TIMEOUT,
+kfs.runtime.bounded): one that does not return is ETIMEDOUT for its caller, and, as it keeps
+the lock, for the calls after it until it returns.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from kfs.drives.inodes import INO_MASK
+from kfs.runtime.bounded import Overran, bounded
 from kfs.runtime.drives import Drive
 from kfs.vfs import NOW, Cred, Inode, StatFS
 from kfs.vfs.attrs import Time
@@ -47,6 +50,7 @@ from kfs.vfs.errors import fs_error
 T = TypeVar("T")
 log = logging.getLogger("kfs.drives")
 _CALLS = threading.RLock()  # one call into the operator's code at a time (module docstring)
+CALL_TIMEOUT = 30.0  # seconds one call may take: ETIMEDOUT after that
 _WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 # exception classes the object may raise and what a Unix caller reads for each (subclasses first)
 _ERRNO: tuple[tuple[type[BaseException], int], ...] = (
@@ -121,9 +125,17 @@ class PythonBacking:
         method = getattr(self.obj, name, None)
         if not callable(method):
             raise fs_error(errno.EPERM, path)
-        try:
+
+        def serialised() -> Any:
             with _CALLS:
                 return method(*args)
+
+        try:
+            return bounded(serialised, timeout=CALL_TIMEOUT, name=f"drive {self.drive.name}")
+        except Overran:  # a hung call keeps the lock: the drive's later calls time out too
+            log.warning("drive %s: %s.%s(%r) did not return within %g s", self.drive.name, type(self.obj).__name__,
+                        name, _normal(path), CALL_TIMEOUT)
+            raise fs_error(errno.ETIMEDOUT, path) from None
         except Exception as e:  # noqa: BLE001 - the operator's code: any failure is an errno
             code = _errno(e)
             if code == errno.EIO:

@@ -16,6 +16,9 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from kfs.runtime.bounded import Overran
+from kfs.runtime.bounded import bounded as run_bounded
+
 
 class _StoredModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Serves the Python files of one image version as top-level modules (last on the meta
@@ -92,21 +95,11 @@ class HandlerFailed(Exception):
 
 
 def bounded(name: str, fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
-    """fn(*args) in a thread of its own, for at most `timeout` seconds: TimeoutError when it
-    has not returned by then (it runs on, unwaited), HandlerFailed when it raised."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = fn(*args)
-        except BaseException as e:  # noqa: BLE001 - the handler's failure is reported to the caller
-            box["error"] = HandlerFailed(name, e)
-
-    thread = threading.Thread(target=run, name=f"image {name}", daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise TimeoutError(f"{name} did not return within {timeout:g} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    """fn(*args) for at most `timeout` seconds (kfs.runtime.bounded): TimeoutError when it has
+    not returned by then, HandlerFailed when it raised."""
+    try:
+        return run_bounded(fn, *args, timeout=timeout, name=f"image {name}")
+    except Overran:
+        raise TimeoutError(f"{name} did not return within {timeout:g} s") from None
+    except BaseException as e:  # noqa: BLE001 - the handler's failure, said where it was raised
+        raise HandlerFailed(name, e) from None

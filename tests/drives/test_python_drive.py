@@ -8,11 +8,14 @@ from __future__ import annotations
 import errno
 import logging
 import stat
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kfs.drives import python as python_drive
 from kfs.drives.python import PythonBacking, PythonFS
 from kfs.drives.view import DriveFS, Drives, mount
 from kfs.runtime import image
@@ -153,6 +156,31 @@ def test_exceptions_are_errno_values(error: BaseException, code: int) -> None:
     with pytest.raises(OSError) as e:
         view(Raising(error)).read_file("/f")
     assert e.value.errno == code and e.value.filename == "/f" and SECRET not in str(e.value)
+
+
+class Hanging(DictDrive):
+    def __init__(self) -> None:
+        super().__init__({"/f": b"x"})
+        self.release = threading.Event()
+
+    def read(self, path: str) -> bytes:
+        self.release.wait(30)
+        return b"late"
+
+
+def test_a_call_that_hangs_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hung call costs its caller CALL_TIMEOUT (ETIMEDOUT), not the session; it keeps the
+    drive's lock, so the calls after it time out too, until it returns."""
+    monkeypatch.setattr(python_drive, "CALL_TIMEOUT", 0.2)
+    drive = Hanging()
+    fs = view(drive)
+    started = time.monotonic()
+    for _ in range(2):
+        with pytest.raises(OSError) as e:
+            fs.read_file("/f")
+        assert e.value.errno == errno.ETIMEDOUT and e.value.filename == "/f"
+    assert time.monotonic() - started < 5
+    drive.release.set()
 
 
 def test_eio_is_logged_by_file_and_line_without_the_message(caplog: pytest.LogCaptureFixture) -> None:
