@@ -24,13 +24,20 @@ def _enc(text: str) -> bytes:
 
 # --------------------------------------------------------------------------- escapes
 
-_ECHO_ESC = re.compile(r"\\(0[0-7]{0,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|.)", re.DOTALL)
+@lru_cache(maxsize=None)
+def _re(source: str, flags: int) -> re.Pattern[str]:
+    """A pattern below, compiled at its first use: echo's and printf's are not needed to start
+    a shell (a tenth of the imports' regular expressions)."""
+    return re.compile(source, flags)
+
+
+_ECHO_ESC = (r"\\(0[0-7]{0,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|.)", re.DOTALL)
 # the format string's escapes: another backslash (\c too) is printed, and what follows is read on
-_PRINTF_ESC = re.compile(r"\\([0-7]{1,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|"
-                         r"[abeEfnrtv\\\"'?xuU])")
+_PRINTF_ESC = (r"\\([0-7]{1,3}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|"
+               r"[abeEfnrtv\\\"'?xuU])", 0)
 # printf %b: echo -e's escapes, and octal without the leading 0 too (\101, \0101: both "A")
-_B_ESC = re.compile(r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|.)",
-                    re.DOTALL)
+_B_ESC = (r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|.)",
+          re.DOTALL)
 _SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
            "t": "\t", "v": "\v", "\\": "\\"}
 
@@ -101,7 +108,7 @@ def echo(sh: Interp, argv: list[str]) -> int:
         break
     text = " ".join(argv[i:])
     if escapes and "\\" in text:
-        text, stopped = _decode(text, _ECHO_ESC, echo=True, utf8=sh.utf8_locale())
+        text, stopped = _decode(text, _re(*_ECHO_ESC), echo=True, utf8=sh.utf8_locale())
         if stopped:
             newline = False
     if newline:
@@ -112,14 +119,14 @@ def echo(sh: Interp, argv: list[str]) -> int:
 
 # --------------------------------------------------------------------------- printf
 
-_SPEC = re.compile(r"%(?P<flags>[-+ #0']*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?"
-                   r"(?P<len>hh|h|ll|l|L|q|j|z|t)?(?P<conv>[a-zA-Z%(])", re.DOTALL)
+_SPEC = (r"%(?P<flags>[-+ #0']*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?"
+         r"(?P<len>hh|h|ll|l|L|q|j|z|t)?(?P<conv>[a-zA-Z%(])", re.DOTALL)
 # the longest prefix strtoimax(3) / strtoumax(3) read with base 0 (blanks first: isspace)
-_STRTOINT = re.compile(r"[ \t\n\v\f\r]*([+-]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))")
+_STRTOINT = (r"[ \t\n\v\f\r]*([+-]?)(?:0[xX]([0-9a-fA-F]+)|(0[0-7]*)|([1-9][0-9]*))", 0)
 # ... and strtold(3)
-_STRTOLD = re.compile(r"[ \t\n\v\f\r]*([+-]?)(?:(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)"
-                      r"(?:[pP][+-]?[0-9]+)?)|((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)|"
-                      r"(inf(?:inity)?)|(nan(?:\([0-9A-Za-z_]*\))?))", re.IGNORECASE)
+_STRTOLD = (r"[ \t\n\v\f\r]*([+-]?)(?:(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)"
+            r"(?:[pP][+-]?[0-9]+)?)|((?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)|"
+            r"(inf(?:inity)?)|(nan(?:\([0-9A-Za-z_]*\))?))", re.IGNORECASE)
 _U64 = (1 << 64) - 1
 
 
@@ -182,7 +189,7 @@ class _Args:
         unchanged."""
         if arg[:1] in ("'", '"'):
             return _char_code(arg[1:], self.sh.utf8_locale())
-        m = _STRTOINT.match(arg)
+        m = _re(*_STRTOINT).match(arg)
         value = 0
         if m is not None:
             sign, hexa, octal, decimal = m.groups()
@@ -206,7 +213,7 @@ class _Args:
             return 0.0
         if arg[:1] in ("'", '"'):
             return float(_char_code(arg[1:], self.sh.utf8_locale()))
-        m = _STRTOLD.match(arg)
+        m = _re(*_STRTOLD).match(arg)
         if m is None:
             value = 0.0
         else:
@@ -274,7 +281,7 @@ def _strftime(sh: Interp, tfmt: str, arg: int | None) -> str:
 
 
 def _paren_end(fmt: str, pos: int) -> int:
-    """The `)` closing the `(` before `pos` (nested pairs count, as bash's %(..)T); -1 if none."""
+    """The `, 0)` closing the `(` before `pos` (nested pairs count, as bash's %(..)T); -1 if none."""
     depth = 1
     for i in range(pos, len(fmt)):
         if fmt[i] == "(":
@@ -342,18 +349,18 @@ def _format_once(sh: Interp, fmt: str, args: _Args, out: list[str]) -> bool:
             return True
         if bs >= 0 and (pct < 0 or bs < pct):
             out.append(fmt[pos:bs])
-            m = _PRINTF_ESC.match(fmt, bs)
+            m = _re(*_PRINTF_ESC).match(fmt, bs)
             if m is None:
                 out.append("\\")
                 pos = bs + 1
                 continue
-            text, _ = _decode(m.group(0), _PRINTF_ESC, echo=False, quote=True,
+            text, _ = _decode(m.group(0), _re(*_PRINTF_ESC), echo=False, quote=True,
                               utf8=sh.utf8_locale(), warn=lambda text: sh.error(f"printf: {text}"))
             out.append(text)
             pos = m.end()
             continue
         out.append(fmt[pos:pct])
-        m = _SPEC.match(fmt, pct)
+        m = _re(*_SPEC).match(fmt, pct)
         if m is None:
             if pct + 1 >= n:
                 out.append("%")
@@ -414,7 +421,7 @@ def _format_once(sh: Interp, fmt: str, args: _Args, out: list[str]) -> bool:
             out.append(_field(arg or "", flags, width, prec))
         elif conv == "b":
             arg = args.next() or ""
-            text, stopped = _decode(arg, _B_ESC, echo=False, utf8=sh.utf8_locale(),
+            text, stopped = _decode(arg, _re(*_B_ESC), echo=False, utf8=sh.utf8_locale(),
                                     warn=lambda text: sh.error(f"printf: {text}"))
             out.append(_field(text, flags, width, prec))
             if stopped:
@@ -453,13 +460,13 @@ class _FormatError(Exception):
     pass
 
 
-_Q_SAFE = re.compile(r"[A-Za-z0-9@%+=:,./_^-]+\Z")
+_Q_SAFE = (r"[A-Za-z0-9@%+=:,./_^-]+\Z", 0)
 
 
 def _printf_q(text: str) -> str:
     if text == "":
         return "''"
-    if _Q_SAFE.match(text):
+    if _re(*_Q_SAFE).match(text):
         return text
     if any(ord(c) < 32 or ord(c) == 127 for c in text):
         from kshell.syntax.printer import quote_q
