@@ -183,7 +183,7 @@ class _NoValue(argparse.Action):
 
 
 def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
-    p = add("image", cmd_image_list, "the image: what the computer boots with (hosts, network, secrets' handles)")
+    p = add("image", cmd_image_list, "the image: what the computer boots with (hosts, network, secrets, drives, commands, hooks, crons)")
     sub = p.add_subparsers(dest="image_command", metavar="ACTION")
     q = sub.add_parser("apply", parents=[common], help="check the image in FOLDER and put it in force as a new version")
     q.set_defaults(fn=cmd_image_apply)
