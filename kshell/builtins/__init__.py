@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kshell.exec.interp import Builtin
+from kshell.core.errors import DiscardCommand
+from kshell.exec.interp import Builtin, Interp
 
 BUILTINS: dict[str, Builtin] = {}
 SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly",
@@ -25,6 +26,19 @@ def legal_number(text: str) -> int | None:
     and sign, decimal digits, trailing blanks only), else None."""
     m = _LEGAL_NUMBER.match(text)
     return int(m.group(1)) if m is not None else None
+
+
+def numeric_arg(sh: Interp, name: str, args: list[str]) -> int | None:
+    """bash's get_numeric_arg: `args[0]` as a number, or None once said that it is none; a
+    further argument discards the command (bash's `too many arguments`)."""
+    value = legal_number(args[0])
+    if value is None:
+        sh.error(f"{name}: {args[0]}: numeric argument required")
+        return None
+    if len(args) > 1:
+        sh.error(f"{name}: too many arguments")
+        raise DiscardCommand(1)
+    return value
 
 
 def builtin(*names: str) -> Callable[[Builtin], Builtin]:

@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 import native
-from kshell.builtins import BUILTINS, builtin, legal_number
+from kshell.builtins import BUILTINS, builtin, legal_number, numeric_arg
 from kshell.builtins.vars import (
     SET_LETTERS,
     list_options,
@@ -18,7 +18,7 @@ from kshell.builtins.vars import (
 )
 from kshell.exec import devices
 from kshell.exec import redirects as redir
-from kshell.core.errors import BreakLoop, ContinueLoop, DiscardCommand, ExitSignal, ReturnSignal
+from kshell.core.errors import BreakLoop, ContinueLoop, ExitSignal, ReturnSignal
 from kshell.core.variables import EXPORT, Var
 
 if TYPE_CHECKING:
@@ -43,14 +43,8 @@ def _status_arg(sh: Interp, name: str, argv: list[str], default: int) -> int | N
     if len(argv) < 2:
         return default
     args = argv[2:] if argv[1] == "--" and len(argv) > 2 else argv[1:]
-    value = legal_number(args[0])
-    if value is None:
-        sh.error(f"{name}: {args[0]}: numeric argument required")
-        return None
-    if len(args) > 1:
-        sh.error(f"{name}: too many arguments")
-        raise DiscardCommand(1)
-    return value & 0xFF
+    value = numeric_arg(sh, name, args)
+    return None if value is None else value & 0xFF
 
 
 @builtin("exit")
@@ -79,14 +73,10 @@ def _loop_levels(sh: Interp, name: str, argv: list[str]) -> int:
     n = 1
     args = argv[2:] if argv[1:2] == ["--"] else argv[1:]
     if args:
-        number = legal_number(args[0])
+        number = numeric_arg(sh, name, args)
         if number is None:
-            sh.error(f"{name}: {args[0]}: numeric argument required")
             raise ExitSignal(128)
         n = number
-        if len(args) > 1:
-            sh.error(f"{name}: too many arguments")
-            raise DiscardCommand(1)
         if n < 1:  # bash leaves every loop, failing
             sh.error(f"{name}: {args[0]}: loop count out of range")
             raise BreakLoop(sh.loop_depth, 1)
@@ -682,10 +672,38 @@ def umask(sh: Interp, argv: list[str]) -> int:
 @builtin("hash")
 def hash_builtin(sh: Interp, argv: list[str]) -> int:
     """K keeps no table of program paths, only which tools a K file on $PATH shadows
-    (Interp.tool); `hash -r` forgets that, so a new ~/bin/NAME counts at once."""
-    if "-r" in argv[1:]:
-        sh.session.shadowed.clear()
-    return 0
+    (Interp.tool): the table is empty, as bash's is before a program runs; `hash NAME` says
+    whether NAME is found, `-t` where, and `-r` forgets the shadowing, so that a new
+    ~/bin/NAME counts at once. `-d` and `-p` have nothing to change."""
+    args = argv[1:]
+    show = False
+    listing = not args  # plain `hash`: the table (`hash -r` says nothing)
+    while args and args[0].startswith("-") and args[0] != "-":
+        word = args.pop(0)
+        if word == "--":
+            break
+        for c in word[1:]:
+            if c not in "rtdpl":
+                sh.error(f"hash: -{c}: invalid option")
+                sh.write_err("hash: usage: hash [-lr] [-p pathname] [-dt] [name ...]\n")
+                return 2
+            if c == "r":
+                sh.session.shadowed.clear()
+            show = show or c == "t"
+    if not args:
+        if listing:
+            sh.out("hash: hash table empty\n")
+        return 0
+    status = 0
+    for name in args:
+        kind, path = _lookup(sh, name, use_funcs=False)
+        if kind in ("tool", "file"):
+            if show:
+                sh.out(f"{path}\n")
+        elif kind != "builtin":
+            sh.error(f"hash: {name}: not found")
+            status = 1
+    return status
 
 
 # --------------------------------------------------------------------------- child shells

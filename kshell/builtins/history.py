@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.builtins import builtin, legal_number
-from kshell.core.errors import DiscardCommand
+from kshell.builtins import builtin, legal_number, numeric_arg
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -71,13 +70,9 @@ def history(sh: Interp, argv: list[str]) -> int:
         return _file(sh, which, args[0] if args else None, entries)
     count = len(entries)
     if args:
-        n = legal_number(args[0])
+        n = numeric_arg(sh, "history", args)
         if n is None:
-            sh.error(f"history: {args[0]}: numeric argument required")
             return 1
-        if len(args) > 1:
-            sh.error("history: too many arguments")
-            raise DiscardCommand(1)
         count = max(0, min(n, count))
     for number, line in enumerate(entries[len(entries) - count:], len(entries) - count + 1):
         sh.out(f"{number:5d}  {line}\n")

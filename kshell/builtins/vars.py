@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.builtins import builtin, legal_number
-from kshell.core.errors import DiscardCommand
+from kshell.builtins import builtin, numeric_arg
 from kshell.core.variables import (
     ARRAY,
     ASSOC,
@@ -709,13 +708,9 @@ def shift(sh: Interp, argv: list[str]) -> int:
     n = 1
     args = argv[2:] if argv[1:2] == ["--"] else argv[1:]
     if args:
-        number = legal_number(args[0])
+        number = numeric_arg(sh, "shift", args)
         if number is None:
-            sh.error(f"shift: {args[0]}: numeric argument required")
             return 1
-        if len(args) > 1:
-            sh.error("shift: too many arguments")
-            raise DiscardCommand(1)
         n = number
         if n < 0:
             sh.error(f"shift: {args[0]}: shift count out of range")

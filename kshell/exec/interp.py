@@ -902,14 +902,21 @@ class Interp(VarOps):
             return status
         return self._with_redirects(node.redirects, run) if node.redirects else run()
 
+    def _loop_words(self, node: For | Select) -> list[str] | None:
+        """The words a `for` or `select` goes over ("$@" without `in`), None (status 1, said)
+        when its variable is no name."""
+        self.lineno = node.line
+        if not self.is_valid_name(node.var):
+            self.error(f"`{node.var}': not a valid identifier")
+            self.last_status = 1
+            return None
+        return list(self.positional) if node.words is None else expand_words(self, node.words)
+
     def exec_for(self, node: For) -> int:
         def run() -> int:
-            self.lineno = node.line
-            if not self.is_valid_name(node.var):
-                self.error(f"`{node.var}': not a valid identifier")
-                self.last_status = 1
+            items = self._loop_words(node)
+            if items is None:
                 return 1
-            items = list(self.positional) if node.words is None else expand_words(self, node.words)
             status = 0
             name = node.var
             body = node.body
@@ -938,12 +945,9 @@ class Interp(VarOps):
 
     def exec_select(self, node: Select) -> int:
         def run() -> int:
-            self.lineno = node.line
-            if not self.is_valid_name(node.var):
-                self.error(f"`{node.var}': not a valid identifier")
-                self.last_status = 1
+            items = self._loop_words(node)
+            if items is None:
                 return 1
-            items = list(self.positional) if node.words is None else expand_words(self, node.words)
             status = 0
             show = True
             self.loop_depth += 1

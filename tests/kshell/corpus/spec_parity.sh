@@ -204,3 +204,9 @@ for i in 1 2; do if [ $i = 1 ]; then false; else false; continue; fi; done; echo
 i=0; while [ $i -lt 2 ]; do i=$((i+1)); false; continue; done; echo $?
 for ((j=0;j<2;j++)); do false; continue; done; echo $?
 for i in 1; do for j in 1; do false; continue 2; done; done; echo $?
+
+#### hash: an empty table, names found or not, -t, -r and usage
+hash; echo rc=$?; hash nosuch; echo rc=$?; hash ls; echo rc=$?
+hash -t nope; echo rc=$?
+hash -r; hash; hash -x; echo rc=$?; hash echo; echo rc=$?
+## tools: ls
