@@ -48,13 +48,13 @@ class MemoryDrives:
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
         self._states: dict[str, KState] = {}
+        self._files: dict[str, tuple[int, int]] = {}  # drive -> (st_dev, st_ino) of its map file when opened
         self._lock = threading.Lock()
 
     @classmethod
     def begin(cls, state: KState) -> MemoryDrives:
         """The server starts: its drives' directory, empty (what a killed run left is dropped)."""
-        base = Path(os.environ.get(ENV) or DEFAULT_BASE)
-        directory = base / f"komputer-drives-{state.fs_uuid}"
+        directory = run_directory(state)
         shutil.rmtree(directory, ignore_errors=True)
         directory.mkdir(mode=0o700, parents=True)
         return cls(directory)
@@ -67,6 +67,7 @@ class MemoryDrives:
     def close(self) -> None:
         with self._lock:
             states, self._states = self._states, {}
+            self._files = {}
         for state in states.values():
             state.close()
 
@@ -89,7 +90,26 @@ class MemoryDrives:
             finally:
                 os.close(fd)
             self._states[drive.name] = state
+            found_file = os.stat(path / "data.mdb")
+            self._files[drive.name] = (found_file.st_dev, found_file.st_ino)
             return state
+
+    def stale(self) -> bool:
+        """Whether a drive opened here is no longer the run's (a new server run replaced its
+        file): what another process (the FUSE mount) holds must be opened again."""
+        for name, identity in list(self._files.items()):
+            try:
+                found = os.stat(self.directory / name / "data.mdb")
+            except OSError:
+                return True
+            if (found.st_dev, found.st_ino) != identity:
+                return True
+        return False
+
+
+def run_directory(state: KState) -> Path:
+    """Where the memory drives of a state's server run live (module docstring)."""
+    return Path(os.environ.get(ENV) or DEFAULT_BASE) / f"komputer-drives-{state.fs_uuid}"
 
 
 def _set_limit(state: KState, max_bytes: int) -> None:

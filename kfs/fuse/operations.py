@@ -22,6 +22,7 @@ import pyfuse3
 import trio
 from pyfuse3 import EntryAttributes, FileInfo, FUSEError, SetattrFields, StatvfsData
 
+from kfs.drives.nodes import DRIVES_BASE, DriveDir, DriveFile, MountedVFS
 from kfs.fuse import COHERENCE_XATTR
 from kfs.fuse.admin import DIR_INO, NAME, AdminView, Journal
 from kfs.vfs import NOW, ROOT, ROOT_INO, VFS, Cred, FileHandle, Inode
@@ -112,16 +113,16 @@ class Operations(pyfuse3.Operations):
     enable_writeback_cache = False
     enable_acl = False
 
-    def __init__(self, vfs: VFS, *, timeout: float = CACHE_SECONDS, agent: AgentView | None = None) -> None:
+    def __init__(self, vfs: VFS | MountedVFS, *, timeout: float = CACHE_SECONDS, agent: AgentView | None = None) -> None:
         super().__init__()
-        self.vfs = vfs
+        self.vfs = vfs if isinstance(vfs, MountedVFS) else MountedVFS(vfs)  # K with the image's drives
         self.agent = agent  # `komputer mount --agent`: every request is this agent's, under its policy
         self.timeout = timeout
         self.lookups: dict[int, int] = {}  # ino -> the kernel's lookup count
-        self.files: dict[int, FileHandle] = {}
+        self.files: dict[int, FileHandle | DriveFile] = {}
         self.names: dict[int, tuple[int, bytes]] = {}  # ino -> (parent, name) it was last looked up as
         self.openers: dict[int, str] = {}  # fh -> the receipts' `by` of whoever opened it (writes name them)
-        self.dirs: dict[int, FileHandle] = {}
+        self.dirs: dict[int, FileHandle | DriveDir] = {}
         self._next_fh = itertools.count(1)
         self._read_buffer = bytearray(0)
         self.initialised = False
@@ -147,8 +148,9 @@ class Operations(pyfuse3.Operations):
         self.vfs.settle_releases()
 
     def shutdown(self) -> None:
-        """Unmounting: drop the open records of closed files."""
+        """Unmounting: drop the open records of closed files, close the drives."""
         self.vfs.settle_releases()
+        self.vfs.close()
 
     # -- translation helpers -----------------------------------------------------------------
 
@@ -174,8 +176,8 @@ class Operations(pyfuse3.Operations):
         entry = EntryAttributes()
         entry.st_ino = inode.ino
         entry.generation = inode.generation
-        entry.entry_timeout = self.timeout
-        entry.attr_timeout = self.timeout
+        # a drive's files change with no feed to follow (kfs.drives.nodes): never cached
+        entry.entry_timeout = entry.attr_timeout = self.timeout if inode.ino < DRIVES_BASE else 0
         entry.st_mode = inode.mode
         entry.st_nlink = inode.nlink
         entry.st_uid = inode.uid
@@ -235,11 +237,11 @@ class Operations(pyfuse3.Operations):
         except KeyError:
             raise FUSEError(errno.EBADF) from None
 
-    def _add_file(self, handle: FileHandle) -> FileInfo:
+    def _add_file(self, handle: FileHandle | DriveFile) -> FileInfo:
         fh = next(self._next_fh)
         self.files[fh] = handle
         self.openers[fh] = self.vfs.by
-        return FileInfo(fh=fh, keep_cache=True)
+        return FileInfo(fh=fh, keep_cache=not isinstance(handle, DriveFile))  # a drive's: reread at open
 
     # -- lookup and attributes ---------------------------------------------------------------
 
@@ -260,6 +262,7 @@ class Operations(pyfuse3.Operations):
                 self.lookups[ino] = left
             else:
                 self.lookups.pop(ino, None)
+                self.vfs.forget(ino)
 
     @_translated
     async def getattr(self, inode: int, ctx: Caller) -> EntryAttributes:
@@ -456,7 +459,7 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def fsync(self, fh: int, datasync: bool) -> None:
-        await trio.to_thread.run_sync(self.vfs.sync)
+        await trio.to_thread.run_sync(self.vfs.fsync, self.files.get(fh))
 
     # -- directories -------------------------------------------------------------------------
 
@@ -525,6 +528,7 @@ class Operations(pyfuse3.Operations):
     @_translated
     async def getxattr(self, inode: int, name: bytes, ctx: Caller) -> bytes:
         if name == COHERENCE_XATTR and inode == ROOT_INO and self.coherence is not None:
+            self.vfs.refresh(force=True)  # delegation asks before a program runs: drives as they are now
             return str(self.coherence()).encode()  # trusted.*: the kernel lets only root ask
         if AdminView.owns(inode):
             raise FUSEError(errno.ENODATA)

@@ -615,7 +615,8 @@ def versions(state: KState) -> tuple[list[dict[str, Any]], int | None]:
 
 def current(state: KState) -> dict[str, Any] | None:
     """The record of the image in force, or None (what `komputer sh` asks at every start:
-    json is imported only when there is one)."""
+    json is imported only when there is one). Its `state` is the state's uuid: the image's
+    code loaded in a process is that state's version (kshell.tools.image_code)."""
     with state.read() as txn:
         raw = txn.get("keys", CURRENT)
         if raw is None:
@@ -625,7 +626,7 @@ def current(state: KState) -> dict[str, Any] | None:
         return None
     import json
 
-    return json.loads(record)
+    return {**json.loads(record), "state": state.fs_uuid}
 
 
 def read_file(state: KState, version: int, rel: str) -> bytes:

@@ -193,13 +193,27 @@ class Governance:
 
 
 def governance(state: KState, agent: str, home: str, session_mode: str = "full",
-               configured: dict | None = None) -> Governance:
+               configured: dict | None = None, *, runs_hooks: bool = False) -> Governance:
     """The one way every front end (the shell's worker, SFTP, an agent's mount) learns what a
     session of `agent` obeys; `configured`: what komputer.toml says of the agent
-    (ServerConfig.configured)."""
+    (ServerConfig.configured). A front end that does not run the image's code (`runs_hooks`
+    false: an agent's mount, in kfs, which loads none) refuses every write where an image write
+    hook would judge it, naming the hook: an agent cannot go around a hook by writing another
+    way (fail closed). The shell's worker and SFTP run the hooks (kshell.worker.hooks)."""
     configured = configured or {}
     settings = merged_settings(agent_settings(state, agent), configured.get("settings"))
     found = tuple(in_force(state, agent, home, effective_mode(settings, session_mode), settings,
                            tuple(configured.get("policy") or ())))
     policy = WritePolicy.of_agent(settings, home, session_mode, RuleSet(tuple(r for r in found if r.on == "path")))
+    if not runs_hooks:
+        from kfs.runtime import image
+
+        record = image.current(state)
+        hook = next((h for h in record["spec"]["hooks"] if h["on"] == "write" and (h["agents"] is None or agent in h["agents"])),
+                    None) if record is not None else None
+        if hook is not None:
+            refusal = Rule(hook["index"], "deny", hook["handler"], note="image hook", on="path",
+                           reason="it judges writes over ssh and sftp only")
+            policy = policy or WritePolicy("full", home)
+            policy.hook = lambda path: refusal
     return Governance(settings, policy, found)

@@ -6,9 +6,10 @@ OpenSSH (the `ssh` remote), with its bytes flowing through K's streams.
 `run_program` is what the shell calls, for a program it found in the session's view (the host
 programs a delegating session shows: kshell.exec.system). Everything refuses with one line
 saying why and what to configure rather than run a program on the wrong files: a program
-naming a memory drive (a store inside K's processes) or a python drive (files the image's code
-serves in the session's worker) is refused, and one on the ssh remote naming any drive; the
-local sandbox binds the host drives at their paths.
+naming a python drive (files the image's code serves in the session's worker, which the mount
+cannot serve) is refused, and one on the ssh remote naming any drive. The local sandbox binds
+the host drives from their sources and the memory drives from the FUSE mount, which shows them
+(kfs.drives.nodes), each at its path.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def run_program(sh: Interp, argv: list[str], shown: str) -> int:
         sh.error(f"{shown}: command not found")
         return 127
     policy = sh.fs.policy
-    drive = _drive_named(sh, argv, ("memory", "python") if d.config.remote == "local" else None)
+    drive = _drive_named(sh, argv, ("python",) if d.config.remote == "local" else None)
     if drive is not None:
         what = {"memory": "a memory drive", "python": "a python drive"}.get(drive.kind, "a drive of this host")
         sh.error(f"{shown}: {drive.path} is {what}, which delegated programs cannot reach")
@@ -121,11 +122,15 @@ def _drive_named(sh: Interp, argv: list[str], kinds: tuple[str, ...] | None) -> 
     return None
 
 
-def _host_drives(sh: Interp) -> tuple[tuple[str, str, bool], ...]:
-    """The session's host drives, as the sandbox binds them: (path, source, read-only)."""
+def _drive_binds(sh: Interp, mount: str) -> tuple[tuple[str, str, bool], ...]:
+    """The session's drives the sandbox binds, (path, source, read-only): a host drive from
+    its directory, a memory drive from the mount (`wait_coherent` has it mount the image's
+    drives in force)."""
     if not isinstance(sh.fs, DriveFS):
         return ()
-    return tuple((b.drive.path, b.drive.source, b.drive.readonly) for b in sh.fs.drives if b.drive.kind == "host")
+    sources = {"host": lambda drive: drive.source, "memory": lambda drive: mount + drive.path}
+    return tuple((b.drive.path, sources[b.drive.kind](b.drive), b.drive.readonly)
+                 for b in sh.fs.drives if b.drive.kind in sources)
 
 
 def _env(sh: Interp) -> dict[str, str]:
@@ -146,7 +151,7 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     check_namespaces(bwrap, uid, d.gid)
     mount = find_mount(os.path.realpath(d.state_dir), d.config.mount)
     cwd = _cwd(sh)
-    view = make_view(mount.path, d.home, cwd, d.config.read_only, _host_drives(sh))
+    view = make_view(mount.path, d.home, cwd, d.config.read_only, _drive_binds(sh, mount.path))
 
     check_paths(view, cwd, argv, lambda path: _lstat(sh, path) is not None)
     if sh.fs.policy is not None:

@@ -3,9 +3,9 @@
 A delegated program sees the host's programs read-only (/usr, /bin, /lib*, the few /etc files
 programs need), a private /proc and a minimal /dev, and of K only what the agent works on:
 its home, /tmp and the working directory, each bound read-write from the FUSE mount at the
-same path it has in K, so a path means the same file inside and out. The image's host drives
-are bound from their sources at their paths (read-only when the drive or the session is), so a
-drive means the same directory inside too. Everything else of the host (the state directory,
+same path it has in K, so a path means the same file inside and out. The image's drives are
+bound at their paths, a host drive from its source and a memory drive from the mount (read-only
+when the drive or the session is), so a drive means the same directory inside too. Everything else of the host (the state directory,
 /root, /home, other agents' homes, sockets) is simply not there.
 A path outside those views could only name the wrong file (the host's /etc instead of K's, or
 a file that vanishes with the sandbox), so it is refused before anything runs.
@@ -43,10 +43,10 @@ class View:
     read_only: bool = False  # a restricted session: the binds are read-only...
     writable: tuple[str, ...] = ()  # ...but for these K directories (a plan folder, a limited scope)
     protected: tuple[str, ...] = ()  # K paths bound read-only over everything (the mandatory deny-write list)
-    drives: tuple[tuple[str, str, bool], ...] = ()  # host drives: (path, source, read-only)
+    drives: tuple[tuple[str, str, bool], ...] = ()  # drives: (path, source, read-only)
 
     def visible(self, path: str) -> bool:
-        """Whether a K path is inside one of the bound directories or host drives."""
+        """Whether a K path is inside one of the bound directories or drives."""
         return any(_under(path, b) for b in self.binds) or any(_under(path, d[0]) for d in self.drives)
 
     def on_host(self, path: str) -> bool:

@@ -397,9 +397,14 @@ class KServer:
             assert c.agent is not None
             agent = c.agent  # its receipts name the front end, the agent and where it came from
             policy = governance(self.state, agent.name, agent.home, stricter(self.config.mode, c.key_mode()),
-                                self.config.configured(agent.name)).policy
+                                self.config.configured(agent.name), runs_hooks=True).policy
+            record = image.current(self.state)
+            if record is not None and record["spec"]["hooks"]:  # its write hooks judge SFTP's writes too
+                from kshell.worker.hooks import judged, session_hooks
+
+                policy = judged(policy, session_hooks(self.state, record, agent.name, "sftp"), agent.home)
             vfs = VFS(self.state, by=f"sftp {agent.name}@{c.peer_addr}")
-            drives = mount(of_image(image.current(self.state)), vfs, self.memory_drives)  # as the shell has them
+            drives = mount(of_image(record), vfs, self.memory_drives)  # as the shell has them
             fs = DriveFS(vfs, drives=drives, cred=Cred(agent.uid, agent.gid), cwd=agent.home, home=agent.home,
                          policy=policy)
             return VFSSFTPServer(chan, fs, limits=self.config.limits, touch=c.touch)

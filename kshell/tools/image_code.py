@@ -24,9 +24,9 @@ class _StoredModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Serves the Python files of one image version as top-level modules (last on the meta
     path, so they never shadow the standard library or K)."""
 
-    def __init__(self, version: int, read: Callable[[str], bytes], names: list[str],
+    def __init__(self, key: tuple[str, int], read: Callable[[str], bytes], names: list[str],
                  secret: Callable[[str], str]) -> None:
-        self.version = version
+        self.key = key
         self.read = read
         self.files = {n for n in names if n.endswith(".py")}
         self.secret = secret
@@ -54,29 +54,31 @@ _installed: _StoredModules | None = None
 _lock = threading.Lock()
 
 
-def _modules(version: int, read: Callable[[str], bytes], names: list[str],
+def _modules(key: tuple[str, int], read: Callable[[str], bytes], names: list[str],
              secret: Callable[[str], str]) -> _StoredModules:
-    """The finder for `version`; a worker that served another version forgets its modules."""
+    """The finder for `key` (a state's image version); a process that served another forgets
+    its modules."""
     global _installed
     with _lock:
-        if _installed is not None and _installed.version == version:
+        if _installed is not None and _installed.key == key:
             return _installed
         if _installed is not None:
             sys.meta_path.remove(_installed)
             for name in _installed.served:
                 sys.modules.pop(name, None)
-        _installed = _StoredModules(version, read, names, secret)
+        _installed = _StoredModules(key, read, names, secret)
         sys.meta_path.append(_installed)
         return _installed
 
 
-def loader(version: int, read: Callable[[str], bytes], files: list[str], text: str,
+def loader(record: dict[str, Any], read: Callable[[str], bytes], text: str,
            secret: Callable[[str], str]) -> Callable[[], Any]:
-    """A function that imports the handler `module:function` on first use."""
+    """A function that imports the handler `module:function` of the image `record`
+    (kfs.runtime.image.current) on first use."""
     module, _, function = text.partition(":")
 
     def load() -> Any:
-        _modules(version, read, files, secret)
+        _modules((record.get("state", ""), record["version"]), read, record["files"], secret)
         return getattr(importlib.import_module(module), function)
 
     return load

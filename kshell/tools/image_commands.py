@@ -121,7 +121,7 @@ def image_commands(record: dict[str, Any], read: Callable[[str], bytes], agent: 
     out: dict[str, Any] = {}
     for name, command in record["spec"]["commands"].items():
         if "handler" in command:
-            load = loader(record["version"], read, record["files"], command["handler"], secret)
+            load = loader(record, read, command["handler"], secret)
             out[name] = _python_command(name, load, agent, secret)
         else:
             out[name] = _markdown_command(name, command)

@@ -79,7 +79,7 @@ def _mounted(drive: Drive, record: dict[str, Any], read: Callable[[str], bytes],
              secret: Callable[[str], str]) -> Any:
     """The drive's object: its class loaded from the image, made, and mounted; the stand-in
     when any of that fails (module docstring)."""
-    load = loader(record["version"], read, record["files"], drive.handler, secret)
+    load = loader(record, read, drive.handler, secret)
 
     def make() -> Any:
         obj = load()()

@@ -19,7 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kfs.kstate import KState
+from kfs.runtime import image, secrets
 from kfs.runtime.rules import Rule
+from kfs.vfs.policy import WritePolicy
 from kshell.tools.image_code import HandlerFailed, bounded, loader
 
 HOOK_TIMEOUT = 5.0
@@ -54,7 +57,7 @@ class Hooks:
         self.by_event: dict[str, list[tuple[dict[str, Any], Callable[[], Any]]]] = {}
         for hook in record["spec"]["hooks"]:
             if hook["agents"] is None or agent in hook["agents"]:
-                load = loader(record["version"], read, record["files"], hook["handler"], secret)
+                load = loader(record, read, hook["handler"], secret)
                 self.by_event.setdefault(hook["on"], []).append((hook, load))
 
     def has(self, event: str) -> bool:
@@ -83,3 +86,29 @@ class Hooks:
 
     def write(self, path: str) -> Rule | None:
         return self.decide("write", path=path)
+
+
+def session_hooks(state: KState, record: dict[str, Any] | None, agent: str, session: str) -> Hooks | None:
+    """The hooks of the image `record` that apply to a session of `agent`, reading the image's
+    files and secrets from `state` (None: none apply)."""
+    if record is None or not record["spec"]["hooks"]:
+        return None
+
+    def read(rel: str) -> bytes:
+        return image.read_file(state, record["version"], rel)
+
+    def secret(name: str) -> str:  # for the image's code, never the agent's
+        return secrets.reveal(state, name).decode("utf-8", "surrogateescape")
+
+    hooks = Hooks(record, read, agent, session, secret)
+    return hooks if hooks.by_event else None
+
+
+def judged(policy: WritePolicy | None, hooks: Hooks | None, home: str) -> WritePolicy | None:
+    """The write policy with the hooks' judgement of writes joined (made, in the `full` mode,
+    for them)."""
+    if hooks is None or not hooks.has("write"):
+        return policy
+    policy = policy or WritePolicy("full", home)
+    policy.hook = hooks.write
+    return policy

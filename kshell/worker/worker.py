@@ -176,7 +176,7 @@ class Worker:
 
         # read once: settings (mode, lists, delegation), the write policy, the rules in force
         gov = governance(self.state, spec["agent"], home, (spec.get("env") or {}).get("K_MODE") or "full",
-                         spec.get("configured"))
+                         spec.get("configured"), runs_hooks=True)
         self.policy = gov.policy
         self.image = image.current(self.state)
         self._bind_hooks(spec, home)
@@ -296,21 +296,15 @@ class Worker:
                 self.python_drives.unmount()
 
     def _bind_hooks(self, spec: dict[str, Any], home: str) -> None:
-        """The image's hooks for this agent: write hooks join the write policy (made, in the
-        `full` mode, for them), and a session_start hook is asked now."""
-        from kshell.worker.hooks import Hooks
+        """The image's hooks for this agent: write hooks join the write policy, and a
+        session_start hook is asked now."""
+        from kshell.worker.hooks import judged, session_hooks
 
-        self.hooks = self.start_verdict = None  # a reused worker: nothing of the last session's
-        if self.image is None or not self.image["spec"]["hooks"]:
-            return
-        hooks = Hooks(self.image, self._read_image, spec["agent"], spec.get("session") or "-", self._secret)
-        if not hooks.by_event:
-            return
-        self.hooks = hooks
-        if hooks.has("write"):
-            self.policy = self.policy or WritePolicy("full", home)
-            self.policy.hook = hooks.write
-        self.start_verdict = hooks.decide("session_start")
+        self.start_verdict = None  # a reused worker: nothing of the last session's
+        self.hooks = session_hooks(self.state, self.image, spec["agent"], spec.get("session") or "-")
+        if self.hooks is not None:
+            self.policy = judged(self.policy, self.hooks, home)
+            self.start_verdict = self.hooks.decide("session_start")
 
     def _bind_image(self, agent: str) -> None:
         """The image's hosts, network, commands and secrets' handles (kshell.tools.image_session)."""

@@ -17,7 +17,7 @@ from kfs_mounts import Mount, komputer
 from kfs.agents.records import add_agent
 from kfs.kstate import KState
 from kfs.runtime.rules import add_rule
-from kfs.vfs import VFS, PathFS
+from kfs.vfs import VFS, Cred, PathFS
 from kshell.delegate.config import set_agent_overrides
 
 
@@ -91,3 +91,33 @@ def test_an_agent_mount_obeys_path_rules_and_cannot_wait_for_an_approval(agent_m
         assert not fs.exists(f"/home/alice/proj/{name}")
     (mnt / "home/alice/proj/public.txt").write_text("fine\n")  # the rest of the scope as before
     assert fs.read_file("/home/alice/proj/public.txt") == b"fine\n"
+
+
+def test_an_agent_mount_refuses_writes_an_image_hook_would_judge(tmp_path: Path) -> None:
+    """The mount runs no image code: where a write hook applies to the agent, every write
+    through the agent's mount is refused (fail closed), and reads go on."""
+    from kfs.runtime import image
+
+    state_dir, folder = tmp_path / "state", tmp_path / "img"
+    folder.mkdir()
+    (folder / "komputer.toml").write_text('[[hooks]]\non = "write"\nhandler = "guard:check"\nagents = ["alice"]\n')
+    (folder / "guard.py").write_text("def check(ctx):\n    return 'allow'\n")
+    with KState(state_dir, create=True) as state:
+        vfs = VFS(state, by="test")
+        alice = add_agent(vfs, "alice")
+        add_agent(vfs, "bob")
+        PathFS(vfs, cred=Cred(alice.uid, alice.gid)).write_file("/home/alice/notes", b"mine\n")
+        image.apply(state, image.load(folder), by="test")
+    top = Path(tempfile.mkdtemp(prefix="kfs-agent."))
+    mounts = [Mount(state_dir, top / name, options=(), extra=("--agent", name)).start() for name in ("alice", "bob")]
+    try:
+        alice_mnt, bob_mnt = (m.path for m in mounts)
+        assert (alice_mnt / "home/alice/notes").read_text() == "mine\n"
+        with pytest.raises(OSError) as info:
+            (alice_mnt / "home/alice/new").write_text("x")
+        assert info.value.errno == errno.EACCES
+        (bob_mnt / "home/bob/new").write_text("bob has no hook\n")
+    finally:
+        for m in mounts:
+            m.stop()
+        shutil.rmtree(top, ignore_errors=True)

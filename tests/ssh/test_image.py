@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import logging
 import shutil
 import subprocess
 import sys
@@ -45,10 +46,12 @@ def served(make_server, tmp_path: Path) -> Iterator[tuple[Bench, int]]:  # noqa:
     with (folder / "komputer.toml").open("a") as f:
         f.write('\n[agents.alice]\nnetwork = ["127.0.0.1"]\n\n[agents.bob]\nhosts = ["api"]\nnetwork = false\n'
                 '\n[hosts.vault]\nhandler = "vault:digest"\n'
+                '\n[hosts.leak]\nhandler = "vault:leak"\n'
                 '\n[secrets.token]\ndescription = "the upstream token"\nagents = ["alice"]\n')
     (folder / "vault.py").write_text(
         "import hashlib\n\n\ndef digest(request):\n"
-        "    return hashlib.sha256(secret('token').encode()).hexdigest()[:12] + '\\n'\n")
+        "    return hashlib.sha256(secret('token').encode()).hexdigest()[:12] + '\\n'\n\n\n"
+        "def leak(request):\n    raise ValueError('the token is ' + secret('token'))\n")
     b = make_server(ServerConfig())
     image.apply(b.state, image.load(folder), by="test")
     secrets.put(b.state, "token", PLANTED.encode(), by="test", agents=["alice"])
@@ -93,11 +96,14 @@ def test_the_real_network_follows_the_agents_list(served: tuple[Bench, int]) -> 
     assert done.stdout == b"rc=6\n"
 
 
-def test_a_secret_reaches_the_image_code_and_nothing_else(served: tuple[Bench, int]) -> None:
+def test_a_secret_reaches_the_image_code_and_nothing_else(served: tuple[Bench, int],
+                                                          caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)  # the server's log: it runs in this process
     b, _ = served
     outputs = [b.ssh("cat /sys/secrets.md; curl -s http://vault/; env; set; cat /sys/hosts.md; "
-                     "grep -r planted /home /tmp /sys; echo done")]
+                     "grep -r planted /home /tmp /sys; curl -sS -i http://leak/; echo done")]
     text = outputs[0].stdout.decode()
+    assert "HTTP/1.1 500" in text and "raised ValueError at vault.py:9" in text  # the handler that raised, by file and line
     assert "- `token`: the upstream token" in text
     assert hashlib.sha256(PLANTED.encode()).hexdigest()[:12] in text
     outputs.append(b.ssh("cat /sys/secrets.md", user="bob"))
@@ -109,6 +115,7 @@ def test_a_secret_reaches_the_image_code_and_nothing_else(served: tuple[Bench, i
     seen = [o.stdout + o.stderr for o in outputs] + [listing.stdout.encode(), listing.stderr.encode()]
     seen += [str(e).encode() for e in events_since(b.state)]
     seen += [f.read_bytes() for f in (b.root / "state").iterdir() if f.is_file()]
+    seen += [caplog.text.encode()]
     assert all(PLANTED.encode() not in blob for blob in seen)
 
 
@@ -139,6 +146,19 @@ def test_hooks_deny_a_write_and_ask_before_a_command(served: tuple[Bench, int]) 
     out, err = p.communicate(timeout=60)
     assert out == b"rc=126\n"
     assert b"waiting for approval" in err and b"not now" in err
+
+
+def test_write_hooks_judge_sftp_too(served: tuple[Bench, int], tmp_path: Path) -> None:
+    """SFTP's writes meet the same hooks as the shell's: no way around them."""
+    from test_drives import sftp
+
+    b, _ = served
+    assert b.ssh("mkdir -p open && echo ok").stdout == b"ok\n"
+    (tmp_path / "up.txt").write_text("uploaded\n")
+    done = sftp(b, f"put {tmp_path / 'up.txt'} open/up.txt\nmkdir locked\n", tmp_path)
+    assert "remote mkdir \"/home/alice/locked\": Permission denied" in done.stderr, done.stderr
+    assert b.ssh("cat open/up.txt; ls -d locked 2>&1").stdout == (
+        b"uploaded\nls: cannot access 'locked': No such file or directory\n")
 
 
 def test_a_session_start_hook_refuses_a_session(make_server, tmp_path: Path) -> None:  # noqa: ANN001

@@ -69,13 +69,12 @@ def image_hosts(record: dict[str, Any], read: Callable[[str], bytes], agent: str
     may read secrets with `secret(name)`."""
     spec = record["spec"]
     visible = spec["agents"].get(agent, {}).get("hosts")
-    version = record["version"]
     out: dict[str, ImageHost] = {}
     for name, host in spec["hosts"].items():
         if visible is not None and name not in visible:
             continue
         load = None
         if "handler" in host:
-            load = loader(version, read, record["files"], host["handler"], secret)
+            load = loader(record, read, host["handler"], secret)
         out[name] = ImageHost(name, host, read, load)
     return out
