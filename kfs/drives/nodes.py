@@ -89,6 +89,12 @@ class DriveNodes:
         """The backing's path view for `cred` (the kernel applied the caller's umask)."""
         return self.backing.view(cred, 0)
 
+    def writer(self, cred: Cred) -> Any:
+        """`view`, for a write: EROFS on a read-only drive."""
+        if self.readonly:
+            raise fs_error(errno.EROFS)
+        return self.backing.view(cred, 0)
+
     def tagged(self, inode: Inode, path: str | None = None) -> Inode:
         """`inode` under the drive's number; remembered as `path` when given."""
         raw = inode.ino & INO_MASK
@@ -159,6 +165,8 @@ class MountedVFS:
         self.close()
         if run is not None:
             self._memory = MemoryDrives(self._memory_dir)
+        if getattr(self.state, "record", {}).get("disk") == "overlay":  # a fork's writes stay in it: drives cannot
+            records = [replace(d, readonly=True) for d in records]
         drives = mount(records, self.vfs, self._memory) if records else None
         self._drives, self._points = {}, {}
         for backing in drives or ():
@@ -240,7 +248,7 @@ class MountedVFS:
             return self.vfs.setattr(ino, cred, handle=handle, **changes)
         if isinstance(handle, DriveFile):
             return d.tagged(handle.handle.setattr(**changes))
-        view, path = d.view(cred), d.path(ino)
+        view, path = d.writer(cred), d.path(ino)
         if "uid" in changes or "gid" in changes:
             view.chown(path, changes.get("uid"), changes.get("gid"), follow=False)
         if "size" in changes:
@@ -275,7 +283,7 @@ class MountedVFS:
         if d is None:
             return self.vfs.mknod(parent, name, mode, rdev, cred)
         path = d.child(parent, name)
-        d.view(cred).mknod(path, mode, rdev)
+        d.writer(cred).mknod(path, mode, rdev)
         return d.entry(path)
 
     def mkdir(self, parent: int, name: bytes, mode: int, cred: Cred) -> Inode:
@@ -283,7 +291,7 @@ class MountedVFS:
         if d is None:
             return self.vfs.mkdir(parent, name, mode, cred)
         path = d.child(parent, name)
-        d.view(cred).mkdir(path, mode)
+        d.writer(cred).mkdir(path, mode)
         return d.entry(path)
 
     def symlink(self, parent: int, name: bytes, target: bytes, cred: Cred) -> Inode:
@@ -291,7 +299,7 @@ class MountedVFS:
         if d is None:
             return self.vfs.symlink(parent, name, target, cred)
         path = d.child(parent, name)
-        d.view(cred).symlink(os.fsdecode(target), path)
+        d.writer(cred).symlink(os.fsdecode(target), path)
         return d.entry(path)
 
     def link(self, ino: int, new_parent: int, new_name: bytes, cred: Cred) -> Inode:
@@ -299,21 +307,21 @@ class MountedVFS:
         if d is None:
             return self.vfs.link(ino, new_parent, new_name, cred)
         path = d.child(new_parent, new_name)
-        d.view(cred).link(d.path(ino), path)
+        d.writer(cred).link(d.path(ino), path)
         return d.entry(path)
 
     def unlink(self, parent: int, name: bytes, cred: Cred) -> None:
         d = self.drive(parent)
         if d is None:
             return self.vfs.unlink(parent, name, cred)
-        return d.view(cred).unlink(d.child(parent, name))
+        return d.writer(cred).unlink(d.child(parent, name))
 
     def rmdir(self, parent: int, name: bytes, cred: Cred) -> None:
         d = self.drive(parent)
         if d is None:
             self._busy(parent, name)
             return self.vfs.rmdir(parent, name, cred)
-        return d.view(cred).rmdir(d.child(parent, name))
+        return d.writer(cred).rmdir(d.child(parent, name))
 
     def rename(self, parent_old: int, name_old: bytes, parent_new: int, name_new: bytes, flags: int,
                cred: Cred) -> None:
@@ -323,7 +331,7 @@ class MountedVFS:
             self._busy(parent_new, name_new)
             return self.vfs.rename(parent_old, name_old, parent_new, name_new, flags, cred)
         old, new = d.child(parent_old, name_old), d.child(parent_new, name_new)
-        d.view(cred).rename(old, new, flags)
+        d.writer(cred).rename(old, new, flags)
         d.renamed(old, new)
         return None
 
@@ -339,14 +347,16 @@ class MountedVFS:
             while len(d.listings) > _LISTINGS:
                 d.listings.pop(next(iter(d.listings)))
             return DriveDir(ino)
-        return self._opened(d, ino, d.view(cred).open(path, flags & ~(os.O_CREAT | os.O_EXCL)))
+        writes = flags & (os.O_WRONLY | os.O_RDWR | os.O_TRUNC | os.O_APPEND)
+        view = d.writer(cred) if writes else d.view(cred)
+        return self._opened(d, ino, view.open(path, flags & ~(os.O_CREAT | os.O_EXCL)))
 
     def create(self, parent: int, name: bytes, mode: int, flags: int, cred: Cred) -> tuple[Any, Inode]:
         d = self.drive(parent)
         if d is None:
             return self.vfs.create(parent, name, mode, flags, cred)
         path = d.child(parent, name)
-        handle = d.view(cred).open(path, flags | os.O_CREAT, mode)
+        handle = d.writer(cred).open(path, flags | os.O_CREAT, mode)
         inode = d.tagged(handle.getattr(), path)
         return self._opened(d, inode.ino, handle), inode
 
@@ -416,7 +426,7 @@ class MountedVFS:
         d = self.drive(ino)
         if d is None:
             return self.vfs.setxattr(ino, name, value, flags, cred)
-        return d.view(cred).setxattr(d.path(ino), name, value, flags, follow=False)
+        return d.writer(cred).setxattr(d.path(ino), name, value, flags, follow=False)
 
     def listxattr(self, ino: int, cred: Cred = ROOT) -> list[bytes]:
         d = self.drive(ino)
@@ -428,7 +438,7 @@ class MountedVFS:
         d = self.drive(ino)
         if d is None:
             return self.vfs.removexattr(ino, name, cred)
-        return d.view(cred).removexattr(d.path(ino), name, follow=False)
+        return d.writer(cred).removexattr(d.path(ino), name, follow=False)
 
     def path_of(self, ino: int) -> str:
         d = self.drive(ino)

@@ -237,6 +237,8 @@ class DriveFS(PathFS):
             assert backing is not None
             rels = {i: p[1] for i, p in zip(paths, places, strict=True) if p is not None}
             for i, follow in writes(args, kwargs):
+                if backing.drive.readonly:  # (a memory drive's own view knows no read-only)
+                    raise fs_error(errno.EROFS, args[i])
                 self._guard_drive(args[i], backing, rels[i], follow)
             inner = tuple(rels.get(i, a) for i, a in enumerate(args))
             try:

@@ -118,10 +118,10 @@ def raise_readahead(mountpoint: Path, kib: int = READAHEAD_KB, sysfs: Path = Pat
 
 
 def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[[], None] | None = None,
-          agent: tuple[str, str | None, dict] | None = None) -> None:
+          agent: tuple[str, str | None, dict] | None = None, fork: int | None = None) -> None:
     """Mount, answer requests until unmounted or SIGINT/SIGTERM, then unmount. `agent`:
     (name, mode, what komputer.toml says of it) for one agent's view (its uid for every
-    request, its policy)."""
+    request, its policy); `fork`: a fork's tree (kfs.forks) instead of the state's."""
     import pyfuse3
     import trio
 
@@ -132,8 +132,17 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
 
     from kfs.journal import append_event
 
-    state = KState(state_dir, create=True)
-    vfs = VFS(state, by="fuse")
+    state = KState(state_dir, create=fork is None)
+    if fork is not None:
+        from kfs import forks
+
+        try:
+            vfs = VFS(forks.view(state, fork), by=f"fuse fork {fork}")
+        except forks.ForkError as e:
+            state.close()
+            raise MountError(str(e)) from None
+    else:
+        vfs = VFS(state, by="fuse")
     try:
         ops = Operations(vfs, agent=agent_view(state, *agent) if agent is not None else None)
     except MountError:
@@ -145,7 +154,7 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
         state.close()
         raise MountError(f"{mountpoint}: mount failed ({e}); see the messages above") from None
     where = {"path": str(mountpoint), "pid": os.getpid(), "front": "fuse",
-             **({"agent": agent[0]} if agent is not None else {})}
+             **({"agent": agent[0]} if agent is not None else {}), **({"fork": fork} if fork is not None else {})}
     state.write(lambda txn: append_event(txn, "mount.start", options=sorted(options), **where))
     tuned = False
 
@@ -259,7 +268,7 @@ def daemonise(run: Callable[[Callable[[], None]], None], mountpoint: Path, log_f
 
 def main(
     state_dir: Path, mountpoint: Path, requested: list[str], *, foreground: bool, log_file: str | None, debug: bool,
-    agent: str | None = None, mode: str | None = None, configured: dict | None = None,
+    agent: str | None = None, mode: str | None = None, configured: dict | None = None, fork: int | None = None,
 ) -> int:
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.INFO,
@@ -273,16 +282,18 @@ def main(
         options.discard("default_permissions")
     if not any(opt.startswith("fsname=") for opt in options):
         # what mount(8) and df show as the source; delegation looks for the admin mount's name
-        options.add(f"fsname=kfs-agent:{agent}:{state_dir}" if view else f"fsname=kfs:{state_dir}")
+        options.add(f"fsname=kfs-agent:{agent}:{state_dir}" if view else
+                    f"fsname=kfs-fork:{fork}:{state_dir}" if fork is not None else f"fsname=kfs:{state_dir}")
     try:
         check_allow_other(options)
         mountpoint = mountpoint.absolute()
         clear_stale_mount(mountpoint)
         if foreground:
             serve(state_dir, mountpoint, options, ready=lambda: print(f"{PROG}: mounted at {mountpoint}", flush=True),
-                  agent=view)
+                  agent=view, fork=fork)
             return 0
-        return daemonise(lambda ready: serve(state_dir, mountpoint, options, ready, agent=view), mountpoint, log_file)
+        return daemonise(lambda ready: serve(state_dir, mountpoint, options, ready, agent=view, fork=fork),
+                         mountpoint, log_file)
     except MountError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 1

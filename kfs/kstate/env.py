@@ -15,6 +15,7 @@ from typing import TypeVar
 import lmdb
 
 from kfs.kstate.schema import DATABASES, MIGRATIONS, SCHEMA_VERSION, U64
+from kfs.kstate.layers import STATE, children_key, state_view
 from kfs.kstate.txn import Txn, ViewTxn
 
 T = TypeVar("T")
@@ -100,7 +101,10 @@ class KState:
             try:
                 with self._env.begin(write=not readonly) as t:
                     for name in DATABASES:
-                        self._dbs[name.decode()] = self._env.open_db(name, txn=t, create=not readonly)
+                        try:
+                            self._dbs[name.decode()] = self._env.open_db(name, txn=t, create=not readonly)
+                        except lmdb.NotFoundError:  # read-only, a state from before it: empty
+                            pass
                 break
             except lmdb.MapResizedError:  # another process grew the map since ours was set
                 self._adopt_new_size()
@@ -214,7 +218,10 @@ class KState:
                     try:
                         t = self._env.begin(write=True, buffers=views)
                         try:
-                            result = fn((ViewTxn if views else Txn)(t, self._dbs, True))
+                            txn = (ViewTxn if views else Txn)(t, self._dbs, True)
+                            if t.get(_STATE_FORKS, None, self._dbs["forks"]) is not None:
+                                txn = state_view(txn)  # its writes keep the forks' snapshots
+                            result = fn(txn)
                         except BaseException:
                             self._abort(t)
                             raise
@@ -303,6 +310,9 @@ class KState:
             raise OSError(errno.ENOSPC, f"No space left on device (cannot reserve {size} bytes for {self.path})") from e
         finally:
             os.close(fd)
+
+
+_STATE_FORKS = children_key(STATE)
 
 
 def _round_up(size: int) -> int:

@@ -41,6 +41,8 @@ DATABASES: tuple[bytes, ...] = (
     b"keys",
     b"hosts",
     b"secrets",
+    b"forks",  # fork u64 -> record (JSON); layer u64 + b"c" -> the overlay forks made of it (kstate/layers.py)
+    b"layers",  # fork u64 + database code u8 + key -> a fork's row for that key (kstate/layers.py)
 )
 
 U64 = struct.Struct(">Q")

@@ -31,7 +31,7 @@ def cmd_mount(args: argparse.Namespace) -> int:
     return mount_main(
         state_path(args), Path(args.mountpoint), args.options,
         foreground=args.foreground, log_file=args.log, debug=args.debug, agent=args.agent, mode=args.mode,
-        configured=configured,
+        configured=configured, fork=args.fork,
     )
 
 
@@ -53,4 +53,5 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE",
                    help="with --agent: komputer.toml with the agent's settings and [[policy]] rules "
                         "(default: STATE/komputer.toml if present)")
+    p.add_argument("--fork", type=int, metavar="N", help="serve fork N's tree (komputer fork)")
     p.add_argument("--debug", action="store_true", help="log every request")

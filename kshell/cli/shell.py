@@ -7,12 +7,21 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kshell.cli import PROG, AddCommand, state_path
 
 if TYPE_CHECKING:
     import argparse
+
+
+def _fork(state: Any, number: int) -> Any:
+    from kfs import forks
+
+    try:
+        return forks.view(state, number)
+    except forks.ForkError as e:
+        raise SystemExit(f"{PROG} sh: {e}") from None
 
 
 def cmd_sh(args: argparse.Namespace) -> int:
@@ -51,7 +60,7 @@ def cmd_sh(args: argparse.Namespace) -> int:
         source, shell_args, stdin = sys.stdin.buffer.read().decode("utf-8", "surrogateescape"), None, b""
     home = "/home/agent"
     with KState(state_path(args), create=True) as state:
-        vfs = VFS(state, by="cli:sh")
+        vfs = VFS(state if getattr(args, "fork", None) is None else _fork(state, args.fork), by="cli:sh")
         fs = PathFS(vfs, cred=ROOT, cwd="/", home=home)
         if not fs.exists(home):
             fs.mkdir(home, parents=True)
@@ -87,6 +96,7 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     import argparse
 
     p = add("sh", cmd_sh, "run a K shell script on the state: sh -c SCRIPT [NAME ARGS...] | FILE [ARGS...] | stdin")
+    p.add_argument("--fork", type=int, metavar="N", help="run in fork N's tree (komputer fork)")
     p.add_argument("-c", dest="command_string", metavar="SCRIPT",
         help="run SCRIPT (then NAME is $0 and ARGS are $1...)")
     p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",

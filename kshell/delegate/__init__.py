@@ -149,7 +149,7 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     bwrap = bwrap_path()
     uid = d.uid if os.geteuid() == 0 else None
     check_namespaces(bwrap, uid, d.gid)
-    mount = find_mount(os.path.realpath(d.state_dir), d.config.mount)
+    mount = find_mount(os.path.realpath(d.state_dir), d.config.mount, fork=getattr(sh.fs.vfs.state, "fork", None))
     cwd = _cwd(sh)
     view = make_view(mount.path, d.home, cwd, d.config.read_only, _drive_binds(sh, mount.path))
 

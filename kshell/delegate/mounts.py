@@ -28,9 +28,12 @@ class Mount:
     options: frozenset[str]
 
 
-def find_mount(state_dir: str, configured: str = "", mountinfo: Path = MOUNTINFO) -> Mount:
-    """The live mount of `state_dir` (or the configured mount point), checked usable by agents."""
-    source = f"kfs:{state_dir}"
+def find_mount(state_dir: str, configured: str = "", mountinfo: Path = MOUNTINFO, fork: int | None = None) -> Mount:
+    """The live mount of `state_dir` (or the configured mount point; or of its fork `fork`: a
+    session in a fork runs programs on the fork's tree), checked usable by agents."""
+    if fork is not None:
+        configured = ""
+    source = f"kfs:{state_dir}" if fork is None else f"kfs-fork:{fork}:{state_dir}"
     found: Mount | None = None
     for line in mountinfo.read_text().splitlines():
         head, _, tail = line.partition(" - ")
@@ -40,6 +43,9 @@ def find_mount(state_dir: str, configured: str = "", mountinfo: Path = MOUNTINFO
         where = unescape(pre[4])
         if (configured and where == configured) or (not configured and unescape(post[1]) == source):
             found = Mount(where, frozenset(post[2].split(",")) | frozenset(pre[5].split(",")))
+    if found is None and fork is not None:
+        raise Unavailable(f"no FUSE mount of fork {fork} (mount it: komputer mount --fork {fork} -o allow_other "
+                          f"--state {state_dir} DIR)")
     if found is None:
         what = f"{configured} is not a FUSE mount" if configured else f"no FUSE mount of {state_dir}"
         raise Unavailable(f"{what} (mount it: komputer mount -o allow_other --state {state_dir} DIR; "

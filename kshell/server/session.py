@@ -41,6 +41,25 @@ def accepted_env(client_env: dict[str, str], patterns: tuple[str, ...]) -> dict[
     }
 
 
+def fork_refusal(state: Any, agent: str, env: dict[str, str]) -> str | None:
+    """Why a session naming a fork (K_FORK=N) may not run in it (None: it may; its mode is then
+    the stricter of the session's and the fork's): the fork must exist and be the agent's."""
+    fork = env.get("K_FORK")
+    if fork is None:
+        return None
+    from kfs import forks
+
+    try:
+        record = forks.get(state, int(fork))
+    except (ValueError, forks.ForkError):
+        return f"K_FORK={fork}: no such fork (komputer fork list shows them)"
+    if record.get("agent") != agent:
+        return f"K_FORK={fork}: the fork is not agent {agent}'s (komputer fork create --agent {agent})"
+    env["K_FORK"] = str(record["id"])
+    env["K_MODE"] = stricter(env.get("K_MODE") or "full", record["mode"])
+    return None
+
+
 def bytes_mode(process: asyncssh.SSHServerProcess) -> None:
     """Switch a session to raw bytes, as asyncssh does itself for SFTP; text decoding of binary
     data on an exec channel would otherwise drop the whole connection."""
@@ -119,6 +138,11 @@ class SessionHandler:
         assert agent is not None
         env = self._env()
         command = process.command  # asyncssh has already put a forced command (command=) here
+        refused = fork_refusal(self.server.state, agent.name, env)
+        if refused is not None:
+            err.text(f"komputer: {refused}\n")
+            process.exit(1)
+            return
         try:
             self.record = await self.server.join_session(self.conn, env.get("K_SESSION"))  # the connection's
         except LeaseHeld as e:

@@ -32,6 +32,7 @@ from kfs.drives.view import DriveFS, Drives, mount
 from kfs.kstate import KState
 from kfs.runtime import image, secrets
 from kfs.runtime.drives import of_image
+from kfs.values import replace
 from kfs.runtime.rules import Rule
 from kfs.vfs import VFS, Cred
 from kfs.vfs.policy import WritePolicy
@@ -130,7 +131,9 @@ class Worker:
     def __init__(self, frames: wire.FrameSocket, state: KState) -> None:
         self.frames = frames
         self.state = state
-        self.vfs = VFS(state, by="ssh")
+        self.state_vfs = VFS(state, by="ssh")
+        self.vfs = self.state_vfs  # the session's tree: the state's, or a fork's (K_FORK)
+        self.fork: dict[str, Any] | None = None  # the record of the session's fork
         self.shell: Any = None
         self.tty = False
         self.feed: FrameFeed | None = None
@@ -174,9 +177,10 @@ class Worker:
         home = spec["home"]
         from kfs.runtime.rules import governance
 
+        configured = self._bind_fork(spec)
         # read once: settings (mode, lists, delegation), the write policy, the rules in force
         gov = governance(self.state, spec["agent"], home, (spec.get("env") or {}).get("K_MODE") or "full",
-                         spec.get("configured"), runs_hooks=True)
+                         configured, runs_hooks=True)
         self.policy = gov.policy
         self.image = image.current(self.state)
         self._bind_hooks(spec, home)
@@ -281,6 +285,8 @@ class Worker:
         if where and (self.memory_drives is None or str(self.memory_drives.directory) != where):
             self.memory_drives = MemoryDrives(where)
         records = of_image(self.image)
+        if self.fork is not None and self.fork["disk"] == "overlay":  # what a fork writes stays in it: drives cannot
+            records = [replace(d, readonly=True) for d in records]
         python = None
         if any(d.kind == "python" for d in records) or self.python_drives is not None:
             from kshell.tools.image_drives import PythonDrives
@@ -295,12 +301,33 @@ class Worker:
             with contextlib.suppress(Exception):
                 self.python_drives.unmount()
 
+    def _bind_fork(self, spec: dict[str, Any]) -> dict[str, Any] | None:
+        """The tree the session works on: a fork's, when the front end let it name one
+        (K_FORK, checked there, its mode applied), else the state's. Returns what komputer.toml
+        says of the agent, with the fork's scope (a limited fork's writable paths)."""
+        fork = (spec.get("env") or {}).get("K_FORK")
+        configured = spec.get("configured")
+        self.fork = None
+        self.vfs = self.state_vfs
+        if fork:
+            from kfs import forks
+
+            self.fork = forks.get(self.state, int(fork))
+            self.vfs = VFS(forks.view(self.state, int(fork)), by="ssh")
+            if self.fork["scope"]:
+                configured = dict(configured or {})
+                configured["settings"] = {**(configured.get("settings") or {}), "scope": self.fork["scope"]}
+        return configured
+
     def _bind_hooks(self, spec: dict[str, Any], home: str) -> None:
         """The image's hooks for this agent: write hooks join the write policy, and a
         session_start hook is asked now."""
         from kshell.worker.hooks import judged, session_hooks
 
         self.start_verdict = None  # a reused worker: nothing of the last session's
+        if self.fork is not None and not self.fork["hooks"]:
+            self.hooks = None  # a fork made --no-hooks
+            return
         self.hooks = session_hooks(self.state, self.image, spec["agent"], spec.get("session") or "-")
         if self.hooks is not None:
             self.policy = judged(self.policy, self.hooks, home)

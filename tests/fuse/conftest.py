@@ -1,4 +1,6 @@
-"""Fixtures for the FUSE tests: a session-wide mount, a directory of it per test, a peer writer.
+"""Fixtures for the FUSE tests: a session-wide mount, a directory of it per test, a peer writer;
+and the same over a fork (kfs.forks) of a parent that is not empty, where every POSIX case must
+hold as on the plain mount.
 
 Tests that kill or remount the daemon make their own `Mount` (see kfs_mounts.py).
 """
@@ -31,15 +33,45 @@ def kfs_mount(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mount]:
     shutil.rmtree(top, ignore_errors=True)
 
 
-@pytest.fixture
-def mnt(kfs_mount: Mount, request: pytest.FixtureRequest) -> Path:
-    """A fresh directory of the session mount for one test (its KState path is /<name>)."""
+@pytest.fixture(scope="session")
+def fork_mount(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mount]:
+    """A mount of a fork whose parent holds files (under /base, and the tests' own names: each
+    test's directory is a parent's directory the fork replaces)."""
+    base = tmp_path_factory.mktemp("kfs-fork")
+    state = str(base / "state")
+    komputer("init", "--state", state, "--max-bytes", str(QUOTA))
+    komputer("--state", state, "sh", "-c", "mkdir -p /base/d/e && seq 100000 > /base/f && ln /base/f /base/g && "
+             "ln -s f /base/l && echo parent > /base/d/e/x && chmod 751 /base/d")
+    number = komputer("--state", state, "fork", "create").stdout.strip()
+    top = Path(tempfile.mkdtemp(prefix="kfs-fork."))
+    top.chmod(0o755)
+    mount = Mount(base / "state", top / "mnt", extra=("--fork", number))
+    mount.log = base / "mnt.log"
+    mount.start()
+    yield mount
+    mount.stop()
+    shutil.rmtree(top, ignore_errors=True)
+
+
+def _fresh(mount: Mount, request: pytest.FixtureRequest) -> Path:
     name = request.node.name.replace("[", "-").replace("]", "").replace("/", "_")[:200]
-    path = kfs_mount.path / name
+    path = mount.path / name
     if path.exists():
         shutil.rmtree(path)
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def mnt(kfs_mount: Mount, request: pytest.FixtureRequest) -> Path:
+    """A fresh directory of the session mount for one test (its KState path is /<name>)."""
+    return _fresh(kfs_mount, request)
+
+
+@pytest.fixture
+def fork_mnt(fork_mount: Mount, request: pytest.FixtureRequest) -> Path:
+    """A fresh directory of the fork's mount for one test."""
+    return _fresh(fork_mount, request)
 
 
 @pytest.fixture

@@ -53,8 +53,9 @@ def _check(fd: int, model: Model, step: int, log: list[str]) -> None:
         raise AssertionError(f"op {step}: content differs from byte {first}\n" + "\n".join(log[-10:]))
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_random_io_matches_the_model(mnt: Path, seed: int) -> None:
+@pytest.mark.parametrize(("where", "seed"), [("mnt", 1), ("mnt", 2), ("fork_mnt", 3)])
+def test_random_io_matches_the_model(where: str, seed: int, request: pytest.FixtureRequest) -> None:
+    mnt: Path = request.getfixturevalue(where)
     rng = random.Random(seed)
     model = Model()
     path = mnt / "fsx"

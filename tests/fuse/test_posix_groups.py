@@ -55,11 +55,13 @@ def err(fn: Callable[[], object]) -> int:
     return 0
 
 
-@pytest.fixture
-def d(mnt: Path) -> Path:
-    """A world-writable directory (not sticky) for tests that act as other users."""
-    os.chmod(mnt, 0o777)
-    return mnt
+@pytest.fixture(params=["mnt", "fork_mnt"])
+def d(request: pytest.FixtureRequest) -> Path:
+    """A world-writable directory (not sticky) for tests that act as other users: on the
+    plain mount, and on a fork's."""
+    where: Path = request.getfixturevalue(request.param)
+    os.chmod(where, 0o777)
+    return where
 
 
 def mode_of(path: Path) -> int:

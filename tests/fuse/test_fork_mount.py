@@ -1,0 +1,62 @@
+"""A fork's FUSE mount (`komputer mount --fork N`) over a parent that has files: the parent's
+tree as it was at the fork, the fork's writes on it (copy-up, whiteouts, renames, links), and
+nothing of either leaking into the other while both go on writing."""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from kfs_mounts import Mount
+
+from kfs.kstate import KState
+from kfs.vfs import VFS, PathFS
+
+
+@pytest.fixture
+def parent(fork_mount: Mount) -> Iterator[PathFS]:
+    """The parent's tree (the state's own), opened in this process."""
+    state = KState(fork_mount.state)
+    yield PathFS(VFS(state, by="test-parent"))
+    state.close()
+
+
+def test_the_parents_tree_as_it_was(fork_mount: Mount, parent: PathFS) -> None:
+    base = fork_mount.path / "base"
+    assert (base / "f").read_text() == "".join(f"{i}\n" for i in range(1, 100001))
+    assert os.stat(base / "f").st_nlink == 2 and os.stat(base / "f").st_ino == os.stat(base / "g").st_ino
+    assert os.readlink(base / "l") == "f"
+    assert (base / "d/e/x").read_text() == "parent\n"
+    assert os.stat(base / "d").st_mode & 0o7777 == 0o751
+    assert os.stat(base / "f").st_ino == parent.stat("/base/f").ino  # the parent's files keep their numbers
+
+
+def test_writes_stay_in_the_fork_and_the_parents_later_writes_stay_out(fork_mount: Mount, parent: PathFS) -> None:
+    top = fork_mount.path
+    parent.mkdir("/later")
+    parent.write_file("/later/p", b"the parent's, after the fork\n")
+    assert not (top / "later").exists()
+    (top / "base_copy").mkdir()
+    (top / "base_copy/new").write_text("the fork's\n")
+    assert not parent.exists("/base_copy")
+    with open(top / "base/f", "r+b") as f:  # one byte in the middle of a 589 KiB file: one chunk copied up
+        f.seek(300_000)
+        f.write(b"#")
+    assert parent.read_file("/base/f")[300_000:300_001] != b"#"
+    assert (top / "base/g").read_bytes()[300_000:300_001] == b"#"  # the hard link: one file
+    os.rename(top / "base/d", top / "base/moved")
+    os.unlink(top / "base/l")
+    assert sorted(os.listdir(top / "base")) == ["f", "g", "moved"]
+    assert (top / "base/moved/e/x").read_text() == "parent\n"
+    assert parent.exists("/base/d/e/x") and parent.exists("/base/l")
+    # a directory removed and made again shows none of the parent's entries (opaque)
+    (top / "base/moved/e/x").unlink()
+    os.rmdir(top / "base/moved/e")
+    os.mkdir(top / "base/moved/e")
+    assert os.listdir(top / "base/moved/e") == []
+    with pytest.raises(OSError) as raised:
+        os.rmdir(top / "base")
+    assert raised.value.errno == errno.ENOTEMPTY

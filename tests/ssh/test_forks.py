@@ -1,0 +1,52 @@
+"""Forks over real ssh: an agent logs into its fork with `K_FORK=N` (SetEnv), works there with the
+fork's mode while the state's tree stays as it was; a fork that is not the agent's, or none,
+refuses the login with one line; `komputer fork merge` then brings the work home."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from kserver import Bench
+
+from kfs import forks
+from kfs.vfs import VFS, PathFS
+from kshell.server import ServerConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def in_fork(b: Bench, number: int | str, command: str, user: str = "alice") -> subprocess.CompletedProcess[bytes]:
+    return b.ssh(command, user=user, extra=["-o", f"SetEnv=K_FORK={number}"])
+
+
+def test_an_agent_works_in_its_fork(make_server) -> None:  # noqa: ANN001
+    b = make_server(ServerConfig())
+    assert b.ssh("echo original > notes.txt && echo ok").stdout == b"ok\n"
+    number = forks.create(b.state, agent="alice", by="test")
+    done = in_fork(b, number, "echo tried >> notes.txt; mkdir attempt && echo 1 > attempt/a; cat notes.txt; ls")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"original\ntried\nattempt\nnotes.txt\n"
+    assert b.ssh("cat notes.txt; ls").stdout == b"original\nnotes.txt\n"  # the state's tree: untouched
+    merged = subprocess.run([sys.executable, "-m", "kshell.cli", "--state", str(b.root / "state"), "fork", "merge",
+                             str(number)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert merged.returncode == 0, merged.stderr
+    assert merged.stdout == "A /home/alice/attempt\nM /home/alice/notes.txt\n"
+    assert b.ssh("cat notes.txt attempt/a").stdout == b"original\ntried\n1\n"
+
+
+def test_a_forks_mode_and_who_may_log_in(make_server) -> None:  # noqa: ANN001
+    b = make_server(ServerConfig())
+    review = forks.create(b.state, agent="alice", mode="readonly", by="test")
+    done = in_fork(b, review, "cat /etc/hostname >/dev/null; echo x > f; echo rc=$?")
+    assert done.stdout == b"rc=1\n" and b"Read-only file system" in done.stderr
+    for user, number, message in (
+        ("bob", review, f"K_FORK={review}: the fork is not agent bob's (komputer fork create --agent bob)"),
+        ("alice", 99, "K_FORK=99: no such fork (komputer fork list shows them)"),
+        ("alice", "x", "K_FORK=x: no such fork (komputer fork list shows them)"),
+    ):
+        done = in_fork(b, number, "echo ran", user=user)
+        assert (done.returncode, done.stdout, done.stderr) == (1, b"", f"komputer: {message}\n".encode())
+    fs = PathFS(VFS(b.state, by="test"))
+    assert not fs.exists("/home/alice/f")

@@ -1,0 +1,217 @@
+"""Forks (kfs.forks, kfs.kstate.layers) on the VFS: made in O(1), a snapshot of the parent that
+holds while both write, copy-up by the chunk, what `diff` reports, `merge` (conflicts refused
+with their paths, the result checked by fsck), forks of forks, `discard`, a shared fork, events."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kfs import forks
+from kfs.fsck import check
+from kfs.journal import events_since
+from kfs.kstate import KState
+from kfs.kstate.layers import LAYERED, OWN, prefix
+from kfs.vfs import VFS, PathFS
+from kfs.vfs.inode import CHUNK_SIZE
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Iterator[KState]:
+    with KState(tmp_path / "s", create=True) as s:
+        yield s
+
+
+@pytest.fixture
+def parent(state: KState) -> PathFS:
+    fs = PathFS(VFS(state, by="test"))
+    fs.mkdir("/w/d/e", parents=True)
+    fs.write_file("/w/a", b"a\n")
+    fs.write_file("/w/big", bytes(range(256)) * (64 * CHUNK_SIZE // 256))  # 64 chunks
+    fs.link("/w/a", "/w/a2")
+    fs.symlink("a", "/w/l")
+    fs.write_file("/w/d/e/x", b"x\n")
+    fs.chmod("/w/d", 0o750)
+    return fs
+
+
+def fork_fs(state: KState, number: int) -> PathFS:
+    return PathFS(VFS(forks.view(state, number), by="test fork"))
+
+
+def layer_rows(state: KState, number: int, db: str | None = None) -> int:
+    with state.read() as txn:
+        head = prefix(number, LAYERED[db]) if db else number.to_bytes(8, "big")
+        return len(txn.scan_keys("layers", head))
+
+
+def tree(fs: PathFS, top: str = "/w") -> dict[str, bytes | str]:
+    """Every path under `top`: a file's bytes, a link's target, "dir"."""
+    out: dict[str, bytes | str] = {}
+    for name, inode in fs.scandir(top):
+        path = f"{top}/{name}"
+        if inode.is_dir:
+            out[path] = "dir"
+            out.update(tree(fs, path))
+        elif inode.is_lnk:
+            out[path] = "-> " + fs.readlink(path)
+        else:
+            out[path] = fs.read_file(path)
+    return out
+
+
+def test_a_fork_is_made_in_o1_and_sees_the_parent_as_it_was(state: KState, parent: PathFS) -> None:
+    before = tree(parent)
+    number = forks.create(state, by="test")
+    assert layer_rows(state, number) == 0  # nothing copied
+    fork = fork_fs(state, number)
+    assert tree(fork) == before
+    for path in ("/w/a", "/w/d", "/w/l"):
+        assert fork.lstat(path) == parent.lstat(path)  # numbers, modes, links, times
+    parent.write_file("/w/a", b"changed by the parent\n")
+    parent.unlink("/w/l")
+    parent.mkdir("/w/later")
+    parent.rename("/w/d", "/w/d2")
+    assert tree(fork) == before  # the parent's writes after the fork do not show
+
+
+def test_the_forks_writes_stay_in_it(state: KState, parent: PathFS) -> None:
+    before = tree(parent)
+    number = forks.create(state)
+    fork = fork_fs(state, number)
+    fork.write_file("/w/new", b"n\n")
+    fork.unlink("/w/a2")
+    fork.rename("/w/d", "/w/moved")
+    fork.rm("/w/moved/e", recursive=True)
+    fork.mkdir("/w/moved/e")  # made again: the old entries do not show through
+    fork.chmod("/w/a", 0o600)
+    assert tree(parent) == before
+    assert fork.scandir("/w/moved/e") == [] and fork.stat("/w/a").nlink == 1
+    assert sorted(n for n, _ in fork.scandir("/w")) == ["a", "big", "l", "moved", "new"]
+
+
+def test_one_byte_written_to_a_large_file_copies_one_chunk(state: KState, parent: PathFS) -> None:
+    number = forks.create(state)
+    fork = fork_fs(state, number)
+    with fork.open("/w/big", os.O_RDWR) as f:
+        f.pwrite(b"!", 40 * CHUNK_SIZE + 5)
+    assert layer_rows(state, number, "chunks") == 1
+    data = fork.read_file("/w/big")
+    assert data[40 * CHUNK_SIZE + 5] == ord("!") and len(data) == 64 * CHUNK_SIZE
+    assert parent.read_file("/w/big")[40 * CHUNK_SIZE + 5] == 5
+
+
+def test_parent_and_fork_writing_the_same_files_at_once(state: KState, parent: PathFS) -> None:
+    number = forks.create(state)
+    fork = fork_fs(state, number)
+
+    def writer(fs: PathFS, tag: bytes) -> None:
+        for i in range(200):
+            fs.write_file(f"/w/f{i % 10}", tag + b"%d" % i)
+            fs.append_file("/w/a", tag)
+
+    threads = [threading.Thread(target=writer, args=(fs, tag)) for fs, tag in ((parent, b"P"), (fork, b"F"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert parent.read_file("/w/a") == b"a\n" + b"P" * 200
+    assert fork.read_file("/w/a") == b"a\n" + b"F" * 200
+    assert all(parent.read_file(f"/w/f{i}").startswith(b"P") and fork.read_file(f"/w/f{i}").startswith(b"F")
+               for i in range(10))
+
+
+def test_diff_and_merge(state: KState, parent: PathFS) -> None:
+    number = forks.create(state)
+    fork = fork_fs(state, number)
+    fork.write_file("/w/new", b"n\n")
+    fork.unlink("/w/l")
+    fork.rename("/w/d", "/w/moved")
+    fork.mkdir("/w/made/deep", parents=True)
+    fork.write_file("/w/made/deep/q", b"q\n")
+    fork.link("/w/made/deep/q", "/w/made/q2")
+    with fork.open("/w/big", os.O_RDWR) as f:
+        f.pwrite(b"!", 3)
+    parent.write_file("/w/unrelated", b"the parent's\n")  # elsewhere: no conflict
+    found = forks.diff(state, number)
+    assert found.changes == [("changed", "/w/big"), ("removed", "/w/d"), ("removed", "/w/l"), ("added", "/w/made"),
+                             ("added", "/w/moved"), ("added", "/w/new")]
+    assert found.conflicts == []
+    expected = tree(fork)
+    forks.merge(state, number)
+    assert tree(parent) == {**expected, "/w/unrelated": b"the parent's\n"}
+    assert parent.stat("/w/made/q2").nlink == 2  # the fork's hard link is one
+    assert forks.forks(state) == [] and layer_rows(state, number) == 0
+    assert check(state).clean
+    kinds = [e["type"] for e in events_since(state) if e["type"].startswith("fork.")]
+    assert kinds == ["fork.create", "fork.merge"]
+
+
+def test_a_merge_is_refused_where_the_parent_changed_the_same_paths(state: KState, parent: PathFS) -> None:
+    number = forks.create(state)
+    fork = fork_fs(state, number)
+    fork.write_file("/w/a", b"the fork's\n")
+    fork.write_file("/w/both", b"the fork's\n")
+    fork.write_file("/w/only-fork", b"f\n")
+    parent.append_file("/w/a", b"the parent's\n")
+    parent.write_file("/w/both", b"the parent's\n")
+    with pytest.raises(forks.Conflict) as refused:
+        forks.merge(state, number)
+    assert refused.value.paths == ["/w/a", "/w/both"]
+    assert not parent.exists("/w/only-fork")  # nothing of it happened
+    assert fork.read_file("/w/only-fork") == b"f\n"  # and the fork is still there
+
+
+def test_forks_of_forks_and_discard(state: KState, parent: PathFS) -> None:
+    first = forks.create(state)
+    fork = fork_fs(state, first)
+    fork.write_file("/w/a", b"first\n")
+    second = forks.create(state, parent=first)
+    child = fork_fs(state, second)
+    fork.write_file("/w/a", b"first, later\n")  # the child's snapshot holds
+    parent.write_file("/w/a", b"the state's\n")
+    assert child.read_file("/w/a") == b"first\n"
+    child.write_file("/w/c", b"c\n")
+    forks.merge(state, second)  # into the first fork, not the state
+    assert fork.read_file("/w/c") == b"c\n" and not parent.exists("/w/c")
+    third = forks.create(state, parent=first)
+    assert forks.discard(state, first) == [third, first]  # closing a fork closes the forks made of it
+    assert forks.forks(state) == []
+    with state.read() as txn:
+        assert txn.scan_keys("layers") == []
+    with pytest.raises(OSError):
+        fork.write_file("/w/a", b"gone\n")
+
+
+def test_a_shared_fork_writes_to_its_parent(state: KState, parent: PathFS) -> None:
+    number = forks.create(state, disk="shared", mode="readonly")
+    shared = fork_fs(state, number)
+    shared.write_file("/w/s", b"s\n")
+    assert parent.read_file("/w/s") == b"s\n"
+    with pytest.raises(forks.ForkError, match="shares its parent's disk"):
+        forks.diff(state, number)
+
+
+def test_bad_requests_are_refused(state: KState, parent: PathFS) -> None:
+    with pytest.raises(forks.ForkError, match="no fork 7"):
+        forks.create(state, parent=7)
+    with pytest.raises(forks.ForkError, match="disk 'tmpfs'"):
+        forks.create(state, disk="tmpfs")
+    for call in (forks.diff, forks.merge, forks.discard, forks.view):
+        with pytest.raises(forks.ForkError, match="no fork 9"):
+            call(state, 9)
+
+
+def test_only_own_rows_are_the_forks_changes(state: KState, parent: PathFS) -> None:
+    """Rows the parent preserved for the fork are not its changes: diff stays empty."""
+    number = forks.create(state)
+    parent.write_file("/w/a", b"parent\n")
+    parent.rm("/w/d", recursive=True)
+    with state.read() as txn:
+        rows = [row for _, row in txn.scan("layers", number.to_bytes(8, "big"))]
+    assert rows and not any(row[0] & OWN for row in rows)
+    assert forks.diff(state, number).changes == []
