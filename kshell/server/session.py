@@ -42,9 +42,13 @@ def accepted_env(client_env: dict[str, str], patterns: tuple[str, ...]) -> dict[
 
 
 def fork_refusal(state: Any, agent: str, env: dict[str, str]) -> str | None:
-    """Why a session naming a fork (K_FORK=N) may not run in it (None: it may; its mode is then
-    the stricter of the session's and the fork's): the fork must exist and be the agent's."""
+    """Why a session naming a fork (K_FORK=N, or the session name K_SESSION=fork-N) may not run
+    in it (None: it may; its mode is then the stricter of the session's and the fork's): the
+    fork must exist and be the agent's."""
     fork = env.get("K_FORK")
+    named = env.get("K_SESSION") or ""
+    if fork is None and named.startswith("fork-"):
+        fork = env["K_FORK"] = named[len("fork-"):]
     if fork is None:
         return None
     from kfs import forks

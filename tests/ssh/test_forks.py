@@ -1,5 +1,5 @@
-"""Forks over real ssh: an agent logs into its fork with `K_FORK=N` (SetEnv), works there with the
-fork's mode while the state's tree stays as it was; a fork that is not the agent's, or none,
+"""Forks over real ssh: an agent logs into its fork with `K_FORK=N` or `K_SESSION=fork-N`
+(SetEnv), works there with the fork's mode while the state's tree stays as it was; a fork that is not the agent's, or none,
 refuses the login with one line; `komputer fork merge` then brings the work home."""
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ def test_an_agent_works_in_its_fork(make_server) -> None:  # noqa: ANN001
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"original\ntried\nattempt\nnotes.txt\n"
     assert b.ssh("cat notes.txt; ls").stdout == b"original\nnotes.txt\n"  # the state's tree: untouched
+    again = b.ssh("cat attempt/a", extra=["-o", f"SetEnv=K_SESSION=fork-{number}"])  # the fork as a named session
+    assert again.stdout == b"1\n", again.stderr
     merged = subprocess.run([sys.executable, "-m", "kshell.cli", "--state", str(b.root / "state"), "fork", "merge",
                              str(number)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert merged.returncode == 0, merged.stderr
