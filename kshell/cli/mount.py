@@ -19,6 +19,13 @@ def cmd_mount(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
 
+    if args.session is not None:
+        number = args.session.removeprefix("fork-")
+        if not number.isdigit() or args.fork not in (None, int(number)):
+            print(f"komputer mount: --session {args.session}: only a fork's session (fork-N) has a tree of its own",
+                  file=sys.stderr)
+            return 2
+        args.fork = int(number)
     configured = None
     if args.agent is not None:  # what komputer.toml says of the agent, as the SSH server reads it
         from kshell.cli.server import load_server_config
@@ -54,4 +61,5 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
                    help="with --agent: komputer.toml with the agent's settings and [[policy]] rules "
                         "(default: STATE/komputer.toml if present)")
     p.add_argument("--fork", type=int, metavar="N", help="serve fork N's tree (komputer fork)")
+    p.add_argument("--session", metavar="fork-N", help="the same, by the fork's session name (K_SESSION=fork-N)")
     p.add_argument("--debug", action="store_true", help="log every request")
