@@ -96,6 +96,13 @@ class KState:
         self._readers_cv = threading.Condition(self._readers_lock)
         self._quiescing = 0  # threads waiting in `_resize`: only then does a read's end notify
         self._dbs: dict[str, lmdb._Database] = {}
+        # The sequence numbers this process's last write handed out (Txn.next_seq), valid while
+        # the next write transaction's id is that write's id + 1: LMDB numbers every commit that
+        # changed anything, so then no other writer committed in between. A write that changed
+        # nothing keeps its id unspent, so only one that appended rows (then it changed
+        # something) records its id here.
+        self._seqs: dict[str, int] = {}
+        self._seqs_txnid = -2
         while True:
             try:
                 with self._env.begin(write=not readonly) as t:
@@ -213,12 +220,23 @@ class KState:
                 while True:
                     try:
                         t = self._env.begin(write=True, buffers=views)
+                        tid = t.id()
+                        if tid != self._seqs_txnid + 1:  # another writer committed since ours
+                            self._seqs = {}
+                        txn = (ViewTxn if views else Txn)(t, self._dbs, True, self._seqs)
                         try:
-                            result = fn((ViewTxn if views else Txn)(t, self._dbs, True))
+                            result = fn(txn)
                         except BaseException:
+                            self._seqs_txnid = -2  # the aborted appends' numbers were never written
                             self._abort(t)
                             raise
-                        t.commit()
+                        try:
+                            t.commit()
+                        except BaseException:
+                            self._seqs_txnid = -2
+                            raise
+                        if txn.appended:
+                            self._seqs_txnid = tid  # rows were appended: the commit took txnid `tid`
                         return result
                     except lmdb.MapFullError:
                         self._grow()
