@@ -22,6 +22,7 @@ T = TypeVar("T")
 DEFAULT_STATE_DIR = "/var/lib/komputer"
 MIB = 1 << 20
 GIB = 1 << 30
+GROW_MIN = 8 * MIB
 
 
 def default_state_dir() -> Path:
@@ -202,12 +203,14 @@ class KState:
             if self._quiescing and not self._readers:
                 self._readers_cv.notify_all()
 
-    def write(self, fn: Callable[[Txn], T], *, views: bool = False) -> T:
-        """Run `fn` in one write transaction and commit it; all of it happens or none of it.
+    def write(self, fn: Callable[..., T], *args: object, views: bool = False) -> T:
+        """Run `fn(txn, *args)` in one write transaction and commit it; all of it happens or
+        none of it.
 
         `fn` may run more than once (after the map grows), so it must have no effects outside
         the transaction. An `OSError` raised by `fn` aborts the transaction and propagates.
-        views=True hands `fn` a `ViewTxn` (see there), for the data hot paths.
+        views=True hands `fn` a `ViewTxn` (see there), for the data hot paths. `args` spare
+        a hot caller building a closure per call.
         """
         if self.readonly:
             raise OSError(errno.EROFS, "read-only state")
@@ -225,7 +228,7 @@ class KState:
                             self._seqs = {}
                         txn = (ViewTxn if views else Txn)(t, self._dbs, True, self._seqs)
                         try:
-                            result = fn(txn)
+                            result = fn(txn, *args)
                         except BaseException:
                             self._seqs_txnid = -2  # the aborted appends' numbers were never written
                             self._abort(t)
@@ -280,7 +283,10 @@ class KState:
             current = max(self._env.info()["map_size"], self._file_size())
             if current >= self.max_map_size:
                 raise OSError(errno.ENOSPC, f"No space left on device (KState map is at its ceiling of {current} bytes)")
-            new = min(current * 2, current + GIB, self.max_map_size)  # reserved on disk: grow gently
+            # reserved on disk: grow gently, but not by less than GROW_MIN, since a growth remaps
+            # the file and every page mapped before then faults again on its next use (the
+            # first MiBs of a new state would otherwise remap at 2, 4 and 8 MiB)
+            new = min(max(current * 2, current + GROW_MIN), current + GIB, self.max_map_size)
             self._reserve(new)  # first, so a full disk leaves the map as it was
             self._resize(new)
 

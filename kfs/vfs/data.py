@@ -9,6 +9,8 @@ lookup of what was stored before.
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
+from typing import Any
 
 from kfs.kstate import Txn, ViewTxn
 from kfs.kstate.schema import U64, U64x2
@@ -115,16 +117,19 @@ def write_span(txn: Txn, ino: int, size: int, offset: int, data: Buffer, path: s
     end = offset + length
     if end > MAX_FILE_SIZE:
         raise fs_error(errno.EFBIG, path)
+    t, chunks = txn.raw("chunks")
+    patch = txn.patch if type(txn) is ViewTxn else None
     index, within = divmod(offset, CHUNK_SIZE)
     if within + length <= CHUNK_SIZE:  # inside one chunk: the common small write, no slicing
-        delta = _write_chunk(txn, ino, size, index, within, data)
+        delta = _write_chunk(t, chunks, patch, _pack_key(ino, index), index * CHUNK_SIZE < size, within, data)
     else:
         view = memoryview(data)
         pos = offset
         delta = 0
         while pos < end:
             take = min(CHUNK_SIZE - within, end - pos)
-            delta += _write_chunk(txn, ino, size, index, within, view[pos - offset : pos - offset + take])
+            piece = view[pos - offset : pos - offset + take]
+            delta += _write_chunk(t, chunks, patch, _pack_key(ino, index), index * CHUNK_SIZE < size, within, piece)
             pos += take
             index, within = index + 1, 0
     if delta:
@@ -132,13 +137,14 @@ def write_span(txn: Txn, ino: int, size: int, offset: int, data: Buffer, path: s
     return end if end > size else size
 
 
-def _write_chunk(txn: Txn, ino: int, size: int, index: int, within: int, piece: Buffer) -> int:
-    """Write `piece` at `within` in chunk `index`; returns the change in stored bytes."""
-    t, chunks = txn.raw("chunks")
-    key = _pack_key(ino, index)
+def _write_chunk(
+    t: Any, chunks: Any, patch: Callable[..., None] | None, key: bytes, stored: bool, within: int, piece: Buffer
+) -> int:
+    """Write `piece` at `within` in the chunk at `key` (`stored`: it may exist, being below the
+    file's size; none lies past it); returns the change in stored bytes. `t` and `chunks` are
+    `txn.raw("chunks")` (the hot path calls LMDB directly), `patch` is `ViewTxn.patch` or None."""
     take = len(piece)
-    # none lie past the size; a view in a ViewTxn, used up before the put below
-    old = t.get(key, None, chunks) if index * CHUNK_SIZE < size else None
+    old = t.get(key, None, chunks) if stored else None  # a view in a ViewTxn: used before the put
     if old is None:
         if within:
             buf = bytearray(within)  # a hole before the data reads as zeros
@@ -147,19 +153,19 @@ def _write_chunk(txn: Txn, ino: int, size: int, index: int, within: int, piece: 
             return within + take
         t.put(key, piece, True, True, False, chunks)  # LMDB copies it in: no intermediate bytes object
         return take
-    stored = len(old)
-    if within == 0 and (take == CHUNK_SIZE or stored <= take):
+    length = len(old)
+    if within == 0 and (take == CHUNK_SIZE or length <= take):
         t.put(key, piece, True, True, False, chunks)
-        return take - stored
-    if within + take <= stored and stored >= _PATCH_MIN and type(txn) is ViewTxn:
-        txn.patch("chunks", key, old, within, piece)  # same length: no charge
+        return take - length
+    if within + take <= length and length >= _PATCH_MIN and patch is not None:
+        patch("chunks", key, old, within, piece)  # same length: no charge
         return 0
     buf = bytearray(old)
-    if stored < within:
-        buf.extend(bytes(within - stored))
+    if length < within:
+        buf.extend(bytes(within - length))
     buf[within : within + take] = piece
     t.put(key, buf, True, True, False, chunks)
-    return len(buf) - stored
+    return len(buf) - length
 
 
 def truncate(txn: Txn, inode: Inode, size: int, path: str | None = None) -> None:

@@ -95,12 +95,12 @@ class VFS:
             lambda txn: fn(Op(txn, cred, self.by, self.origin, time.time_ns(), self.receipts)), views
         )
 
-    def run_txn(self, fn: Callable[[Txn], T], *, views: bool = False) -> T:
-        """`run` for a hot path that needs no `Op` (a handle's write): `fn` gets the bare
-        transaction and does its own receipt and change row."""
+    def run_txn(self, fn: Callable[..., T], *args: object, views: bool = False) -> T:
+        """`run` for a hot path that needs no `Op` (a handle's write): `fn(txn, *args)` gets
+        the bare transaction and writes its own receipt and change row."""
         if not self._releases:
-            return self.state.write(fn, views=views)
-        return self._run_releasing(fn, views)
+            return self.state.write(fn, *args, views=views)
+        return self._run_releasing(lambda txn: fn(txn, *args), views)
 
     def _run_releasing(self, fn: Callable[[Txn], T], views: bool) -> T:
         """Run `fn` in one write transaction after dropping the open records `release_later`
@@ -417,46 +417,45 @@ class FileHandle:
         The hot path of small writes, so it works on the packed inode record rather than an
         `Inode`, and reuses the receipt's encoded text and the change row across writes.
         """
-        self._check(True)
+        if self.closed or not self.writable:
+            raise fs_error(errno.EBADF, self.path)
         if not buf:
             return 0
         vfs = self.vfs
-        path = self.path
-        receipt = None
         if vfs.receipts:
             receipt = self._receipt
-            where = path or f"ino {self.ino}"
+            where = self.path or f"ino {self.ino}"
             if receipt is None or receipt.by != vfs.by or receipt.path != where:
-                receipt = self._receipt = FixedReceipt("vfs.append" if self.append else "vfs.write", vfs.by, where)
-        change = self._change
-        if change is None or self._change_origin != vfs.origin:
-            change = self._change = change_row(vfs.origin, ChangeKind.DATA, self.ino)
+                self._receipt = FixedReceipt("vfs.append" if self.append else "vfs.write", vfs.by, where)
+        elif self._receipt is not None:
+            self._receipt = None
+        if self._change is None or self._change_origin != vfs.origin:
+            self._change = change_row(vfs.origin, ChangeKind.DATA, self.ino)
             self._change_origin = vfs.origin
-        key = pack_ino(self.ino)
-        root = self.cred.is_root
-        append = self.append
-
-        def body(txn: Txn) -> int:
-            raw = txn.get_view("inodes", key)
-            if raw is None:
-                raise fs_error(errno.ENOENT, path)
-            record = bytearray(raw)  # the view dies with the writes below
-            mode, size = _mode_and_size(record)
-            end = data.write_span(txn, self.ino, size, size if append else offset, buf, path)
-            if end != size:
-                _pack_size(record, _SIZE_AT, end)
-            if not root and mode & _SETID and mode & 0o170000 != 0o040000:
-                _pack_mode(record, 0, attrs.mode_after_write(mode))
-            now = time.time_ns()
-            _pack_times(record, _MTIME_AT, now, now)  # mtime, ctime
-            txn.put("inodes", key, record)
-            if receipt is not None:
-                receipt.append(txn, len(buf))
-            append_change_row(txn, change)
-            return len(buf)
-
         # a ViewTxn: rewriting 4 KiB of a stored 64 KiB chunk copies it once, not twice
-        return vfs.run_txn(body, views=True)
+        return vfs.run_txn(self._write_in, buf, offset, views=True)
+
+    def _write_in(self, txn: Txn, buf: bytes | memoryview, offset: int) -> int:
+        """pwrite's transaction (a method, not a closure: the hot path builds no function)."""
+        key = pack_ino(self.ino)
+        t, inodes = txn.raw("inodes")
+        raw = t.get(key, None, inodes)
+        if raw is None:
+            raise fs_error(errno.ENOENT, self.path)
+        record = bytearray(raw)  # a view into the map, dead after the writes below: copied
+        mode, size = _mode_and_size(record)
+        end = data.write_span(txn, self.ino, size, size if self.append else offset, buf, self.path)
+        if end != size:
+            _pack_size(record, _SIZE_AT, end)
+        if mode & _SETID and mode & 0o170000 != 0o040000 and not self.cred.is_root:
+            _pack_mode(record, 0, attrs.mode_after_write(mode))
+        now = time.time_ns()
+        _pack_times(record, _MTIME_AT, now, now)  # mtime, ctime
+        t.put(key, record, True, True, False, inodes)
+        if self._receipt is not None:
+            self._receipt.append(txn, len(buf))
+        append_change_row(txn, self._change)
+        return len(buf)
 
     def truncate(self, size: int) -> None:
         self._check(True)
