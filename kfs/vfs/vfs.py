@@ -19,19 +19,18 @@ from kfs.vfs.attrs import Time
 from kfs.vfs.cred import R_OK, ROOT, W_OK, X_OK, Cred, allowed, require
 from kfs.vfs.data import DATA_BYTES, MAX_BYTES
 from kfs.vfs.errors import fs_error
-from kfs.vfs.inode import DIR_SIZE, NAME_MAX, ROOT_INO, Inode
+from kfs.vfs.inode import CTIME_AT, DIR_SIZE, MODE_AT, MTIME_AT, NAME_MAX, ROOT_INO, SIZE_AT, Inode
 from kfs.vfs.ops import Op
 
 T = TypeVar("T")
 BLOCK_SIZE = 4096
 
 # Fields of the packed inode record (inode.INODE_STRUCT) that a write changes in place.
-_mode_and_size = struct.Struct(">I12xQ").unpack_from
+_mode_and_size = struct.Struct(f">I{SIZE_AT - MODE_AT - 4}xQ").unpack_from
 _pack_mode = struct.Struct(">I").pack_into
 _pack_size = struct.Struct(">Q").pack_into
-_pack_times = struct.Struct(">qq").pack_into
-_SIZE_AT = 16
-_MTIME_AT = 32  # mtime, then ctime
+_pack_times = struct.Struct(">qq").pack_into  # mtime, then ctime right after it
+assert CTIME_AT == MTIME_AT + 8 and MODE_AT == 0
 _SETID = st.S_ISUID | st.S_ISGID
 pack_ino = records.pack_ino
 
@@ -446,11 +445,11 @@ class FileHandle:
         mode, size = _mode_and_size(record)
         end = data.write_span(txn, self.ino, size, size if self.append else offset, buf, self.path)
         if end != size:
-            _pack_size(record, _SIZE_AT, end)
+            _pack_size(record, SIZE_AT, end)
         if mode & _SETID and mode & 0o170000 != 0o040000 and not self.cred.is_root:
-            _pack_mode(record, 0, attrs.mode_after_write(mode))
+            _pack_mode(record, MODE_AT, attrs.mode_after_write(mode))
         now = time.time_ns()
-        _pack_times(record, _MTIME_AT, now, now)  # mtime, ctime
+        _pack_times(record, MTIME_AT, now, now)  # mtime, ctime
         t.put(key, record, True, True, False, inodes)
         if self._receipt is not None:
             self._receipt.append(txn, len(buf))
