@@ -10,6 +10,8 @@ from kfs.kstate.schema import U64
 from native._knative import ffi as _ffi
 
 _unpack_u64 = U64.unpack_from
+# cffi's copy into a buffer Python sees as read-only (LMDB's view of a value), for
+# ViewTxn.patch; the native core's ffi object, since cffi is loaded for it anyway
 _from_buffer = _ffi.from_buffer
 _memmove = _ffi.memmove
 
