@@ -4,16 +4,28 @@ Every VFS mutation writes its receipt and change rows in the same transaction as
 itself, so the journal never disagrees with the files.
 """
 
-from kfs.journal.changes import Change, ChangeKind, append_change, changes_since, last_change, oldest_change
+from kfs.journal.changes import (
+    Change,
+    ChangeKind,
+    append_change,
+    append_change_row,
+    change_row,
+    changes_since,
+    last_change,
+    oldest_change,
+)
 from kfs.journal.events import append_event, events_since, follow_events, last_event, prune_events
-from kfs.journal.receipts import append_receipt, receipt_rows, receipts_since
+from kfs.journal.receipts import FixedReceipt, append_receipt, receipt_rows, receipts_since
 
 __all__ = [
     "Change",
     "ChangeKind",
+    "FixedReceipt",
     "append_change",
+    "append_change_row",
     "append_event",
     "append_receipt",
+    "change_row",
     "changes_since",
     "events_since",
     "follow_events",

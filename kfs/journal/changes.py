@@ -41,12 +41,32 @@ _TRIM_EVERY = 1024
 def append_change(txn: Txn, origin: int, kind: ChangeKind, ino: int, parent: int = 0, name: bytes = b"") -> int:
     seq = txn.next_seq("changes")
     txn.put("changes", U64.pack(seq), _ROW.pack(ino, parent, kind, origin) + name)
-    if seq % _TRIM_EVERY == 0 and seq > KEEP:  # amortised: at most _TRIM_EVERY deletions at a time
-        for key, _ in islice(txn.scan("changes"), _TRIM_EVERY):
-            if U64.unpack(key)[0] > seq - KEEP:
-                break
-            txn.delete("changes", key)
+    if seq % _TRIM_EVERY == 0 and seq > KEEP:
+        _trim(txn, seq)
     return seq
+
+
+def change_row(origin: int, kind: ChangeKind, ino: int, parent: int = 0, name: bytes = b"") -> bytes:
+    """The stored form of one change, for a caller that appends the same one again and again
+    (a handle's writes: `append_change_row`)."""
+    return _ROW.pack(ino, parent, kind, origin) + name
+
+
+def append_change_row(txn: Txn, row: bytes) -> int:
+    """`append_change` of a row `change_row` made; returns its sequence number."""
+    seq = txn.next_seq("changes")
+    txn.put("changes", U64.pack(seq), row)
+    if seq % _TRIM_EVERY == 0 and seq > KEEP:
+        _trim(txn, seq)
+    return seq
+
+
+def _trim(txn: Txn, seq: int) -> None:
+    """Drop the rows older than the newest KEEP; amortised: at most _TRIM_EVERY at a time."""
+    for key, _ in islice(txn.scan("changes"), _TRIM_EVERY):
+        if U64.unpack(key)[0] > seq - KEEP:
+            break
+        txn.delete("changes", key)
 
 
 def oldest_change(state: KState) -> int:

@@ -102,6 +102,29 @@ def _encode_binary(
         return None
 
 
+class FixedReceipt:
+    """The committed receipt of an operation repeated with the same op, by and path (a handle's
+    writes): its text is encoded once, and each `append` packs only the time and byte count.
+    The row is what `append_receipt(txn, op, by, path=path, nbytes=n)` writes, byte for byte;
+    it is the one receipt every 4 KiB write pays for."""
+
+    __slots__ = ("op", "by", "path", "_tail")
+
+    def __init__(self, op: str, by: str, path: str) -> None:
+        self.op, self.by, self.path = op, by, path
+        row = _encode_binary(op, by, "committed", 0, path, 0, {})
+        self._tail = None if row is None else row[1 + _HEAD.size :]  # None: the row needs JSON
+
+    def append(self, txn: Txn, nbytes: int) -> int:
+        """Append the receipt of one such operation that moved `nbytes`; returns its id."""
+        tail = self._tail
+        if tail is None or type(nbytes) is not int or not _I64_MIN <= nbytes <= _I64_MAX:
+            return append_receipt(txn, self.op, self.by, path=self.path, nbytes=nbytes)
+        receipt_id = txn.next_seq("receipts")
+        txn.put("receipts", _KEY.pack(receipt_id, 0), _BINARY + _HEAD.pack(_now(), nbytes, _HAS_PATH | _HAS_BYTES) + tail)
+        return receipt_id
+
+
 _TAGS = {"T": True, "F": False}
 
 

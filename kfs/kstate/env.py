@@ -23,6 +23,7 @@ T = TypeVar("T")
 DEFAULT_STATE_DIR = "/var/lib/komputer"
 MIB = 1 << 20
 GIB = 1 << 30
+GROW_MIN = 8 * MIB
 
 
 def default_state_dir() -> Path:
@@ -97,6 +98,13 @@ class KState:
         self._readers_cv = threading.Condition(self._readers_lock)
         self._quiescing = 0  # threads waiting in `_resize`: only then does a read's end notify
         self._dbs: dict[str, lmdb._Database] = {}
+        # The sequence numbers this process's last write handed out (Txn.next_seq), valid while
+        # the next write transaction's id is that write's id + 1: LMDB numbers every commit that
+        # changed anything, so then no other writer committed in between. A write that changed
+        # nothing keeps its id unspent, so only one that appended rows (then it changed
+        # something) records its id here.
+        self._seqs: dict[str, int] = {}
+        self._seqs_txnid = -2
         while True:
             try:
                 with self._env.begin(write=not readonly) as t:
@@ -199,12 +207,14 @@ class KState:
             if self._quiescing and not self._readers:
                 self._readers_cv.notify_all()
 
-    def write(self, fn: Callable[[Txn], T], *, views: bool = False) -> T:
-        """Run `fn` in one write transaction and commit it; all of it happens or none of it.
+    def write(self, fn: Callable[..., T], *args: object, views: bool = False) -> T:
+        """Run `fn(txn, *args)` in one write transaction and commit it; all of it happens or
+        none of it.
 
         `fn` may run more than once (after the map grows), so it must have no effects outside
         the transaction. An `OSError` raised by `fn` aborts the transaction and propagates.
-        views=True hands `fn` a `ViewTxn` (see there), for the data hot paths.
+        views=True hands `fn` a `ViewTxn` (see there), for the data hot paths. `args` spare
+        a hot caller building a closure per call.
         """
         if self.readonly:
             raise OSError(errno.EROFS, "read-only state")
@@ -217,15 +227,25 @@ class KState:
                 while True:
                     try:
                         t = self._env.begin(write=True, buffers=views)
+                        tid = t.id()
+                        if tid != self._seqs_txnid + 1:  # another writer committed since ours
+                            self._seqs = {}
+                        txn = (ViewTxn if views else Txn)(t, self._dbs, True, self._seqs)
                         try:
-                            txn = (ViewTxn if views else Txn)(t, self._dbs, True)
-                            if t.get(_STATE_FORKS, None, self._dbs["forks"]) is not None:
-                                txn = state_view(txn)  # its writes keep the forks' snapshots
-                            result = fn(txn)
+                            view = state_view(txn) if t.get(_STATE_FORKS, None, self._dbs["forks"]) is not None \
+                                else txn  # with forks of the state, its writes keep their snapshots
+                            result = fn(view, *args)
                         except BaseException:
+                            self._seqs_txnid = -2  # the aborted appends' numbers were never written
                             self._abort(t)
                             raise
-                        t.commit()
+                        try:
+                            t.commit()
+                        except BaseException:
+                            self._seqs_txnid = -2
+                            raise
+                        if txn.appended or view.appended:
+                            self._seqs_txnid = tid  # rows were appended: the commit took txnid `tid`
                         return result
                     except lmdb.MapFullError:
                         self._grow()
@@ -269,7 +289,10 @@ class KState:
             current = max(self._env.info()["map_size"], self._file_size())
             if current >= self.max_map_size:
                 raise OSError(errno.ENOSPC, f"No space left on device (KState map is at its ceiling of {current} bytes)")
-            new = min(current * 2, current + GIB, self.max_map_size)  # reserved on disk: grow gently
+            # reserved on disk: grow gently, but not by less than GROW_MIN, since a growth remaps
+            # the file and every page mapped before then faults again on its next use (the
+            # first MiBs of a new state would otherwise remap at 2, 4 and 8 MiB)
+            new = min(max(current * 2, current + GROW_MIN), current + GIB, self.max_map_size)
             self._reserve(new)  # first, so a full disk leaves the map as it was
             self._resize(new)
 

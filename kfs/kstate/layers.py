@@ -77,9 +77,9 @@ def fork_record(txn: Txn, fork: int) -> dict[str, Any] | None:
     return json.loads(raw)
 
 
-class _LayeredGets:
-    """What `LayeredTxn.raw` hands out for a layered database: `get` as LMDB's, through the
-    layers (the path walk's hot loop); nothing else."""
+class _LayeredRaw:
+    """What `LayeredTxn.raw` hands out for a layered database: LMDB's `get` and `put` as the
+    hot paths call them (the path walk, a handle's write), through the layers."""
 
     __slots__ = ("txn", "db")
 
@@ -91,6 +91,10 @@ class _LayeredGets:
         found = self.txn.get_view(self.db, bytes(key))
         return default if found is None else found
 
+    def put(self, key: bytes, value: Any, *_flags: Any, **_named: Any) -> bool:
+        self.txn.put(self.db, bytes(key), bytes(value))
+        return True
+
 
 class LayeredTxn(Txn):
     """A transaction seen through a fork's layers (`chain`: the fork, its parent fork, ...,
@@ -98,10 +102,9 @@ class LayeredTxn(Txn):
     docstring)."""
 
     __slots__ = ("chain", "forks", "views", "_layers")
-    layered = True
 
     def __init__(self, base: Txn, chain: tuple[int, ...], forks: tuple[int, ...]) -> None:
-        Txn.__init__(self, base._t, base._dbs, base.write)
+        Txn.__init__(self, base._t, base._dbs, base.write, base.seqs)
         self.chain = chain
         self.forks = forks
         self.views = getattr(base, "views", isinstance(base, ViewTxn))
@@ -138,9 +141,9 @@ class LayeredTxn(Txn):
         return found if self.views or found is None else bytes(found)
 
     def raw(self, db: str) -> Any:
-        if LAYERED.get(db) is None or not self.chain or db == "meta":
+        if LAYERED.get(db) is None or not (self.chain or self.forks) or db == "meta":
             return Txn.raw(self, db)
-        return _LayeredGets(self, db), None
+        return _LayeredRaw(self, db), None  # (the handle: unused by it)
 
     def scan(self, db: str, prefix_: bytes = b"", start: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
         for key, value in self.scan_views(db, prefix_, start):
@@ -305,11 +308,11 @@ class ForkState:
     def read(self, *, views: bool = False) -> _ForkRead:
         return _ForkRead(self, views)
 
-    def write(self, fn: Callable[[Txn], T], *, views: bool = False) -> T:
+    def write(self, fn: Callable[..., T], *args: object, views: bool = False) -> T:
         def body(txn: Txn) -> T:
             if fork_record(txn, self.fork) is None:
                 raise OSError(116, f"fork {self.fork} is gone (discarded or merged)")  # ESTALE
-            return fn(LayeredTxn(txn, self.chain, children(txn, self.layer)))
+            return fn(LayeredTxn(txn, self.chain, children(txn, self.layer)), *args)
 
         return self.state.write(body, views=views)
 

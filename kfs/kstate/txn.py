@@ -7,8 +7,13 @@ from collections.abc import Iterator
 import lmdb
 
 from kfs.kstate.schema import U64
+from native._knative import ffi as _ffi
 
 _unpack_u64 = U64.unpack_from
+# cffi's copy into a buffer Python sees as read-only (LMDB's view of a value), for
+# ViewTxn.patch; the native core's ffi object, since cffi is loaded for it anyway
+_from_buffer = _ffi.from_buffer
+_memmove = _ffi.memmove
 
 
 class Txn:
@@ -17,24 +22,35 @@ class Txn:
     A write `Txn` exists only inside `KState.write`, which commits it whole or not at all.
     """
 
-    __slots__ = ("_t", "_dbs", "write")
+    __slots__ = ("_t", "_dbs", "write", "seqs", "appended")
 
-    def __init__(self, t: lmdb.Transaction, dbs: dict[str, lmdb._Database], write: bool) -> None:
+    def __init__(
+        self, t: lmdb.Transaction, dbs: dict[str, lmdb._Database], write: bool, seqs: dict[str, int] | None = None
+    ) -> None:
         self._t = t
         self._dbs = dbs
         self.write = write
+        # db -> the last sequence number `next_seq` handed out, known without a cursor seek: a
+        # write's are KState's cache, which it empties when another writer committed since
+        # this process's last append (see KState.write); None in a read (always seek)
+        self.seqs = seqs
+        self.appended = False  # whether `next_seq` handed out a number (then a row was written)
 
     def get(self, db: str, key: bytes) -> bytes | None:
         return self._t.get(key, None, self._dbs[db])  # positional: measurably cheaper than db=
 
     def put(self, db: str, key: bytes, value: bytes) -> None:
-        self._t.put(key, value, db=self._dbs[db])
+        self._t.put(key, value, True, True, False, self._dbs[db])  # positional, as `get`
 
     def raw(self, db: str) -> tuple[lmdb.Transaction, lmdb._Database]:
         """The LMDB transaction and handle of `db`, for hot loops in kfs (`t.get(key, None, h)`).
 
         In a `ViewTxn` its values are views: use them before the next write, keep none.
+        Whoever takes the raw handle may delete the newest row, so `next_seq` forgets `db`.
         """
+        seqs = self.seqs
+        if seqs and db in seqs:
+            del seqs[db]
         return self._t, self._dbs[db]
 
     def get_view(self, db: str, key: bytes) -> bytes | memoryview | None:
@@ -53,6 +69,8 @@ class Txn:
         return self._t.put(key, value, db=self._dbs[db], overwrite=False)
 
     def delete(self, db: str, key: bytes) -> bool:
+        if self.seqs and db in self.seqs:  # it may be the newest row: `next_seq` seeks again
+            del self.seqs[db]
         return self._t.delete(key, b"", self._dbs[db])
 
     def scan(self, db: str, prefix: bytes = b"", start: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
@@ -90,9 +108,25 @@ class Txn:
         return cur.key() if cur.last() else None
 
     def next_seq(self, db: str) -> int:
-        """The next sequence number for an append-only db keyed by a leading u64."""
+        """The next sequence number for an append-only db keyed by a leading u64.
+
+        In a write transaction the caller writes the row with that number (every append does):
+        the number is remembered as taken, so that the next append in this transaction, and in
+        this process's next one when no other writer came between, skips the cursor seek (two
+        per VFS write: receipts and changes).
+        """
+        seqs = self.seqs
+        if seqs is not None:
+            self.appended = True
+            last = seqs.get(db)
+            if last is not None:
+                seqs[db] = last + 1
+                return last + 1
         cur = self._t.cursor(self._dbs[db])
-        return _unpack_u64(cur.key())[0] + 1 if cur.last() else 1
+        seq = _unpack_u64(cur.key())[0] + 1 if cur.last() else 1
+        if seqs is not None:
+            seqs[db] = seq
+        return seq
 
     def counter(self, name: bytes) -> int:
         raw = self._t.get(name, None, self._dbs["meta"])
@@ -132,3 +166,18 @@ class ViewTxn(Txn):
     def last(self, db: str) -> bytes | None:
         key = Txn.last(self, db)
         return None if key is None else bytes(key)
+
+    def patch(self, db: str, key: bytes, stored: memoryview, offset: int, data: bytes | memoryview) -> None:
+        """Store `stored` under `key` with `data` written over it at `offset`, copying it once.
+
+        `stored` is `key`'s current value as `get_view` gave it in this transaction, and
+        offset + len(data) <= len(stored). Rewriting 4 KiB of a 64 KiB chunk the plain way
+        copies the chunk twice (into a bytearray, then into the map); here LMDB copies the
+        stored value into the pages it allocates for the new version (copy on write: the
+        committed version is not touched, so a crash or an abort loses nothing), and `data`
+        goes straight into that new version, which belongs to this transaction alone until
+        it commits -- what LMDB's MDB_RESERVE hands out, which py-lmdb does not expose.
+        """
+        t, h = self._t, self._dbs[db]
+        t.put(key, stored, True, True, False, h)  # the old version's pages stay as they are until a later txn
+        _memmove(_from_buffer(t.get(key, None, h)) + offset, data, len(data))

@@ -27,10 +27,16 @@ def drop_privileges_on_write(op: Op, inode: Inode) -> None:
     """A write or truncate by a non-root caller clears setuid, and setgid when group-executable."""
     if op.cred.is_root or inode.is_dir:
         return
-    if inode.mode & st.S_ISUID:
-        inode.mode &= ~st.S_ISUID
-    if inode.mode & st.S_ISGID and inode.mode & st.S_IXGRP:
-        inode.mode &= ~st.S_ISGID
+    inode.mode = mode_after_write(inode.mode)
+
+
+def mode_after_write(mode: int) -> int:
+    """`mode` of a non-directory after a non-root caller wrote to it (drop_privileges_on_write)."""
+    if mode & st.S_ISUID:
+        mode &= ~st.S_ISUID
+    if mode & st.S_ISGID and mode & st.S_IXGRP:
+        mode &= ~st.S_ISGID
+    return mode
 
 
 def setattr(

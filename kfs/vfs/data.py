@@ -9,8 +9,10 @@ lookup of what was stored before.
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
+from typing import Any
 
-from kfs.kstate import Txn
+from kfs.kstate import Txn, ViewTxn
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import CHUNK_SIZE, Inode
@@ -21,6 +23,7 @@ MAX_FILE_SIZE = 1 << 62
 _ZEROS = memoryview(bytes(CHUNK_SIZE))
 
 Buffer = bytes | bytearray | memoryview
+_pack_key = U64x2.pack
 
 
 def _charge(txn: Txn, delta: int, path: str | None = None) -> None:
@@ -97,35 +100,72 @@ def _zero(out: memoryview, lo: int, hi: int) -> None:
 
 def write(txn: Txn, inode: Inode, offset: int, data: Buffer, path: str | None = None) -> None:
     """Write `data` at `offset`, growing the file; the caller stores the updated inode."""
+    inode.size = write_span(txn, inode.ino, inode.size, offset, data, path)
+
+
+# A stored chunk at least this long that a write changes only inside is patched in place of
+# its new version (ViewTxn.patch: one copy of the chunk, not two); below it, copying twice
+# costs less than the patch's extra calls.
+_PATCH_MIN = 8192
+
+
+def write_span(txn: Txn, ino: int, size: int, offset: int, data: Buffer, path: str | None = None) -> int:
+    """`write` of a file known by its ino and size; returns the new size."""
     if offset < 0:
         raise fs_error(errno.EINVAL, path)
-    if offset + len(data) > MAX_FILE_SIZE:
+    length = len(data)
+    end = offset + length
+    if end > MAX_FILE_SIZE:
         raise fs_error(errno.EFBIG, path)
-    view = memoryview(data)
-    pos, end = offset, offset + len(data)
-    delta = 0
-    while pos < end:
-        index, within = divmod(pos, CHUNK_SIZE)
-        take = min(CHUNK_SIZE - within, end - pos)
-        key = U64x2.pack(inode.ino, index)
-        piece = view[pos - offset : pos - offset + take]
-        # none lie past the size; a view in a ViewTxn, used up before the put below
-        old = txn.get_view("chunks", key) if index * CHUNK_SIZE < inode.size else None
-        new: Buffer
-        if within == 0 and (take == CHUNK_SIZE or old is None or len(old) <= take):
-            new = piece  # LMDB copies it in: no intermediate bytes object
-        else:
-            buf = bytearray(old or b"")
-            if len(buf) < within:
-                buf.extend(bytes(within - len(buf)))
-            buf[within : within + take] = piece
-            new = buf
-        delta += len(new) - (len(old) if old is not None else 0)
-        txn.put("chunks", key, new)
-        pos += take
-    _charge(txn, delta, path)
-    if end > inode.size:
-        inode.size = end
+    t, chunks = txn.raw("chunks")
+    patch = txn.patch if type(txn) is ViewTxn else None
+    index, within = divmod(offset, CHUNK_SIZE)
+    if within + length <= CHUNK_SIZE:  # inside one chunk: the common small write, no slicing
+        delta = _write_chunk(t, chunks, patch, _pack_key(ino, index), index * CHUNK_SIZE < size, within, data)
+    else:
+        view = memoryview(data)
+        pos = offset
+        delta = 0
+        while pos < end:
+            take = min(CHUNK_SIZE - within, end - pos)
+            piece = view[pos - offset : pos - offset + take]
+            delta += _write_chunk(t, chunks, patch, _pack_key(ino, index), index * CHUNK_SIZE < size, within, piece)
+            pos += take
+            index, within = index + 1, 0
+    if delta:
+        _charge(txn, delta, path)
+    return end if end > size else size
+
+
+def _write_chunk(
+    t: Any, chunks: Any, patch: Callable[..., None] | None, key: bytes, stored: bool, within: int, piece: Buffer
+) -> int:
+    """Write `piece` at `within` in the chunk at `key` (`stored`: it may exist, being below the
+    file's size; none lies past it); returns the change in stored bytes. `t` and `chunks` are
+    `txn.raw("chunks")` (the hot path calls LMDB directly), `patch` is `ViewTxn.patch` or None."""
+    take = len(piece)
+    old = t.get(key, None, chunks) if stored else None  # a view in a ViewTxn: used before the put
+    if old is None:
+        if within:
+            buf = bytearray(within)  # a hole before the data reads as zeros
+            buf += piece
+            t.put(key, buf, True, True, False, chunks)
+            return within + take
+        t.put(key, piece, True, True, False, chunks)  # LMDB copies it in: no intermediate bytes object
+        return take
+    length = len(old)
+    if within == 0 and (take == CHUNK_SIZE or length <= take):
+        t.put(key, piece, True, True, False, chunks)
+        return take - length
+    if within + take <= length and length >= _PATCH_MIN and patch is not None:
+        patch("chunks", key, old, within, piece)  # same length: no charge
+        return 0
+    buf = bytearray(old)
+    if length < within:
+        buf.extend(bytes(within - length))
+    buf[within : within + take] = piece
+    t.put(key, buf, True, True, False, chunks)
+    return len(buf) - length
 
 
 def truncate(txn: Txn, inode: Inode, size: int, path: str | None = None) -> None:

@@ -8,6 +8,8 @@ import struct
 from kfs.values import value_class
 
 _PACK = INODE_STRUCT = struct.Struct(">IIIIQqqqqQQ")  # mode uid gid nlink size a/m/c/btime gen rdev
+# Byte offsets of fields in that record, for a hot path that edits it in place (a handle's write)
+MODE_AT, SIZE_AT, MTIME_AT, CTIME_AT = 0, 16, 32, 40
 
 ROOT_INO = 1
 CHUNK_SIZE = 64 * 1024

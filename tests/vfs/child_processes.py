@@ -80,3 +80,22 @@ def open_and_close(state_dir: str, times: int) -> int:
     for _ in range(times):
         KState(state_dir, map_size=1 << 20).close()
     return times
+
+
+def append_receipts(state_dir: str, by: str, count: int) -> list[int]:
+    """Append `count` receipts from this process, one write each; returns their ids."""
+    from kfs.journal import append_receipt
+
+    with KState(state_dir) as state:
+        return [state.write(lambda txn: append_receipt(txn, "test.op", by, path=f"/{by}")) for _ in range(count)]
+
+
+def pwrite_blocks(state_dir: str, path: str, count: int) -> None:
+    """`count` 4 KiB writes through one handle (the hot path), each its own transaction."""
+    import os
+
+    with KState(state_dir) as state:
+        fs = PathFS(VFS(state, by=f"writer {path}"))
+        with fs.open(path, os.O_CREAT | os.O_WRONLY) as handle:
+            for i in range(count):
+                handle.pwrite(bytes([i % 256]) * 4096, (i * 7919 % 64) * 4096)

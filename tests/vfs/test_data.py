@@ -6,11 +6,12 @@ import errno
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from kfs.kstate import KState
-from kfs.vfs import CHUNK_SIZE, VFS, Inode, PathFS
+from kfs.kstate import KState, Txn
+from kfs.vfs import CHUNK_SIZE, VFS, Inode, PathFS, data
 
 from .oserrors import raises_errno
 
@@ -458,6 +459,90 @@ def test_random_writes_and_truncates_match_a_real_file(
         os.close(fd)
     assert fs.read_file("/f") == real.read_bytes()
     assert_chunks_consistent(fs.vfs.state, fs.stat("/f"))
+
+
+_SMALL_WRITES = hs.lists(
+    hs.tuples(hs.integers(0, 3 * CHUNK_SIZE + 100), hs.binary(min_size=1, max_size=9000)), min_size=1, max_size=12
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(writes=_SMALL_WRITES)
+def test_small_writes_inside_stored_chunks_match_a_real_file(
+    fs: PathFS, tmp_path: Path, writes: list[tuple[int, bytes]]
+) -> None:
+    """Small writes into full and short chunks: the ones inside a stored chunk are patched into
+    its new version (ViewTxn.patch), the others rewrite or grow it."""
+    base = bytes(range(256)) * (2 * CHUNK_SIZE // 256) + b"tail" * 1000
+    real = bytearray(base)
+    fs.write_file("/f", base)
+    with fs.open("/f", os.O_RDWR) as handle:
+        for offset, payload in writes:
+            handle.pwrite(payload, offset)
+            if offset > len(real):
+                real.extend(bytes(offset - len(real)))
+            real[offset : offset + len(payload)] = payload
+            start = max(offset - 5, 0)
+            assert handle.pread(offset + len(payload) + 5 - start, start) == real[start : offset + len(payload) + 5]
+    assert fs.read_file("/f") == bytes(real)
+    assert_chunks_consistent(fs.vfs.state, fs.stat("/f"))
+
+
+def test_a_write_inside_a_chunk_leaves_a_snapshot_read_before_it_unchanged(state: KState, fs: PathFS) -> None:
+    """The patch goes into the chunk's new version only: the committed one stays as it was for
+    a reader that began before the write."""
+    old = os.urandom(3 * CHUNK_SIZE)
+    fs.write_file("/f", old)
+    ino = fs.stat("/f").ino
+    with state.read(views=True) as before:
+        with fs.open("/f", os.O_WRONLY) as handle:
+            handle.pwrite(b"N" * 4096, CHUNK_SIZE + 8192)
+        assert data.read_span(before, ino, len(old), 0, len(old)) == old
+    assert fs.read_file("/f") == old[: CHUNK_SIZE + 8192] + b"N" * 4096 + old[CHUNK_SIZE + 12288 :]
+
+
+def test_an_aborted_write_inside_a_chunk_leaves_it_unchanged(state: KState, fs: PathFS) -> None:
+    old = os.urandom(2 * CHUNK_SIZE)
+    fs.write_file("/f", old)
+    ino = fs.stat("/f").ino
+
+    def write_then_fail(txn: Txn) -> None:
+        data.write_span(txn, ino, len(old), 100, b"X" * 5000)
+        assert data.read_span(txn, ino, len(old), 100, 5000) == b"X" * 5000
+        raise OSError(errno.EIO, "fail after the write")
+
+    with pytest.raises(OSError):
+        state.write(write_then_fail, views=True)
+    assert fs.read_file("/f") == old
+    assert_chunks_consistent(state, fs.stat("/f"))
+
+
+def test_two_writes_inside_one_chunk_in_one_transaction_both_land(state: KState, fs: PathFS) -> None:
+    """The second write patches the version the first one made, already this transaction's."""
+    old = os.urandom(CHUNK_SIZE + 10)
+    fs.write_file("/f", old)
+    ino = fs.stat("/f").ino
+
+    def twice(txn: Txn) -> None:
+        data.write_span(txn, ino, len(old), 10, b"a" * 100)
+        data.write_span(txn, ino, len(old), 20_000, b"b" * 100)
+
+    state.write(twice, views=True)
+    expected = bytearray(old)
+    expected[10:110] = b"a" * 100
+    expected[20_000:20_100] = b"b" * 100
+    assert fs.read_file("/f") == bytes(expected)
+
+
+def test_a_write_inside_a_chunk_in_a_plain_transaction_rewrites_it(state: KState, fs: PathFS) -> None:
+    """Without views (a Txn, not a ViewTxn) the chunk is copied and rewritten: same bytes."""
+    old = os.urandom(CHUNK_SIZE)
+    fs.write_file("/f", old)
+    ino = fs.stat("/f").ino
+    state.write(lambda txn: data.write_span(txn, ino, len(old), 4096, b"z" * 4096))
+    assert fs.read_file("/f") == old[:4096] + b"z" * 4096 + old[8192:]
 
 
 def test_data_survives_reopening_the_state(tmp_path: Path) -> None:

@@ -73,6 +73,8 @@ def test_a_fork_is_made_in_o1_and_sees_the_parent_as_it_was(state: KState, paren
     for path in ("/w/a", "/w/d", "/w/l"):
         assert fork.lstat(path) == parent.lstat(path)  # numbers, modes, links, times
     parent.write_file("/w/a", b"changed by the parent\n")
+    with parent.open("/w/big", os.O_RDWR) as f:  # a handle's write: the hot path, straight to LMDB's handles
+        f.pwrite(b"P" * 5000, CHUNK_SIZE - 10)
     parent.unlink("/w/l")
     parent.mkdir("/w/later")
     parent.rename("/w/d", "/w/d2")

@@ -375,6 +375,44 @@ def test_a_write_records_a_data_change_of_the_inode(state: KState, fs: PathFS) -
     ]
 
 
+def test_handle_writes_store_the_rows_append_receipt_and_append_change_store(state: KState, fs: PathFS) -> None:
+    """A handle's writes encode their receipt text once and reuse their change row
+    (journal.FixedReceipt, change_row): the stored rows are byte for byte the general ones,
+    also after the writer's provenance changes between two writes of one handle."""
+    from kfs.journal.changes import _ROW
+    from kfs.journal.receipts import _encode_binary
+
+    fs.write_file("/f", b"")
+    ino = fs.stat("/f").ino
+    start, seq = last_receipt_id(state), last_change(state)
+    with fs.open("/f", os.O_WRONLY) as handle:
+        handle.pwrite(b"abc", 0)
+        fs.vfs.by = "someone else"
+        handle.pwrite(b"de", 1)
+    with fs.open("/f", os.O_WRONLY | os.O_APPEND) as handle:
+        handle.pwrite(b"xyz", 0)
+    with state.read() as txn:
+        receipts = list(txn.scan("receipts", start=U64.pack(start + 1)))
+        changes = [value for _, value in txn.scan("changes", start=U64.pack(seq + 1))]
+    expected = [("vfs.write", "test", 3), ("vfs.write", "someone else", 2), ("vfs.append", "someone else", 3)]
+    writes = [value for _, value in receipts if b"vfs." in value and b"/f" in value][-3:]
+    assert len(writes) == 3
+    for value, (op, by, nbytes) in zip(writes, expected):
+        ts = U64.unpack(value[1:9])[0]
+        assert value == _encode_binary(op, by, "committed", ts, "/f", nbytes, {})
+    data_rows = [row for row in changes if row[16:17] == bytes([ChangeKind.DATA])]
+    assert data_rows == [_ROW.pack(ino, 0, ChangeKind.DATA, fs.vfs.origin)] * 3
+
+
+def test_a_store_without_receipts_writes_none_for_a_handle_write(state: KState) -> None:
+    fs = PathFS(VFS(state, by="memory", receipts=False))
+    start = last_receipt_id(state)
+    with fs.open("/f", os.O_CREAT | os.O_WRONLY) as handle:
+        handle.pwrite(b"data", 0)
+    assert receipts_since(state, start) == []
+    assert fs.read_file("/f") == b"data"
+
+
 def test_chmod_records_an_attribute_change(state: KState, fs: PathFS) -> None:
     fs.write_file("/f", b"")
     seq = last_change(state)

@@ -21,9 +21,11 @@ from kfs.kstate.schema import DATABASES, MIGRATIONS, SCHEMA_VERSION, U64
 from kfs.vfs import VFS, PathFS
 
 from .child_processes import (
+    append_receipts,
     grow_in_steps,
     hold_read_txn,
     open_and_close,
+    pwrite_blocks,
     reopen_and_write,
     write_bulk,
     write_then_wait_for_other,
@@ -408,3 +410,80 @@ def test_writes_grow_and_abort_while_threads_read_in_tight_loops(tmp_path: Path)
         with ks.read() as txn:
             assert txn.get("meta", b"half") is None
     assert errors == []
+
+
+# -- sequence numbers of the append-only journals (Txn.next_seq) ---------------------------------
+
+
+def receipt_ids(state: KState) -> list[int]:
+    with state.read() as txn:
+        return [U64.unpack(key[:8])[0] for key, _ in txn.scan("receipts")]
+
+
+def append_one(state: KState, by: str) -> int:
+    from kfs.journal import append_receipt
+
+    return state.write(lambda txn: append_receipt(txn, "test.op", by, path=f"/{by}"))
+
+
+def test_appends_in_one_transaction_and_across_transactions_number_consecutively(state: KState) -> None:
+    from kfs.journal import append_receipt
+
+    first = append_one(state, "a")
+    pair = state.write(lambda txn: (append_receipt(txn, "test.op", "b"), append_receipt(txn, "test.op", "c")))
+    assert [first, *pair, append_one(state, "d")] == list(range(first, first + 4))
+    assert receipt_ids(state) == list(range(1, first + 4))
+
+
+def test_an_append_after_another_process_appended_takes_the_next_free_number(tmp_path: Path) -> None:
+    """This process remembers the last number it handed out; a commit by another process in
+    between must make it look again, or its next row would overwrite the other's."""
+    with KState(tmp_path, create=True) as ks:
+        mine = [append_one(ks, "parent")]
+        with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN) as pool:
+            theirs = pool.submit(append_receipts, str(tmp_path), "child", 3).result(timeout=60)
+            mine.append(append_one(ks, "parent"))
+            ks.write(lambda txn: None)  # a write that changes nothing spends no transaction id
+            theirs += pool.submit(append_receipts, str(tmp_path), "child", 1).result(timeout=60)
+            mine.append(append_one(ks, "parent"))
+        assert len(set(mine + theirs)) == 7
+        assert receipt_ids(ks) == sorted(mine + theirs)
+        from kfs.journal import receipts_since
+
+        by = {row["id"]: row["by"] for row in receipts_since(ks)}
+        assert [by[i] for i in mine] == ["parent"] * 3 and [by[i] for i in theirs] == ["child"] * 4
+
+
+def test_an_aborted_append_leaves_its_number_to_the_next_one(state: KState) -> None:
+    from kfs.journal import append_receipt
+
+    before = append_one(state, "a")
+
+    def fails(txn: object) -> None:
+        append_receipt(txn, "test.op", "lost")  # type: ignore[arg-type]
+        raise OSError(errno.EIO, "abort")
+
+    with pytest.raises(OSError):
+        state.write(fails)
+    assert append_one(state, "b") == before + 1
+    assert receipt_ids(state)[-2:] == [before, before + 1]
+
+
+def test_processes_writing_through_handles_at_once_lose_no_receipt_and_no_change(tmp_path: Path) -> None:
+    from kfs.journal import changes_since, receipts_since
+
+    KState(tmp_path, create=True).close()
+    count = 150
+    with ProcessPoolExecutor(max_workers=3, mp_context=SPAWN) as pool:
+        jobs = [pool.submit(pwrite_blocks, str(tmp_path), f"/w{n}", count) for n in range(3)]
+        for job in jobs:
+            job.result(timeout=120)
+    with KState(tmp_path) as ks:
+        writes = [row for row in receipts_since(ks, 0, 100_000) if row["op"] == "vfs.write"]
+        assert sorted(row["path"] for row in writes) == sorted(f"/w{n}" for n in range(3) for _ in range(count))
+        fs = PathFS(VFS(ks))
+        inos = {fs.stat(f"/w{n}").ino for n in range(3)}
+        data_changes = [c for c in changes_since(ks, 0, 100_000) if c.ino in inos and c.kind == 2]
+        assert len(data_changes) == 3 * count
+        seqs = [c.seq for c in changes_since(ks, 0, 100_000)]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
