@@ -164,6 +164,15 @@ CASES = [
     Case("numbers_become_strings", "awk 'BEGIN { for (i = 0; i < 3; i++) { if (i == 1) i = \"1x\"; print i, (i < 10) }"
                                    " x = 5; sub(/5/, \"6\", x); print x + 1, (x < 10); y = 2;"
                                    " do { y = y \"0\" } while (y < 1000); print y }'", F),
+    # the record loop keeps $0 and FNR in locals when nothing else reads them (compile.py)
+    Case("record_after_the_loop", "awk '{ s += $1 } END { print $0, NF, $1, s }' nums", F),
+    Case("record_after_exit", "awk '{ s += $1 } NR == 2 { exit } END { print $0, NF, NR, FNR, s }' nums csv", F),
+    Case("fnr_unread_across_files", "awk '{ n++ } END { print NR, FNR, n }' csv nums;"
+                                    " awk 'FNR == 1 { print FILENAME, NR } END { print FNR }' csv nums", F),
+    Case("nextfile_keeps_fnr", "awk 'NR == 2 { nextfile } { n++ } END { print NR, FNR, n, $0 }' csv nums", F),
+    Case("record_reads_in_the_loop", "awk '/apple/ { print length(), length, $0; print } END { print; print NF }' nums", F),
+    Case("regex_fs_in_the_loop", "awk -F'[,]+' '{ print $2, NF } END { print $0, $3 }' csv", F),
+    Case("odd_white_space_in_the_loop", "printf 'a\\vb c\\n x\\fy \\n' | awk '{ print NF, $1 } END { print $2 }'", F),
     # expressions nested deeper than Python's parser takes (200 parentheses)
     Case("deep_sum", "awk 'BEGIN { x = 1; i = 0; print " + "(" * 150 + "x" + "+1)" * 150
                      + ", " + " + ".join(["(i++)"] * 300) + ", i }'", F),

@@ -61,3 +61,4 @@ class Scope:
     temps: int = 0
     loops: int = 0  # awk loops around the point being compiled
     in_records: bool = False  # inside the record loop (`next` may be a `continue`)
+    rec_same: bool = False  # no rule changes $0: in the record loop, $0 is the local `rec`

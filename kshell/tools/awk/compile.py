@@ -18,6 +18,7 @@ the right-hand side of an assignment first, a subscript or field index evaluated
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -135,14 +136,17 @@ class Compiler(Expressions):
         record run through the rules."""
         prog = self.prog
         a = prog.all_uses
-        rule_uses = analysis.uses([p for r in rules for p in r if p is not None])
+        rule_nodes = [p for r in rules for p in r if p is not None]
+        rule_uses = analysis.uses(rule_nodes)
         nr_local = not a.getline_any and not ({"NR", "FNR"} & (a.assigned | a.bare | prog.func_uses.names()))
         ro = {} if a.getline_main else {
             n: f"s_{n}" for n in ("OFS", "ORS", "CONVFMT", "OFMT", "SUBSEP") if n not in a.assigned}
         single = a.getline_main or "RS" in a.assigned  # records must be cut one at a time
         fast_split = "FS" not in a.assigned
         scope = Scope("main", {}, self.hoist(rule_uses), ro, nr_local, fast_split)
+        scope.rec_same = not any(analysis.changes_record(r) for r in rule_nodes)
         self.start_function("def _main():", scope)
+        self.emit("rec = _fd = None")
         ranges = [i for i, (pat, _) in enumerate(rules) if pat is not None and pat[0] == "range"]
         for i in ranges:
             self.emit(f"_rg{i} = False")
@@ -170,8 +174,10 @@ class Compiler(Expressions):
             self.emit(f"{local} = V[{name!r}]")
         if fast_split:
             self.emit("_sep = rt.char_sep()")
+        fd_at = len(self.lines)
         self.emit("for rec in _batch:")
         self.depth += 1
+        body_at = len(self.lines)
         if nr_local:
             self.emit("NR += 1.0")
             self.emit("FNR += 1.0")
@@ -198,12 +204,50 @@ class Compiler(Expressions):
             self.emit("except NextFile:")
             self.emit("    rt.end_file()")
             self.emit("    break")
-        self.depth -= 3
+        self.depth -= 1
+        fnr_free = nr_local and self.count_free(body_at, fd_at)
+        self.depth -= 2
         self.emit("finally:")
         self.depth += 1
+        if fnr_free:
+            self.emit("if _fd is not None:")
+            self.emit("    FNR = NR + _fd")
+        if self.rt_free(body_at, not rule_uses.calls):
+            self.emit("if rec is not None:")
+            self.emit("    rt.record = rec")
+            self.emit("    rt.fields = None")
         self.store_hoisted()
         self.emit("pass")
         return "_main"
+
+    # the record loop's lines that keep rt's record and FNR current for anything reading them
+    _RT_STORES = ("rt.record = rec", "rt.fields = None", "rt.fields = F")
+    _RT_CUT = "F = rt.cut(rec)"  # reads FS, not the record nor the fields
+
+    def rt_free(self, body_at: int, no_calls: bool) -> bool:
+        """Drop the record loop's stores of each record and its fields into rt when nothing in
+        the loop reads rt (every field and $0 read is of the locals F and rec): `_main`'s
+        `finally` stores the last record instead, for END and whatever runs after."""
+        body = self.lines[body_at:]
+        kept = [line for line in body if line.strip() not in self._RT_STORES]
+        if not no_calls or any(_RT.search(line) for line in kept if line.strip() != self._RT_CUT):
+            return False
+        self.lines[body_at:] = kept
+        return True
+
+    def count_free(self, body_at: int, for_at: int) -> bool:
+        """Drop the record loop's FNR += 1.0 when nothing in it reads FNR: it is NR plus the
+        difference `_fd` (constant within a batch, which is one file's), set back from it
+        after the batch and in `finally`."""
+        body = self.lines[body_at:]
+        if sum(1 for line in body if _FNR.search(line)) != 1:
+            return False
+        self.lines[body_at:] = [line for line in body if line.strip() != "FNR += 1.0"]
+        ind = self.lines[for_at][: len(self.lines[for_at]) - len(self.lines[for_at].lstrip())]
+        self.lines.insert(for_at, f"{ind}_fd = FNR - NR")
+        self.emit("FNR = NR + _fd")
+        self.emit("_fd = None")
+        return True
 
     @staticmethod
     def may_jump(node) -> bool:
@@ -272,7 +316,7 @@ class Compiler(Expressions):
 
     def action(self, action) -> None:
         if action is None:
-            self.emit("P.append(rt.record + " + self.special("ORS") + ")")
+            self.emit(f"P.append({self.record()} + {self.special('ORS')})")
             self.emit("if len(P) >= 512:")
             self.emit("    drain()")
         else:
@@ -398,7 +442,7 @@ class Compiler(Expressions):
             pre += [f"{ind}if _sep:",
                     f"{ind}    F = rec.split(_sep) if rec else []",
                     f"{ind}elif _sep is None or not rec.isprintable():",
-                    f"{ind}    F = rt.split()",
+                    f"{ind}    F = rt.cut(rec)",
                     f"{ind}else:",
                     f"{ind}    F = rec.split()",
                     f"{ind}rt.fields = F",
@@ -559,7 +603,7 @@ class Compiler(Expressions):
         if kind == "printf":
             text = self.formatted(args)
         elif not args:
-            text = f"rt.record + {self.special('ORS')}"
+            text = f"{self.record()} + {self.special('ORS')}"
         else:
             parts = [self.out_str(a) for a in args]
             if len(parts) == 1:
@@ -685,6 +729,8 @@ class Compiler(Expressions):
 
 
 NAMESPACE = {**helpers.NAMESPACE, **builtins.NAMESPACE}
+_RT = re.compile(r"\brt\b")
+_FNR = re.compile(r"\bFNR\b")
 SPLIT_HEIGHT = 8  # expressions deeper than the parser takes: cut every 8 levels (split_out)
 
 

@@ -55,6 +55,12 @@ class Expressions:
         self.consts.append(v)
         return f"K{len(self.consts) - 1}"
 
+    def record(self) -> str:
+        """$0's text: the record loop's `rec` where no rule can change it (no read of rt then,
+        which lets the loop skip storing each record in rt), else the runtime's."""
+        s = self.scope
+        return "rec" if s.in_records and s.rec_same else "rt.record"
+
     def special(self, name: str) -> str:
         local = self.scope.ro.get(name)
         return local if local is not None else f"V[{name!r}]"
@@ -151,7 +157,7 @@ class Expressions:
             node = node[1]
         k = node[0]
         if k == "regex":
-            return f"({self.regex(node[1])}.search(rt.record) is not None)"
+            return f"({self.regex(node[1])}.search({self.record()}) is not None)"
         if k == "cmp":
             return self.compare(node)
         if k == "and":
@@ -205,7 +211,7 @@ class Expressions:
         return Code(repr(node[1]), STR, safe=True)
 
     def x_regex(self, node) -> Code:
-        return Code(f"(1.0 if {self.regex(node[1])}.search(rt.record) else 0.0)", NUM)
+        return Code(f"(1.0 if {self.regex(node[1])}.search({self.record()}) else 0.0)", NUM)
 
     def x_group(self, node) -> Code:
         return self.expr(node[1])
@@ -260,7 +266,7 @@ class Expressions:
         if inner[0] == "num" and inner[1] == int(inner[1]):
             i = int(inner[1])
             if i == 0:
-                return Code("field(rt.record)")
+                return Code(f"field({self.record()})")
             if i > 0:
                 j = i - 1
                 if self.pure and self.fields_ok():
@@ -271,12 +277,12 @@ class Expressions:
                 return Code(f"rt.get_field({i})")
         if inner == ("var", "NF") and self.pure and self.fields_ok():
             self.want_f = True
-            return Code("(field(F[-1]) if F else field(rt.record))")
+            return Code(f"(field(F[-1]) if F else field({self.record()}))")
         return Code(f"rt.get_field(int({self.num(inner)}))")
 
     def text_of_field(self, i: int) -> str:
         """$i's text, for i >= 0 ($0 is the record itself)."""
-        return "rt.record" if i == 0 else self.field_text(i - 1)
+        return self.record() if i == 0 else self.field_text(i - 1)
 
     def field_text(self, j: int) -> str:
         """Field j+1's text ("" past NF), as print and concatenation show it."""
