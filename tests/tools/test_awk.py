@@ -173,6 +173,13 @@ CASES = [
     Case("record_reads_in_the_loop", "awk '/apple/ { print length(), length, $0; print } END { print; print NF }' nums", F),
     Case("regex_fs_in_the_loop", "awk -F'[,]+' '{ print $2, NF } END { print $0, $3 }' csv", F),
     Case("odd_white_space_in_the_loop", "printf 'a\\vb c\\n x\\fy \\n' | awk '{ print NF, $1 } END { print $2 }'", F),
+    # a field's number: small ones looked up, long digit strings past int's digits or float's range
+    Case("field_numbers", "echo '007 -5 +3 1_0 0x1A 1e3 .5 5. 000 00 999 1000 12ab nan -inf +inf' |"
+                          " awk '{ for (i = 1; i <= NF; i++) printf \"%s \", $i + 0; s = $1 + $2 + $3 + $10"
+                          " + $11 + $12; print s, ($1 < 8), ($11 == 999), ($12 > 999) }'", F),
+    Case("field_numbers_huge", "awk 'BEGIN { s = \"1\"; for (i = 0; i < 5000; i++) s = s \"9\";"
+                               " print \"x\", s, substr(s, 1, 400), substr(s, 1, 20) }' > big;"
+                               " awk '{ print $2 + 0, $3 + 0, $4 + 0; t += $4 } END { print t }' big", F),
     # expressions nested deeper than Python's parser takes (200 parentheses)
     Case("deep_sum", "awk 'BEGIN { x = 1; i = 0; print " + "(" * 150 + "x" + "+1)" * 150
                      + ", " + " + ".join(["(i++)"] * 300) + ", i }'", F),

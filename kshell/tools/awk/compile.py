@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from kshell.tools.awk import analysis, builtins, helpers
 from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, Program, const_field, is_safe, ungroup
 from kshell.tools.awk.code import DEAD, NUM, STR, UNKNOWN, Code, Fields, Scope, meet
-from kshell.tools.awk.expressions import Expressions, arith_src, field_num_src
+from kshell.tools.awk.expressions import Expressions, arith_src, field_num_lines
 from kshell.tools.awk.helpers import Exit, Next, NextFile
 from kshell.tools.awk.values import AwkFatal
 
@@ -459,7 +459,7 @@ class Compiler(Expressions):
                     f"{ind}_nf = len(F)"]
             state = Fields("valid")
         for j in sorted(self.want_nums - state.nums):
-            pre.append(f"{ind}_n{j} = {field_num_src(j)}")
+            pre += field_num_lines(j, ind)
         self.fields = Fields("valid", state.nums | frozenset(self.want_nums))
         self.lines[mark:mark] = pre
 

@@ -585,9 +585,24 @@ class Expressions:
 def field_num_src(j: int) -> str:
     """The number in field j+1 of F (0 past NF): values.field_number, inlined (it runs for
     every numeric field of every record)."""
-    t = f"_fv{j}"
-    return (f"(float(int({t})) if ({t} := F[{j}]).isdecimal() and len({t}) < 19 else str_to_num({t}))"
-            f" if _nf > {j} else 0.0")
+    t, k = f"_fv{j}", f"_sv{j}"
+    return (f"({k} if ({k} := small_number({t} := F[{j}])) is not None else float(int({t}))"
+            f" if {t}.isdecimal() and len({t}) < 19 else str_to_num({t})) if _nf > {j} else 0.0")
+
+
+def field_num_lines(j: int, ind: str) -> list[str]:
+    """field_num_src as statements, for a prelude: the same value in `_n<j>`, a long digit
+    string's overflow caught rather than its length tested (one call less per field)."""
+    t, n = f"_fv{j}", f"_n{j}"
+    return [f"{ind}if _nf > {j}:",
+            f"{ind}    {n} = small_number({t} := F[{j}])",
+            f"{ind}    if {n} is None:",
+            f"{ind}        try:",
+            f"{ind}            {n} = float(int({t})) if {t}.isdecimal() else str_to_num({t})",
+            f"{ind}        except (ValueError, OverflowError):  # past int's digits or float's range",
+            f"{ind}            {n} = str_to_num({t})",
+            f"{ind}else:",
+            f"{ind}    {n} = 0.0"]
 
 
 def num_test(op: str, a: str, b: str) -> str:
