@@ -173,6 +173,9 @@ CASES = [
     Case("record_reads_in_the_loop", "awk '/apple/ { print length(), length, $0; print } END { print; print NF }' nums", F),
     Case("regex_fs_in_the_loop", "awk -F'[,]+' '{ print $2, NF } END { print $0, $3 }' csv", F),
     Case("odd_white_space_in_the_loop", "printf 'a\\vb c\\n x\\fy \\n' | awk '{ print NF, $1 } END { print $2 }'", F),
+    # `x += v` on a global assigned only numbers tries float's sum first (TypeError: convert)
+    Case("sum_from_strings", "awk -v s=5x 'BEGIN { t = \"3\"; t += 1; u += 2; print t, u } { s += $1; n -= $1;"
+                             " m *= $1 } END { print s, n, m, s + n }' nums", F),
     # a field's number: small ones looked up, long digit strings past int's digits or float's range
     Case("field_numbers", "echo '007 -5 +3 1_0 0x1A 1e3 .5 5. 000 00 999 1000 12ab nan -inf +inf' |"
                           " awk '{ for (i = 1; i <= NF; i++) printf \"%s \", $i + 0; s = $1 + $2 + $3 + $10"

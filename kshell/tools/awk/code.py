@@ -61,4 +61,7 @@ class Scope:
     temps: int = 0
     loops: int = 0  # awk loops around the point being compiled
     in_records: bool = False  # inside the record loop (`next` may be a `continue`)
+    # hoisted globals this body assigns only numbers: once a float, a float for good, so
+    # `x += v` tries the float sum and converts only when that fails (once, at first)
+    stable: frozenset[str] = frozenset()
     rec_same: bool = False  # no rule changes $0: in the record loop, $0 is the local `rec`

@@ -100,6 +100,14 @@ class Compiler(Expressions):
     def hoist(self, body_uses: analysis.Uses) -> dict[str, str]:
         return {n: f"g_{n}" for n in sorted(body_uses.names()) if self.prog.hoistable(n)}
 
+    @staticmethod
+    def stable(scope: Scope, nodes: list) -> frozenset[str]:
+        """The hoisted globals that `nodes` never assign anything but a number (Scope.stable)."""
+        strings: set[str] = set()
+        for n in nodes:
+            strings |= analysis.string_targets(n)
+        return frozenset(scope.hoisted) - strings
+
     def load_hoisted(self) -> None:
         for name, local in self.scope.hoisted.items():
             self.emit(f"{local} = V[{name!r}]")
@@ -116,6 +124,7 @@ class Compiler(Expressions):
         if not blocks:
             return None
         scope = Scope(kind, {}, self.hoist(analysis.uses(blocks)), {})
+        scope.stable = self.stable(scope, blocks)
         self.start_function(f"def {name}():", scope)
         self.load_hoisted()
         if scope.hoisted:
@@ -145,6 +154,7 @@ class Compiler(Expressions):
         fast_split = "FS" not in a.assigned
         scope = Scope("main", {}, self.hoist(rule_uses), ro, nr_local, fast_split)
         scope.rec_same = not any(analysis.changes_record(r) for r in rule_nodes)
+        scope.stable = self.stable(scope, rule_nodes)
         self.start_function("def _main():", scope)
         self.emit("rec = _fd = None")
         ranges = [i for i, (pat, _) in enumerate(rules) if pat is not None and pat[0] == "range"]
@@ -700,8 +710,15 @@ class Compiler(Expressions):
             scope = self.scope
             local = scope.params.get(name) or scope.hoisted.get(name)
             if local is not None and name not in NOT_PLAIN:
-                cur = self.as_num(self.x_var(target))
-                self.emit(f"{local} = {arith_src(op, cur, v)}")
+                if name in scope.stable and name not in self.floats and op in ("+", "-", "*"):
+                    # a str (StrNum, Uninit) or dict fails float's operator: TypeError
+                    self.emit("try:")
+                    self.emit(f"    {local} = {local} {op} {v}")
+                    self.emit("except TypeError:")
+                    self.emit(f"    {local} = to_num({local}) {op} {v}")
+                else:
+                    cur = self.as_num(self.x_var(target))
+                    self.emit(f"{local} = {arith_src(op, cur, v)}")
                 if name in scope.hoisted:
                     self.floats |= {name}
                 return
