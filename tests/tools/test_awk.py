@@ -173,6 +173,10 @@ CASES = [
     Case("record_reads_in_the_loop", "awk '/apple/ { print length(), length, $0; print } END { print; print NF }' nums", F),
     Case("regex_fs_in_the_loop", "awk -F'[,]+' '{ print $2, NF } END { print $0, $3 }' csv", F),
     Case("odd_white_space_in_the_loop", "printf 'a\\vb c\\n x\\fy \\n' | awk '{ print NF, $1 } END { print $2 }'", F),
+    # rules reading only the first fields cut each record only that far
+    Case("leading_fields_only", "awk '{ print $1 \"|\" $2 \"|\" }' t; awk -F, '{ print $2 \"|\" }' csv;"
+                                " printf '  a  b   c \\n\\n   \\n x\\n' | awk '$2 != \"\" { print $2 \"|\" $1 }"
+                                " $3 > 0 { n++ } END { print n + 0, NF, $1 }'", F),
     # `x += v` on a global assigned only numbers tries float's sum first (TypeError: convert)
     Case("sum_from_strings", "awk -v s=5x 'BEGIN { t = \"3\"; t += 1; u += 2; print t, u } { s += $1; n -= $1;"
                              " m *= $1 } END { print s, n, m, s + n }' nums", F),

@@ -223,6 +223,7 @@ class Compiler(Expressions):
             self.emit("if _fd is not None:")
             self.emit("    FNR = NR + _fd")
         if self.rt_free(body_at, not rule_uses.calls):
+            self.partial_split(body_at)
             self.emit("if rec is not None:")
             self.emit("    rt.record = rec")
             self.emit("    rt.fields = None")
@@ -244,6 +245,31 @@ class Compiler(Expressions):
             return False
         self.lines[body_at:] = kept
         return True
+
+    def partial_split(self, body_at: int) -> None:
+        """When the rules read only fields 1..J+1 by constant index (never NF, $NF, a field
+        by variable, nor F as a whole; F is local, rt never sees it), cut each record at most
+        J+1 times: F[0..J] are those fields, a last element holds the rest, and `_nf > j`
+        still tells whether field j+1 exists for every j <= J."""
+        body = self.lines[body_at:]
+        top = -1
+        for line in body:
+            text = line.strip()
+            if text in _SPLIT_LINES:
+                continue
+            top = max([top, *map(int, _F_INDEX.findall(text))])
+            if _F_OTHER.search(_F_ALLOWED.sub("", text)):
+                return
+        if top < 0:
+            return
+        cuts = top + 1
+        for i in range(body_at, len(self.lines)):
+            line = self.lines[i]
+            text = line.strip()
+            if text == "F = rec.split(_sep) if rec else []":
+                self.lines[i] = line.replace("rec.split(_sep)", f"rec.split(_sep, {cuts})")
+            elif text == "F = rec.split()":
+                self.lines[i] = line.replace("rec.split()", f"rec.split(None, {cuts})")
 
     def count_free(self, body_at: int, for_at: int) -> bool:
         """Drop the record loop's FNR += 1.0 when nothing in it reads FNR: it is NR plus the
@@ -747,6 +773,12 @@ class Compiler(Expressions):
 
 NAMESPACE = {**helpers.NAMESPACE, **builtins.NAMESPACE}
 _RT = re.compile(r"\brt\b")
+# partial_split: the prelude's lines, the reads of F and _nf it allows, and any other use
+_SPLIT_LINES = frozenset({"F = rec.split(_sep) if rec else []", "F = rt.cut(rec)", "F = rec.split()",
+                          "_nf = len(F)"})
+_F_INDEX = re.compile(r"\bF\[(\d+)\]")
+_F_ALLOWED = re.compile(r"\bF\[\d+\]|\bif F else\b|\b_nf > \d+")
+_F_OTHER = re.compile(r"\bF\b|\b_nf\b")
 _FNR = re.compile(r"\bFNR\b")
 SPLIT_HEIGHT = 8  # expressions deeper than the parser takes: cut every 8 levels (split_out)
 
