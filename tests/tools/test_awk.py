@@ -180,6 +180,9 @@ CASES = [
     # `x += v` on a global assigned only numbers tries float's sum first (TypeError: convert)
     Case("sum_from_strings", "awk -v s=5x 'BEGIN { t = \"3\"; t += 1; u += 2; print t, u } { s += $1; n -= $1;"
                              " m *= $1 } END { print s, n, m, s + n }' nums", F),
+    Case("element_sums", "awk 'BEGIN { x = a[\"k\"]; a[\"k\"] += 2; a[\"s\"] = \"3x\"; a[\"s\"] *= 2 }"
+                         " { c[$2] += $1; d[$2] -= 1 } END { print a[\"k\"], a[\"s\"], c[\"apple\"], d[\"apple\"],"
+                         " length(c) }' nums", F),
     # a field's number: small ones looked up, long digit strings past int's digits or float's range
     Case("field_numbers", "echo '007 -5 +3 1_0 0x1A 1e3 .5 5. 000 00 999 1000 12ab nan -inf +inf' |"
                           " awk '{ for (i = 1; i <= NF; i++) printf \"%s \", $i + 0; s = $1 + $2 + $3 + $10"

@@ -761,8 +761,8 @@ class Compiler(Expressions):
             a, key, c = self.temp("_a"), self.temp("_k"), self.temp()
             self.emit(f"{a} = {self.array(target[1])}")
             self.emit(f"{key} = {self.subscript(target[2])}")
-            self.emit(f"{c} = {a}.get({key})")
-            cur = f"(0.0 if {c} is None else {c} if type({c}) is float else to_num({c}))"
+            self.emit(f"{c} = {a}.get({key}, 0.0)")  # a missing element counts as 0
+            cur = f"({c} if type({c}) is float else to_num({c}))"
             self.emit(f"{a}[{key}] = {arith_src(op, cur, v)}")
             return
         if k == "field":
