@@ -187,6 +187,8 @@ CASES = [
     Case("field_numbers", "echo '007 -5 +3 1_0 0x1A 1e3 .5 5. 000 00 999 1000 12ab nan -inf +inf' |"
                           " awk '{ for (i = 1; i <= NF; i++) printf \"%s \", $i + 0; s = $1 + $2 + $3 + $10"
                           " + $11 + $12; print s, ($1 < 8), ($11 == 999), ($12 > 999) }'", F),
+    Case("field_numbers_sampled", "awk 'BEGIN { for (i = 0; i < 3000; i++) print i % 50, i * 1000, (i % 9 ? i : \"x\"), \"0\" i }'"
+                                  " > cols; awk '{ a += $1; b += $2; c += $3; d += $4 } END { print a, b, c, d }' cols", F),
     Case("field_numbers_huge", "awk 'BEGIN { s = \"1\"; for (i = 0; i < 5000; i++) s = s \"9\";"
                                " print \"x\", s, substr(s, 1, 400), substr(s, 1, 20) }' > big;"
                                " awk '{ print $2 + 0, $3 + 0, $4 + 0; t += $4 } END { print t }' big", F),

@@ -155,6 +155,7 @@ class Compiler(Expressions):
         scope = Scope("main", {}, self.hoist(rule_uses), ro, nr_local, fast_split)
         scope.rec_same = not any(analysis.changes_record(r) for r in rule_nodes)
         scope.stable = self.stable(scope, rule_nodes)
+        scope.sampled = fast_split and not single  # a batch of one record: no sample
         self.start_function("def _main():", scope)
         self.emit("rec = _fd = None")
         ranges = [i for i, (pat, _) in enumerate(rules) if pat is not None and pat[0] == "range"]
@@ -216,6 +217,8 @@ class Compiler(Expressions):
             self.emit("    break")
         self.depth -= 1
         fnr_free = nr_local and self.count_free(body_at, fd_at)
+        if scope.sampled:
+            self.sample_fields(fd_at, sorted(scope.num_fields))
         self.depth -= 2
         self.emit("finally:")
         self.depth += 1
@@ -270,6 +273,12 @@ class Compiler(Expressions):
                 self.lines[i] = line.replace("rec.split(_sep)", f"rec.split(_sep, {cuts})")
             elif text == "F = rec.split()":
                 self.lines[i] = line.replace("rec.split()", f"rec.split(None, {cuts})")
+
+    def sample_fields(self, for_at: int, fields: list[int]) -> None:
+        """Before each batch's loop: which numeric fields to look up in SMALL_NUMBERS first
+        (field_num_lines' `adaptive`), from a sample of the batch's records."""
+        ind = self.lines[for_at][: len(self.lines[for_at]) - len(self.lines[for_at].lstrip())]
+        self.lines[for_at:for_at] = [f"{ind}_u{j} = small_share(_batch, _sep, {j})" for j in fields]
 
     def count_free(self, body_at: int, for_at: int) -> bool:
         """Drop the record loop's FNR += 1.0 when nothing in it reads FNR: it is NR plus the
@@ -495,7 +504,10 @@ class Compiler(Expressions):
                     f"{ind}_nf = len(F)"]
             state = Fields("valid")
         for j in sorted(self.want_nums - state.nums):
-            pre += field_num_lines(j, ind)
+            adaptive = self.scope.in_records and self.scope.sampled
+            if adaptive:
+                self.scope.num_fields.add(j)
+            pre += field_num_lines(j, ind, adaptive)
         self.fields = Fields("valid", state.nums | frozenset(self.want_nums))
         self.lines[mark:mark] = pre
 

@@ -590,13 +590,21 @@ def field_num_src(j: int) -> str:
             f" if {t}.isdecimal() and len({t}) < 19 else str_to_num({t})) if _nf > {j} else 0.0")
 
 
-def field_num_lines(j: int, ind: str) -> list[str]:
+def field_num_lines(j: int, ind: str, adaptive: bool = False) -> list[str]:
     """field_num_src as statements, for a prelude: the same value in `_n<j>`, a long digit
-    string's overflow caught rather than its length tested (one call less per field)."""
+    string's overflow caught rather than its length tested (one call less per field).
+    `adaptive` (the record loop): SMALL_NUMBERS is probed only while the batch's sample said
+    field j+1 mostly holds small numbers (`_u<j>`, values.small_share): a miss hashes the
+    field for nothing."""
     t, n = f"_fv{j}", f"_n{j}"
-    return [f"{ind}if _nf > {j}:",
-            f"{ind}    {n} = small_number({t} := F[{j}])",
-            f"{ind}    if {n} is None:",
+    probe = (f"not _u{j} or ({n} := small_number({t} := F[{j}])) is None" if adaptive
+             else f"({n} := small_number({t} := F[{j}])) is None")
+    lines = [f"{ind}if _nf > {j}:"]
+    if adaptive:
+        lines.append(f"{ind}    {t} = F[{j}]")
+        probe = f"not _u{j} or ({n} := small_number({t})) is None"
+    return [*lines,
+            f"{ind}    if {probe}:",
             f"{ind}        try:",
             f"{ind}            {n} = float(int({t})) if {t}.isdecimal() else str_to_num({t})",
             f"{ind}        except (ValueError, OverflowError):  # past int's digits or float's range",
