@@ -216,6 +216,10 @@ class Compiler(Expressions):
             self.emit("    rt.end_file()")
             self.emit("    break")
         self.depth -= 1
+        # the record loop's body is lines[body_at:]: trimmed first, then lines put before it
+        rt_free = self.rt_free(body_at, not rule_uses.calls)
+        if rt_free:
+            self.partial_split(body_at)
         fnr_free = nr_local and self.count_free(body_at, fd_at)
         if scope.sampled:
             self.sample_fields(fd_at, sorted(scope.num_fields))
@@ -225,8 +229,7 @@ class Compiler(Expressions):
         if fnr_free:
             self.emit("if _fd is not None:")
             self.emit("    FNR = NR + _fd")
-        if self.rt_free(body_at, not rule_uses.calls):
-            self.partial_split(body_at)
+        if rt_free:
             self.emit("if rec is not None:")
             self.emit("    rt.record = rec")
             self.emit("    rt.fields = None")
