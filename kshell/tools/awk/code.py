@@ -64,6 +64,6 @@ class Scope:
     # hoisted globals this body assigns only numbers: once a float, a float for good, so
     # `x += v` tries the float sum and converts only when that fails (once, at first)
     stable: frozenset[str] = frozenset()
-    rec_same: bool = False
+    rec_same: bool = False  # no rule changes $0: in the record loop, $0 is the local `rec`
     sampled: bool = False  # the record loop samples each batch (values.small_share)
-    num_fields: set[int] = field(default_factory=set)  # fields whose number the record loop computes  # no rule changes $0: in the record loop, $0 is the local `rec`
+    num_fields: set[int] = field(default_factory=set)  # fields whose number the record loop computes
