@@ -8,7 +8,10 @@ Python (no tree walk and no call per node), where
 - NR and FNR are Python floats of the main loop when no getline or function touches them;
 - the fields of a record are cut once into the local F, fast when FS is one character or
   white space, and a field's number is converted once per record however often it is used;
-- `next` is a `continue` of the record loop; awk's break and continue are Python's.
+- `next` is a `continue` of the record loop; awk's break and continue are Python's;
+- when nothing in the record loop reads rt (no call, no rt.* in its code), $0 is the local
+  `rec`, each record is not stored into rt (the last one is, when the loop ends), FNR is NR
+  plus an offset, and a record is cut only as far as the highest constant field read.
 
 Values are as in values.py (float, str, StrNum, Uninit, LazyArray, dict); every expression's
 code knows whether it is surely a number or a string, so conversions are written only where
