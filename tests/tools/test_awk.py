@@ -164,6 +164,34 @@ CASES = [
     Case("numbers_become_strings", "awk 'BEGIN { for (i = 0; i < 3; i++) { if (i == 1) i = \"1x\"; print i, (i < 10) }"
                                    " x = 5; sub(/5/, \"6\", x); print x + 1, (x < 10); y = 2;"
                                    " do { y = y \"0\" } while (y < 1000); print y }'", F),
+    # the record loop keeps $0 and FNR in locals when nothing else reads them (compile.py)
+    Case("record_after_the_loop", "awk '{ s += $1 } END { print $0, NF, $1, s }' nums", F),
+    Case("record_after_exit", "awk '{ s += $1 } NR == 2 { exit } END { print $0, NF, NR, FNR, s }' nums csv", F),
+    Case("fnr_unread_across_files", "awk '{ n++ } END { print NR, FNR, n }' csv nums;"
+                                    " awk 'FNR == 1 { print FILENAME, NR } END { print FNR }' csv nums", F),
+    Case("nextfile_keeps_fnr", "awk 'NR == 2 { nextfile } { n++ } END { print NR, FNR, n, $0 }' csv nums", F),
+    Case("record_reads_in_the_loop", "awk '/apple/ { print length(), length, $0; print } END { print; print NF }' nums", F),
+    Case("regex_fs_in_the_loop", "awk -F'[,]+' '{ print $2, NF } END { print $0, $3 }' csv", F),
+    Case("odd_white_space_in_the_loop", "printf 'a\\vb c\\n x\\fy \\n' | awk '{ print NF, $1 } END { print $2 }'", F),
+    # rules reading only the first fields cut each record only that far
+    Case("leading_fields_only", "awk '{ print $1 \"|\" $2 \"|\" }' t; awk -F, '{ print $2 \"|\" }' csv;"
+                                " printf '  a  b   c \\n\\n   \\n x\\n' | awk '$2 != \"\" { print $2 \"|\" $1 }"
+                                " $3 > 0 { n++ } END { print n + 0, NF, $1 }'", F),
+    # `x += v` on a global assigned only numbers tries float's sum first (TypeError: convert)
+    Case("sum_from_strings", "awk -v s=5x 'BEGIN { t = \"3\"; t += 1; u += 2; print t, u } { s += $1; n -= $1;"
+                             " m *= $1 } END { print s, n, m, s + n }' nums", F),
+    Case("element_sums", "awk 'BEGIN { x = a[\"k\"]; a[\"k\"] += 2; a[\"s\"] = \"3x\"; a[\"s\"] *= 2 }"
+                         " { c[$2] += $1; d[$2] -= 1 } END { print a[\"k\"], a[\"s\"], c[\"apple\"], d[\"apple\"],"
+                         " length(c) }' nums", F),
+    # a field's number: small ones looked up, long digit strings past int's digits or float's range
+    Case("field_numbers", "echo '007 -5 +3 1_0 0x1A 1e3 .5 5. 000 00 999 1000 12ab nan -inf +inf' |"
+                          " awk '{ for (i = 1; i <= NF; i++) printf \"%s \", $i + 0; s = $1 + $2 + $3 + $10"
+                          " + $11 + $12; print s, ($1 < 8), ($11 == 999), ($12 > 999) }'", F),
+    Case("field_numbers_sampled", "awk 'BEGIN { for (i = 0; i < 3000; i++) print i % 50, i * 1000, (i % 9 ? i : \"x\"), \"0\" i }'"
+                                  " > cols; awk '{ a += $1; b += $2; c += $3; d += $4 } END { print a, b, c, d }' cols", F),
+    Case("field_numbers_huge", "awk 'BEGIN { s = \"1\"; for (i = 0; i < 5000; i++) s = s \"9\";"
+                               " print \"x\", s, substr(s, 1, 400), substr(s, 1, 20) }' > big;"
+                               " awk '{ print $2 + 0, $3 + 0, $4 + 0; t += $4 } END { print t }' big", F),
     # expressions nested deeper than Python's parser takes (200 parentheses)
     Case("deep_sum", "awk 'BEGIN { x = 1; i = 0; print " + "(" * 150 + "x" + "+1)" * 150
                      + ", " + " + ".join(["(i++)"] * 300) + ", i }'", F),

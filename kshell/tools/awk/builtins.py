@@ -34,7 +34,8 @@ def builtin(c: Compiler, node) -> Code:
     cf = c.special("CONVFMT")
     if name == "length":
         if not args:
-            return Code("float(len(rt.record))", NUM, int_src="len(rt.record)")
+            rec = c.record()
+            return Code(f"float(len({rec}))", NUM, int_src=f"len({rec})")
         if args[0][0] == "var":
             return Code(f"length_of({c.ref_arg(args[0][1])}, {cf})", NUM)
         text = c.str_(args[0])

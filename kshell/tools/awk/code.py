@@ -4,7 +4,7 @@ being generated."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 NUM, STR, ANY = "num", "str", "any"
 
@@ -61,3 +61,9 @@ class Scope:
     temps: int = 0
     loops: int = 0  # awk loops around the point being compiled
     in_records: bool = False  # inside the record loop (`next` may be a `continue`)
+    # hoisted globals this body assigns only numbers: once a float, a float for good, so
+    # `x += v` tries the float sum and converts only when that fails (once, at first)
+    stable: frozenset[str] = frozenset()
+    rec_same: bool = False  # no rule changes $0: in the record loop, $0 is the local `rec`
+    sampled: bool = False  # the record loop samples each batch (values.small_share)
+    num_fields: set[int] = field(default_factory=set)  # fields whose number the record loop computes

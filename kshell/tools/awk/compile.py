@@ -8,7 +8,10 @@ Python (no tree walk and no call per node), where
 - NR and FNR are Python floats of the main loop when no getline or function touches them;
 - the fields of a record are cut once into the local F, fast when FS is one character or
   white space, and a field's number is converted once per record however often it is used;
-- `next` is a `continue` of the record loop; awk's break and continue are Python's.
+- `next` is a `continue` of the record loop; awk's break and continue are Python's;
+- when nothing in the record loop reads rt (no call, no rt.* in its code), $0 is the local
+  `rec`, each record is not stored into rt (the last one is, when the loop ends), FNR is NR
+  plus an offset, and a record is cut only as far as the highest constant field read.
 
 Values are as in values.py (float, str, StrNum, Uninit, LazyArray, dict); every expression's
 code knows whether it is surely a number or a string, so conversions are written only where
@@ -18,13 +21,14 @@ the right-hand side of an assignment first, a subscript or field index evaluated
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kshell.tools.awk import analysis, builtins, helpers
 from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, Program, const_field, is_safe, ungroup
 from kshell.tools.awk.code import DEAD, NUM, STR, UNKNOWN, Code, Fields, Scope, meet
-from kshell.tools.awk.expressions import Expressions, arith_src, field_num_src
+from kshell.tools.awk.expressions import Expressions, arith_src, field_num_lines
 from kshell.tools.awk.helpers import Exit, Next, NextFile
 from kshell.tools.awk.values import AwkFatal
 
@@ -99,6 +103,14 @@ class Compiler(Expressions):
     def hoist(self, body_uses: analysis.Uses) -> dict[str, str]:
         return {n: f"g_{n}" for n in sorted(body_uses.names()) if self.prog.hoistable(n)}
 
+    @staticmethod
+    def stable(scope: Scope, nodes: list) -> frozenset[str]:
+        """The hoisted globals that `nodes` never assign anything but a number (Scope.stable)."""
+        strings: set[str] = set()
+        for n in nodes:
+            strings |= analysis.string_targets(n)
+        return frozenset(scope.hoisted) - strings
+
     def load_hoisted(self) -> None:
         for name, local in self.scope.hoisted.items():
             self.emit(f"{local} = V[{name!r}]")
@@ -115,6 +127,7 @@ class Compiler(Expressions):
         if not blocks:
             return None
         scope = Scope(kind, {}, self.hoist(analysis.uses(blocks)), {})
+        scope.stable = self.stable(scope, blocks)
         self.start_function(f"def {name}():", scope)
         self.load_hoisted()
         if scope.hoisted:
@@ -135,14 +148,19 @@ class Compiler(Expressions):
         record run through the rules."""
         prog = self.prog
         a = prog.all_uses
-        rule_uses = analysis.uses([p for r in rules for p in r if p is not None])
+        rule_nodes = [p for r in rules for p in r if p is not None]
+        rule_uses = analysis.uses(rule_nodes)
         nr_local = not a.getline_any and not ({"NR", "FNR"} & (a.assigned | a.bare | prog.func_uses.names()))
         ro = {} if a.getline_main else {
             n: f"s_{n}" for n in ("OFS", "ORS", "CONVFMT", "OFMT", "SUBSEP") if n not in a.assigned}
         single = a.getline_main or "RS" in a.assigned  # records must be cut one at a time
         fast_split = "FS" not in a.assigned
         scope = Scope("main", {}, self.hoist(rule_uses), ro, nr_local, fast_split)
+        scope.rec_same = not any(analysis.changes_record(r) for r in rule_nodes)
+        scope.stable = self.stable(scope, rule_nodes)
+        scope.sampled = fast_split and not single  # a batch of one record: no sample
         self.start_function("def _main():", scope)
+        self.emit("rec = _fd = None")
         ranges = [i for i, (pat, _) in enumerate(rules) if pat is not None and pat[0] == "range"]
         for i in ranges:
             self.emit(f"_rg{i} = False")
@@ -170,8 +188,10 @@ class Compiler(Expressions):
             self.emit(f"{local} = V[{name!r}]")
         if fast_split:
             self.emit("_sep = rt.char_sep()")
+        fd_at = len(self.lines)
         self.emit("for rec in _batch:")
         self.depth += 1
+        body_at = len(self.lines)
         if nr_local:
             self.emit("NR += 1.0")
             self.emit("FNR += 1.0")
@@ -198,12 +218,87 @@ class Compiler(Expressions):
             self.emit("except NextFile:")
             self.emit("    rt.end_file()")
             self.emit("    break")
-        self.depth -= 3
+        self.depth -= 1
+        # the record loop's body is lines[body_at:]: trimmed first, then lines put before it
+        rt_free = self.rt_free(body_at, not rule_uses.calls)
+        if rt_free:
+            self.partial_split(body_at)
+        fnr_free = nr_local and self.count_free(body_at, fd_at)
+        if scope.sampled:
+            self.sample_fields(fd_at, sorted(scope.num_fields))
+        self.depth -= 2
         self.emit("finally:")
         self.depth += 1
+        if fnr_free:
+            self.emit("if _fd is not None:")
+            self.emit("    FNR = NR + _fd")
+        if rt_free:
+            self.emit("if rec is not None:")
+            self.emit("    rt.record = rec")
+            self.emit("    rt.fields = None")
         self.store_hoisted()
         self.emit("pass")
         return "_main"
+
+    # the record loop's lines that keep rt's record and FNR current for anything reading them
+    _RT_STORES = ("rt.record = rec", "rt.fields = None", "rt.fields = F")
+    _RT_CUT = "F = rt.cut(rec)"  # reads FS, not the record nor the fields
+
+    def rt_free(self, body_at: int, no_calls: bool) -> bool:
+        """Drop the record loop's stores of each record and its fields into rt when nothing in
+        the loop reads rt (every field and $0 read is of the locals F and rec): `_main`'s
+        `finally` stores the last record instead, for END and whatever runs after."""
+        body = self.lines[body_at:]
+        kept = [line for line in body if line.strip() not in self._RT_STORES]
+        if not no_calls or any(_RT.search(line) for line in kept if line.strip() != self._RT_CUT):
+            return False
+        self.lines[body_at:] = kept
+        return True
+
+    def partial_split(self, body_at: int) -> None:
+        """When the rules read only fields 1..J+1 by constant index (never NF, $NF, a field
+        by variable, nor F as a whole; F is local, rt never sees it), cut each record at most
+        J+1 times: F[0..J] are those fields, a last element holds the rest, and `_nf > j`
+        still tells whether field j+1 exists for every j <= J."""
+        body = self.lines[body_at:]
+        top = -1
+        for line in body:
+            text = line.strip()
+            if text in _SPLIT_LINES:
+                continue
+            top = max([top, *map(int, _F_INDEX.findall(text))])
+            if _F_OTHER.search(_F_ALLOWED.sub("", text)):
+                return
+        if top < 0:
+            return
+        cuts = top + 1
+        for i in range(body_at, len(self.lines)):
+            line = self.lines[i]
+            text = line.strip()
+            if text == "F = rec.split(_sep) if rec else []":
+                self.lines[i] = line.replace("rec.split(_sep)", f"rec.split(_sep, {cuts})")
+            elif text == "F = rec.split()":
+                self.lines[i] = line.replace("rec.split()", f"rec.split(None, {cuts})")
+
+    def sample_fields(self, for_at: int, fields: list[int]) -> None:
+        """Before each batch's loop: which numeric fields to look up in SMALL_NUMBERS first
+        (field_num_lines' `adaptive`), from a sample of the batch's records."""
+        ind = self.lines[for_at][: len(self.lines[for_at]) - len(self.lines[for_at].lstrip())]
+        self.lines[for_at:for_at] = [f"{ind}_u{j} = small_share(_batch, _sep, {j})" for j in fields]
+
+    def count_free(self, body_at: int, for_at: int) -> bool:
+        """Drop the record loop's FNR += 1.0 when nothing in it reads FNR: it is NR plus the
+        difference `_fd` (constant within a batch, which is one file's), set back from it
+        after the batch and in `finally`."""
+        body = self.lines[body_at:]
+        if sum(1 for line in body if _FNR.search(line)) != 1:
+            return False
+        self.lines[body_at:] = [line for line in body if line.strip() != "FNR += 1.0"]
+        ind = self.lines[for_at][: len(self.lines[for_at]) - len(self.lines[for_at].lstrip())]
+        self.lines.insert(for_at, f"{ind}_fd = FNR - NR")
+        self.emit("FNR = NR + _fd")
+        self.emit("_fd = None")
+        return True
 
     @staticmethod
     def may_jump(node) -> bool:
@@ -272,7 +367,7 @@ class Compiler(Expressions):
 
     def action(self, action) -> None:
         if action is None:
-            self.emit("P.append(rt.record + " + self.special("ORS") + ")")
+            self.emit(f"P.append({self.record()} + {self.special('ORS')})")
             self.emit("if len(P) >= 512:")
             self.emit("    drain()")
         else:
@@ -398,7 +493,7 @@ class Compiler(Expressions):
             pre += [f"{ind}if _sep:",
                     f"{ind}    F = rec.split(_sep) if rec else []",
                     f"{ind}elif _sep is None or not rec.isprintable():",
-                    f"{ind}    F = rt.split()",
+                    f"{ind}    F = rt.cut(rec)",
                     f"{ind}else:",
                     f"{ind}    F = rec.split()",
                     f"{ind}rt.fields = F",
@@ -415,7 +510,10 @@ class Compiler(Expressions):
                     f"{ind}_nf = len(F)"]
             state = Fields("valid")
         for j in sorted(self.want_nums - state.nums):
-            pre.append(f"{ind}_n{j} = {field_num_src(j)}")
+            adaptive = self.scope.in_records and self.scope.sampled
+            if adaptive:
+                self.scope.num_fields.add(j)
+            pre += field_num_lines(j, ind, adaptive)
         self.fields = Fields("valid", state.nums | frozenset(self.want_nums))
         self.lines[mark:mark] = pre
 
@@ -559,7 +657,7 @@ class Compiler(Expressions):
         if kind == "printf":
             text = self.formatted(args)
         elif not args:
-            text = f"rt.record + {self.special('ORS')}"
+            text = f"{self.record()} + {self.special('ORS')}"
         else:
             parts = [self.out_str(a) for a in args]
             if len(parts) == 1:
@@ -656,8 +754,15 @@ class Compiler(Expressions):
             scope = self.scope
             local = scope.params.get(name) or scope.hoisted.get(name)
             if local is not None and name not in NOT_PLAIN:
-                cur = self.as_num(self.x_var(target))
-                self.emit(f"{local} = {arith_src(op, cur, v)}")
+                if name in scope.stable and name not in self.floats and op in ("+", "-", "*"):
+                    # a str (StrNum, Uninit) or dict fails float's operator: TypeError
+                    self.emit("try:")
+                    self.emit(f"    {local} = {local} {op} {v}")
+                    self.emit("except TypeError:")
+                    self.emit(f"    {local} = to_num({local}) {op} {v}")
+                else:
+                    cur = self.as_num(self.x_var(target))
+                    self.emit(f"{local} = {arith_src(op, cur, v)}")
                 if name in scope.hoisted:
                     self.floats |= {name}
                 return
@@ -674,8 +779,8 @@ class Compiler(Expressions):
             a, key, c = self.temp("_a"), self.temp("_k"), self.temp()
             self.emit(f"{a} = {self.array(target[1])}")
             self.emit(f"{key} = {self.subscript(target[2])}")
-            self.emit(f"{c} = {a}.get({key})")
-            cur = f"(0.0 if {c} is None else {c} if type({c}) is float else to_num({c}))"
+            self.emit(f"{c} = {a}.get({key}, 0.0)")  # a missing element counts as 0
+            cur = f"({c} if type({c}) is float else to_num({c}))"
             self.emit(f"{a}[{key}] = {arith_src(op, cur, v)}")
             return
         if k == "field":
@@ -685,6 +790,14 @@ class Compiler(Expressions):
 
 
 NAMESPACE = {**helpers.NAMESPACE, **builtins.NAMESPACE}
+_RT = re.compile(r"\brt\b")
+# partial_split: the prelude's lines, the reads of F and _nf it allows, and any other use
+_SPLIT_LINES = frozenset({"F = rec.split(_sep) if rec else []", "F = rt.cut(rec)", "F = rec.split()",
+                          "_nf = len(F)"})
+_F_INDEX = re.compile(r"\bF\[(\d+)\]")
+_F_ALLOWED = re.compile(r"\bF\[\d+\]|\bif F else\b|\b_nf > \d+")
+_F_OTHER = re.compile(r"\bF\b|\b_nf\b")
+_FNR = re.compile(r"\bFNR\b")
 SPLIT_HEIGHT = 8  # expressions deeper than the parser takes: cut every 8 levels (split_out)
 
 

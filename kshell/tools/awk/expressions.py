@@ -55,6 +55,12 @@ class Expressions:
         self.consts.append(v)
         return f"K{len(self.consts) - 1}"
 
+    def record(self) -> str:
+        """$0's text: the record loop's `rec` where no rule can change it (no read of rt then,
+        which lets the loop skip storing each record in rt), else the runtime's."""
+        s = self.scope
+        return "rec" if s.in_records and s.rec_same else "rt.record"
+
     def special(self, name: str) -> str:
         local = self.scope.ro.get(name)
         return local if local is not None else f"V[{name!r}]"
@@ -151,7 +157,7 @@ class Expressions:
             node = node[1]
         k = node[0]
         if k == "regex":
-            return f"({self.regex(node[1])}.search(rt.record) is not None)"
+            return f"({self.regex(node[1])}.search({self.record()}) is not None)"
         if k == "cmp":
             return self.compare(node)
         if k == "and":
@@ -205,7 +211,7 @@ class Expressions:
         return Code(repr(node[1]), STR, safe=True)
 
     def x_regex(self, node) -> Code:
-        return Code(f"(1.0 if {self.regex(node[1])}.search(rt.record) else 0.0)", NUM)
+        return Code(f"(1.0 if {self.regex(node[1])}.search({self.record()}) else 0.0)", NUM)
 
     def x_group(self, node) -> Code:
         return self.expr(node[1])
@@ -260,7 +266,7 @@ class Expressions:
         if inner[0] == "num" and inner[1] == int(inner[1]):
             i = int(inner[1])
             if i == 0:
-                return Code("field(rt.record)")
+                return Code(f"field({self.record()})")
             if i > 0:
                 j = i - 1
                 if self.pure and self.fields_ok():
@@ -271,12 +277,12 @@ class Expressions:
                 return Code(f"rt.get_field({i})")
         if inner == ("var", "NF") and self.pure and self.fields_ok():
             self.want_f = True
-            return Code("(field(F[-1]) if F else field(rt.record))")
+            return Code(f"(field(F[-1]) if F else field({self.record()}))")
         return Code(f"rt.get_field(int({self.num(inner)}))")
 
     def text_of_field(self, i: int) -> str:
         """$i's text, for i >= 0 ($0 is the record itself)."""
-        return "rt.record" if i == 0 else self.field_text(i - 1)
+        return self.record() if i == 0 else self.field_text(i - 1)
 
     def field_text(self, j: int) -> str:
         """Field j+1's text ("" past NF), as print and concatenation show it."""
@@ -579,9 +585,32 @@ class Expressions:
 def field_num_src(j: int) -> str:
     """The number in field j+1 of F (0 past NF): values.field_number, inlined (it runs for
     every numeric field of every record)."""
-    t = f"_fv{j}"
-    return (f"(float(int({t})) if ({t} := F[{j}]).isdecimal() and len({t}) < 19 else str_to_num({t}))"
-            f" if _nf > {j} else 0.0")
+    t, k = f"_fv{j}", f"_sv{j}"
+    return (f"({k} if ({k} := small_number({t} := F[{j}])) is not None else float(int({t}))"
+            f" if {t}.isdecimal() and len({t}) < 19 else str_to_num({t})) if _nf > {j} else 0.0")
+
+
+def field_num_lines(j: int, ind: str, adaptive: bool = False) -> list[str]:
+    """field_num_src as statements, for a prelude: the same value in `_n<j>`, a long digit
+    string's overflow caught rather than its length tested (one call less per field).
+    `adaptive` (the record loop): SMALL_NUMBERS is probed only while the batch's sample said
+    field j+1 mostly holds small numbers (`_u<j>`, values.small_share): a miss hashes the
+    field for nothing."""
+    t, n = f"_fv{j}", f"_n{j}"
+    probe = (f"not _u{j} or ({n} := small_number({t} := F[{j}])) is None" if adaptive
+             else f"({n} := small_number({t} := F[{j}])) is None")
+    lines = [f"{ind}if _nf > {j}:"]
+    if adaptive:
+        lines.append(f"{ind}    {t} = F[{j}]")
+        probe = f"not _u{j} or ({n} := small_number({t})) is None"
+    return [*lines,
+            f"{ind}    if {probe}:",
+            f"{ind}        try:",
+            f"{ind}            {n} = float(int({t})) if {t}.isdecimal() else str_to_num({t})",
+            f"{ind}        except (ValueError, OverflowError):  # past int's digits or float's range",
+            f"{ind}            {n} = str_to_num({t})",
+            f"{ind}else:",
+            f"{ind}    {n} = 0.0"]
 
 
 def num_test(op: str, a: str, b: str) -> str:

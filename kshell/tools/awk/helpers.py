@@ -19,6 +19,8 @@ from kshell.tools.awk.values import (
     field,
     format_printf,
     num_to_str,
+    small_number,
+    small_share,
     str_to_num,
     to_bool,
     to_num,
@@ -198,6 +200,7 @@ def dyn_search(rt, s: str, pattern):
 NAMESPACE = {
     "UNINIT": UNINIT, "LazyArray": LazyArray, "AwkFatal": AwkFatal, "field": field,
     "to_num": to_num, "to_bool": to_bool, "str_to_num": str_to_num, "num_to_str": num_to_str,
+    "small_number": small_number, "small_share": small_share,
     "compare": compare, "format_printf": format_printf, "conv_int": conv_int, "conv_unsigned": conv_unsigned,
     "conv_char": conv_char, "conv_str": conv_str, "conv_float": conv_float, "INF": math.inf,
     "Next": Next, "NextFile": NextFile, "Exit": Exit, "Break": Break, "Continue": Continue,

@@ -346,6 +346,11 @@ class Runtime:
                 f = self.fields = self.split_fs(rec, fs)[0]
         return f
 
+    def cut(self, rec: str) -> list[str]:
+        """The fields of a record of the main loop as FS cuts them, leaving rt.record and
+        rt.fields alone (the loop may not store its records there: compile.py)."""
+        return self.split_fs(rec, to_str(self.vars["FS"]))[0]
+
     def get_record(self) -> str:
         return self.record
 
