@@ -156,7 +156,8 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
             raise_readahead(mountpoint)
         ops.tick()
 
-    follower = ChangeFollower(vfs, ops.known, chores=chores)
+    follower = ChangeFollower(vfs, ops.known, chores=chores, changed=ops.changed,
+                              name_of=ops.name_of if ops.enable_writeback_cache else None)
     ops.coherence = follower.position
     unmount = False
     try:
