@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/fs.py [--scale 0.25] [--only tmpfs,kfs,...] [--repeat 3]
 
-Targets: tmpfs (the limit), bindfs and fuse-overlayfs over tmpfs (C FUSE peers: apt-get
-install bindfs fuse-overlayfs), sshfs to Debian's sshd started by the bench on a loopback port, and kfs. Workloads
+Targets: tmpfs (the limit), bindfs and fuse-overlayfs over tmpfs (C FUSE peers: `make
+test-deps`, or apt-get install bindfs fuse-overlayfs), sshfs to Debian's sshd started by the bench on a loopback port, and kfs. Workloads
 (sizes at --scale 1, the issue's): sequential write with fsync and read of a 1 GiB file, 4 KiB
 random reads and writes, create+stat+unlink of 10,000 files, `ls -l` of a 10,000-entry
 directory, `grep -r` over 2,000 files, `tar c` and `tar x` of a 200 MiB tree. Prints one table
