@@ -25,6 +25,10 @@ PROG = "komputer mount"
 READAHEAD_KB = 1024  # the kernel's default is 128 KiB; FUSE requests carry up to 1 MiB
 FUSE_CONF = Path("/etc/fuse.conf")
 BASE_OPTIONS = frozenset({"default_permissions", "subtype=kfs"})
+# K's own -o option, not libfuse's: no kernel writeback cache (kfs/fuse/operations.py). Every
+# write(2) then reaches KState before it returns, and a file another process shrinks shows its
+# new size even while the mount holds it open; writes and `tar x` are slower, creates faster.
+NO_WRITEBACK = "no_writeback"
 
 
 class MountError(Exception):
@@ -139,6 +143,9 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
     except MountError:
         state.close()
         raise
+    if NO_WRITEBACK in options:
+        options = options - {NO_WRITEBACK}
+        ops.enable_writeback_cache = False  # pyfuse3 reads it when it answers INIT
     try:
         pyfuse3.init(ops, str(mountpoint), options)
     except RuntimeError as e:
