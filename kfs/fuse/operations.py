@@ -452,11 +452,21 @@ class Operations(pyfuse3.Operations):
         self._writes(parent_inode_old, name_old)
         self._writes(parent_inode_new, name_new)
         self.vfs.rename(parent_inode_old, name_old, parent_inode_new, name_new, flags, self.cred(ctx))
-        for ino, where in list(self.names.items()):  # the kernel moves its dentry: follow it
-            if where == (parent_inode_old, name_old):
-                self.names[ino] = (parent_inode_new, name_new)
-            elif where == (parent_inode_new, name_new):
-                self.names[ino] = (parent_inode_old, name_old)  # RENAME_EXCHANGE; else stale, harmless
+        self._renamed(parent_inode_new, name_new, parent_inode_old, name_old)  # the kernel moved its dentry
+        if flags & pyfuse3.RENAME_EXCHANGE:
+            self._renamed(parent_inode_old, name_old, parent_inode_new, name_new)
+
+    def _renamed(self, parent: int, name: bytes, old_parent: int, old_name: bytes) -> None:
+        """Follow a file the kernel knows to its new name (a stale name is harmless: the
+        coherence thread's use of it checks the inode)."""
+        if not self.names:
+            return
+        try:
+            ino = self.vfs.lookup(parent, name, ROOT).ino
+        except OSError:
+            return
+        if self.names.get(ino) == (old_parent, old_name):
+            self.names[ino] = (parent, name)
 
     # -- open files --------------------------------------------------------------------------
 

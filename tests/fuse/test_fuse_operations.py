@@ -362,3 +362,10 @@ class WritebackRecorder(Recorder):
 
     def store(self, ino: int, offset: int, data: bytes) -> None:
         self.calls.append(("store", ino, offset, data))
+
+
+def test_a_rename_through_the_mount_moves_the_name_the_follower_uses(ops: Operations) -> None:
+    info, entry = call(ops.create, ROOT_INO, b"a", stat.S_IFREG | 0o644, os.O_WRONLY, ROOT_CTX)
+    call(ops.release, info.fh)
+    call(ops.rename, ROOT_INO, b"a", ROOT_INO, b"b", 0, ROOT_CTX)
+    assert ops.name_of(entry.st_ino) == (ROOT_INO, b"b")
