@@ -9,8 +9,10 @@ APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubbl
                 systemd tree file gawk jq curl patch git make
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# only the tests need a real sshd (the ssh remote's peer); `make up` never installs a system sshd
-TEST_PACKAGES := openssh-server
+# only the tests need a real sshd (the ssh remote's peer); `make up` never installs a system sshd.
+# bindfs and fuse-overlayfs are bench/fs.py's C FUSE peers (the mount's data path is measured
+# against them), installed with the test dependencies
+TEST_PACKAGES := openssh-server bindfs fuse-overlayfs
 
 .PHONY: up test deps test-deps venv native bench clean
 

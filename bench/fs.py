@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/fs.py [--scale 0.25] [--only tmpfs,kfs,...] [--repeat 3]
 
-Targets: tmpfs (the limit), bindfs and fuse-overlayfs over tmpfs (C FUSE peers: apt-get
-install bindfs fuse-overlayfs), sshfs to Debian's sshd started by the bench on a loopback port, and kfs. Workloads
+Targets: tmpfs (the limit), bindfs and fuse-overlayfs over tmpfs (C FUSE peers: `make
+test-deps`, or apt-get install bindfs fuse-overlayfs), sshfs to Debian's sshd started by the bench on a loopback port, and kfs (kfs-writeback: mounted
+`-o writeback`). Workloads
 (sizes at --scale 1, the issue's): sequential write with fsync and read of a 1 GiB file, 4 KiB
 random reads and writes, create+stat+unlink of 10,000 files, `ls -l` of a 10,000-entry
 directory, `grep -r` over 2,000 files, `tar c` and `tar x` of a 200 MiB tree. Prints one table
@@ -139,12 +140,13 @@ def target(name: str, base: Path) -> Iterator[Path]:
             finally:
                 sh("fusermount3", "-u", str(mnt))
         return
-    if name == "kfs":
-        with tmpfs(base, "kfs-state") as state:
-            mnt = base / "kfs"
+    if name in ("kfs", "kfs-writeback"):  # the latter: `-o writeback`, the kernel's writeback cache
+        with tmpfs(base, f"{name}-state") as state:
+            mnt = base / name
             mnt.mkdir()
             env = dict(os.environ, PYTHONPATH=str(REPO))
-            cmd = [sys.executable, "-m", "kshell.cli", "mount", "--foreground", "--state", str(state / "s"), str(mnt)]
+            cmd = [sys.executable, "-m", "kshell.cli", "mount", "--foreground", "--state", str(state / "s"), str(mnt),
+                   *(["-o", "writeback"] if name == "kfs-writeback" else [])]
             proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL)
             try:
                 wait_mounted(mnt, proc)
@@ -290,7 +292,7 @@ def cell(result: tuple[float, str]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the issue's sizes (default 1)")
-    parser.add_argument("--only", default="tmpfs,bindfs,fuse-overlayfs,sshfs,kfs")
+    parser.add_argument("--only", default="tmpfs,bindfs,fuse-overlayfs,sshfs,kfs,kfs-writeback")
     parser.add_argument("--repeat", type=int, default=1, help="runs per target, best kept (default 1)")
     args = parser.parse_args()
     names = args.only.split(",")
@@ -320,13 +322,13 @@ def main() -> int:
         unit = next(iter(results.values()))[w][1]
         cells = "".join(f"{cell(results[c][w])}" if w in results[c] else f"{'-':>16}" for c in cols)
         print(f"{w:22}{cells}  {unit}")
-    if "kfs" in results:
-        print("\nkfs / peer (>1: kfs better)")
-        for peer in (c for c in cols if c != "kfs"):
+    for mine in (c for c in ("kfs", "kfs-writeback") if c in results):
+        print(f"\n{mine} / peer (>1: {mine} better)")
+        for peer in (c for c in cols if not c.startswith("kfs")):
             ratios = []
             for w in workloads:
-                k, p = results["kfs"][w][0], results[peer][w][0]
-                better = k / p if results["kfs"][w][1] != "s" else p / k
+                k, p = results[mine][w][0], results[peer][w][0]
+                better = k / p if results[mine][w][1] != "s" else p / k
                 ratios.append(f"{w}={better:.2f}")
             print(f"  vs {peer}: " + ", ".join(ratios))
     return 0

@@ -349,14 +349,14 @@ class MountedVFS:
             return DriveDir(ino)
         writes = flags & (os.O_WRONLY | os.O_RDWR | os.O_TRUNC | os.O_APPEND)
         view = d.writer(cred) if writes else d.view(cred)
-        return self._opened(d, ino, view.open(path, flags & ~(os.O_CREAT | os.O_EXCL)))
+        return self._opened(d, ino, _open(view, path, flags & ~(os.O_CREAT | os.O_EXCL)))
 
     def create(self, parent: int, name: bytes, mode: int, flags: int, cred: Cred) -> tuple[Any, Inode]:
         d = self.drive(parent)
         if d is None:
             return self.vfs.create(parent, name, mode, flags, cred)
         path = d.child(parent, name)
-        handle = d.writer(cred).open(path, flags | os.O_CREAT, mode)
+        handle = _open(d.writer(cred), path, flags | os.O_CREAT, mode)
         inode = d.tagged(handle.getattr(), path)
         return self._opened(d, inode.ino, handle), inode
 
@@ -455,6 +455,17 @@ class MountedVFS:
 
     def drives(self) -> Iterator[DriveNodes]:
         return iter(self._drives.values())
+
+
+def _open(view: Any, path: str, flags: int, mode: int = 0o666) -> Any:
+    """Open a drive's file readable too when the caller may read it: under its writeback cache
+    the kernel reads pages through whatever handle a file has, a write-only one included."""
+    if flags & os.O_ACCMODE == os.O_WRONLY:
+        try:
+            return view.open(path, flags & ~os.O_ACCMODE | os.O_RDWR, mode)
+        except PermissionError:
+            pass
+    return view.open(path, flags, mode)
 
 
 def _gone() -> DriveNodes:

@@ -23,8 +23,18 @@ log = logging.getLogger("kfs.fuse")
 
 PROG = "komputer mount"
 READAHEAD_KB = 1024  # the kernel's default is 128 KiB; FUSE requests carry up to 1 MiB
+# The kernel caps a FUSE mount's dirty pages at 1% of the dirty limit and throttles its
+# writers early ("strict limit"), against untrusted or stuck daemons. K's daemon is neither:
+# under the writeback cache a writer may fill up to this share before it waits.
+DIRTY_RATIO = 20
 FUSE_CONF = Path("/etc/fuse.conf")
 BASE_OPTIONS = frozenset({"default_permissions", "subtype=kfs"})
+# K's own -o option, not libfuse's: the kernel's writeback cache (kfs/fuse/operations.py).
+# Small writes and `tar x` get faster, creates slower (bench/fs.py); but the kernel then keeps a
+# file's size while it knows the file: a file another K process shrinks keeps its old size in a
+# mount that holds it open, and a drive's files, which change with no feed the mount could
+# follow, keep the size the mount last saw. Off unless asked for.
+WRITEBACK = "writeback"
 
 
 class MountError(Exception):
@@ -117,6 +127,23 @@ def raise_readahead(mountpoint: Path, kib: int = READAHEAD_KB, sysfs: Path = Pat
     return True
 
 
+def raise_dirty_limit(mountpoint: Path, ratio: int = DIRTY_RATIO, sysfs: Path = Path("/sys/class/bdi")) -> bool:
+    """Let writers on this mount dirty up to `ratio`% of the kernel's dirty limit before they are
+    throttled, checked against the global limits only (no strict per-mount limit); returns
+    whether it did (root only, like `raise_readahead`, and after INIT). With the writeback
+    cache a sequential write then runs ahead of the daemon instead of waiting on its share."""
+    device = mount_device(mountpoint)
+    if device is None:
+        return False
+    try:
+        (sysfs / device / "max_ratio").write_text(f"{ratio}\n")
+        (sysfs / device / "strict_limit").write_text("0\n")
+    except OSError as e:
+        log.debug("the dirty limit stays at the kernel's default: %s", e)
+        return False
+    return True
+
+
 def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[[], None] | None = None,
           agent: tuple[str, str | None, dict] | None = None, fork: int | None = None) -> None:
     """Mount, answer requests until unmounted or SIGINT/SIGTERM, then unmount. `agent`:
@@ -148,6 +175,9 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
     except MountError:
         state.close()
         raise
+    if WRITEBACK in options:
+        options = options - {WRITEBACK}
+        ops.enable_writeback_cache = True  # pyfuse3 reads it when it answers INIT
     try:
         pyfuse3.init(ops, str(mountpoint), options)
     except RuntimeError as e:
@@ -163,9 +193,12 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
         if not tuned and ops.initialised:  # the kernel lowers read-ahead when it reads INIT's reply
             tuned = True
             raise_readahead(mountpoint)
+            if ops.enable_writeback_cache:
+                raise_dirty_limit(mountpoint)
         ops.tick()
 
-    follower = ChangeFollower(vfs, ops.known, chores=chores)
+    follower = ChangeFollower(vfs, ops.known, chores=chores, changed=ops.changed,
+                              name_of=ops.name_of if ops.enable_writeback_cache else None)
     ops.coherence = follower.position
     unmount = False
     try:

@@ -14,7 +14,7 @@ import itertools
 import logging
 import os
 import stat as st
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -93,7 +93,12 @@ def _drops_only_privileges(old: int, new: int) -> bool:
 # own changes current; other writers' changes reach it through the coherence thread's
 # invalidations (kfs/fuse/coherence.py) within a poll, so the lifetime is not what bounds
 # staleness, and a long one spares a lookup or getattr per path component and stat.
+# Missing names are cached as long (negative entries): a create then costs no LOOKUP first.
 CACHE_SECONDS = 30.0
+
+# The kernel asks for this attribute before every write(2) (to know whether the write must
+# drop file capabilities); files almost never have it, so the daemon remembers which don't.
+CAPABILITY = b"security.capability"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +112,18 @@ class AgentView:
 
 
 class Operations(pyfuse3.Operations):
-    """One VFS served to the kernel. `timeout` is the entry and attribute cache lifetime."""
+    """One VFS served to the kernel. `timeout` is the entry and attribute cache lifetime.
+
+    With `-o writeback` the kernel runs a writeback cache (`enable_writeback_cache`; off by
+    default: kfs/fuse/mount.py says what it costs): write(2) fills its page
+    cache and the pages reach the daemon later, in requests of up to 1 MiB, by the time of
+    fsync or close at the latest (close waits for them). While it holds a regular file the
+    kernel owns its size and times: it sends them with SETATTR and ignores theirs in GETATTR.
+    So the kernel may READ through a handle opened write-only (to fill a page a partial write
+    lands in), and WRITEs land at the offsets it chose, also for an O_APPEND handle: handles
+    are opened accordingly (`_add_file`). Other processes' changes are pushed into the cache
+    by kfs/fuse/coherence.py, pages and size included (`name_of` serves it).
+    """
 
     supports_dot_lookup = True
     enable_writeback_cache = False
@@ -121,6 +137,7 @@ class Operations(pyfuse3.Operations):
         self.lookups: dict[int, int] = {}  # ino -> the kernel's lookup count
         self.files: dict[int, FileHandle | DriveFile] = {}
         self.names: dict[int, tuple[int, bytes]] = {}  # ino -> (parent, name) it was last looked up as
+        self.no_capability: set[int] = set()  # known files without security.capability
         self.openers: dict[int, str] = {}  # fh -> the receipts' `by` of whoever opened it (writes name them)
         self.dirs: dict[int, FileHandle | DriveDir] = {}
         self._next_fh = itertools.count(1)
@@ -130,6 +147,7 @@ class Operations(pyfuse3.Operations):
         self.admin = AdminView(vfs.state)  # /.komputer: events and receipts for root (kfs/fuse/admin.py)
         self.admin_files: dict[int, Journal] = {}
         self.admin_dirs: set[int] = set()
+        self.admin_pushed: dict[int, int | None] = {}  # admin file -> the size last pushed to the kernel
 
     def init(self) -> None:
         """pyfuse3 calls this while answering the kernel's INIT: the mount is live after it."""
@@ -139,13 +157,46 @@ class Operations(pyfuse3.Operations):
         """Whether the kernel may cache anything of `ino` (the root it never looks up)."""
         return ino == ROOT_INO or ino in self.lookups
 
+    def name_of(self, ino: int) -> tuple[int, bytes] | None:
+        """The (parent, name) the kernel last looked the file `ino` up by, if it holds it."""
+        return self.names.get(ino) if ino in self.lookups else None
+
+    def changed(self, inos: Iterable[int]) -> None:
+        """Another process changed these inodes (the coherence thread says so): forget what
+        the daemon remembers of them."""
+        for ino in inos:
+            self.no_capability.discard(ino)
+
     def tick(self) -> None:
         """Housekeeping, every few milliseconds: drop the open records of closed files.
 
         Runs on the coherence thread (the VFS serialises its transactions); a release
         usually rides along with the next request's transaction before this finds it.
+        Also pushes the admin view's sizes to the kernel (`push_admin_sizes`).
         """
         self.vfs.settle_releases()
+        if self.admin_pushed:
+            self.push_admin_sizes()
+
+    def push_admin_sizes(self) -> None:
+        """The admin view's files grow with every event and receipt, but under the writeback
+        cache the kernel keeps a regular file's size as its own: a store of the last byte
+        moves it up. When retention shrank a file, the kernel is told the entry went, so that
+        the next open finds a fresh inode (one held open meanwhile keeps the old size)."""
+        for ino, pushed in list(self.admin_pushed.items()):
+            journal = self.admin.journal(ino)
+            journal.refresh()
+            size = journal.size
+            if size == pushed:
+                continue
+            self.admin_pushed[ino] = size
+            try:
+                if pushed is not None and size < pushed:
+                    pyfuse3.invalidate_entry(DIR_INO, self.admin.files[ino][0], ino)
+                elif size:
+                    pyfuse3.notify_store(ino, size - 1, journal.read(size - 1, 1))
+            except OSError as e:  # the kernel no longer holds it
+                log.debug("admin view: size of %d not pushed: %s", ino, e)
 
     def shutdown(self) -> None:
         """Unmounting: drop the open records of closed files, close the drives."""
@@ -221,10 +272,19 @@ class Operations(pyfuse3.Operations):
             raise FUSEError(errno.EROFS)
 
     def named(self, parent: int, name: bytes, inode: Inode) -> EntryAttributes:
-        """`entry`, remembering the name (an agent mount checks writes to a file by it)."""
-        if self.agent is not None and not inode.is_dir:
+        """`entry`, remembering the name (an agent mount checks writes to a file by it; the
+        coherence thread drops a file another process resized by it)."""
+        if not inode.is_dir:
             self.names[inode.ino] = (parent, name)
         return self.entry(inode)
+
+    def negative(self, parent: int) -> EntryAttributes:
+        """A lookup's answer for a missing name that the kernel caches for `timeout`: inode 0.
+        A name another process creates meanwhile is invalidated by the coherence thread (on a
+        drive, which has no feed to follow, it is not cached)."""
+        entry = EntryAttributes()
+        entry.entry_timeout = self.timeout if parent < DRIVES_BASE else 0
+        return entry
 
     def entry(self, inode: Inode) -> EntryAttributes:
         """Attributes for a reply that gives the kernel a new reference (lookup count + 1)."""
@@ -238,6 +298,12 @@ class Operations(pyfuse3.Operations):
             raise FUSEError(errno.EBADF) from None
 
     def _add_file(self, handle: FileHandle | DriveFile) -> FileInfo:
+        inner = handle.handle if isinstance(handle, DriveFile) else handle
+        if self.enable_writeback_cache and isinstance(inner, FileHandle):
+            # the kernel reads pages through any handle and writes at offsets it chose; the
+            # caller's own access mode and O_APPEND the kernel enforces on its file
+            inner.readable = True
+            inner.append = False
         fh = next(self._next_fh)
         self.files[fh] = handle
         self.openers[fh] = self.vfs.by
@@ -251,8 +317,15 @@ class Operations(pyfuse3.Operations):
             AdminView.require_root(ctx.uid)
             if name == b"..":
                 return self.entry(self.vfs.getattr(ROOT_INO))
-            return self.admin_attrs(self.admin.inode(DIR_INO) if parent_inode == ROOT_INO else self.admin.lookup(name))
-        return self.named(parent_inode, name, self.vfs.lookup(parent_inode, name, self.cred(ctx)))
+            inode = self.admin.inode(DIR_INO) if parent_inode == ROOT_INO else self.admin.lookup(name)
+            if self.enable_writeback_cache and inode.is_reg:
+                self.admin_pushed[inode.ino] = None  # the kernel may hold an older size: push
+            return self.admin_attrs(inode)
+        try:
+            inode = self.vfs.lookup(parent_inode, name, self.cred(ctx))
+        except FileNotFoundError:
+            return self.negative(parent_inode)
+        return self.named(parent_inode, name, inode)
 
     @_never_fails
     async def forget(self, inode_list: Sequence[tuple[int, int]]) -> None:
@@ -262,6 +335,8 @@ class Operations(pyfuse3.Operations):
                 self.lookups[ino] = left
             else:
                 self.lookups.pop(ino, None)
+                self.names.pop(ino, None)
+                self.no_capability.discard(ino)
                 self.vfs.forget(ino)
 
     @_translated
@@ -383,6 +458,21 @@ class Operations(pyfuse3.Operations):
         self._writes(parent_inode_old, name_old)
         self._writes(parent_inode_new, name_new)
         self.vfs.rename(parent_inode_old, name_old, parent_inode_new, name_new, flags, self.cred(ctx))
+        self._renamed(parent_inode_new, name_new, parent_inode_old, name_old)  # the kernel moved its dentry
+        if flags & pyfuse3.RENAME_EXCHANGE:
+            self._renamed(parent_inode_old, name_old, parent_inode_new, name_new)
+
+    def _renamed(self, parent: int, name: bytes, old_parent: int, old_name: bytes) -> None:
+        """Follow a file the kernel knows to its new name (a stale name is harmless: the
+        coherence thread's use of it checks the inode)."""
+        if not self.names:
+            return
+        try:
+            ino = self.vfs.lookup(parent, name, ROOT).ino
+        except OSError:
+            return
+        if self.names.get(ino) == (old_parent, old_name):
+            self.names[ino] = (parent, name)
 
     # -- open files --------------------------------------------------------------------------
 
@@ -505,6 +595,8 @@ class Operations(pyfuse3.Operations):
             listing = [(b".", DIR_INO), (b"..", ROOT_INO), *self.admin.entries()]
             for i, (name, ino) in enumerate(listing[start_id:], start_id + 1):
                 inode = self.vfs.getattr(ino) if ino == ROOT_INO else self.admin.inode(ino)
+                if self.enable_writeback_cache and inode.is_reg:
+                    self.admin_pushed[inode.ino] = None
                 if not pyfuse3.readdir_reply(token, name, self.admin_attrs(inode), i):
                     return
             return
@@ -530,6 +622,17 @@ class Operations(pyfuse3.Operations):
         if name == COHERENCE_XATTR and inode == ROOT_INO and self.coherence is not None:
             self.vfs.refresh(force=True)  # delegation asks before a program runs: drives as they are now
             return str(self.coherence()).encode()  # trusted.*: the kernel lets only root ask
+        if name == CAPABILITY:
+            if inode in self.no_capability:
+                raise FUSEError(errno.ENODATA)
+            if AdminView.owns(inode):
+                raise FUSEError(errno.ENODATA)
+            try:
+                return self.vfs.getxattr(inode, name, self.cred(ctx))
+            except OSError as e:
+                if e.errno == errno.ENODATA and inode in self.lookups:
+                    self.no_capability.add(inode)
+                raise
         if AdminView.owns(inode):
             raise FUSEError(errno.ENODATA)
         return self.vfs.getxattr(inode, name, self.cred(ctx))
@@ -538,6 +641,7 @@ class Operations(pyfuse3.Operations):
     async def setxattr(self, inode: int, name: bytes, value: bytes, ctx: Caller) -> None:
         self._refuse_admin(inode)
         self._writes(inode)
+        self.no_capability.discard(inode)
         self.vfs.setxattr(inode, name, value, 0, self.cred(ctx))
 
     @_translated

@@ -47,7 +47,7 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("mountpoint", metavar="MOUNTPOINT")
     p.add_argument(
         "-o", dest="options", action="append", default=[], metavar="OPT[,OPT...]",
-        help="mount options: allow_other, ro, ...",
+        help="mount options: allow_other, ro, writeback (the kernel's writeback cache: faster small writes, sizes kept by the kernel), ...",
     )
     p.add_argument(
         "--foreground", "-f", action="store_true", help="stay in the foreground (default: daemonise once mounted)"

@@ -146,3 +146,30 @@ def test_tail_f_through_the_mount_sees_lines_appended_elsewhere(mnt: Path, kfs_m
     finally:
         tail.kill()
         tail.wait()
+
+
+def test_a_file_held_open_shows_growth_elsewhere_and_without_writeback_a_shrink(
+    mnt: Path, kfs_mount: Mount, peer: PathFS, tmp_path: Path
+) -> None:
+    """A mount sees another writer grow and shrink a file it holds open. Under `-o writeback`
+    the kernel keeps the size of a file it holds: growth elsewhere is pushed into it (a store),
+    with its pages, a shrink is not (kfs/fuse/coherence.py)."""
+    f = mnt / "held"
+    f.write_bytes(b"0123456789")
+    with open(f, "rb") as held:
+        peer.write_file(kpath(mnt, kfs_mount, "held"), b"0123456789 and more")
+        assert visible_within(lambda: os.fstat(held.fileno()).st_size == 19) < BOUND
+        assert visible_within(lambda: os.pread(held.fileno(), 100, 0) == b"0123456789 and more") < BOUND
+        peer.write_file(kpath(mnt, kfs_mount, "held"), b"short")
+        assert visible_within(lambda: os.fstat(held.fileno()).st_size == 5) < BOUND
+        assert visible_within(lambda: os.pread(held.fileno(), 100, 0) == b"short") < BOUND
+    cached = Mount(kfs_mount.state, tmp_path / "cached", options=("allow_other", "writeback")).start()
+    try:
+        g = cached.path / mnt.relative_to(kfs_mount.path) / "held"
+        with open(g, "rb") as held:
+            assert held.read() == b"short"
+            peer.write_file(kpath(mnt, kfs_mount, "held"), b"short, then more")
+            assert visible_within(lambda: os.fstat(held.fileno()).st_size == 16) < BOUND
+            assert visible_within(lambda: os.pread(held.fileno(), 100, 0) == b"short, then more") < BOUND
+    finally:
+        cached.stop()

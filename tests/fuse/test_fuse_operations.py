@@ -51,7 +51,7 @@ def errno_of(coro_fn: Any, *args: Any) -> int:
 
 
 def test_a_vfs_error_becomes_its_errno(ops: Operations) -> None:
-    assert errno_of(ops.lookup, ROOT_INO, b"missing", ROOT_CTX) == errno.ENOENT
+    assert errno_of(ops.getattr, 424242, ROOT_CTX) == errno.ENOENT
     call(ops.mkdir, ROOT_INO, b"d", 0o755, ROOT_CTX)
     assert errno_of(ops.mkdir, ROOT_INO, b"d", 0o755, ROOT_CTX) == errno.EEXIST
 
@@ -296,3 +296,76 @@ def test_the_follower_repeats_each_invalidation_one_poll_later(vfs: VFS, state: 
         follower.stop()
     assert recorder.calls.count(("entry", ROOT_INO, b"theirs")) == 2
     assert recorder.calls.count(("inode", ROOT_INO, False)) == 2
+
+
+# -- fewer round trips: negative entries, the capability attribute, writeback handles ----------
+
+
+def test_a_missing_name_is_a_negative_entry_the_kernel_caches(ops: Operations) -> None:
+    entry = call(ops.lookup, ROOT_INO, b"missing", ROOT_CTX)
+    assert entry.st_ino == 0 and entry.entry_timeout == ops.timeout  # no reference taken
+    assert ops.lookups == {}
+
+
+def test_security_capability_misses_are_remembered_until_it_changes(ops: Operations, vfs: VFS, state: Any) -> None:
+    info, entry = call(ops.create, ROOT_INO, b"f", stat.S_IFREG | 0o644, os.O_WRONLY, ROOT_CTX)
+    ino = entry.st_ino
+    assert errno_of(ops.getxattr, ino, b"security.capability", ROOT_CTX) == errno.ENODATA
+    assert ino in ops.no_capability
+    other = PathFS(VFS(state, by="other"))
+    other.setxattr("/f", b"security.capability", b"caps")
+    ops.changed([ino])  # what the coherence thread says of the other writer's row
+    assert call(ops.getxattr, ino, b"security.capability", ROOT_CTX) == b"caps"
+    call(ops.removexattr, ino, b"security.capability", ROOT_CTX)
+    assert errno_of(ops.getxattr, ino, b"security.capability", ROOT_CTX) == errno.ENODATA
+    call(ops.setxattr, ino, b"security.capability", b"mine", ROOT_CTX)
+    assert call(ops.getxattr, ino, b"security.capability", ROOT_CTX) == b"mine"
+    call(ops.forget, [(ino, 1)])
+    assert ino not in ops.no_capability
+    call(ops.release, info.fh)
+
+
+def test_writeback_handles_read_for_the_kernel_and_write_where_it_says(ops: Operations, fs: PathFS) -> None:
+    """The kernel fills a page through a write-only handle, and places O_APPEND writes itself."""
+    ops.enable_writeback_cache = True  # `-o writeback`
+    fs.write_file("/f", b"0123456789")
+    ino = fs.stat("/f").ino
+    wo = call(ops.open, ino, os.O_WRONLY, ROOT_CTX)
+    assert bytes(call(ops.read, wo.fh, 0, 4)) == b"0123"
+    app = call(ops.open, ino, os.O_WRONLY | os.O_APPEND, ROOT_CTX)
+    call(ops.write, app.fh, 2, b"ab")  # the kernel's page, at the offset it chose
+    assert fs.read_file("/f") == b"01ab456789"
+    call(ops.release, wo.fh)
+    call(ops.release, app.fh)
+
+
+def test_the_follower_resizes_a_writeback_cached_file_another_writer_changed(vfs: VFS, state: Any) -> None:
+    other = PathFS(VFS(state, by="other"))
+    other.write_file("/f", b"short")
+    ino = other.stat("/f").ino
+    recorder = WritebackRecorder()
+    follower = ChangeFollower(vfs, lambda ino: True, recorder, name_of=lambda i: (ROOT_INO, b"f") if i == ino else None)
+    other.write_file("/f", b"a longer body")
+    follower.catch_up()
+    assert ("inode", ino, False) in recorder.calls
+    assert ("deleted", ROOT_INO, b"f", ino) in recorder.calls  # an inode nobody holds: dropped
+    assert recorder.calls[-1] == ("store", ino, 12, b"y")  # one held open: its size moves up
+    recorder.calls.clear()
+    other.chmod("/f", 0o600)
+    follower.catch_up()
+    assert recorder.calls == [("inode", ino, True)]  # attributes only: the size stays
+
+
+class WritebackRecorder(Recorder):
+    def deleted(self, parent: int, name: bytes, ino: int) -> None:
+        self.calls.append(("deleted", parent, name, ino))
+
+    def store(self, ino: int, offset: int, data: bytes) -> None:
+        self.calls.append(("store", ino, offset, data))
+
+
+def test_a_rename_through_the_mount_moves_the_name_the_follower_uses(ops: Operations) -> None:
+    info, entry = call(ops.create, ROOT_INO, b"a", stat.S_IFREG | 0o644, os.O_WRONLY, ROOT_CTX)
+    call(ops.release, info.fh)
+    call(ops.rename, ROOT_INO, b"a", ROOT_INO, b"b", 0, ROOT_CTX)
+    assert ops.name_of(entry.st_ino) == (ROOT_INO, b"b")
