@@ -59,18 +59,18 @@ class Server:
     shell's view of the memory drive."""
 
     def __init__(self, base: Path) -> None:
-        self.base = base
         self.state = KState(base / "state")
+        self.begin()
+
+    def begin(self) -> None:
+        """A server run: its memory drives, empty."""
         self.memory = MemoryDrives.begin(self.state)
         scratch = next(d for d in of_image(image.current(self.state)) if d.kind == "memory")
         self.scratch = MemoryBacking(scratch, self.memory.state(scratch), 1).view(ROOT, 0o022)
 
     def restart(self) -> None:
-        """A new server run: the memory drives begin empty."""
         self.memory.end()
-        self.memory = MemoryDrives.begin(self.state)
-        scratch = next(d for d in of_image(image.current(self.state)) if d.kind == "memory")
-        self.scratch = MemoryBacking(scratch, self.memory.state(scratch), 1).view(ROOT, 0o022)
+        self.begin()
 
 
 @pytest.fixture
