@@ -14,6 +14,12 @@ F = {"a": "one two\nthree\n\nfour five six\n", "b": "x y\n", "nl": "no newline",
      "human": "1K\n2M\n512\n1G\n3K\n",
      "ver": "a-1.10\na-1.2\na-1.9\n",
      "dups": "a\na\nb\nB\nb\nc\nc\nc\n"}
+# Inputs past sort's duplicate sample (4,096 lines) and several 64 KiB pipe buffers, so that
+# sort's counted path and runs that uniq sees split across blocks are compared with GNU too.
+_REPEATS = [("x%d" % ((i * 7919) % 613 % (1 + i % 97))) for i in range(60_000)]
+F["many"] = "\n".join(_REPEATS) + "\n"
+F["many_nl"] = "\n".join(_REPEATS)  # the last line without its newline
+F["runs"] = "".join(f"{i // 2_500:05d} line\n" for i in range(60_000))  # long runs, already sorted
 
 WC = [
     Case("wc_default", "wc a", F), Case("wc_lines", "wc -l a b", F), Case("wc_words", "wc -w a", F),
@@ -47,6 +53,11 @@ SORT = [
     Case("sort_uniq_c", "sort words | uniq -c | sort -rn", F),
     Case("sort_blank_keys", "printf ' b 2\\na 1\\n  c 0\\n' | sort -k2", F),
     Case("sort_dir", "sort d; echo $?", F),
+    Case("sort_many", "sort many | md5sum", F), Case("sort_many_reverse", "sort -r many | md5sum", F),
+    Case("sort_many_no_newline", "sort many_nl | tail -n 3", F),
+    Case("sort_many_unique", "sort -u many | md5sum", F),
+    Case("sort_many_zero", "tr '\\n' '\\0' < many | sort -z | tr '\\0' '\\n' | md5sum", F),
+    Case("sort_many_uniq_c", "sort many | uniq -c | md5sum", F),
 ]
 UNIQ = [
     Case("uniq_plain", "uniq dups", F), Case("uniq_count", "uniq -c dups", F),
@@ -58,6 +69,12 @@ UNIQ = [
     Case("uniq_stdin", "uniq", F, stdin=b"x\nx\ny\n"), Case("uniq_output_file", "uniq dups out; cat out", F),
     Case("uniq_missing", "uniq nope; echo $?", F), Case("uniq_bad_option", "uniq -k; echo $?", F),
     Case("uniq_extra", "uniq a b c; echo $?", F), Case("uniq_no_newline", "uniq nl", F),
+    Case("uniq_unsorted_count", "uniq -c many | md5sum", F),
+    Case("uniq_runs_piped", "cat runs | uniq -c", F), Case("uniq_runs_repeated", "cat runs | uniq -d | wc -l", F),
+    Case("uniq_runs_skip", "cat runs | uniq -c -f1", F), Case("uniq_many_unique", "uniq -u many_nl | md5sum", F),
+    Case("uniq_many_icase_chars", "sort many | uniq -ic -w2 | md5sum", F),
+    Case("uniq_repeated_and_unique", "uniq -du dups; uniq -cd dups", F),
+    Case("uniq_runs_output_file", "uniq -c runs out; tail -n 2 out", F),
 ]
 CUT = [
     Case("cut_fields", "cut -d, -f1,3 csv", F), Case("cut_field_range", "cut -d, -f2- csv", F),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
@@ -33,6 +34,28 @@ _GENERAL = re.compile(rb"[ \t]*([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][
 _MONTHS = {m: i + 1 for i, m in enumerate(
     [b"JAN", b"FEB", b"MAR", b"APR", b"MAY", b"JUN", b"JUL", b"AUG", b"SEP", b"OCT", b"NOV", b"DEC"])}
 _VERSION_PART = re.compile(rb"(\d+)|(\D+)")
+
+
+_SAMPLE = 4096  # lines looked at to guess whether the input repeats itself
+
+
+def _plain_sorted(lines: list[bytes], sep: bytes, reverse: bool) -> bytes:
+    """The lines in byte order (the C locale's collation, as memcmp), joined with `sep` after
+    each. Equal lines are identical bytes, so when the input repeats itself (logs, words: the
+    `sort | uniq -c` idiom) counting the distinct lines and sorting only those is several times
+    cheaper than sorting every line, and gives the same bytes; a strided sample decides, since
+    counting costs a hash per line that an input of distinct lines would not repay."""
+    n = len(lines)
+    if n > _SAMPLE:
+        sample = lines[:: n // _SAMPLE]
+        repeats = len(set(sample)) * 2 <= len(sample)
+    else:
+        repeats = False
+    if not repeats:
+        lines.sort(reverse=reverse)
+        return sep.join(lines) + sep if lines else b""
+    counts = Counter(lines)
+    return b"".join([(line + sep) * counts[line] for line in sorted(counts, reverse=reverse)])
 
 
 class _Key:
@@ -294,11 +317,12 @@ def sort(sh: Interp, argv: list[str]) -> int:
 
     if check:
         return _check(sh, lines, keyfn, reverse, unique, stable, check, files[0] if files else "-")
+    text: bytes | None = None
     if simple:
         if unique:
             lines = sorted(set(lines), reverse=reverse)
         else:
-            lines.sort(reverse=reverse)
+            text = _plain_sorted(lines, sep, reverse)
     elif stable or unique:
         decorated = [(keyfn(line), line) for line in lines]
         decorated.sort(key=lambda d: d[0])
@@ -316,7 +340,8 @@ def sort(sh: Interp, argv: list[str]) -> int:
         lines.sort(key=lambda line: (keyfn(line), _Rev(line)))
     else:
         lines.sort(key=lambda line: (keyfn(line), line))
-    text = sep.join(lines) + sep if lines else b""
+    if text is None:
+        text = sep.join(lines) + sep if lines else b""
     if output is not None:
         try:
             devices.write_file(sh, output, text)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from itertools import compress, islice
+from operator import ne, sub
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
@@ -11,6 +13,8 @@ from kshell.tools.quoting import locale_quote
 from kshell.tools.text.textio import Output, blocks, message, open_chunks
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from kshell.exec.interp import Interp
 
 _LONG = {"count": ("c", NONE), "repeated": ("d", NONE), "all-repeated": ("D", OPTIONAL),
@@ -119,6 +123,9 @@ def uniq(sh: Interp, argv: list[str]) -> int:
         else:
             emit(prev + sep)
 
+    if all_rep is None:
+        return _runs(sh, chunks, sep, None if plain else keyof, count, repeated, unique, src,
+                     out, operands[1] if out is None else "")
     try:
         for block in blocks(chunks, sep):
             parts = block.split(sep)
@@ -146,3 +153,74 @@ def uniq(sh: Interp, argv: list[str]) -> int:
     except OSError as e:
         raise Fail(f"{operands[1]}: {message(e)}") from None
     return 0
+
+
+def _runs(sh: Interp, chunks: Iterator[bytes], sep: bytes, keyof: Callable[[bytes], bytes] | None,
+          count: bool, repeated: bool, unique: bool, src: str, out: Output | None,
+          target: str) -> int:
+    """uniq without -D/--group: one line per run of equal (keyed) lines. The run boundaries of
+    a block are found in C (`map(ne, ...)` over adjacent keys, `compress` to their indices) and
+    the output of a block is built by one comprehension, so the Python cost is a little per
+    run and nothing per line: `sort | uniq -c` is cheap, and input without repeats no worse
+    than a per-line loop. A run may span blocks: the last run of a block is held back (`prev`,
+    `n`) until the next block shows whether it goes on."""
+    pieces: list[bytes] = []
+    prev: bytes | None = None
+    prev_key: bytes | None = None
+    n = 0
+    try:
+        for block in blocks(chunks, sep):
+            parts = block.split(sep)
+            if parts[-1] == b"":
+                parts.pop()
+            if not parts:
+                continue
+            keys = parts if keyof is None else list(map(keyof, parts))
+            bounds = [0, *compress(range(1, len(parts)), map(ne, islice(keys, 1, None), keys)),
+                      len(parts)]
+            firsts = [parts[i] for i in bounds[:-1]]
+            sizes = list(map(sub, islice(bounds, 1, None), bounds))
+            if prev is not None:
+                if keys[0] == prev_key:  # the held-back run goes on
+                    firsts[0] = prev
+                    sizes[0] += n
+                else:
+                    firsts.insert(0, prev)
+                    sizes.insert(0, n)
+            prev, n, prev_key = firsts.pop(), sizes.pop(), keys[-1]
+            if firsts:
+                pieces.append(_format(firsts, sizes, sep, count, repeated, unique))
+            if out is not None and pieces:
+                out.write(b"".join(pieces))
+                pieces.clear()
+        if prev is not None:
+            pieces.append(_format([prev], [n], sep, count, repeated, unique))
+    except OSError as e:
+        raise Fail(f"{src}: {message(e)}") from None
+    if out is not None:
+        if pieces:
+            out.write(b"".join(pieces))
+        out.flush()
+        return 0
+    try:
+        devices.write_file(sh, target, b"".join(pieces))
+    except OSError as e:
+        raise Fail(f"{target}: {message(e)}") from None
+    return 0
+
+
+def _format(firsts: list[bytes], sizes: list[int], sep: bytes, count: bool, repeated: bool,
+            unique: bool) -> bytes:
+    """The output for whole runs (first line, length): -d keeps runs of two or more, -u runs
+    of one, -c prefixes the length as GNU's "%7d " (wider numbers just widen the field)."""
+    if repeated or unique:
+        kept = [(line, k) for line, k in zip(firsts, sizes) if (k > 1 if repeated else k == 1)]
+        if repeated and unique:
+            kept = []  # GNU: -d -u together print nothing
+        if not kept:
+            return b""
+        firsts = [line for line, _ in kept]
+        sizes = [k for _, k in kept]
+    if count:
+        return b"".join([b"%7d %b%b" % (k, line, sep) for line, k in zip(firsts, sizes)])
+    return sep.join(firsts) + sep
