@@ -19,6 +19,8 @@ F = {"a": "one two\nthree\n\nfour five six\n", "b": "x y\n", "nl": "no newline",
 _REPEATS = [("x%d" % ((i * 7919) % 613 % (1 + i % 97))) for i in range(60_000)]
 F["many"] = "\n".join(_REPEATS) + "\n"
 F["many_nl"] = "\n".join(_REPEATS)  # the last line without its newline
+F["pow"] = "".join(f"{w}\n" * n for w, n in zip(["a", "", "ab", "a ", "b"] * 3,
+                                                [1, 2, 3, 4, 7, 8, 9, 255, 256, 257, 1023, 1024, 1025, 16, 17])) + "b"
 F["runs"] = "".join(f"{i // 2_500:05d} line\n" for i in range(60_000))  # long runs, already sorted
 
 WC = [
@@ -74,6 +76,7 @@ UNIQ = [
     Case("uniq_runs_skip", "cat runs | uniq -c -f1", F), Case("uniq_many_unique", "uniq -u many_nl | md5sum", F),
     Case("uniq_many_icase_chars", "sort many | uniq -ic -w2 | md5sum", F),
     Case("uniq_repeated_and_unique", "uniq -du dups; uniq -cd dups", F),
+    Case("uniq_pow_runs", "uniq -c pow; cat pow | uniq -d; uniq -u pow", F),
     Case("uniq_runs_output_file", "uniq -c runs out; tail -n 2 out", F),
 ]
 CUT = [
