@@ -21,6 +21,7 @@ F["many"] = "\n".join(_REPEATS) + "\n"
 F["many_nl"] = "\n".join(_REPEATS)  # the last line without its newline
 F["pow"] = "".join(f"{w}\n" * n for w, n in zip(["a", "", "ab", "a ", "b"] * 3,
                                                 [1, 2, 3, 4, 7, 8, 9, 255, 256, 257, 1023, 1024, 1025, 16, 17])) + "b"
+F["counts"] = "".join(f"{(i * 7919) % 613 % (1 + i % 97) - 40:7d} w{i % 13}\n" for i in range(20_000)) + "x\n\n-\n-0\n+1\n 007\n"
 F["runs"] = "".join(f"{i // 2_500:05d} line\n" for i in range(60_000))  # long runs, already sorted
 
 WC = [
@@ -59,6 +60,11 @@ SORT = [
     Case("sort_many_no_newline", "sort many_nl | tail -n 3", F),
     Case("sort_many_unique", "sort -u many | md5sum", F),
     Case("sort_many_zero", "tr '\\n' '\\0' < many | sort -z | tr '\\0' '\\n' | md5sum", F),
+    Case("sort_counts_numeric", "sort -n counts | md5sum; sort -rn counts | md5sum", F),
+    Case("sort_counts_numeric_stable", "sort -sn counts | md5sum; sort -rsn counts | md5sum", F),
+    Case("sort_counts_numeric_blanks", "sort -bn counts | md5sum", F),
+    Case("sort_many_uniq_c_rn", "sort many | uniq -c | sort -rn | head -n 5", F),
+    Case("sort_huge_numbers", "printf '%05000d\\n1\\n-%05000d\\n' 9 9 | sort -n | cut -c1-3", F),
     Case("sort_many_uniq_c", "sort many | uniq -c | md5sum", F),
 ]
 UNIQ = [
