@@ -14,6 +14,8 @@ from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, t
 from kshell.tools.text.textio import Output, message, open_chunks, split_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kshell.exec.interp import Interp
 
 _LONG = {"ignore-leading-blanks": ("b", NONE), "dictionary-order": ("d", NONE),
@@ -95,46 +97,48 @@ def _parse_key(spec: str, global_opts: str) -> _Key:
     return _Key(sf, sc, ef, ec, opts, sb, eb)
 
 
-def _fields(line: bytes, tab: bytes | None) -> list[tuple[int, int]]:
-    """(start, end) of each field; without -t a field includes its leading blanks."""
-    if tab is not None:
-        spans = []
-        pos = 0
-        while True:
-            j = line.find(tab, pos)
-            if j < 0:
-                spans.append((pos, len(line)))
-                return spans
-            spans.append((pos, j))
-            pos = j + 1
-    return [m.span() for m in re.finditer(rb"[ \t]*[^ \t]+|[ \t]+$", line)] or [(0, 0)]
-
-
-def _skip_blanks(line: bytes, i: int, end: int) -> int:
-    while i < end and line[i] in b" \t":
-        i += 1
-    return i
-
-
-def _extract(line: bytes, key: _Key, tab: bytes | None) -> bytes:
-    spans = _fields(line, tab)
-    n = len(spans)
-    if key.sf > n:
-        start = len(line)
+def _skipper(fields: int, tab: bytes | None, blanks: bool, last_tab: bool = True) -> re.Pattern[bytes]:
+    """A regex whose match ends where GNU's begfield/limfield loop leaves its pointer after
+    skipping `fields` fields: without -t a field is blanks then non-blanks; with -t it is
+    non-tabs then the tab (which the last skipped field of limfield keeps unless `last_tab`).
+    `blanks` adds -b's skip of the blanks that follow. One C-level match per line replaces
+    splitting every line into all of its fields."""
+    if tab is None:
+        pattern = rb"(?:[ \t]*[^ \t]*){%d}" % fields
     else:
-        fs, fe = spans[key.sf - 1]
-        s = _skip_blanks(line, fs, fe) if key.sb else fs
-        start = min(s + key.sc - 1, fe)
-    if key.ef == 0 or key.ef > n:
-        end = len(line)
-    else:
-        fs, fe = spans[key.ef - 1]
-        if key.ec == 0:
-            end = fe
+        t = re.escape(tab)
+        other = rb"[^" + t + rb"]*"
+        if last_tab or fields == 0:
+            pattern = rb"(?:%s%s?){%d}" % (other, t, fields)
         else:
-            s = _skip_blanks(line, fs, fe) if key.eb else fs
-            end = min(s + key.ec, fe)
-    return line[start:end] if end > start else b""
+            pattern = rb"(?:%s%s?){%d}%s" % (other, t, fields - 1, other)
+    if blanks:
+        pattern += rb"[ \t]*"
+    return re.compile(pattern)
+
+
+def _extractor(key: _Key, tab: bytes | None) -> Callable[[bytes], bytes]:
+    """The key's bytes of a line, as GNU sort's begfield and limfield find them: the start
+    skips sf-1 fields (then blanks with b) and sc-1 more bytes, the end skips ef fields
+    (ec = 0) or ef-1 fields (then blanks with b) and ec bytes; neither offset goes past the
+    end of the line (not of the field), and an end before the start is an empty key."""
+    start_at = _skipper(key.sf - 1, tab, key.sb).match
+    sc = key.sc - 1
+    if key.ef == 0:
+        def extract(line: bytes) -> bytes:
+            return line[start_at(line).end() + sc:]
+        return extract
+    if key.ec == 0:
+        end_at = _skipper(key.ef, tab, False, last_tab=False).match
+        ec = 0
+    else:
+        end_at = _skipper(key.ef - 1, tab, key.eb).match
+        ec = key.ec
+
+    def extract_span(line: bytes) -> bytes:
+        return line[start_at(line).end() + sc : end_at(line).end() + ec]
+
+    return extract_span
 
 
 _INVERT = bytes.maketrans(b"0123456789", b"9876543210")
@@ -328,12 +332,17 @@ def sort(sh: Interp, argv: list[str]) -> int:
         strip = "b" in gopts and not keys
         gopts = gopts.replace("b", "")
 
+        plan = [(_extractor(k, tab), k.opts.replace("r", ""), "r" in k.opts and not flip)
+                for k in keys]
+
         def keyfn(line: bytes) -> tuple:
-            if keys:
+            if plan:
                 parts = []
-                for k in keys:
-                    v = _transform(_extract(line, k, tab), k.opts.replace("r", ""), salt)
-                    parts.append(_Rev(v) if "r" in k.opts and not flip else v)
+                for extract, kopts, rev in plan:
+                    v = extract(line)
+                    if kopts:
+                        v = _transform(v, kopts, salt)
+                    parts.append(_Rev(v) if rev else v)
                 return tuple(parts)
             v = _transform(line.lstrip(b" \t") if strip else line, gopts, salt)
             return (_Rev(v) if reverse and not flip else v,)
