@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -42,23 +43,36 @@ _VERSION_PART = re.compile(rb"(\d+)|(\D+)")
 _SAMPLE = 4096  # lines looked at to guess whether the input repeats itself
 
 
+def _repeats(lines: list[bytes]) -> bool:
+    """Whether a strided sample of many lines is at least half repeats."""
+    n = len(lines)
+    if n <= _SAMPLE:
+        return False
+    sample = lines[:: n // _SAMPLE]
+    return len(set(sample)) * 2 <= len(sample)
+
+
 def _plain_sorted(lines: list[bytes], sep: bytes, reverse: bool) -> bytes:
     """The lines in byte order (the C locale's collation, as memcmp), joined with `sep` after
     each. Equal lines are identical bytes, so when the input repeats itself (logs, words: the
     `sort | uniq -c` idiom) counting the distinct lines and sorting only those is several times
     cheaper than sorting every line, and gives the same bytes; a strided sample decides, since
     counting costs a hash per line that an input of distinct lines would not repay."""
-    n = len(lines)
-    if n > _SAMPLE:
-        sample = lines[:: n // _SAMPLE]
-        repeats = len(set(sample)) * 2 <= len(sample)
-    else:
-        repeats = False
-    if not repeats:
+    if not _repeats(lines):
         lines.sort(reverse=reverse)
         return sep.join(lines) + sep if lines else b""
     counts = Counter(lines)
     return b"".join([(line + sep) * counts[line] for line in sorted(counts, reverse=reverse)])
+
+
+def _plain_sorted_lines(lines: list[bytes], reverse: bool) -> list[bytes]:
+    """The lines in byte order as a list, counted first when they repeat (`_plain_sorted`)."""
+    if not _repeats(lines):
+        lines.sort(reverse=reverse)
+        return lines
+    counts = Counter(lines)
+    return list(chain.from_iterable(repeat(line, counts[line])
+                                    for line in sorted(counts, reverse=reverse)))
 
 
 class _Key:
@@ -347,6 +361,9 @@ def sort(sh: Interp, argv: list[str]) -> int:
             v = _transform(line.lstrip(b" \t") if strip else line, gopts, salt)
             return (_Rev(v) if reverse and not flip else v,)
 
+        # a lone key without options needs neither a tuple nor keyfn's loop
+        sortkey = plan[0][0] if len(plan) == 1 and not plan[0][1] and not plan[0][2] else keyfn
+
     if check:
         return _check(sh, lines, keyfn, reverse, unique, stable, check, files[0] if files else "-")
     text: bytes | None = None
@@ -368,25 +385,22 @@ def sort(sh: Interp, argv: list[str]) -> int:
             lines = sorted(set(lines), reverse=reverse)
         else:
             text = _plain_sorted(lines, sep, reverse)
-    elif stable or unique:
-        decorated = [(keyfn(line), line) for line in lines]
+    elif unique:
+        decorated = [(sortkey(line), line) for line in lines]
         decorated.sort(key=itemgetter(0), reverse=flip)
-        if unique:
-            result = []
-            last = None
-            for k, line in decorated:
-                if last is None or k != last:
-                    result.append(line)
-                    last = k
-            lines = result
-        else:
-            lines = [line for _, line in decorated]
-    elif flip:
-        lines.sort(key=lambda line: (keyfn(line), line), reverse=True)
-    elif reverse:
-        lines.sort(key=lambda line: (keyfn(line), _Rev(line)))
+        result = []
+        last = None
+        for k, line in decorated:
+            if last is None or k != last:
+                result.append(line)
+                last = k
+        lines = result
     else:
-        lines.sort(key=lambda line: (keyfn(line), line))
+        if not stable:
+            # the last resort first (the whole line, bytewise, reversed with -r), then a stable
+            # sort on the keys alone, rather than (key, line) tuples built and compared per line
+            lines = _plain_sorted_lines(lines, reverse)
+        lines.sort(key=sortkey, reverse=flip)
     if text is None:
         text = sep.join(lines) + sep if lines else b""
     if output is not None:
