@@ -14,6 +14,15 @@ F = {"a": "one two\nthree\n\nfour five six\n", "b": "x y\n", "nl": "no newline",
      "human": "1K\n2M\n512\n1G\n3K\n",
      "ver": "a-1.10\na-1.2\na-1.9\n",
      "dups": "a\na\nb\nB\nb\nc\nc\nc\n"}
+# Inputs past sort's duplicate sample (4,096 lines) and several 64 KiB pipe buffers, so that
+# sort's counted path and runs that uniq sees split across blocks are compared with GNU too.
+_REPEATS = [("x%d" % ((i * 7919) % 613 % (1 + i % 97))) for i in range(60_000)]
+F["many"] = "\n".join(_REPEATS) + "\n"
+F["many_nl"] = "\n".join(_REPEATS)  # the last line without its newline
+F["pow"] = "".join(f"{w}\n" * n for w, n in zip(["a", "", "ab", "a ", "b"] * 3,
+                                                [1, 2, 3, 4, 7, 8, 9, 255, 256, 257, 1023, 1024, 1025, 16, 17])) + "b"
+F["counts"] = "".join(f"{(i * 7919) % 613 % (1 + i % 97) - 40:7d} w{i % 13}\n" for i in range(20_000)) + "x\n\n-\n-0\n+1\n 007\n"
+F["runs"] = "".join(f"{i // 2_500:05d} line\n" for i in range(60_000))  # long runs, already sorted
 
 WC = [
     Case("wc_default", "wc a", F), Case("wc_lines", "wc -l a b", F), Case("wc_words", "wc -w a", F),
@@ -47,6 +56,21 @@ SORT = [
     Case("sort_uniq_c", "sort words | uniq -c | sort -rn", F),
     Case("sort_blank_keys", "printf ' b 2\\na 1\\n  c 0\\n' | sort -k2", F),
     Case("sort_dir", "sort d; echo $?", F),
+    Case("sort_many", "sort many | md5sum", F), Case("sort_many_reverse", "sort -r many | md5sum", F),
+    Case("sort_many_no_newline", "sort many_nl | tail -n 3", F),
+    Case("sort_many_unique", "sort -u many | md5sum", F),
+    Case("sort_many_zero", "tr '\\n' '\\0' < many | sort -z | tr '\\0' '\\n' | md5sum", F),
+    Case("sort_char_past_field", "printf 'ab c\\nb a\\nabc b\\n a d\\n' | sort -k1.3,1.4", F),
+    Case("sort_char_tab_fields", "printf 'x,abc,1\\ny,ab,2\\nz,,3\\nw,a\\n' | sort -t, -k2.2,2.3 -k1,1", F),
+    Case("sort_char_blank_end", "printf 'a   xb\\na  xa\\nb yy\\n' | sort -k1.2b,2.1b -s", F),
+    Case("sort_end_before_start", "printf 'b a\\na b\\nc\\n' | sort -k2,1 -k1.9,1.2", F),
+    Case("sort_key_field_end_chars", "sort -k2,2.3 counts | md5sum; sort -k2b,2 -k1,1n counts | md5sum", F),
+    Case("sort_counts_numeric", "sort -n counts | md5sum; sort -rn counts | md5sum", F),
+    Case("sort_counts_numeric_stable", "sort -sn counts | md5sum; sort -rsn counts | md5sum", F),
+    Case("sort_counts_numeric_blanks", "sort -bn counts | md5sum", F),
+    Case("sort_many_uniq_c_rn", "sort many | uniq -c | sort -rn | head -n 5", F),
+    Case("sort_huge_numbers", "printf '%05000d\\n1\\n-%05000d\\n' 9 9 | sort -n | cut -c1-3", F),
+    Case("sort_many_uniq_c", "sort many | uniq -c | md5sum", F),
 ]
 UNIQ = [
     Case("uniq_plain", "uniq dups", F), Case("uniq_count", "uniq -c dups", F),
@@ -58,6 +82,13 @@ UNIQ = [
     Case("uniq_stdin", "uniq", F, stdin=b"x\nx\ny\n"), Case("uniq_output_file", "uniq dups out; cat out", F),
     Case("uniq_missing", "uniq nope; echo $?", F), Case("uniq_bad_option", "uniq -k; echo $?", F),
     Case("uniq_extra", "uniq a b c; echo $?", F), Case("uniq_no_newline", "uniq nl", F),
+    Case("uniq_unsorted_count", "uniq -c many | md5sum", F),
+    Case("uniq_runs_piped", "cat runs | uniq -c", F), Case("uniq_runs_repeated", "cat runs | uniq -d | wc -l", F),
+    Case("uniq_runs_skip", "cat runs | uniq -c -f1", F), Case("uniq_many_unique", "uniq -u many_nl | md5sum", F),
+    Case("uniq_many_icase_chars", "sort many | uniq -ic -w2 | md5sum", F),
+    Case("uniq_repeated_and_unique", "uniq -du dups; uniq -cd dups", F),
+    Case("uniq_pow_runs", "uniq -c pow; cat pow | uniq -d; uniq -u pow", F),
+    Case("uniq_runs_output_file", "uniq -c runs out; tail -n 2 out", F),
 ]
 CUT = [
     Case("cut_fields", "cut -d, -f1,3 csv", F), Case("cut_field_range", "cut -d, -f2- csv", F),
