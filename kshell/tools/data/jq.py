@@ -299,7 +299,7 @@ def _quick_results(quick: Any, raw: bytes, text: str) -> list[Any] | None:
     way (an error, a case whose jq meaning it does not take on): libjq then runs as before.
     Any exception counts as giving way, so a slip in the subset costs speed, not output."""
     try:
-        return [r for v in jqfast.parse_values(raw, text) for r in quick(v)]
+        return jqfast.run_text(quick, raw, text)
     except Exception:  # noqa: BLE001 - jqfast.Fallback, or anything unforeseen: libjq decides
         return None
 

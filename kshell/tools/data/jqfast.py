@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Fallback", "compile_program", "parse_values"]
+__all__ = ["Fallback", "compile_program", "parse_values", "run_text"]
 
 
 class Fallback(Exception):
@@ -147,7 +147,41 @@ def _eq(a: Any, b: Any) -> bool:
 
 
 def _lt(a: Any, b: Any) -> bool:
+    ta, tb = type(a), type(b)
+    if (ta is int or ta is float) and (tb is int or tb is float) or ta is tb is str:
+        return a < b
     return _cmp_key(a) < _cmp_key(b)
+
+
+def _order(op: str, fa: Callable[[Any], Any], c: Any) -> Callable[[Any], bool] | None:
+    """`f OP c` for a number constant c, the number case inline (`.score > 990` per item)."""
+    if type(c) is not int:
+        return None
+    if op == ">":
+        def gt(v: Any) -> bool:
+            x = fa(v)
+            t = type(x)
+            return x > c if t is int or t is float else _lt(c, x)
+        return gt
+    if op == "<":
+        def lt(v: Any) -> bool:
+            x = fa(v)
+            t = type(x)
+            return x < c if t is int or t is float else _lt(x, c)
+        return lt
+    if op == ">=":
+        def ge(v: Any) -> bool:
+            x = fa(v)
+            t = type(x)
+            return x >= c if t is int or t is float else not _lt(x, c)
+        return ge
+    if op == "<=":
+        def le(v: Any) -> bool:
+            x = fa(v)
+            t = type(x)
+            return x <= c if t is int or t is float else not _lt(c, x)
+        return le
+    return None
 
 
 def _plus(a: Any, b: Any) -> Any:
@@ -196,13 +230,26 @@ def _text(v: Any) -> str:
     raise Fallback
 
 
-def _field(name: str) -> Callable[[Any], Any]:
-    def get(v: Any) -> Any:
-        if type(v) is dict:
-            return v.get(name)
-        if v is None:
-            return None
-        raise Fallback
+def _field(*names: str) -> Callable[[Any], Any]:
+    """`.a`, or a chain `.a.b.c` as one function (chains are most of what programs index)."""
+    if len(names) == 1:
+        name = names[0]
+
+        def get(v: Any) -> Any:
+            if type(v) is dict:
+                return v.get(name)
+            if v is None:
+                return None
+            raise Fallback
+    else:
+        def get(v: Any) -> Any:
+            for name in names:
+                if type(v) is dict:
+                    v = v.get(name)
+                elif v is not None:
+                    raise Fallback
+            return v
+    get._fields = names  # type: ignore[attr-defined]
     return get
 
 
@@ -264,6 +311,21 @@ def _many(f: Filter) -> Callable[[Any], list[Any]]:
     return fn
 
 
+def _guarded(cond: Callable[[Any], Any], then: Callable[[Any], Any]) -> Filter:
+    """`select(cond) | then` (then single): its function is marked so that a pipe feeding it
+    many values folds both into one comprehension."""
+    if then is _identity:
+        def fn(v: Any) -> list[Any]:
+            c = cond(v)
+            return [v] if c is not None and c is not False else []
+    else:
+        def fn(v: Any) -> list[Any]:
+            c = cond(v)
+            return [then(v)] if c is not None and c is not False else []
+    fn._guard = (cond, then)  # type: ignore[attr-defined]
+    return fn, False
+
+
 def _pipe(a: Filter, b: Filter) -> Filter:
     fa, sa = a
     fb, sb = b
@@ -271,6 +333,18 @@ def _pipe(a: Filter, b: Filter) -> Filter:
         return b
     if fb is _identity:
         return a
+    fields_a, fields_b = getattr(fa, "_fields", None), getattr(fb, "_fields", None)
+    if fields_a is not None and fields_b is not None:
+        return _field(*fields_a, *fields_b), True
+    guard_a, guard_b = getattr(fa, "_guard", None), getattr(fb, "_guard", None)
+    if guard_a is not None and sb:
+        cond, then = guard_a
+        return _guarded(cond, fb if then is _identity else _pipe((then, True), b)[0])
+    if guard_b is not None and not sa:
+        cond, then = guard_b
+        if then is _identity:
+            return (lambda v: [x for x in fa(v) if (c := cond(x)) is not None and c is not False]), False
+        return (lambda v: [then(x) for x in fa(v) if (c := cond(x)) is not None and c is not False]), False
     if sa and sb:
         return (lambda v: fb(fa(v))), True
     if sa:
@@ -283,7 +357,7 @@ def _pipe(a: Filter, b: Filter) -> Filter:
 def _select(cond: Filter) -> Filter:
     fc, sc = cond
     if sc:
-        return (lambda v: [v] if _truthy(fc(v)) else []), False
+        return _guarded(fc, _identity)
     return (lambda v: [v for c in fc(v) if _truthy(c)]), False
 
 
@@ -303,7 +377,10 @@ def _binary(op: Callable[[Any, Any], Any], a: Filter, b: Filter) -> Filter:
 
 
 def _const(value: Any) -> Filter:
-    return (lambda v: value), True
+    def const(v: Any) -> Any:
+        return value
+    const._const = (value,)  # type: ignore[attr-defined]
+    return const, True
 
 
 def _interpolate(parts: list[Any]) -> Filter:
@@ -393,6 +470,10 @@ class _Parser:
         if kind == "op" and t in ("==", "!=", "<", "<=", ">", ">="):
             self.i += 1
             right = self.additive()
+            if right[1] and getattr(right[0], "_const", None) is not None and left[1]:
+                fast = _order(t, left[0], right[0]._const[0])
+                if fast is not None:
+                    return fast, True
             op: Callable[[Any, Any], bool] = {
                 "==": _eq, "!=": lambda a, b: not _eq(a, b), "<": _lt, ">": lambda a, b: _lt(b, a),
                 "<=": lambda a, b: not _lt(b, a), ">=": lambda a, b: not _lt(a, b)}[t]
@@ -546,21 +627,34 @@ def parse_values(raw: bytes, text: str) -> list[Any]:
     values: list[Any] = []
     n = len(text)
     pos = skip(text, 0).end()
-    # The decoder allocates one object per JSON value and keeps them all: the cyclic collector
-    # would otherwise run over the growing heap many times for nothing (none of this is cyclic).
+    while pos < n:
+        try:
+            value, end = decode(text, pos)
+        except ValueError:
+            raise Fallback from None
+        values.append(value)
+        pos = skip(text, end).end()
+        if pos == end and pos < n and text[end - 1] not in ']}"':
+            raise Fallback
+    return values
+
+
+def run_text(run: Callable[[Any], list[Any]], raw: bytes, text: str) -> list[Any]:
+    """All the outputs of the compiled program `run` over the JSON values of `text` (the decoded
+    `raw`); Fallback where libjq must decide.
+
+    The cyclic collector is paused from parsing until the parsed values are freed: the decoder
+    allocates an object per JSON value, and with the collector on, the growing tree is scanned
+    over and over while it is built, then once more in full by whatever allocates next (tens of
+    milliseconds each for a few MB). None of it is cyclic, and freeing it before resuming brings
+    the collector's allocation count back down, so nothing is left for it to do."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        while pos < n:
-            try:
-                value, end = decode(text, pos)
-            except ValueError:
-                raise Fallback from None
-            values.append(value)
-            pos = skip(text, end).end()
-            if pos == end and pos < n and text[end - 1] not in ']}"':
-                raise Fallback
+        values = parse_values(raw, text)
+        results = [r for v in values for r in run(v)]
+        del values
+        return results
     finally:
         if was_enabled:
             gc.enable()
-    return values
