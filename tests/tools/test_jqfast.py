@@ -84,7 +84,7 @@ def test_outside_the_subset(program: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["truefalse", "1true", '{"a":NaN}', "[Infinity]", "[12345678901234567]",
-                                  "[1e400]", "[1E-400]", '"\\ud800"', "[1, 2", "nan", "\ufeff{}", "[1]x"])
+                                  "[1e400]", "[1E-400]", "[2e+308]", "[-1E+999]", '"\\uDC00"', '"\\ud800"', "[1, 2", "nan", "\ufeff{}", "[1]x"])
 def test_inputs_jq_reads_otherwise(text: str) -> None:
     with pytest.raises(jqfast.Fallback):
         jqfast.parse_values(text.encode(), text)
