@@ -107,8 +107,17 @@ def _esc_char(m: re.Match) -> str:
 
 
 def string(s: str, ascii_only: bool = False) -> str:
-    pat = _NEEDS_ASCII if ascii_only else _NEEDS
-    return '"' + pat.sub(_esc_char, s) + '"'
+    """A string as jq writes it. Without -a, Python's C encoder escapes exactly as jq does
+    (quote, backslash, \\b \\f \\n \\r \\t, other controls as \\u00XX) except for DEL,
+    which jq writes as \\u007f: it does the bulk of the work, DEL is patched after."""
+    if ascii_only:
+        return '"' + _NEEDS_ASCII.sub(_esc_char, s) + '"'
+    out = _c_string(s)
+    return out.replace("\x7f", "\\u007f") if "\x7f" in out else out
+
+
+_c_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_EXACT = 1 << 53  # integers up to this are their own double: number() would print str(x)
 
 
 class Dumper:
@@ -123,6 +132,13 @@ class Dumper:
         return "".join(out)
 
     def _dump(self, v: Any, out: list[str], level: int) -> None:
+        t = type(v)  # the common leaves first, without number()'s general formatting
+        if t is str and not self.ascii_only:
+            out.append(string(v))
+            return
+        if t is int and -_EXACT <= v <= _EXACT:
+            out.append(str(v))
+            return
         if v is None:
             out.append("null")
         elif v is True:
