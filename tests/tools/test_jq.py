@@ -9,7 +9,11 @@ from differential import Case, Dir, File, assert_same, require_tools
 DOC = '{"name":"k","n":3,"tags":["a","b"],"nested":{"z":1,"a":[1.5,1e300,0.0001]},"ok":true,"none":null}\n'
 F = {"doc.json": DOC, "lines.json": '{"a":1}\n{"a":2}\n{"a":"x"}\n', "bad.json": '{"a":1}\n{"a":\n',
      "arr.json": "[3,1,2]\n", "d/": Dir(), "secret.json": File("{}\n", 0o200), "prog.jq": ".name\n",
-     "text.txt": "one\ntwo\n", "uni.json": '"h\\u00e9\\u0001\\u007f\\ud83d\\ude00/"\n'}
+     "text.txt": "one\ntwo\n", "uni.json": '"h\\u00e9\\u0001\\u007f\\ud83d\\ude00/"\n',
+     "items.json": '{"count":3,"items":[{"id":1,"name":"a b","active":true,"score":995,"owner":{"region":"n"}},'
+                   '{"id":2,"name":"c\\"d","active":false,"score":991,"owner":null},'
+                   '{"id":3,"name":"e\\u00e9","active":true,"score":7.5,"owner":{"region":"s"}}]}\n',
+     "big_ints.json": "[" + "999999999999999," * 12 + "1,3,5]\n"}
 
 CASES = [
     Case("pretty", "jq . doc.json", F),
@@ -71,6 +75,14 @@ CASES = [
     Case("tostring_tojson", "jq -r '.tags|tojson, (.n|tostring)' doc.json", F),
     Case("parse_error_after_runtime", "echo '1 xx' | jq .a; echo $?", F),
     Case("parse_error_inputs", "echo 'xx' | jq -n '[inputs]'; echo $?", F),
+    # jq's common subset, which K runs in Python before libjq (kshell/tools/data/jqfast.py)
+    Case("subset_select_add", "jq '[.items[] | select(.active) | .score] | add' items.json", F),
+    Case("subset_interp", "jq -r '.items[] | select(.score > 990) | \"\\(.id) \\(.name) \\(.owner.region)\"' items.json", F),
+    Case("subset_compare", "jq -c '[.items[] | .score >= 991, .name < \"c\", .owner == null]' items.json", F),
+    Case("subset_many", "jq -c '.a, .[-1]' lines.json arr.json; echo $?", F),
+    Case("subset_error_midway", "jq -r '.items[] | \"\\(.owner.region)\" + .name' items.json; echo $?", F),
+    Case("subset_sum_past_2_53", "jq 'add, (.[0] + .[1] - 1)' big_ints.json", F),
+    Case("subset_flush_scalars", "echo '1 2 [3]\"x\"' | jq -c '.'; echo $?", F),
     Case("sort_by_group", "jq -c '[.[]] | sort, (map({v:.}) | group_by(.v) | length)' arr.json", F),
 ]
 
