@@ -23,7 +23,6 @@ KState runs on it unchanged. `ForkState` is a fork's view in `KState`'s shape, f
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -154,6 +153,8 @@ class LayeredTxn(Txn):
         if code is None or code == 1 or not self.chain:
             yield from Txn.scan(self, db, prefix_, start)
             return
+        import heapq  # a fork's scans only: off the shell's start path
+
         origin = start if start is not None else prefix_
         sources = [self._layer_rows(depth, fork, code, prefix_, origin) for depth, fork in enumerate(self.chain)]
         sources.append(((bytes(k), len(self.chain), v) for k, v in Txn.scan(self, db, prefix_, origin)))
