@@ -277,10 +277,8 @@ def _diff(c: _Changes) -> Diff:
         out.changes.append(("changed", path))
         if c.files[ino]:
             out.conflicts.append(path)
-    out.changes.sort(key=lambda change: change[1])
+    out.changes = sorted(set(out.changes), key=lambda change: (change[1], change[0]))
     out.conflicts = sorted(set(out.conflicts))
-    seen: set[tuple[str, str]] = set()
-    out.changes = [ch for ch in out.changes if not (ch in seen or seen.add(ch))]  # type: ignore[func-returns-value]
     return out
 
 

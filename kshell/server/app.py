@@ -52,7 +52,7 @@ from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
 from kshell.server.crons import CronRunner
 from kshell.server.limits import AgentSessions, SourcePenalties, StartupGate
-from kshell.server.session import bytes_mode, run_session
+from kshell.server.session import accepted_env, bytes_mode, fork_refusal, run_session
 from kshell.server.sftp import VFSSFTPServer
 from kshell.server.workers import WorkerPool, WorkerShell
 from kshell.tools.system.identity import DEFAULT_HOST
@@ -396,15 +396,32 @@ class KServer:
         def sftp_factory(chan: asyncssh.SSHServerChannel) -> VFSSFTPServer:
             assert c.agent is not None
             agent = c.agent  # its receipts name the front end, the agent and where it came from
-            policy = governance(self.state, agent.name, agent.home, stricter(self.config.mode, c.key_mode()),
+            # a fork named as for a shell (K_FORK=N, K_SESSION=fork-N): SFTP works in its tree too
+            env = accepted_env({k: v for k, v in (chan.get_environment() or {}).items()
+                                if isinstance(k, str) and isinstance(v, str)}, self.config.accept_env)
+            refused = fork_refusal(self.state, agent.name, env)
+            if refused is not None:
+                log.warning("sftp for %s refused: %s", agent.name, refused)
+                raise PermissionError(refused)
+            mode = stricter(stricter(self.config.mode, c.key_mode()), env.get("K_MODE") or "full")
+            policy = governance(self.state, agent.name, agent.home, mode,
                                 self.config.configured(agent.name), runs_hooks=True).policy
             record = image.current(self.state)
             if record is not None and record["spec"]["hooks"]:  # its write hooks judge SFTP's writes too
                 from kshell.worker.hooks import judged, session_hooks
 
                 policy = judged(policy, session_hooks(self.state, record, agent.name, "sftp"), agent.home)
-            vfs = VFS(self.state, by=f"sftp {agent.name}@{c.peer_addr}")
-            drives = mount(of_image(record), vfs, self.memory_drives)  # as the shell has them
+            records = of_image(record)
+            tree: Any = self.state
+            if "K_FORK" in env:
+                from kfs import forks
+                from kfs.values import replace
+
+                tree = forks.view(self.state, int(env["K_FORK"]))
+                if tree.record["disk"] == "overlay":  # what a fork writes stays in it: drives cannot
+                    records = [replace(d, readonly=True) for d in records]
+            vfs = VFS(tree, by=f"sftp {agent.name}@{c.peer_addr}")
+            drives = mount(records, vfs, self.memory_drives)  # as the shell has them
             fs = DriveFS(vfs, drives=drives, cred=Cred(agent.uid, agent.gid), cwd=agent.home, home=agent.home,
                          policy=policy)
             return VFSSFTPServer(chan, fs, limits=self.config.limits, touch=c.touch)

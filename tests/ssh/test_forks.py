@@ -52,3 +52,25 @@ def test_a_forks_mode_and_who_may_log_in(make_server) -> None:  # noqa: ANN001
         assert (done.returncode, done.stdout, done.stderr) == (1, b"", f"komputer: {message}\n".encode())
     fs = PathFS(VFS(b.state, by="test"))
     assert not fs.exists("/home/alice/f")
+
+
+def test_sftp_in_a_fork(make_server, tmp_path: Path) -> None:  # noqa: ANN001
+    """SFTP naming a fork (SetEnv=K_FORK) works in the fork's tree; one not the agent's is refused."""
+    from kserver import need
+
+    b = make_server(ServerConfig())
+    number = forks.create(b.state, agent="alice", by="test")
+    (tmp_path / "up.txt").write_text("uploaded\n")
+    (tmp_path / "batch").write_text(f"put {tmp_path / 'up.txt'} up.txt\n")
+
+    def sftp(user: str) -> subprocess.CompletedProcess[str]:
+        argv = [need("sftp"), *b.ssh_options(user, port_flag="-P"), "-o", f"SetEnv=K_FORK={number}",
+                "-b", str(tmp_path / "batch"), f"{user}@127.0.0.1"]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+    done = sftp("alice")
+    assert done.returncode == 0, done.stderr
+    assert in_fork(b, number, "cat up.txt").stdout == b"uploaded\n"
+    assert not PathFS(VFS(b.state, by="test")).exists("/home/alice/up.txt")  # the state's tree: untouched
+    assert sftp("bob").returncode != 0
+    assert not PathFS(VFS(b.state, by="test")).exists("/home/bob/up.txt")
