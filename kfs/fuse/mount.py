@@ -153,6 +153,7 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
     import trio
 
     from kfs.fuse.coherence import ChangeFollower
+    from kfs.fuse.loop import one_worker
     from kfs.fuse.operations import Operations
     from kfs.kstate import KState
     from kfs.vfs import VFS
@@ -179,7 +180,8 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
         options = options - {WRITEBACK}
         ops.enable_writeback_cache = True  # pyfuse3 reads it when it answers INIT
     try:
-        pyfuse3.init(ops, str(mountpoint), options)
+        with one_worker():  # pyfuse3 makes its worker's lock here
+            pyfuse3.init(ops, str(mountpoint), options)
     except RuntimeError as e:
         state.close()
         raise MountError(f"{mountpoint}: mount failed ({e}); see the messages above") from None
@@ -206,7 +208,8 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
         if ready is not None:
             ready()
         log.info("serving %s at %s", state_dir, mountpoint)
-        trio.run(_main_loop)
+        with one_worker():
+            trio.run(_main_loop)
         unmount = True
     finally:
         follower.stop()

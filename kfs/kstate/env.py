@@ -295,6 +295,9 @@ class KState:
             new = min(max(current * 2, current + GROW_MIN), current + GIB, self.max_map_size)
             self._reserve(new)  # first, so a full disk leaves the map as it was
             self._resize(new)
+        from kfs.kstate.prefault import prefault  # on a growth only: ctypes stays off start-up
+
+        prefault(self.path / "data.mdb", current, new)
 
     def _adopt_new_size(self) -> None:
         with self._sizing():

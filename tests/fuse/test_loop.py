@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
+from pathlib import Path
 
 import pyfuse3
 import pytest
 import trio
 
-from kfs.fuse import loop
+from kfs.fuse import loop, mount
 
 
 def test_pyfuse3_gets_a_lock_that_never_waits_and_the_rest_of_trio() -> None:
@@ -28,7 +31,7 @@ def test_pyfuse3_gets_a_lock_that_never_waits_and_the_rest_of_trio() -> None:
 
 def test_the_device_wait_returns_at_once_when_readable_and_otherwise_waits_in_trio() -> None:
     read_end, write_end = os.pipe()
-    wait = loop._DeviceWait(burst=2, block_ms=1)
+    wait = loop._DeviceWait(burst=2, block_ms=1, spin_ns=0)
     try:
 
         async def main() -> None:
@@ -57,6 +60,32 @@ def test_the_device_wait_returns_at_once_when_readable_and_otherwise_waits_in_tr
         os.close(write_end)
 
 
+def test_the_device_wait_spins_before_it_sleeps() -> None:
+    """A request arriving within the spin is taken without a pass through trio; one arriving
+    later is waited for in trio (block_ms=0: no blocking poll in between)."""
+    read_end, write_end = os.pipe()
+    try:
+
+        def feed_after(seconds: float) -> threading.Thread:
+            thread = threading.Thread(target=lambda: (time.sleep(seconds), os.write(write_end, b"x")))
+            thread.start()
+            return thread
+
+        async def main(wait: loop._DeviceWait) -> int:
+            wait.left = 2
+            feeder = feed_after(0.01)
+            await wait(read_end)
+            feeder.join()
+            os.read(read_end, 1)
+            return wait.left
+
+        assert trio.run(main, loop._DeviceWait(burst=2, block_ms=0, spin_ns=2_000_000_000)) == 1  # spun
+        assert trio.run(main, loop._DeviceWait(burst=2, block_ms=0, spin_ns=0)) == 2  # slept in trio
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
 def test_serve_requests_runs_one_worker_and_restores_pyfuse3s_trio(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
 
@@ -65,6 +94,23 @@ def test_serve_requests_runs_one_worker_and_restores_pyfuse3s_trio(monkeypatch: 
 
     original = pyfuse3.trio  # type: ignore[attr-defined]
     monkeypatch.setattr(pyfuse3, "main", fake_main)
-    trio.run(loop.serve_requests)
+    with loop.one_worker():
+        trio.run(loop.serve_requests)
     assert seen == [(loop._FreeLock, 1, 1)]
+    assert pyfuse3.trio is original  # type: ignore[attr-defined]
+
+
+def test_pyfuse3_makes_its_worker_lock_from_the_one_worker_view(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """pyfuse3.init creates the lock its loop takes per request: the free one, not trio's."""
+    seen = []
+
+    def fake_init(*args: object) -> None:
+        seen.append(pyfuse3.trio.Lock)  # type: ignore[attr-defined]
+        raise RuntimeError("not mounting in this test")
+
+    original = pyfuse3.trio  # type: ignore[attr-defined]
+    monkeypatch.setattr(pyfuse3, "init", fake_init)
+    with pytest.raises(mount.MountError):
+        mount.serve(tmp_path / "state", tmp_path / "mnt", set())
+    assert seen == [loop._FreeLock]
     assert pyfuse3.trio is original  # type: ignore[attr-defined]

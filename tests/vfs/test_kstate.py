@@ -5,7 +5,9 @@ from __future__ import annotations
 import errno
 import multiprocessing
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -154,6 +156,36 @@ def test_the_map_grows_from_a_small_size_up_to_its_ceiling(tmp_path: Path) -> No
         assert err.errno == errno.ENOSPC
         assert ks.map_size == 8 * MIB
         assert sum(len(c) for c in written.values()) > 4 * MIB
+
+
+def _mapped_bytes(data_file: Path) -> int:
+    """Resident bytes of this process's mappings of `data_file` (smaps' Rss)."""
+    real, total, ours = os.path.realpath(data_file), 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        if "-" in line.split(" ", 1)[0] and len(line.split()) >= 5:  # a mapping's header line
+            ours = line.split(maxsplit=5)[-1] == real
+        elif ours and line.startswith("Rss:"):
+            total += int(line.split()[1]) * 1024
+    return total
+
+
+@pytest.mark.parametrize("memory", [True, False], ids=["tmpfs", "disk"])
+def test_a_growth_maps_the_new_stretch_at_once_on_tmpfs_only(tmp_path: Path, memory: bool) -> None:
+    """On tmpfs the stretch a growth adds is prefaulted (kfs/kstate/prefault.py); on a disk it
+    would cost writes of zeros, so its pages fault in as LMDB uses them."""
+    base = Path(tempfile.mkdtemp(dir="/dev/shm")) if memory else tmp_path
+    try:
+        with KState(base / "s", create=True, map_size=1 * MIB, max_map_size=256 * MIB) as ks:
+            ks.write(lambda txn: txn.put("meta", b"big", b"x" * (2 * MIB)))
+            assert ks.map_size >= 9 * MIB
+            mapped = _mapped_bytes(base / "s" / "data.mdb")
+            if memory:
+                assert mapped >= ks.map_size - 3 * MIB  # all but what the first MiBs left unmapped
+            else:
+                assert mapped < 4 * MIB
+    finally:
+        if memory:
+            shutil.rmtree(base)
 
 
 def test_a_full_map_gives_enospc_and_leaves_the_state_readable_and_consistent(
