@@ -97,6 +97,7 @@ class KState:
         self._readers_lock = threading.Lock()
         self._readers_cv = threading.Condition(self._readers_lock)
         self._quiescing = 0  # threads waiting in `_resize`: only then does a read's end notify
+        self._prefaulting: threading.Thread | None = None  # mapping a growth's stretch (`_prefault`)
         self._dbs: dict[str, lmdb._Database] = {}
         # The sequence numbers this process's last write handed out (Txn.next_seq), valid while
         # the next write transaction's id is that write's id + 1: LMDB numbers every commit that
@@ -143,6 +144,8 @@ class KState:
         return self._cleared_readers
 
     def close(self) -> None:
+        if self._prefaulting is not None:
+            self._prefaulting.join()
         self._env.close()
 
     def __enter__(self) -> KState:
@@ -295,9 +298,25 @@ class KState:
             new = min(max(current * 2, current + GROW_MIN), current + GIB, self.max_map_size)
             self._reserve(new)  # first, so a full disk leaves the map as it was
             self._resize(new)
+        self._prefault(current, new)
+
+    def _prefault(self, start: int, end: int) -> None:
+        """Map the stretch a growth added, in a thread of its own: the writer that grew the map
+        goes on at once and finds most pages mapped (kfs/kstate/prefault.py). The thread counts
+        as a reader, so the mapping it populates stays put (a resize waits for it); `close`
+        waits for it too."""
         from kfs.kstate.prefault import prefault  # on a growth only: ctypes stays off start-up
 
-        prefault(self.path / "data.mdb", current, new)
+        def run() -> None:
+            try:
+                prefault(self.path / "data.mdb", start, end)
+            finally:
+                self._end_read()
+
+        with self._readers_cv:
+            self._readers += 1
+        self._prefaulting = threading.Thread(target=run, name="kstate-prefault", daemon=True)
+        self._prefaulting.start()
 
     def _adopt_new_size(self) -> None:
         with self._sizing():

@@ -171,13 +171,16 @@ def _mapped_bytes(data_file: Path) -> int:
 
 @pytest.mark.parametrize("memory", [True, False], ids=["tmpfs", "disk"])
 def test_a_growth_maps_the_new_stretch_at_once_on_tmpfs_only(tmp_path: Path, memory: bool) -> None:
-    """On tmpfs the stretch a growth adds is prefaulted (kfs/kstate/prefault.py); on a disk it
-    would cost writes of zeros, so its pages fault in as LMDB uses them."""
+    """On tmpfs the stretch a growth adds is prefaulted (kfs/kstate/prefault.py), off the
+    writer's path; on a disk it would cost writes of zeros, so its pages fault in as LMDB uses
+    them."""
     base = Path(tempfile.mkdtemp(dir="/dev/shm")) if memory else tmp_path
     try:
         with KState(base / "s", create=True, map_size=1 * MIB, max_map_size=256 * MIB) as ks:
             ks.write(lambda txn: txn.put("meta", b"big", b"x" * (2 * MIB)))
             assert ks.map_size >= 9 * MIB
+            assert ks._prefaulting is not None  # the growth's stretch is mapped in a thread
+            ks._prefaulting.join()
             mapped = _mapped_bytes(base / "s" / "data.mdb")
             if memory:
                 assert mapped >= ks.map_size - 3 * MIB  # all but what the first MiBs left unmapped
