@@ -79,6 +79,9 @@ COLUMNAR = [
                                " s + $2 / 3 }' csv", F),
     Case("exit_mid_batch", "gawk -F, '{ s += $2 } NR == 100 { exit 3 } END { print s, NR, $0, $1, NF }' csv;"
                            " echo $?", F),
+    Case("nextfile_mid_batch", "gawk -F, 'FNR == 50 { nextfile } { s += $2; n++ } END { print s, n, NR, FNR, $0 }'"
+                               " csv long", F),
+    Case("next_skips", "gawk -F, '$2 > 5 { next } { s += $2; k = k $1 } END { print s, length(k), $1 }' csv", F),
     Case("record_and_fields_read", "gawk -F, 'NR % 7 == 0 { print NR \": \" $0 \" [\" $1 \"]\"; s += $2 }"
                                    " END { print s }' csv", F),
     Case("uninitialized_and_strnum", "gawk -F, '{ if ($2 == x) u++; if ($2 < \"5\") l++;"

@@ -247,7 +247,9 @@ class Compiler(Expressions):
 
     # the record loop's lines that keep rt's record and FNR current for anything reading them
     _RT_STORES = ("rt.record = rec", "rt.fields = None", "rt.fields = F")
-    _RT_CUT = "F = rt.cut(rec)"  # reads FS, not the record nor the fields
+    # reads of rt that leave the record and the fields alone: FS; the main input's end
+    # (nextfile's handler, which then leaves the batch)
+    _RT_OTHER = ("F = rt.cut(rec)", "rt.end_file()")
 
     def rt_free(self, body_at: int, no_calls: bool) -> bool:
         """Drop the record loop's stores of each record and its fields into rt when nothing in
@@ -255,7 +257,7 @@ class Compiler(Expressions):
         `finally` stores the last record instead, for END and whatever runs after."""
         body = self.lines[body_at:]
         kept = [line for line in body if line.strip() not in self._RT_STORES]
-        if not no_calls or any(_RT.search(line) for line in kept if line.strip() != self._RT_CUT):
+        if not no_calls or any(_RT.search(line) for line in kept if line.strip() not in self._RT_OTHER):
             return False
         self.lines[body_at:] = kept
         return True
