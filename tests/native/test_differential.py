@@ -151,7 +151,7 @@ def test_awk_columns_matches_twin(records: list[bytes], rs: bytes, fs: int, cuts
     assert len(got[0]) == len(twin[0]) == len(nums)
     for column, twin_column in zip(got[0], twin[0]):
         assert all(_same_float(a, b) for a, b in zip(column, twin_column, strict=True))
-    assert got[1:] == twin[1:]
+    assert (got[1], list(got[2]) if want_nf else None, got[3]) == twin[1:]
     assert native.awk_columns(text, len(records) + 1, *args[2:]) is None
 
 
@@ -384,8 +384,21 @@ def test_awk_columns_documented_cases(impl) -> None:
     numbers, joined, nf, unread = impl.awk_columns(b"a,1,x\nb,2.5\n\nc,+inf,y,z", 4, 10, ord(","), 3,
                                                    [1], [0, 2], True)
     assert [n if n == n else "nan" for n in numbers[0]] == [1.0, 2.5, 0.0, "nan"]
-    assert (joined, nf, unread) == (b"a,x,b,,,,c,y", [3, 2, 0, 4], 1)
+    assert (joined, list(nf), unread) == (b"a,x,b,,,,c,y", [3, 2, 0, 4], 1)
     numbers, joined, nf, unread = impl.awk_columns(b"  a 1 x\n b  2.5 \n\n c 7 y z", 4, 10, -1, 3,
                                                    [1], [0, 2], False)
-    assert (numbers, joined, nf, unread) == ([[1.0, 2.5, 0.0, 7.0]], b"a x b    c y", None, 0)
+    assert ([list(n) for n in numbers], joined, nf, unread) == ([[1.0, 2.5, 0.0, 7.0]], b"a x b    c y", None, 0)
     assert impl.awk_columns(b"a\nb", 3, 10, -1, 1, [0], [], False) is None
+    assert impl.awk_columns(b"", 0, 10, -1, 1, [0], [0], False) is None
+
+
+def test_awk_columns_separators_at_every_offset() -> None:
+    """C looks for separators 16 bytes at a time: one at each offset, near the text's end too."""
+    for a in range(40):
+        for fs, sep in ((ord(","), b","), (-1, b" ")):
+            records = [b"7" * a + sep + b"1" * (a % 5) + sep + b"x", b"y" * a, b"2" * (a % 17) + sep * (a % 3)]
+            args = (b"\n".join(records), len(records), ord("\n"), fs, 2, [0, 1], [0, 1], True)
+            got, twin = native.awk_columns(*args), pytwin.awk_columns(*args)
+            for column, twin_column in zip(got[0], twin[0], strict=True):
+                assert all(_same_float(x, y) for x, y in zip(column, twin_column, strict=True))
+            assert (got[1], list(got[2]), got[3]) == twin[1:]
