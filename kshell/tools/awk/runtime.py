@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import native
@@ -354,7 +354,7 @@ class Runtime:
         return self.split_fs(rec, to_str(self.vars["FS"]))[0]
 
     def columns(self, batch: list[str], sep: str | None, cuts: int, nums: tuple[int, ...],
-                texts: tuple[int, ...], want_nf: bool) -> list[list] | None:
+                texts: tuple[int, ...], want_nf: bool) -> list[Sequence] | None:
         """For the record loop's columnar copy (compile.py, Compiler.columnar): the batch's
         records, then for each j in nums the number in field j+1 of each (0 past NF), for each
         j in texts its text ("" past NF), and with want_nf min(NF, cuts + 1) of each, all cut
