@@ -1,4 +1,5 @@
-"""K's native core: path normalisation and guards, shell glob matching, brace expansion.
+"""K's native core: path normalisation and guards, shell glob matching, brace expansion, awk's
+record fields and numbers.
 
 Bytes in, bytes out; every function is pure. The C code (native/*.c, built by cffi into
 `native._knative`) is what runs; `native.pytwin` holds a pure-Python twin with the same
@@ -8,6 +9,7 @@ signatures that serves only as the oracle of the differential tests, never as a 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from itertools import compress
 
 try:
@@ -18,6 +20,8 @@ except ImportError as exc:  # pragma: no cover - exercised only on a broken inst
 
 __all__ = [
     "BraceLimitError",
+    "awk_columns",
+    "awk_number",
     "brace_expand",
     "glob_filter",
     "glob_match",
@@ -156,3 +160,45 @@ def brace_expand(word: bytes, max_words: int = 10000) -> list[bytes]:
     finally:
         _lib.kbrace_free(words)
     return [data[offs[i] : offs[i + 1] - 1] for i in range(count)]
+
+
+def awk_number(text: bytes) -> float | None:
+    """The number awk reads at the start of `text` (leading white space, the longest decimal
+    prefix; 0 when there is none), or None when the exact C path does not take it (more
+    than 2^53 in the digits, an exponent past 10^22, "+inf", "-nan"...): then the caller's
+    general conversion decides."""
+    v = _lib.kawk_number(text, len(text))
+    return None if v != v else v
+
+
+def awk_columns(
+    text: bytes, count: int, rs: int, fs: int, cuts: int, nums: Sequence[int], texts: Sequence[int],
+    want_nf: bool,
+) -> tuple[list[memoryview], bytes, memoryview | None, int] | None:
+    """The fields an awk record loop reads, for a block of records in one call.
+
+    `text` holds `count` records separated by the byte `rs`; fields are cut by the byte `fs`
+    (-1: awk's default, runs of space, tab and newline, none at either end), at most `cuts`
+    times (every index in nums and texts, 0-based, is below it; texts distinct). Returns
+    (numbers: for each j in nums, the number in field j of each record, a writable view of
+    doubles: 0.0 where the record has no field j, NaN where awk_number says None; the texts
+    of fields `texts`, record after record, each followed by the fs byte (a space for -1)
+    but the last; min(NF, cuts + 1) of each record, a view of unsigned ints, when want_nf,
+    else None; the count of NaNs), or None when `text` does not hold exactly `count` records.
+    """
+    nnum, ntext = len(nums), len(texts)
+    numv = _ffi.new("double[]", count * nnum or 1)
+    nfv = _ffi.new("uint32_t[]", count) if want_nf else _ffi.NULL
+    out = _ffi.new("char[]", len(text) + ntext * count if ntext else 1)  # fields never overlap
+    outlen = _ffi.new("size_t *")
+    spans = _ffi.new("size_t[]", 2 * cuts)
+    unread = _lib.kawk_columns(text, len(text), rs, fs, count, cuts, list(nums), nnum, list(texts), ntext,
+                               numv, nfv, out, outlen, spans)
+    if unread < 0:
+        return None
+    joined = _ffi.unpack(out, outlen[0] - 1) if ntext else b""
+    # views of the C arrays, not lists: iterating one makes each float as it is used, which
+    # then goes back to CPython's free list (a list of 50,000 floats costs twice as much)
+    view = memoryview(_ffi.buffer(numv)).cast("d")
+    numbers = [view[k * count : (k + 1) * count] for k in range(nnum)]
+    return numbers, joined, memoryview(_ffi.buffer(nfv)).cast("I") if want_nf else None, unread

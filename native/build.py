@@ -42,9 +42,14 @@ typedef struct {
 
 int kbrace_expand(const char *word, size_t n, size_t max_words, kbrace_words **out);
 void kbrace_free(kbrace_words *w);
+
+double kawk_number(const char *s, size_t n);
+long kawk_columns(const char *text, size_t n, int rs, int fs, size_t count, size_t cuts,
+                  const size_t *numf, size_t nnum, const size_t *texf, size_t ntext,
+                  double *nums, uint32_t *nf, char *out, size_t *outlen, size_t *spans);
 """
 
-SOURCES = ["kpath.c", "kglob.c", "kbrace.c"]
+SOURCES = ["kpath.c", "kglob.c", "kbrace.c", "kawk.c"]
 
 
 FLAGS = ["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"]

@@ -1,4 +1,4 @@
-/* K native core: pure functions on byte strings (paths, glob patterns, brace words).
+/* K native core: pure functions on byte strings (paths, glob patterns, brace words, awk records).
  *
  * Every function takes explicit lengths (bytes may contain any value), never does I/O, keeps no
  * state between calls and writes only into buffers the caller passes in, except kbrace_expand,
@@ -10,6 +10,7 @@
 #define KNATIVE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- kpath.c ---------------------------------------------------------------------------- */
 
@@ -63,5 +64,27 @@ typedef struct {
  * kbrace_free); the count is checked against max_words before any word is built. */
 int kbrace_expand(const char *word, size_t n, size_t max_words, kbrace_words **out);
 void kbrace_free(kbrace_words *w);
+
+/* ---- kawk.c ----------------------------------------------------------------------------- */
+
+/* The number awk reads at the start of s[0:n] (kshell's values.str_to_num: leading white
+ * space, the longest decimal prefix, no hex) when it is m * 10^e with m <= 2^53 and
+ * |e| <= 22, or 0 when no number starts it; NaN when it needs the caller's general
+ * conversion (more digits, a wider exponent, "+inf"/"-nan"). */
+double kawk_number(const char *s, size_t n);
+
+/* Cut text[0:n], `count` records separated by the byte `rs`, into fields by the byte `fs`
+ * (-1: awk's default, runs of ' ', '\t', '\n', ignored at both ends), each record at most
+ * `cuts` times (cuts >= 1; every index below < cuts, those of texf distinct). For record r:
+ *   nf[r] = min(its number of fields, cuts + 1), unless nf is NULL;
+ *   nums[k * count + r] = kawk_number of field numf[k] (0-based), 0 when there is none;
+ *   field texf[k]'s bytes ("" when none) are appended to out, each followed by fs (a space
+ *   for -1), for k in order; *outlen is the total.
+ * out must hold n + ntext * count bytes (a record's fields do not overlap), spans 2 * cuts
+ * entries (scratch). Returns the count of NaNs written to nums, or -1 when the text does not
+ * hold exactly `count` records (nothing then is meaningful). */
+long kawk_columns(const char *text, size_t n, int rs, int fs, size_t count, size_t cuts,
+                  const size_t *numf, size_t nnum, const size_t *texf, size_t ntext,
+                  double *nums, uint32_t *nf, char *out, size_t *outlen, size_t *spans);
 
 #endif

@@ -6,10 +6,15 @@ for the C build. Each function documents the rule; the C code follows it step by
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from native import BraceLimitError
 
 __all__ = [
     "BraceLimitError",
+    "awk_columns",
+    "awk_number",
     "brace_expand",
     "glob_filter",
     "glob_match",
@@ -619,3 +624,72 @@ def brace_expand(word: bytes, max_words: int = 10000) -> list[bytes]:
     if _count(tree, max_words + 1) > max_words:
         raise BraceLimitError(max_words)
     return _gen(tree)
+
+
+# ---- awk records -----------------------------------------------------------------------------
+
+_AWK_NUMBER = re.compile(rb"[ \t\n\v\f\r]*([-+]?)(?:([0-9]+)(?:\.([0-9]*))?|\.([0-9]+))(?:[eE]([-+]?[0-9]+))?")
+_AWK_SPECIAL = re.compile(rb"[ \t\n\v\f\r]*[-+][iInN]")
+_EXACT = 1 << 53  # every integer up to it is exact as a double
+_EXP_CAP = 100000  # C stops reading an exponent's digits once past it
+
+
+def awk_number(text: bytes) -> float | None:
+    """The longest prefix `[blanks][sign](digits[.digits]|.digits)[e[sign]digits]` as m * 10^e:
+    m the digits (no point) with their trailing zeros taken into m only while m stays within
+    2^53, the rest into e. A number when m <= 2^53 and |e| <= 22 (then exact), 0 for a zero m
+    (signed) or no prefix, None otherwise and for a sign before i or n ("+inf", "-nan")."""
+    found = _AWK_NUMBER.match(text)
+    if found is None:
+        return None if _AWK_SPECIAL.match(text) else 0.0
+    sign, whole, frac, only_frac, exp = found.groups()
+    if whole is None:
+        whole, frac = b"", only_frac
+    frac = frac or b""
+    digits = (whole + frac).lstrip(b"0")
+    e = 0
+    for d in (exp or b"0").lstrip(b"+-"):
+        if e < _EXP_CAP:
+            e = e * 10 + d - 48
+    e = (-e if exp and exp.startswith(b"-") else e) - len(frac)
+    if not digits:
+        return -0.0 if sign == b"-" else 0.0
+    bare = digits.rstrip(b"0")
+    m, zeros = int(bare), len(digits) - len(bare)
+    if m > _EXACT:
+        return None
+    while zeros and m * 10 <= _EXACT:  # the trailing zeros C keeps in m
+        m, zeros, e = m * 10, zeros - 1, e - 1
+    e += len(digits) - len(bare)
+    if not -22 <= e <= 22:
+        return None
+    v = m * 10.0**e if e >= 0 else m / 10.0**-e
+    return -v if sign == b"-" else v
+
+
+def _awk_fields(rec: bytes, fs: int) -> list[bytes]:
+    if fs < 0:
+        return re.findall(rb"[^ \t\n]+", rec)
+    return rec.split(bytes([fs])) if rec else []
+
+
+def awk_columns(
+    text: bytes, count: int, rs: int, fs: int, cuts: int, nums: Sequence[int], texts: Sequence[int],
+    want_nf: bool,
+) -> tuple[list[list[float]], bytes, list[int] | None, int] | None:
+    """Records split at each rs byte, each cut whole into its fields, then read as asked."""
+    records = text.split(bytes([rs]))
+    if len(records) != count:
+        return None
+    numbers: list[list[float]] = [[] for _ in nums]
+    parts: list[bytes] = []
+    nf: list[int] = []
+    for rec in records:
+        fields = _awk_fields(rec, fs)
+        nf.append(min(len(fields), cuts + 1))
+        for column, j in zip(numbers, nums):
+            v = awk_number(fields[j]) if j < len(fields) else 0.0
+            column.append(float("nan") if v is None else v)
+        parts += [fields[j] if j < len(fields) else b"" for j in texts]
+    unread = sum(1 for column in numbers for v in column if v != v)
+    return numbers, (b" " if fs < 0 else bytes([fs])).join(parts), nf if want_nf else None, unread

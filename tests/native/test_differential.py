@@ -3,6 +3,9 @@ cases of each function."""
 
 from __future__ import annotations
 
+import math
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -46,6 +49,23 @@ BRACE_WORDS = st.one_of(
     _tokens(*_bytes_of(b"{},a2$'\"\\ ()`<+\x00\xff"), b"..", max_size=14),
     st.binary(max_size=16),
 )
+
+NUMBER_TEXTS = st.one_of(
+    _tokens(*_bytes_of(b"0123456789.eE+- \t\v\rx"), b"000", b"999", b"inf", b"NaN", b"0x", max_size=12),
+    st.builds(lambda m, e: b"%de%d" % (m, e), st.integers(0, 2**60), st.integers(-40, 40)),
+    st.floats(allow_nan=False).map(lambda f: repr(f).encode()),
+    st.binary(max_size=8),
+)
+RECORD_TEXTS = _tokens(*_bytes_of(b"ab1.,; \t\n\x00\xff"), b"12", b"-3e2", b"+inf", max_size=40)
+
+
+def _same_float(a: float | None, b: float | None) -> bool:
+    """Equal, NaN equal to NaN, and -0.0 told from 0.0."""
+    if a is None or b is None:
+        return a is b
+    if a != a or b != b:
+        return a != a and b != b
+    return a == b and math.copysign(1, a) == math.copysign(1, b)
 
 
 # ---- differential ---------------------------------------------------------------------------
@@ -104,6 +124,35 @@ def test_brace_expand_matches_twin(word: bytes, limit: int) -> None:
 @given(BRACE_WORDS)
 def test_brace_expand_matches_twin_with_default_limit(word: bytes) -> None:
     assert _expand(native, word, 10000) == _expand(pytwin, word, 10000)
+
+
+@SETTINGS
+@given(NUMBER_TEXTS)
+def test_awk_number_matches_twin_and_rounds_as_float(text: bytes) -> None:
+    got = native.awk_number(text)
+    assert _same_float(got, pytwin.awk_number(text))
+    prefix = re.match(rb"[ \t\n\v\f\r]*([-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?)", text)
+    if got is not None and prefix is not None:  # correctly rounded, as Python's own float()
+        assert _same_float(got, float(prefix.group(1)))
+
+
+@SETTINGS
+@given(st.lists(RECORD_TEXTS, min_size=1, max_size=6), st.sampled_from([b"\n", b";", b","]),
+       st.sampled_from([-1, ord(","), ord(";"), ord("a"), 0]), st.integers(1, 5), st.data())
+def test_awk_columns_matches_twin(records: list[bytes], rs: bytes, fs: int, cuts: int, data) -> None:
+    records = [r.replace(rs, b"") for r in records]
+    text = rs.join(records)
+    nums = sorted(data.draw(st.sets(st.integers(0, cuts - 1))))
+    texts = sorted(data.draw(st.sets(st.integers(0, cuts - 1))))
+    want_nf = data.draw(st.booleans())
+    args = (text, len(records), rs[0], fs, cuts, nums, texts, want_nf)
+    got, twin = native.awk_columns(*args), pytwin.awk_columns(*args)
+    assert got is not None and twin is not None
+    assert len(got[0]) == len(twin[0]) == len(nums)
+    for column, twin_column in zip(got[0], twin[0]):
+        assert all(_same_float(a, b) for a, b in zip(column, twin_column, strict=True))
+    assert (got[1], list(got[2]) if want_nf else None, got[3]) == twin[1:]
+    assert native.awk_columns(text, len(records) + 1, *args[2:]) is None
 
 
 # ---- documented cases, checked on both ------------------------------------------------------
@@ -298,3 +347,58 @@ def test_brace_nesting_limit_is_a_value_error() -> None:
             impl.brace_expand(deep)
     ok = b"{a," * 150 + b"b" + b"}" * 150
     assert native.brace_expand(ok) == pytwin.brace_expand(ok) == [b"a"] * 150 + [b"b"]
+
+
+@IMPLS
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b"12", 12.0),
+        (b" \t-3.5e2x", -350.0),
+        (b"0x1A", 0.0),
+        (b"abc", 0.0),
+        (b"", 0.0),
+        (b"-0", -0.0),
+        (b".5", 0.5),
+        (b"5.", 5.0),
+        (b"+.", 0.0),
+        (b"1e", 1.0),
+        (b"1e+", 1.0),
+        (b"1000e22", 1e25),
+        (b"100000000000000000000", 1e20),
+        (b"123.456789", 123.456789),
+        (b"+inf", None),
+        (b" -NaN", None),
+        (b"1e25", None),
+        (b"1e400", None),
+        (b"9007199254740993", None),
+        (b"0.30000000000000004", None),
+    ],
+)
+def test_awk_number_documented_cases(impl, text, expected) -> None:
+    assert _same_float(impl.awk_number(text), expected)
+
+
+@IMPLS
+def test_awk_columns_documented_cases(impl) -> None:
+    numbers, joined, nf, unread = impl.awk_columns(b"a,1,x\nb,2.5\n\nc,+inf,y,z", 4, 10, ord(","), 3,
+                                                   [1], [0, 2], True)
+    assert [n if n == n else "nan" for n in numbers[0]] == [1.0, 2.5, 0.0, "nan"]
+    assert (joined, list(nf), unread) == (b"a,x,b,,,,c,y", [3, 2, 0, 4], 1)
+    numbers, joined, nf, unread = impl.awk_columns(b"  a 1 x\n b  2.5 \n\n c 7 y z", 4, 10, -1, 3,
+                                                   [1], [0, 2], False)
+    assert ([list(n) for n in numbers], joined, nf, unread) == ([[1.0, 2.5, 0.0, 7.0]], b"a x b    c y", None, 0)
+    assert impl.awk_columns(b"a\nb", 3, 10, -1, 1, [0], [], False) is None
+    assert impl.awk_columns(b"", 0, 10, -1, 1, [0], [0], False) is None
+
+
+def test_awk_columns_separators_at_every_offset() -> None:
+    """C looks for separators 16 bytes at a time: one at each offset, near the text's end too."""
+    for a in range(40):
+        for fs, sep in ((ord(","), b","), (-1, b" ")):
+            records = [b"7" * a + sep + b"1" * (a % 5) + sep + b"x", b"y" * a, b"2" * (a % 17) + sep * (a % 3)]
+            args = (b"\n".join(records), len(records), ord("\n"), fs, 2, [0, 1], [0, 1], True)
+            got, twin = native.awk_columns(*args), pytwin.awk_columns(*args)
+            for column, twin_column in zip(got[0], twin[0], strict=True):
+                assert all(_same_float(x, y) for x, y in zip(column, twin_column, strict=True))
+            assert (got[1], list(got[2]), got[3]) == twin[1:]

@@ -11,7 +11,10 @@ Python (no tree walk and no call per node), where
 - `next` is a `continue` of the record loop; awk's break and continue are Python's;
 - when nothing in the record loop reads rt (no call, no rt.* in its code), $0 is the local
   `rec`, each record is not stored into rt (the last one is, when the loop ends), FNR is NR
-  plus an offset, and a record is cut only as far as the highest constant field read.
+  plus an offset, and a record is cut only as far as the highest constant field read;
+- then the record loop has a second, columnar copy: for a batch cut by a one-character or
+  white-space FS, one C call (Runtime.columns) cuts every record and converts the fields the
+  rules read as numbers, and the loop zips those columns instead.
 
 Values are as in values.py (float, str, StrNum, Uninit, LazyArray, dict); every expression's
 code knows whether it is surely a number or a string, so conversions are written only where
@@ -28,7 +31,7 @@ from typing import TYPE_CHECKING
 from kshell.tools.awk import analysis, builtins, helpers
 from kshell.tools.awk.analysis import GAWK_ONLY_VARS, NOT_PLAIN, Program, const_field, is_safe, ungroup
 from kshell.tools.awk.code import DEAD, NUM, STR, UNKNOWN, Code, Fields, Scope, meet
-from kshell.tools.awk.expressions import Expressions, arith_src, field_num_lines
+from kshell.tools.awk.expressions import Expressions, arith_src, field_num_lines, field_num_src
 from kshell.tools.awk.helpers import Exit, Next, NextFile
 from kshell.tools.awk.values import AwkFatal
 
@@ -189,7 +192,7 @@ class Compiler(Expressions):
         if fast_split:
             self.emit("_sep = rt.char_sep()")
         fd_at = len(self.lines)
-        self.emit("for rec in _batch:")
+        self.emit(_LOOP)
         self.depth += 1
         body_at = len(self.lines)
         if nr_local:
@@ -221,11 +224,13 @@ class Compiler(Expressions):
         self.depth -= 1
         # the record loop's body is lines[body_at:]: trimmed first, then lines put before it
         rt_free = self.rt_free(body_at, not rule_uses.calls)
-        if rt_free:
-            self.partial_split(body_at)
+        cuts = self.partial_split(body_at) if rt_free else 0
+        if cuts and scope.sampled:
+            self.columnar(fd_at, cuts)
         fnr_free = nr_local and self.count_free(body_at, fd_at)
         if scope.sampled:
-            self.sample_fields(fd_at, sorted(scope.num_fields))
+            loop_at = next(i for i in range(fd_at, len(self.lines)) if self.lines[i].strip() == _LOOP)
+            self.sample_fields(loop_at, sorted(scope.num_fields))
         self.depth -= 2
         self.emit("finally:")
         self.depth += 1
@@ -242,7 +247,9 @@ class Compiler(Expressions):
 
     # the record loop's lines that keep rt's record and FNR current for anything reading them
     _RT_STORES = ("rt.record = rec", "rt.fields = None", "rt.fields = F")
-    _RT_CUT = "F = rt.cut(rec)"  # reads FS, not the record nor the fields
+    # reads of rt that leave the record and the fields alone: FS; the main input's end
+    # (nextfile's handler, which then leaves the batch)
+    _RT_OTHER = ("F = rt.cut(rec)", "rt.end_file()")
 
     def rt_free(self, body_at: int, no_calls: bool) -> bool:
         """Drop the record loop's stores of each record and its fields into rt when nothing in
@@ -250,16 +257,16 @@ class Compiler(Expressions):
         `finally` stores the last record instead, for END and whatever runs after."""
         body = self.lines[body_at:]
         kept = [line for line in body if line.strip() not in self._RT_STORES]
-        if not no_calls or any(_RT.search(line) for line in kept if line.strip() != self._RT_CUT):
+        if not no_calls or any(_RT.search(line) for line in kept if line.strip() not in self._RT_OTHER):
             return False
         self.lines[body_at:] = kept
         return True
 
-    def partial_split(self, body_at: int) -> None:
+    def partial_split(self, body_at: int) -> int:
         """When the rules read only fields 1..J+1 by constant index (never NF, $NF, a field
         by variable, nor F as a whole; F is local, rt never sees it), cut each record at most
         J+1 times: F[0..J] are those fields, a last element holds the rest, and `_nf > j`
-        still tells whether field j+1 exists for every j <= J."""
+        still tells whether field j+1 exists for every j <= J. Returns J+1 (0: not done)."""
         body = self.lines[body_at:]
         top = -1
         for line in body:
@@ -268,17 +275,40 @@ class Compiler(Expressions):
                 continue
             top = max([top, *map(int, _F_INDEX.findall(text))])
             if _F_OTHER.search(_F_ALLOWED.sub("", text)):
-                return
+                return 0
         if top < 0:
-            return
+            return 0
         cuts = top + 1
+        partial = {a.strip(): b.strip() for a, b in zip(cut_lines(""), cut_lines("", cuts))}
         for i in range(body_at, len(self.lines)):
             line = self.lines[i]
-            text = line.strip()
-            if text == "F = rec.split(_sep) if rec else []":
-                self.lines[i] = line.replace("rec.split(_sep)", f"rec.split(_sep, {cuts})")
-            elif text == "F = rec.split()":
-                self.lines[i] = line.replace("rec.split()", f"rec.split(None, {cuts})")
+            text = line.lstrip()
+            self.lines[i] = line[: len(line) - len(text)] + partial.get(text, text)
+        return cuts
+
+    def columnar(self, for_at: int, cuts: int) -> None:
+        """A second copy of the record loop, run for a batch when rt.columns cuts it (a
+        one-character or white-space FS, not a short batch): one C call (native.awk_columns)
+        gives each record's fields as the rules read them, numbers and texts, and the loop
+        zips them instead of cutting and converting record by record. `for_at`: the loop's
+        `for`, its body after it (partial_split done: fields read only as F[j], `_nf > j`)."""
+        body = self.lines[for_at + 1 :]
+        got = _columns_body(body, cuts)
+        if got is None:
+            return
+        col_body, nums, texts, want_nf = got
+        head = self.lines[for_at]
+        ind = head[: len(head) - len(head.lstrip())]
+        names = ["rec", *(f"_n{j}" for j in nums), *(f"_s{j}" for j in texts), *(["_nf"] if want_nf else [])]
+        self.lines[for_at:] = [
+            f"{ind}_cols = rt.columns(_batch, _sep, {cuts}, {tuple(nums)}, {tuple(texts)}, {want_nf})",
+            f"{ind}if _cols is not None:",
+            f"{ind}    for {', '.join(names)} in zip(*_cols):",
+            *(f"    {line}" for line in col_body),
+            f"{ind}else:",
+            f"    {head}",
+            *(f"    {line}" for line in body),
+        ]
 
     def sample_fields(self, for_at: int, fields: list[int]) -> None:
         """Before each batch's loop: which numeric fields to look up in SMALL_NUMBERS first
@@ -290,8 +320,8 @@ class Compiler(Expressions):
         """Drop the record loop's FNR += 1.0 when nothing in it reads FNR: it is NR plus the
         difference `_fd` (constant within a batch, which is one file's), set back from it
         after the batch and in `finally`."""
-        body = self.lines[body_at:]
-        if sum(1 for line in body if _FNR.search(line)) != 1:
+        body = self.lines[body_at:]  # the `FNR += 1.0` of each copy of the loop (columnar)
+        if any(_FNR.search(line) and line.strip() != "FNR += 1.0" for line in body):
             return False
         self.lines[body_at:] = [line for line in body if line.strip() != "FNR += 1.0"]
         ind = self.lines[for_at][: len(self.lines[for_at]) - len(self.lines[for_at].lstrip())]
@@ -490,14 +520,7 @@ class Compiler(Expressions):
         ind = "    " * self.depth
         state = self.fields
         if state.state == "fresh" and self.scope.fast_split:
-            pre += [f"{ind}if _sep:",
-                    f"{ind}    F = rec.split(_sep) if rec else []",
-                    f"{ind}elif _sep is None or not rec.isprintable():",
-                    f"{ind}    F = rt.cut(rec)",
-                    f"{ind}else:",
-                    f"{ind}    F = rec.split()",
-                    f"{ind}rt.fields = F",
-                    f"{ind}_nf = len(F)"]
+            pre += cut_lines(ind)
             state = Fields("valid")
         elif state.state == "fresh":
             pre += [f"{ind}F = rt.split()",
@@ -789,15 +812,81 @@ class Compiler(Expressions):
         raise AwkFatal("invalid assignment target")
 
 
+def cut_lines(ind: str, cuts: int = 0) -> list[str]:
+    """The prelude that cuts a fresh record of the main loop into F, by the batch's `_sep`
+    (Runtime.char_sep): at most `cuts` times when cuts > 0 (partial_split)."""
+    most = f", {cuts}" if cuts else ""
+    return [f"{ind}if _sep:",
+            f"{ind}    F = rec.split(_sep{most}) if rec else []",
+            f"{ind}elif _sep is None or not rec.isprintable():",
+            f"{ind}    F = rt.cut(rec)",
+            f"{ind}else:",
+            f"{ind}    F = rec.split(None{most})" if cuts else f"{ind}    F = rec.split()",
+            f"{ind}rt.fields = F",
+            f"{ind}_nf = len(F)"]
+
+
+def _columns_body(body: list[str], cuts: int) -> tuple[list[str], list[int], list[int], bool] | None:
+    """The record loop's body for Compiler.columnar: its cut prelude and field number preludes
+    (field_num_lines) dropped, since the zip binds `_n<j>` (field j+1's number), `_s<j>` (its
+    text) and `_nf` (min(NF, cuts + 1)) for each record. Returns (the body, the j of the
+    numbers, of the texts, whether `_nf` is read), or None when some line reads the fields
+    in a way this does not rewrite (then the loop has no columnar copy)."""
+    cut = [line.strip() for line in cut_lines("", cuts) if line.strip() not in Compiler._RT_STORES]
+    nums: set[int] = set()
+    texts: set[int] = set()
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        text = body[i].strip()
+        if text == cut[0]:
+            if [line.strip() for line in body[i : i + len(cut)]] != cut:
+                return None
+            i += len(cut)
+            continue
+        m = _NF_TEST.fullmatch(text)
+        if m:
+            j = int(m.group(1))
+            prelude = [line.strip() for line in field_num_lines(j, "", True)]
+            if [line.strip() for line in body[i : i + len(prelude)]] == prelude:
+                nums.add(j)
+                i += len(prelude)
+                continue
+        line = body[i]
+        if "_sv" in line:
+            for j in range(cuts):
+                inline = f"({field_num_src(j)})"
+                if inline in line:
+                    nums.add(j)
+                    line = line.replace(inline, f"_n{j}")
+        line = _F_TEXT.sub(lambda m: f"_s{m.group(1) or 0}", line)
+        line = _F_ITEM.sub(lambda m: f"_s{m.group(1)}", line).replace("if F else", "if _nf else")
+        texts.update(int(j) for j in _S_NAME.findall(line))
+        if _F_OTHER_NAME.search(line) or not {int(j) for j in _N_NAME.findall(line)} <= nums:
+            return None
+        out.append(line)
+        i += 1
+    want_nf = any(_NF_NAME.search(line) for line in out)
+    return out, sorted(nums), sorted(texts), want_nf
+
+
 NAMESPACE = {**helpers.NAMESPACE, **builtins.NAMESPACE}
 _RT = re.compile(r"\brt\b")
+_LOOP = "for rec in _batch:"  # the record loop's head (the general copy's, with columnar)
 # partial_split: the prelude's lines, the reads of F and _nf it allows, and any other use
-_SPLIT_LINES = frozenset({"F = rec.split(_sep) if rec else []", "F = rt.cut(rec)", "F = rec.split()",
-                          "_nf = len(F)"})
+_SPLIT_LINES = frozenset(line.strip() for line in cut_lines(""))
 _F_INDEX = re.compile(r"\bF\[(\d+)\]")
 _F_ALLOWED = re.compile(r"\bF\[\d+\]|\bif F else\b|\b_nf > \d+")
 _F_OTHER = re.compile(r"\bF\b|\b_nf\b")
 _FNR = re.compile(r"\bFNR\b")
+# _columns_body: a field number prelude's test, a field's text, any other read of F, the locals
+_NF_TEST = re.compile(r"if _nf > (\d+):")
+_F_TEXT = re.compile(r"\(F\[(\d+)\] if _nf > \1 else ''\)|\(F\[0\] if F else ''\)")
+_F_ITEM = re.compile(r"\bF\[(\d+)\]")
+_F_OTHER_NAME = re.compile(r"\bF\b|\b_fv\d|\b_sv\d")
+_S_NAME = re.compile(r"\b_s(\d+)\b")
+_N_NAME = re.compile(r"\b_n(\d+)\b")
+_NF_NAME = re.compile(r"\b_nf\b")
 SPLIT_HEIGHT = 8  # expressions deeper than the parser takes: cut every 8 levels (split_out)
 
 

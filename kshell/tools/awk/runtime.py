@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+import native
 from kshell.core.errors import SigPipe
 from kshell.exec import devices, regexes
 from kshell.exec.streams import BufferSink, BytesSource
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 _WS = re.compile(r"[^ \t\n]+")
+COLUMNS_MIN = 32  # a shorter batch runs the record loop's general copy: C's set-up costs more
 _ASSIGN_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=", re.S)
 
 
@@ -350,6 +352,39 @@ class Runtime:
         """The fields of a record of the main loop as FS cuts them, leaving rt.record and
         rt.fields alone (the loop may not store its records there: compile.py)."""
         return self.split_fs(rec, to_str(self.vars["FS"]))[0]
+
+    def columns(self, batch: list[str], sep: str | None, cuts: int, nums: tuple[int, ...],
+                texts: tuple[int, ...], want_nf: bool) -> list[Sequence] | None:
+        """For the record loop's columnar copy (compile.py, Compiler.columnar): the batch's
+        records, then for each j in nums the number in field j+1 of each (0 past NF), for each
+        j in texts its text ("" past NF), and with want_nf min(NF, cuts + 1) of each, all cut
+        and converted by one C call (native.awk_columns). None, for the general copy, when
+        sep (char_sep) is None (a regex FS), the batch is short or not cut by a one-character
+        RS."""
+        if sep is None or len(batch) < COLUMNS_MIN:
+            return None
+        rs = self.vars["RS"]
+        if type(rs) is not str:
+            rs = to_str(rs, "%.6g")
+        if len(rs) != 1 or ord(rs) > 255 or sep and ord(sep) > 255:  # C reads bytes
+            return None
+        got = native.awk_columns(rs.join(batch).encode("latin-1"), len(batch), ord(rs),
+                                 ord(sep) if sep else -1, cuts, nums, texts, want_nf)
+        if got is None:  # a record holds RS: the batch was not cut by it
+            return None
+        numbers, joined, nf, unread = got
+        if unread:  # numbers C leaves to values.field_number (NaN)
+            for j, column in zip(nums, numbers):
+                for r, v in enumerate(column):
+                    if v != v:
+                        column[r] = field_number(self.cut(batch[r])[j])
+        out = [batch, *numbers]
+        if texts:
+            parts = joined.decode("latin-1").split(sep or " ")
+            out += [parts[k :: len(texts)] for k in range(len(texts))]
+        if nf is not None:
+            out.append(nf)
+        return out
 
     def get_record(self) -> str:
         return self.record
