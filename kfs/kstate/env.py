@@ -24,6 +24,7 @@ DEFAULT_STATE_DIR = "/var/lib/komputer"
 MIB = 1 << 20
 GIB = 1 << 30
 GROW_MIN = 8 * MIB
+REMAP_PREFAULT_MAX = 2 * GIB  # a growth maps again the whole map up to this size (`_prefault`)
 
 
 def default_state_dir() -> Path:
@@ -302,14 +303,21 @@ class KState:
 
     def _prefault(self, start: int, end: int) -> None:
         """Map the stretch a growth added, in a thread of its own: the writer that grew the map
-        goes on at once and finds most pages mapped (kfs/kstate/prefault.py). The thread counts
-        as a reader, so the mapping it populates stays put (a resize waits for it); `close`
-        waits for it too."""
+        goes on at once and finds most pages mapped (kfs/kstate/prefault.py). Then the rest of
+        the map, which the growth's remap dropped: every page would fault again on its next
+        read (measured: 512 MiB read through the mount right after they were written, 1707-1848
+        MiB/s before, 2505-3402 after). Up to REMAP_PREFAULT_MAX only, past which a map is more
+        than a working set. The thread counts as a reader, so the mapping it populates stays
+        put: a resize (or an abort) waits for it, and it stops at its next step when one does;
+        `close` waits for it too."""
         from kfs.kstate.prefault import prefault  # on a growth only: ctypes stays off start-up
 
         def run() -> None:
+            waited_for = lambda: self._quiescing > 0  # noqa: E731 - a resize or an abort
             try:
-                prefault(self.path / "data.mdb", start, end)
+                prefault(self.path / "data.mdb", start, end, waited_for)
+                if end <= REMAP_PREFAULT_MAX:
+                    prefault(self.path / "data.mdb", 0, start, waited_for)
             finally:
                 self._end_read()
 

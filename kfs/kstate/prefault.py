@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import ctypes
 import os
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 _MADV_POPULATE_WRITE = 23
+STEP = 64 << 20
 _MEMORY_BACKED = {0x01021994, 0x858458F6}  # TMPFS_MAGIC, RAMFS_MAGIC
 
 
@@ -41,8 +43,9 @@ def memory_backed(directory: Path) -> bool:
     return ctypes.c_long.from_buffer(buf).value in _MEMORY_BACKED
 
 
-def prefault(data_file: Path, start: int, end: int) -> None:
-    """Map the bytes [start, end) of `data_file` in every mapping this process has of it."""
+def prefault(data_file: Path, start: int, end: int, stop: Callable[[], bool] = lambda: False) -> None:
+    """Map the bytes [start, end) of `data_file` in every mapping this process has of it, a
+    STEP at a time; `stop()` true between steps ends it (a resize is waiting)."""
     if not memory_backed(data_file.parent):
         return
     real = os.path.realpath(data_file)
@@ -54,5 +57,7 @@ def prefault(data_file: Path, start: int, end: int) -> None:
             low, high = (int(x, 16) for x in fields[0].split("-"))
             offset = int(fields[2], 16)
             first, last = max(start, offset), min(end, offset + high - low)
-            if first < last:
-                _libc().madvise(low + first - offset, last - first, _MADV_POPULATE_WRITE)
+            for at in range(first, last, STEP):
+                if stop():
+                    return
+                _libc().madvise(low + at - offset, min(STEP, last - at), _MADV_POPULATE_WRITE)
