@@ -137,7 +137,7 @@ class Txn:
         meta = self._dbs["meta"]
         raw = self._t.get(name, None, meta)
         value = (0 if raw is None else _unpack_u64(raw)[0]) + delta
-        self._t.put(name, U64.pack(value), db=meta)
+        self._t.put(name, U64.pack(value), True, True, False, meta)  # positional, as `put`
         return value
 
     def stat(self, db: str) -> dict[str, int]:

@@ -14,6 +14,7 @@ import struct
 
 from kfs.kstate import Txn
 from kfs.kstate.schema import U64, U64x2
+from kfs.vfs.data import drop_data
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import INODE_STRUCT, NAME_MAX, ROOT_INO, Inode
 
@@ -184,8 +185,6 @@ def read_symlink(txn: Txn, ino: int) -> bytes:
 
 def drop_inode(txn: Txn, inode: Inode) -> None:
     """Delete an inode and everything stored under it (data, target, xattrs, parent record)."""
-    from kfs.vfs.data import drop_data
-
     key = pack_ino(inode.ino)
     kind = inode.mode & 0o170000
     if kind == st.S_IFREG and inode.size:  # no chunk lies at or past the size: an empty file has none
