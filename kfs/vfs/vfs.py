@@ -124,8 +124,8 @@ class VFS:
         if holder is None:
             return
         for ino in inos:
-            if not handles.remove_open(txn, ino, holder):
-                handles.reclaim_if_orphan(txn, ino)
+            handles.remove_open(txn, ino, holder)
+            handles.reclaim_if_orphan(txn, ino)  # an orphan's other holders are checked there
 
     def release_later(self, handle: FileHandle) -> None:
         """Close `handle` now; its open record goes with this VFS's next transaction.
@@ -147,9 +147,11 @@ class VFS:
             self.run(ROOT, lambda op: None)
 
     def _holder_id(self, txn: Txn) -> int:
-        if self._holder is None or self._holder_pid != os.getpid():
+        """This process's holder number, registered at its first open (a forked child, whose
+        pid differs, registers its own)."""
+        if self._holder is None or self._holder_pid != handles.pid:
             self._holder = handles.register_holder(txn)
-            self._holder_pid = os.getpid()
+            self._holder_pid = handles.pid
         return self._holder
 
     # -- reads -------------------------------------------------------------------------------
