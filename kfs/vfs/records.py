@@ -16,13 +16,13 @@ from kfs.kstate import Txn
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs.data import drop_data
 from kfs.vfs.errors import fs_error
-from kfs.vfs.inode import INODE_STRUCT, NAME_MAX, ROOT_INO, Inode
+from kfs.vfs.inode import NAME_MAX, ROOT_INO, Inode
 
 _DIRENT = struct.Struct(">QB")  # child ino, file type (S_IFMT >> 12)
 
 pack_ino = U64.pack
 unpack_child = _unpack_child = _DIRENT.unpack_from
-_unpack_inode = INODE_STRUCT.unpack
+_inode = Inode.unpack
 _unpack_mode_size = struct.Struct(">I12xQ").unpack_from  # the head of INODE_STRUCT
 try:  # hashlib's own: without importing hashlib, which loads OpenSSL (a few ms of every start)
     from _blake2 import blake2b as _blake2b
@@ -34,7 +34,7 @@ def get_inode(txn: Txn, ino: int, path: str | bytes | None = None) -> Inode:
     raw = txn.get("inodes", pack_ino(ino))
     if raw is None:
         raise fs_error(errno.ENOENT, path)
-    return Inode(ino, *_unpack_inode(raw))
+    return _inode(ino, raw)
 
 
 def mode_and_size(txn: Txn, ino: int, path: str | bytes | None = None) -> tuple[int, int]:
