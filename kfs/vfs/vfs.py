@@ -87,36 +87,35 @@ class VFS:
         views=True runs it in a `ViewTxn` (KState.write's option, for the data hot path).
         """
         if not self._releases:
-            return self.state.write(
-                lambda txn: fn(Op(txn, cred, self.by, self.origin, time.time_ns(), self.receipts)), views=views
-            )
-        return self._run_releasing(
-            lambda txn: fn(Op(txn, cred, self.by, self.origin, time.time_ns(), self.receipts)), views
-        )
+            return self.state.write(self._in_op, cred, fn, views=views)
+        return self._run_releasing(self._in_op, (cred, fn), views)
+
+    def _in_op(self, txn: Txn, cred: Cred, fn: Callable[[Op], T]) -> T:
+        """`run`'s transaction (a method and arguments, not a closure built per mutation)."""
+        return fn(Op(txn, cred, self.by, self.origin, time.time_ns(), self.receipts))
 
     def run_txn(self, fn: Callable[..., T], *args: object, views: bool = False) -> T:
         """`run` for a hot path that needs no `Op` (a handle's write): `fn(txn, *args)` gets
         the bare transaction and writes its own receipt and change row."""
         if not self._releases:
             return self.state.write(fn, *args, views=views)
-        return self._run_releasing(lambda txn: fn(txn, *args), views)
+        return self._run_releasing(fn, args, views)
 
-    def _run_releasing(self, fn: Callable[[Txn], T], views: bool) -> T:
-        """Run `fn` in one write transaction after dropping the open records `release_later`
-        queued; they go back in the queue when the transaction fails."""
+    def _run_releasing(self, fn: Callable[..., T], args: tuple[object, ...], views: bool) -> T:
+        """Run `fn(txn, *args)` in one write transaction after dropping the open records
+        `release_later` queued; they go back in the queue when the transaction fails."""
         with self._releases_lock:
             batch, self._releases = self._releases, []
-
-        def body(txn: Txn) -> T:
-            self._drop_opens(txn, batch)
-            return fn(txn)
-
         try:
-            return self.state.write(body, views=views)
+            return self.state.write(self._releasing, batch, fn, args, views=views)
         except BaseException:
             with self._releases_lock:
                 self._releases[:0] = batch
             raise
+
+    def _releasing(self, txn: Txn, batch: list[int], fn: Callable[..., T], args: tuple[object, ...]) -> T:
+        self._drop_opens(txn, batch)
+        return fn(txn, *args)
 
     def _drop_opens(self, txn: Txn, inos: Sequence[int]) -> None:
         """Drop this process's open records of `inos`; the last close of an unlinked file frees it."""
