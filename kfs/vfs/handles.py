@@ -45,15 +45,17 @@ def register_holder(txn: Txn) -> int:
     return holder
 
 
-def add_open(txn: Txn, ino: int, holder: int) -> None:
+def add_open(txn: Txn, ino: int, holder: int, *, first: bool = False) -> None:
+    """Count one more open of `ino` by `holder`. first=True: `ino` was made in this transaction,
+    so there is no count to read yet (a create: an inode number is never used twice)."""
     key = U64x2.pack(ino, holder)
-    raw = txn.get("opens", key)
+    raw = None if first else txn.get("opens", key)
     txn.put("opens", key, U64.pack((U64.unpack(raw)[0] if raw else 0) + 1))
 
 
-def remove_open(txn: Txn, ino: int, holder: int) -> None:
-    """Drop one open of `ino` by `holder` (`reclaim_if_orphan` then frees an unlinked file
-    nobody holds; whether others hold it is asked only of an orphan, which few inodes are)."""
+def drop_open(txn: Txn, ino: int, holder: int) -> None:
+    """Count one open of `ino` by `holder` less; the last close of an unlinked file frees it
+    (whether others hold it open is asked only of an orphan, which few inodes are)."""
     key = U64x2.pack(ino, holder)
     raw = txn.get("opens", key)
     count = (U64.unpack(raw)[0] if raw else 1) - 1
@@ -61,6 +63,7 @@ def remove_open(txn: Txn, ino: int, holder: int) -> None:
         txn.put("opens", key, U64.pack(count))
     else:
         txn.delete("opens", key)
+    reclaim_if_orphan(txn, ino)
 
 
 def reclaim_if_orphan(txn: Txn, ino: int) -> bool:

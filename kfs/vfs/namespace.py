@@ -138,7 +138,7 @@ def release_link(op: Op, inode: Inode) -> None:
         records.put_inode(op.txn, inode)
         op.txn.put("orphans", U64.pack(inode.ino), b"")
     else:
-        records.drop_inode(op.txn, inode)
+        records.drop_inode(op.txn, inode, orphan=False)  # it had a link until now
 
 
 def unlink(op: Op, parent: Inode, name: bytes, path: str | None = None, *, child: Inode | None = None) -> None:

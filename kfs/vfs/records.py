@@ -183,18 +183,21 @@ def read_symlink(txn: Txn, ino: int) -> bytes:
     return raw
 
 
-def drop_inode(txn: Txn, inode: Inode) -> None:
-    """Delete an inode and everything stored under it (data, target, xattrs, parent record)."""
+def drop_inode(txn: Txn, inode: Inode, *, orphan: bool = True) -> None:
+    """Delete an inode and everything stored under it (data, target, xattrs, parent record,
+    orphan record). orphan=False: the caller knows it has no orphan record (it had a link
+    until now: a file becomes an orphan when its last link goes while it is open)."""
     key = pack_ino(inode.ino)
     kind = inode.mode & 0o170000
     if kind == st.S_IFREG and inode.size:  # no chunk lies at or past the size: an empty file has none
         drop_data(txn, inode)
     txn.delete("inodes", key)
-    if kind == st.S_IFLNK:  # only a symlink has a target, only a directory a parent record
+    if kind == st.S_IFLNK:  # only a symlink has a target, only a directory a parent record,
         txn.delete("symlinks", key)
     elif kind == st.S_IFDIR:
         txn.delete("parents", key)
-    txn.delete("orphans", key)
+    elif kind == st.S_IFREG and orphan:  # only a regular file is held open, so only it is orphaned
+        txn.delete("orphans", key)
     if txn.has_prefix("xattrs", key):
         for xkey in txn.scan_keys("xattrs", key):
             txn.delete("xattrs", xkey)

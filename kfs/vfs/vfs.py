@@ -123,8 +123,7 @@ class VFS:
         if holder is None:
             return
         for ino in inos:
-            handles.remove_open(txn, ino, holder)
-            handles.reclaim_if_orphan(txn, ino)  # an orphan's other holders are checked there
+            handles.drop_open(txn, ino, holder)
 
     def release_later(self, handle: FileHandle) -> None:
         """Close `handle` now; its open record goes with this VFS's next transaction.
@@ -314,7 +313,7 @@ class VFS:
 
         def body(op: Op) -> Inode:
             inode = namespace.make_node(op, records.get_inode(op.txn, parent), name, st.S_IFREG | st.S_IMODE(mode))
-            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn))
+            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn), first=True)
             return inode
 
         inode = self.run(cred, body)
@@ -349,7 +348,7 @@ class VFS:
             inode.mtime = inode.ctime = op.now
             records.put_inode(op.txn, inode)
         if inode.is_reg:
-            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn))
+            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn), first=created)
         return FileHandle(self, inode.ino, flags, op.cred, path, held=inode.is_reg)
 
     def sync(self) -> None:
