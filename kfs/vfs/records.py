@@ -107,7 +107,13 @@ def lookup_entry(txn: Txn, parent: int, name: bytes) -> int | None:
 def add_entry(txn: Txn, parent: int, name: bytes, child: Inode) -> None:
     txn.put("dirents", dirent_key(parent, name), _DIRENT.pack(child.ino, child.kind >> 12))
     if child.is_dir:
-        txn.put("parents", pack_ino(child.ino), pack_ino(parent) + name)
+        put_parent(txn, child.ino, parent, name)
+
+
+def put_parent(txn: Txn, ino: int, parent: int, name: bytes) -> None:
+    """Record directory `ino`'s parent and name (the one way a directory gets or changes them)."""
+    txn.put("parents", pack_ino(ino), pack_ino(parent) + name)
+    _forget_paths(txn, ino)
 
 
 def remove_entry(txn: Txn, parent: int, name: bytes) -> None:
@@ -156,18 +162,51 @@ def dir_parent(txn: Txn, ino: int) -> tuple[int, bytes]:
     return U64.unpack_from(raw)[0], raw[8:]
 
 
+# Txn.memo's name for directory paths: dir ino -> absolute path. A directory in it has its
+# parent in it (a walk remembers every level it read, and the memo is only ever emptied
+# whole), so a directory that is not in it has no remembered path running through it.
+_DIR_PATHS = "records.dir_paths"
+_DIR_PATHS_MAX = 4096
+
+
 def dir_path(txn: Txn, ino: int) -> bytes:
-    """The absolute path of a directory, walking parent records up to the root."""
-    parts: list[bytes] = []
-    depth = 0
+    """The absolute path of a directory, walking parent records up to the root.
+
+    A write transaction remembers the paths it found for this process's next ones (`Txn.memo`):
+    every receipt of the inode API names its parent directory's path, and a workload's files
+    lie in a few directories. A directory that moves or goes forgets them (`_forget_paths`).
+    """
+    memo = txn.memo(_DIR_PATHS)
+    walked: list[tuple[int, bytes]] = []  # (directory, its name), upwards from `ino`
+    path = b""  # the root's, as the head of its descendants' paths
     while ino != ROOT_INO:
+        if memo is not None:
+            known = memo.get(ino)
+            if known is not None:
+                path = known
+                break
         raw = txn.get("parents", pack_ino(ino))
-        if raw is None or depth > 4096:
-            return b"/?" + b"/".join(reversed(parts))
-        parts.append(raw[8:])
+        if raw is None or len(walked) > 4096:
+            return b"/?" + b"/".join([name for _, name in reversed(walked)])
+        walked.append((ino, raw[8:]))
         ino = U64.unpack_from(raw)[0]
-        depth += 1
-    return b"/" + b"/".join(reversed(parts))
+    if not walked:
+        return path or b"/"
+    if memo is not None and len(memo) + len(walked) > _DIR_PATHS_MAX:
+        memo.clear()  # bounded; and what this walk read is not kept, as its head went with the rest
+        memo = None
+    for directory, name in reversed(walked):
+        path += b"/" + name
+        if memo is not None:
+            memo[directory] = path
+    return path
+
+
+def _forget_paths(txn: Txn, ino: int) -> None:
+    """Directory `ino` moves or goes: no remembered path through it may stay."""
+    memo = txn.memo(_DIR_PATHS)
+    if memo and ino in memo:
+        memo.clear()
 
 
 def child_path(txn: Txn, parent: int, name: bytes) -> str:
@@ -196,6 +235,7 @@ def drop_inode(txn: Txn, inode: Inode, *, orphan: bool = True) -> None:
         txn.delete("symlinks", key)
     elif kind == st.S_IFDIR:
         txn.delete("parents", key)
+        _forget_paths(txn, inode.ino)
     elif kind == st.S_IFREG and orphan:  # only a regular file is held open, so only it is orphaned
         txn.delete("orphans", key)
     if txn.has_prefix("xattrs", key):
