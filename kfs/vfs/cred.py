@@ -51,6 +51,8 @@ def allowed(cred: Cred, inode: Inode, want: int) -> bool:
 
 def require(cred: Cred, inode: Inode, want: int, path: str | bytes | None = None) -> None:
     """Raise EACCES unless `allowed`."""
+    if cred.uid == 0 and (not want & X_OK or inode.mode & 0o170000 == 0o040000):
+        return  # what `allowed` says of root, without the call: every lookup and change asks
     if not allowed(cred, inode, want):
         raise fs_error(errno.EACCES, path)
 
