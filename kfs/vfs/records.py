@@ -64,11 +64,16 @@ def new_inode(txn: Txn, mode: int, uid: int, gid: int, now: int, rdev: int = 0, 
     return inode
 
 
+# A byte looked for as an int: `b"/" in name` first tries to read b"/" as an int, and raises
+# and clears a TypeError before it searches (several times the cost of the search).
+_SLASH, _NUL = ord("/"), 0
+
+
 def check_name(name: bytes, path: str | bytes | None = None) -> None:
     """Names are any bytes but NUL and '/', 1 to 255 of them, as Linux allows."""
     if len(name) > NAME_MAX:
         raise fs_error(errno.ENAMETOOLONG, path)
-    if not name or b"/" in name or b"\0" in name:
+    if not name or _SLASH in name or _NUL in name:
         raise fs_error(errno.EINVAL, path)
 
 
