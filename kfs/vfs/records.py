@@ -109,8 +109,9 @@ def lookup_entry(txn: Txn, parent: int, name: bytes) -> int | None:
     return None if raw is None else _unpack_child(raw)[0]
 
 
-def add_entry(txn: Txn, parent: int, name: bytes, child: Inode) -> None:
-    txn.put("dirents", dirent_key(parent, name), _DIRENT.pack(child.ino, child.kind >> 12))
+def add_entry(txn: Txn, parent: int, name: bytes, child: Inode, key: bytes | None = None) -> None:
+    """Enter `child` as `name` in `parent`; `key` is `dirent_key(parent, name)` if the caller has it."""
+    txn.put("dirents", key or dirent_key(parent, name), _DIRENT.pack(child.ino, child.kind >> 12))
     if child.is_dir:
         put_parent(txn, child.ino, parent, name)
 
