@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import stat as st
 
-from kfs.values import field, value_class
+from kfs.values import value_class
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import Inode
 
@@ -18,7 +18,7 @@ class Cred:
 
     uid: int = 0
     gid: int = 0
-    groups: frozenset[int] = field(default_factory=frozenset)
+    groups: frozenset[int] = frozenset()  # one shared empty set: immutable, and no factory call per Cred
 
     @property
     def is_root(self) -> bool:
