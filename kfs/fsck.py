@@ -100,7 +100,7 @@ def _check(txn: Txn, *, repair: bool) -> Report:
                 if raw != U64.pack(parent) + name:
                     problem(f"directory {_name(txn, parent, name)} has a wrong parent record")
                     if repair:
-                        txn.put("parents", U64.pack(ino), U64.pack(parent) + name)
+                        records.put_parent(txn, ino, parent, name)
             want = 2 + subdirs[ino]
         else:
             want = links[ino]

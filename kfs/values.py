@@ -79,7 +79,12 @@ def _build(cls: type, frozen: bool, slots: bool) -> type:
             params.append(f"{name}=_default_{name}")
         else:
             params.append(name)
-        lines.append(f"_set(self, {name!r}, {given})" if frozen else f"self.{name} = {given}")
+        if not frozen:
+            lines.append(f"self.{name} = {given}")
+        elif slots:  # the slot's own setter: object.__setattr__ would look it up by name each time
+            lines.append(f"_set_{name}(self, {given})")
+        else:
+            lines.append(f"_set(self, {name!r}, {given})")
         if not slots:  # the class attribute holds a plain default, as dataclasses leaves it
             if value is not _MISSING:
                 setattr(cls, name, value)
@@ -91,6 +96,8 @@ def _build(cls: type, frozen: bool, slots: bool) -> type:
         qualname = cls.__qualname__
         cls = type(cls)(cls.__name__, cls.__bases__, body)
         cls.__qualname__ = qualname
+        if frozen:
+            scope.update({f"_set_{name}": cls.__dict__[name].__set__ for name in names})
 
     mine = "".join(f"self.{k}," for k in keys)
     theirs = "".join(f"other.{k}," for k in keys)

@@ -182,8 +182,10 @@ class MountedVFS:
             self._memory = None
 
     def drive(self, ino: int) -> DriveNodes | None:
-        if ino < DRIVES_BASE:
-            return None
+        """The drive `ino` lies on; None for K's own."""
+        return None if ino < DRIVES_BASE else self._drive_of(ino)
+
+    def _drive_of(self, ino: int) -> DriveNodes:
         return self._drives.get(ino >> 48) or _gone()
 
     def _shown(self, inode: Inode, cred: Cred) -> Inode:
@@ -217,11 +219,15 @@ class MountedVFS:
 
     # -- the inode API -------------------------------------------------------------------------
 
+    # The hot requests test `ino < DRIVES_BASE` (K's own) before calling `drive`: most are K's.
+
     def lookup(self, parent: int, name: bytes, cred: Cred = ROOT) -> Inode:
-        d = self.drive(parent)
-        if d is None:
-            self.refresh()
-            return self._shown(self.vfs.lookup(parent, name, cred), cred)
+        if parent < DRIVES_BASE:
+            if time.monotonic() >= self._next_check:
+                self.refresh()
+            inode = self.vfs.lookup(parent, name, cred)
+            return self._shown(inode, cred) if self._points else inode
+        d = self._drive_of(parent)
         if name == b"..":
             path = d.path(parent)
             if path == "/":
@@ -232,9 +238,9 @@ class MountedVFS:
         return d.entry(d.child(parent, name), cred)
 
     def getattr(self, ino: int) -> Inode:
-        d = self.drive(ino)
-        if d is None:
+        if ino < DRIVES_BASE:
             return self.vfs.getattr(ino)
+        d = self._drive_of(ino)
         try:
             return d.entry(d.path(ino))
         except FileNotFoundError:
@@ -243,9 +249,9 @@ class MountedVFS:
             raise
 
     def setattr(self, ino: int, cred: Cred, handle: Any = None, **changes: Any) -> Inode:
-        d = self.drive(ino)
-        if d is None:
+        if ino < DRIVES_BASE:
             return self.vfs.setattr(ino, cred, handle=handle, **changes)
+        d = self._drive_of(ino)
         if isinstance(handle, DriveFile):
             return d.tagged(handle.handle.setattr(**changes))
         view, path = d.writer(cred), d.path(ino)
@@ -287,9 +293,9 @@ class MountedVFS:
         return d.entry(path)
 
     def mkdir(self, parent: int, name: bytes, mode: int, cred: Cred) -> Inode:
-        d = self.drive(parent)
-        if d is None:
+        if parent < DRIVES_BASE:
             return self.vfs.mkdir(parent, name, mode, cred)
+        d = self._drive_of(parent)
         path = d.child(parent, name)
         d.writer(cred).mkdir(path, mode)
         return d.entry(path)
@@ -311,9 +317,9 @@ class MountedVFS:
         return d.entry(path)
 
     def unlink(self, parent: int, name: bytes, cred: Cred) -> None:
-        d = self.drive(parent)
-        if d is None:
+        if parent < DRIVES_BASE:
             return self.vfs.unlink(parent, name, cred)
+        d = self._drive_of(parent)
         return d.writer(cred).unlink(d.child(parent, name))
 
     def rmdir(self, parent: int, name: bytes, cred: Cred) -> None:
@@ -325,7 +331,7 @@ class MountedVFS:
 
     def rename(self, parent_old: int, name_old: bytes, parent_new: int, name_new: bytes, flags: int,
                cred: Cred) -> None:
-        d = self._same(parent_old, parent_new)
+        d = None if parent_old < DRIVES_BASE and parent_new < DRIVES_BASE else self._same(parent_old, parent_new)
         if d is None:
             self._busy(parent_old, name_old)
             self._busy(parent_new, name_new)
@@ -352,9 +358,9 @@ class MountedVFS:
         return self._opened(d, ino, _open(view, path, flags & ~(os.O_CREAT | os.O_EXCL)))
 
     def create(self, parent: int, name: bytes, mode: int, flags: int, cred: Cred) -> tuple[Any, Inode]:
-        d = self.drive(parent)
-        if d is None:
+        if parent < DRIVES_BASE:
             return self.vfs.create(parent, name, mode, flags, cred)
+        d = self._drive_of(parent)
         path = d.child(parent, name)
         handle = _open(d.writer(cred), path, flags | os.O_CREAT, mode)
         inode = d.tagged(handle.getattr(), path)

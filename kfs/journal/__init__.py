@@ -15,7 +15,7 @@ from kfs.journal.changes import (
     oldest_change,
 )
 from kfs.journal.events import append_event, events_since, follow_events, last_event, prune_events
-from kfs.journal.receipts import FixedReceipt, append_receipt, receipt_rows, receipts_since
+from kfs.journal.receipts import FixedReceipt, append_committed, append_receipt, receipt_rows, receipts_since
 
 __all__ = [
     "Change",
@@ -23,6 +23,7 @@ __all__ = [
     "FixedReceipt",
     "append_change",
     "append_change_row",
+    "append_committed",
     "append_event",
     "append_receipt",
     "change_row",

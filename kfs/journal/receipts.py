@@ -68,20 +68,66 @@ def append_receipt(
     return receipt_id
 
 
+# (op, by) -> the start of a committed row's text, "op\0committed\0by", encoded (None: such rows
+# need JSON). A pure function of the key, so the memo holds across transactions and processes;
+# bounded, since `by` names the caller's pid.
+_HEADS: dict[tuple[str, str], bytes | None] = {}
+_HEADS_MAX = 1024
+_UNKNOWN = b""
+
+
+def append_committed(
+    txn: Txn, op: str, by: str, path: str | None, nbytes: int | None = None, extra: dict[str, Any] | None = None
+) -> int:
+    """`append_receipt(txn, op, by, path=path, nbytes=nbytes, **extra)`, the same row byte for
+    byte, for the receipt every mutation writes: the text before the path is encoded once per
+    (op, by), and nothing is passed on as keyword arguments."""
+    if type(op) is str and type(by) is str:
+        head = _HEADS.get((op, by), _UNKNOWN)
+        if head is _UNKNOWN:
+            if len(_HEADS) >= _HEADS_MAX:
+                _HEADS.clear()
+            head = _HEADS[(op, by)] = _encode_text([op, "committed", by])
+    else:
+        head = None  # append_receipt's way
+    if head is None:
+        rest = None
+    elif not extra and nbytes is None and type(path) is str and "\0" not in path:
+        rest = b"\0" + path.encode("utf-8", "surrogatepass")  # most rows: the path alone
+    else:
+        rest = _encode_rest(path, nbytes, extra)
+    if rest is None:
+        return append_receipt(txn, op, by, path=path, nbytes=nbytes, **(extra or {}))
+    receipt_id = txn.next_seq("receipts")
+    row = _BINARY + _HEAD.pack(_now(), nbytes or 0, _flags(path, nbytes)) + head + rest
+    txn.put("receipts", _KEY.pack(receipt_id, 0), row)
+    return receipt_id
+
+
 def _encode_binary(
     op: str, by: str, status: str, ts: int, path: str | None, nbytes: int | None, extra: dict[str, Any]
 ) -> bytes | None:
     """The binary row, or None when the row needs JSON."""
-    flags = 0
-    fields = [op, status, by]
-    if path is not None:
-        fields.append(path)
-        flags = _HAS_PATH
-    if nbytes is not None:
-        if type(nbytes) is not int or not _I64_MIN <= nbytes <= _I64_MAX:
-            return None
-        flags |= _HAS_BYTES
-    for key, value in extra.items():
+    if type(ts) is not int or not _I64_MIN <= ts <= _I64_MAX:
+        return None
+    head = _encode_text([op, status, by])
+    rest = None if head is None else _encode_rest(path, nbytes, extra)
+    if rest is None:
+        return None
+    return _BINARY + _HEAD.pack(ts, nbytes or 0, _flags(path, nbytes)) + head + rest
+
+
+def _flags(path: str | None, nbytes: int | None) -> int:
+    return (0 if path is None else _HAS_PATH) | (0 if nbytes is None else _HAS_BYTES)
+
+
+def _encode_rest(path: str | None, nbytes: int | None, extra: dict[str, Any] | None) -> bytes | None:
+    """What follows `by` in a binary row's text: the path and the extra fields, each after a NUL
+    (b"" when there are none); None when the row needs JSON."""
+    if nbytes is not None and (type(nbytes) is not int or not _I64_MIN <= nbytes <= _I64_MAX):
+        return None
+    fields = [] if path is None else [path]
+    for key, value in (extra or {}).items():
         kind = type(value)
         if kind is str:
             fields += (key, "s" + value)
@@ -91,13 +137,20 @@ def _encode_binary(
             fields += (key, "i" + str(value))
         else:
             return None
-    if type(ts) is not int or not _I64_MIN <= ts <= _I64_MAX:
-        return None
+    if not fields:
+        return b""
+    text = _encode_text(fields)
+    return None if text is None else b"\0" + text
+
+
+def _encode_text(fields: list[str]) -> bytes | None:
+    """The NUL-separated fields in UTF-8 (lone surrogates kept); None when one holds a NUL or
+    is no str."""
     try:
         text = "\0".join(fields)
         if text.count("\0") != len(fields) - 1:
-            return None  # a NUL inside a field (or a non-str op, by, status or path)
-        return _BINARY + _HEAD.pack(ts, nbytes or 0, flags) + text.encode("utf-8", "surrogatepass")
+            return None  # a NUL inside a field
+        return text.encode("utf-8", "surrogatepass")
     except (TypeError, UnicodeError):
         return None
 

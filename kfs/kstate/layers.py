@@ -139,6 +139,10 @@ class LayeredTxn(Txn):
         found = self._below(db, code, key)
         return found if self.views or found is None else bytes(found)
 
+    def memo(self, name: str) -> dict[Any, Any] | None:
+        """`Txn.memo`, one per view: a fork's facts are not its parent's."""
+        return Txn.memo(self, (name, self.chain) if self.chain else name)  # type: ignore[arg-type]
+
     def raw(self, db: str) -> Any:
         if LAYERED.get(db) is None or not (self.chain or self.forks) or db == "meta":
             return Txn.raw(self, db)

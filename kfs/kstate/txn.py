@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import lmdb
 
@@ -25,19 +26,39 @@ class Txn:
     __slots__ = ("_t", "_dbs", "write", "seqs", "appended")
 
     def __init__(
-        self, t: lmdb.Transaction, dbs: dict[str, lmdb._Database], write: bool, seqs: dict[str, int] | None = None
+        self, t: lmdb.Transaction, dbs: dict[str, lmdb._Database], write: bool, seqs: dict[Any, Any] | None = None
     ) -> None:
         self._t = t
         self._dbs = dbs
         self.write = write
         # db -> the last sequence number `next_seq` handed out, known without a cursor seek: a
         # write's are KState's cache, which it empties when another writer committed since
-        # this process's last append (see KState.write); None in a read (always seek)
+        # this process's last append (see KState.write); None in a read (always seek). It
+        # also holds the `memo`s, under names no database has.
         self.seqs = seqs
         self.appended = False  # whether `next_seq` handed out a number (then a row was written)
 
     def get(self, db: str, key: bytes) -> bytes | None:
         return self._t.get(key, None, self._dbs[db])  # positional: measurably cheaper than db=
+
+    def memo(self, name: str) -> dict[Any, Any] | None:
+        """A dict kept from one write transaction of this process to its next for as long as
+        nothing but this process wrote the state, or None (in a read transaction).
+
+        It lives beside the cached sequence numbers (`seqs`), which KState.write drops after
+        an abort and whenever another writer committed since this process's last append:
+        what it holds (facts read from the state) stays true until a write changes them, and
+        the code that makes such a write in this process updates the memo in the same
+        transaction. For facts that every operation would otherwise read again (the path of
+        the directory its receipt names). `name` must be no database's name.
+        """
+        seqs = self.seqs
+        if seqs is None:
+            return None
+        memo = seqs.get(name)
+        if memo is None:
+            memo = seqs[name] = {}
+        return memo
 
     def put(self, db: str, key: bytes, value: bytes) -> None:
         self._t.put(key, value, True, True, False, self._dbs[db])  # positional, as `get`
@@ -137,7 +158,7 @@ class Txn:
         meta = self._dbs["meta"]
         raw = self._t.get(name, None, meta)
         value = (0 if raw is None else _unpack_u64(raw)[0]) + delta
-        self._t.put(name, U64.pack(value), db=meta)
+        self._t.put(name, U64.pack(value), True, True, False, meta)  # positional, as `put`
         return value
 
     def stat(self, db: str) -> dict[str, int]:

@@ -16,6 +16,18 @@ from kfs.vfs import records
 
 _HOLDER = struct.Struct(">QQ")  # pid, process start time (clock ticks since boot)
 
+# This process's pid, kept current across fork: every create asks which holder it is, and
+# os.getpid() is a system call.
+pid = os.getpid()
+
+
+def _forked() -> None:
+    global pid
+    pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
+
 
 def process_start_time(pid: int) -> int | None:
     """Start time of `pid` from /proc, or None when no such process runs (pid reuse safe)."""
@@ -29,19 +41,21 @@ def process_start_time(pid: int) -> int | None:
 
 def register_holder(txn: Txn) -> int:
     holder = txn.incr(b"next_holder")
-    pid = os.getpid()
     txn.put("holders", U64.pack(holder), _HOLDER.pack(pid, process_start_time(pid) or 0))
     return holder
 
 
-def add_open(txn: Txn, ino: int, holder: int) -> None:
+def add_open(txn: Txn, ino: int, holder: int, *, first: bool = False) -> None:
+    """Count one more open of `ino` by `holder`. first=True: `ino` was made in this transaction,
+    so there is no count to read yet (a create: an inode number is never used twice)."""
     key = U64x2.pack(ino, holder)
-    raw = txn.get("opens", key)
+    raw = None if first else txn.get("opens", key)
     txn.put("opens", key, U64.pack((U64.unpack(raw)[0] if raw else 0) + 1))
 
 
-def remove_open(txn: Txn, ino: int, holder: int) -> bool:
-    """Drop one open of `ino` by `holder`; returns whether anyone still holds it open."""
+def drop_open(txn: Txn, ino: int, holder: int) -> None:
+    """Count one open of `ino` by `holder` less; the last close of an unlinked file frees it
+    (whether others hold it open is asked only of an orphan, which few inodes are)."""
     key = U64x2.pack(ino, holder)
     raw = txn.get("opens", key)
     count = (U64.unpack(raw)[0] if raw else 1) - 1
@@ -49,7 +63,7 @@ def remove_open(txn: Txn, ino: int, holder: int) -> bool:
         txn.put("opens", key, U64.pack(count))
     else:
         txn.delete("opens", key)
-    return txn.has_prefix("opens", U64.pack(ino))
+    reclaim_if_orphan(txn, ino)
 
 
 def reclaim_if_orphan(txn: Txn, ino: int) -> bool:

@@ -57,7 +57,8 @@ def make_node(
     txn = op.txn
     records.check_name(name, path)
     check_dir_writable(op, parent, path)
-    if not absent and records.lookup_entry(txn, parent.ino, name) is not None:
+    key = records.dirent_key(parent.ino, name)  # for the check and the insert both
+    if not absent and txn.get("dirents", key) is not None:
         raise fs_error(errno.EEXIST, path)
     kind = st.S_IFMT(mode) or st.S_IFREG
     if kind in (st.S_IFCHR, st.S_IFBLK) and not op.cred.is_root:
@@ -77,7 +78,7 @@ def make_node(
     child = records.new_inode(txn, kind | perm, op.cred.uid, gid, op.now, rdev, size)
     if target is not None:
         txn.put("symlinks", U64.pack(child.ino), target)
-    records.add_entry(txn, parent.ino, name, child)
+    records.add_entry(txn, parent.ino, name, child, key)
     if kind == st.S_IFDIR:
         parent.nlink += 1
     parent.mtime = parent.ctime = op.now
@@ -138,7 +139,7 @@ def release_link(op: Op, inode: Inode) -> None:
         records.put_inode(op.txn, inode)
         op.txn.put("orphans", U64.pack(inode.ino), b"")
     else:
-        records.drop_inode(op.txn, inode)
+        records.drop_inode(op.txn, inode, orphan=False)  # it had a link until now
 
 
 def unlink(op: Op, parent: Inode, name: bytes, path: str | None = None, *, child: Inode | None = None) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kfs.journal import ChangeKind, append_change, append_receipt
+from kfs.journal import ChangeKind, append_change, append_committed
 from kfs.kstate import Txn
 from kfs.values import value_class
 from kfs.vfs.cred import Cred
@@ -21,7 +21,7 @@ class Op:
 
     def receipt(self, op: str, path: str, nbytes: int | None = None, **extra: object) -> None:
         if self.receipts:
-            append_receipt(self.txn, op, self.by, path=path, nbytes=nbytes, **extra)
+            append_committed(self.txn, op, self.by, path, nbytes, extra)
 
     def changed(self, kind: ChangeKind, ino: int, parent: int = 0, name: bytes = b"") -> None:
         append_change(self.txn, self.origin, kind, ino, parent, name)

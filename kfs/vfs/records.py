@@ -14,14 +14,15 @@ import struct
 
 from kfs.kstate import Txn
 from kfs.kstate.schema import U64, U64x2
+from kfs.vfs.data import drop_data
 from kfs.vfs.errors import fs_error
-from kfs.vfs.inode import INODE_STRUCT, NAME_MAX, ROOT_INO, Inode
+from kfs.vfs.inode import NAME_MAX, ROOT_INO, Inode
 
 _DIRENT = struct.Struct(">QB")  # child ino, file type (S_IFMT >> 12)
 
 pack_ino = U64.pack
 unpack_child = _unpack_child = _DIRENT.unpack_from
-_unpack_inode = INODE_STRUCT.unpack
+_inode = Inode.unpack
 _unpack_mode_size = struct.Struct(">I12xQ").unpack_from  # the head of INODE_STRUCT
 try:  # hashlib's own: without importing hashlib, which loads OpenSSL (a few ms of every start)
     from _blake2 import blake2b as _blake2b
@@ -33,7 +34,7 @@ def get_inode(txn: Txn, ino: int, path: str | bytes | None = None) -> Inode:
     raw = txn.get("inodes", pack_ino(ino))
     if raw is None:
         raise fs_error(errno.ENOENT, path)
-    return Inode(ino, *_unpack_inode(raw))
+    return _inode(ino, raw)
 
 
 def mode_and_size(txn: Txn, ino: int, path: str | bytes | None = None) -> tuple[int, int]:
@@ -63,11 +64,16 @@ def new_inode(txn: Txn, mode: int, uid: int, gid: int, now: int, rdev: int = 0, 
     return inode
 
 
+# A byte looked for as an int: `b"/" in name` first tries to read b"/" as an int, and raises
+# and clears a TypeError before it searches (several times the cost of the search).
+_SLASH, _NUL = ord("/"), 0
+
+
 def check_name(name: bytes, path: str | bytes | None = None) -> None:
     """Names are any bytes but NUL and '/', 1 to 255 of them, as Linux allows."""
     if len(name) > NAME_MAX:
         raise fs_error(errno.ENAMETOOLONG, path)
-    if not name or b"/" in name or b"\0" in name:
+    if not name or _SLASH in name or _NUL in name:
         raise fs_error(errno.EINVAL, path)
 
 
@@ -103,10 +109,17 @@ def lookup_entry(txn: Txn, parent: int, name: bytes) -> int | None:
     return None if raw is None else _unpack_child(raw)[0]
 
 
-def add_entry(txn: Txn, parent: int, name: bytes, child: Inode) -> None:
-    txn.put("dirents", dirent_key(parent, name), _DIRENT.pack(child.ino, child.kind >> 12))
+def add_entry(txn: Txn, parent: int, name: bytes, child: Inode, key: bytes | None = None) -> None:
+    """Enter `child` as `name` in `parent`; `key` is `dirent_key(parent, name)` if the caller has it."""
+    txn.put("dirents", key or dirent_key(parent, name), _DIRENT.pack(child.ino, child.kind >> 12))
     if child.is_dir:
-        txn.put("parents", pack_ino(child.ino), pack_ino(parent) + name)
+        put_parent(txn, child.ino, parent, name)
+
+
+def put_parent(txn: Txn, ino: int, parent: int, name: bytes) -> None:
+    """Record directory `ino`'s parent and name (the one way a directory gets or changes them)."""
+    txn.put("parents", pack_ino(ino), pack_ino(parent) + name)
+    _forget_paths(txn, ino)
 
 
 def remove_entry(txn: Txn, parent: int, name: bytes) -> None:
@@ -155,18 +168,51 @@ def dir_parent(txn: Txn, ino: int) -> tuple[int, bytes]:
     return U64.unpack_from(raw)[0], raw[8:]
 
 
+# Txn.memo's name for directory paths: dir ino -> absolute path. A directory in it has its
+# parent in it (a walk remembers every level it read, and the memo is only ever emptied
+# whole), so a directory that is not in it has no remembered path running through it.
+_DIR_PATHS = "records.dir_paths"
+_DIR_PATHS_MAX = 4096
+
+
 def dir_path(txn: Txn, ino: int) -> bytes:
-    """The absolute path of a directory, walking parent records up to the root."""
-    parts: list[bytes] = []
-    depth = 0
+    """The absolute path of a directory, walking parent records up to the root.
+
+    A write transaction remembers the paths it found for this process's next ones (`Txn.memo`):
+    every receipt of the inode API names its parent directory's path, and a workload's files
+    lie in a few directories. A directory that moves or goes forgets them (`_forget_paths`).
+    """
+    memo = txn.memo(_DIR_PATHS)
+    walked: list[tuple[int, bytes]] = []  # (directory, its name), upwards from `ino`
+    path = b""  # the root's, as the head of its descendants' paths
     while ino != ROOT_INO:
+        if memo is not None:
+            known = memo.get(ino)
+            if known is not None:
+                path = known
+                break
         raw = txn.get("parents", pack_ino(ino))
-        if raw is None or depth > 4096:
-            return b"/?" + b"/".join(reversed(parts))
-        parts.append(raw[8:])
+        if raw is None or len(walked) > 4096:
+            return b"/?" + b"/".join([name for _, name in reversed(walked)])
+        walked.append((ino, raw[8:]))
         ino = U64.unpack_from(raw)[0]
-        depth += 1
-    return b"/" + b"/".join(reversed(parts))
+    if not walked:
+        return path or b"/"
+    if memo is not None and len(memo) + len(walked) > _DIR_PATHS_MAX:
+        memo.clear()  # bounded; and what this walk read is not kept, as its head went with the rest
+        memo = None
+    for directory, name in reversed(walked):
+        path += b"/" + name
+        if memo is not None:
+            memo[directory] = path
+    return path
+
+
+def _forget_paths(txn: Txn, ino: int) -> None:
+    """Directory `ino` moves or goes: no remembered path through it may stay."""
+    memo = txn.memo(_DIR_PATHS)
+    if memo and ino in memo:
+        memo.clear()
 
 
 def child_path(txn: Txn, parent: int, name: bytes) -> str:
@@ -182,20 +228,22 @@ def read_symlink(txn: Txn, ino: int) -> bytes:
     return raw
 
 
-def drop_inode(txn: Txn, inode: Inode) -> None:
-    """Delete an inode and everything stored under it (data, target, xattrs, parent record)."""
-    from kfs.vfs.data import drop_data
-
+def drop_inode(txn: Txn, inode: Inode, *, orphan: bool = True) -> None:
+    """Delete an inode and everything stored under it (data, target, xattrs, parent record,
+    orphan record). orphan=False: the caller knows it has no orphan record (it had a link
+    until now: a file becomes an orphan when its last link goes while it is open)."""
     key = pack_ino(inode.ino)
     kind = inode.mode & 0o170000
     if kind == st.S_IFREG and inode.size:  # no chunk lies at or past the size: an empty file has none
         drop_data(txn, inode)
     txn.delete("inodes", key)
-    if kind == st.S_IFLNK:  # only a symlink has a target, only a directory a parent record
+    if kind == st.S_IFLNK:  # only a symlink has a target, only a directory a parent record,
         txn.delete("symlinks", key)
     elif kind == st.S_IFDIR:
         txn.delete("parents", key)
-    txn.delete("orphans", key)
+        _forget_paths(txn, inode.ino)
+    elif kind == st.S_IFREG and orphan:  # only a regular file is held open, so only it is orphaned
+        txn.delete("orphans", key)
     if txn.has_prefix("xattrs", key):
         for xkey in txn.scan_keys("xattrs", key):
             txn.delete("xattrs", xkey)

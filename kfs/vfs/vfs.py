@@ -87,36 +87,35 @@ class VFS:
         views=True runs it in a `ViewTxn` (KState.write's option, for the data hot path).
         """
         if not self._releases:
-            return self.state.write(
-                lambda txn: fn(Op(txn, cred, self.by, self.origin, time.time_ns(), self.receipts)), views=views
-            )
-        return self._run_releasing(
-            lambda txn: fn(Op(txn, cred, self.by, self.origin, time.time_ns(), self.receipts)), views
-        )
+            return self.state.write(self._in_op, cred, fn, views=views)
+        return self._run_releasing(self._in_op, (cred, fn), views)
+
+    def _in_op(self, txn: Txn, cred: Cred, fn: Callable[[Op], T]) -> T:
+        """`run`'s transaction (a method and arguments, not a closure built per mutation)."""
+        return fn(Op(txn, cred, self.by, self.origin, time.time_ns(), self.receipts))
 
     def run_txn(self, fn: Callable[..., T], *args: object, views: bool = False) -> T:
         """`run` for a hot path that needs no `Op` (a handle's write): `fn(txn, *args)` gets
         the bare transaction and writes its own receipt and change row."""
         if not self._releases:
             return self.state.write(fn, *args, views=views)
-        return self._run_releasing(lambda txn: fn(txn, *args), views)
+        return self._run_releasing(fn, args, views)
 
-    def _run_releasing(self, fn: Callable[[Txn], T], views: bool) -> T:
-        """Run `fn` in one write transaction after dropping the open records `release_later`
-        queued; they go back in the queue when the transaction fails."""
+    def _run_releasing(self, fn: Callable[..., T], args: tuple[object, ...], views: bool) -> T:
+        """Run `fn(txn, *args)` in one write transaction after dropping the open records
+        `release_later` queued; they go back in the queue when the transaction fails."""
         with self._releases_lock:
             batch, self._releases = self._releases, []
-
-        def body(txn: Txn) -> T:
-            self._drop_opens(txn, batch)
-            return fn(txn)
-
         try:
-            return self.state.write(body, views=views)
+            return self.state.write(self._releasing, batch, fn, args, views=views)
         except BaseException:
             with self._releases_lock:
                 self._releases[:0] = batch
             raise
+
+    def _releasing(self, txn: Txn, batch: list[int], fn: Callable[..., T], args: tuple[object, ...]) -> T:
+        self._drop_opens(txn, batch)
+        return fn(txn, *args)
 
     def _drop_opens(self, txn: Txn, inos: Sequence[int]) -> None:
         """Drop this process's open records of `inos`; the last close of an unlinked file frees it."""
@@ -124,8 +123,7 @@ class VFS:
         if holder is None:
             return
         for ino in inos:
-            if not handles.remove_open(txn, ino, holder):
-                handles.reclaim_if_orphan(txn, ino)
+            handles.drop_open(txn, ino, holder)
 
     def release_later(self, handle: FileHandle) -> None:
         """Close `handle` now; its open record goes with this VFS's next transaction.
@@ -147,9 +145,11 @@ class VFS:
             self.run(ROOT, lambda op: None)
 
     def _holder_id(self, txn: Txn) -> int:
-        if self._holder is None or self._holder_pid != os.getpid():
+        """This process's holder number, registered at its first open (a forked child, whose
+        pid differs, registers its own)."""
+        if self._holder is None or self._holder_pid != handles.pid:
             self._holder = handles.register_holder(txn)
-            self._holder_pid = os.getpid()
+            self._holder_pid = handles.pid
         return self._holder
 
     # -- reads -------------------------------------------------------------------------------
@@ -313,7 +313,7 @@ class VFS:
 
         def body(op: Op) -> Inode:
             inode = namespace.make_node(op, records.get_inode(op.txn, parent), name, st.S_IFREG | st.S_IMODE(mode))
-            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn))
+            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn), first=True)
             return inode
 
         inode = self.run(cred, body)
@@ -348,7 +348,7 @@ class VFS:
             inode.mtime = inode.ctime = op.now
             records.put_inode(op.txn, inode)
         if inode.is_reg:
-            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn))
+            handles.add_open(op.txn, inode.ino, self._holder_id(op.txn), first=created)
         return FileHandle(self, inode.ino, flags, op.cred, path, held=inode.is_reg)
 
     def sync(self) -> None:

@@ -99,3 +99,9 @@ def pwrite_blocks(state_dir: str, path: str, count: int) -> None:
         with fs.open(path, os.O_CREAT | os.O_WRONLY) as handle:
             for i in range(count):
                 handle.pwrite(bytes([i % 256]) * 4096, (i * 7919 % 64) * 4096)
+
+
+def rename_path(state_dir: str, src: str, dst: str) -> None:
+    """Rename `src` to `dst`, as another process's writer."""
+    with KState(state_dir) as state:
+        PathFS(VFS(state, by="renamer")).rename(src, dst)
