@@ -2,7 +2,8 @@
 
 As a script:  python tests/fuse/pjdfstest_run.py [--pjdfstest DIR] TARGET_DIR [GROUP...]
 prints "pjdfstest: N files, M tests, F failed" (TARGET_DIR must be on the filesystem under
-test; run as root). DIR is a built copy (default $PJDFSTEST): build it in /tmp, never here:
+test; run as root; a kfs mount needs `-o allow_other`, since the tests switch to other uids).
+DIR is a built copy (default $PJDFSTEST): build it in /tmp, never here:
 
     git clone https://github.com/pjd/pjdfstest /tmp/pjdfstest && cd /tmp/pjdfstest &&
     autoreconf -ifs && ./configure && make pjdfstest
