@@ -190,14 +190,14 @@ class KState:
     def _begin_read(self, buffers: bool = False) -> lmdb.Transaction:
         """Begin a read, counted in `_readers` (resizing the map waits for them to end)."""
         while True:
-            with self._readers_cv:
+            with self._readers_lock:  # the condition's own lock (its `with` costs a Python call)
                 if self._quiescing:  # a resize or abort is waiting: let the open reads drain first,
                     # for a bounded time (a reader that keeps its transaction open while it waits
                     # on this thread must not stall it for the resize's whole 10 s)
                     self._readers_cv.wait_for(lambda: not self._quiescing, timeout=0.5)
                 self._readers += 1
             try:
-                return self._env.begin(buffers=buffers)
+                return self._env.begin(None, None, False, buffers)  # positional: cheaper to parse
             except lmdb.MapResizedError:
                 self._end_read()
                 self._adopt_new_size()
