@@ -18,6 +18,7 @@ from kfs.agents.records import (
     remove_agent,
 )
 from kfs.agents.sessions import (
+    BadSessionName,
     LeaseHeld,
     SessionRecord,
     acquire_session,
@@ -30,6 +31,7 @@ from kfs.agents.sessions import (
 __all__ = [
     "Agent",
     "AuthorizedKey",
+    "BadSessionName",
     "LeaseHeld",
     "SessionRecord",
     "acquire_session",

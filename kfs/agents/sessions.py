@@ -10,13 +10,36 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
+from kfs.terminal import printable
 from kfs.vfs.handles import process_start_time
+
+# A session name is a key in KState, a word in `komputer sessions` and part of events: letters,
+# digits and `_.@+-`, starting with a letter, digit or `_`, as tmux and screen take them.
+_SESSION_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@+-]{0,63}\Z")
+
+
+class BadSessionName(ValueError):
+    """A session name (K_SESSION) that is not one."""
+
+
+def shown_value(value: str, limit: int = 40) -> str:
+    """A client-chosen value as a message may quote it: escaped, and cut where it is long."""
+    return printable(value[:limit]) + ("..." if len(value) > limit else "")
+
+
+def check_session_name(name: str) -> None:
+    if not _SESSION_NAME.match(name):
+        raise BadSessionName(
+            f"K_SESSION={shown_value(name)}: invalid session name: use a letter, digit or '_' "
+            "followed by up to 63 of [A-Za-z0-9_.@+-]"
+        )
 
 
 class LeaseHeld(Exception):
@@ -57,7 +80,10 @@ def lease_alive(lease: dict[str, Any], now: int) -> bool:
 def acquire_session(
     state: KState, agent: str, name: str | None, home: str, holder: dict[str, Any], ttl: float
 ) -> SessionRecord:
-    """Take the lease on `agent`'s session `name` (created if new; a fresh ephemeral one if None)."""
+    """Take the lease on `agent`'s session `name` (created if new; a fresh ephemeral one if None).
+    A name that is not one raises BadSessionName before anything is written."""
+    if name is not None:
+        check_session_name(name)
 
     def body(txn: Txn) -> SessionRecord:
         now = time.time_ns()

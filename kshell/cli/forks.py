@@ -10,6 +10,7 @@ import os
 import sys
 from typing import Any
 
+from kfs.terminal import printable
 from kshell.cli import PROG, AddCommand
 
 
@@ -63,7 +64,7 @@ def cmd_fork_list(args: argparse.Namespace) -> int:
 def _print_changes(found: Any) -> None:
     marks = {"added": "A", "changed": "M", "removed": "D"}
     for kind, path in found.changes:
-        print(f"{marks[kind]} {path}")
+        print(f"{marks[kind]} {printable(path)}")  # as git status quotes an odd name
 
 
 def cmd_fork_diff(args: argparse.Namespace) -> int:
@@ -76,7 +77,7 @@ def cmd_fork_diff(args: argparse.Namespace) -> int:
             return _failed(e)
     _print_changes(found)
     for path in found.conflicts:
-        print(f"{PROG} fork: {path}: changed in the parent too since the fork", file=sys.stderr)
+        print(f"{PROG} fork: {printable(path)}: changed in the parent too since the fork", file=sys.stderr)
     return 0
 
 

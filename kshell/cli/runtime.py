@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Any
 
+from kfs.terminal import printable
 from kshell.cli import AddCommand
 
 
@@ -77,9 +78,9 @@ def cmd_ps(args: argparse.Namespace) -> int:
         return 0
     print(f"{'PID':>7} {'AGENT':<12} {'SESSION':<12} {'STATE':<14} {'STARTED':<19} CMD")
     for row in found:
-        cmd = " ".join(row["cmd"].split())
-        print(f"{row['pid']:>7} {row['agent']:<12} {row['session']:<12} {_state_word(row):<14} "
-              f"{_when(row['started']):<19} {cmd[:200]}")
+        cmd = printable(row["cmd"])[:200]
+        print(f"{row['pid']:>7} {row['agent']:<12} {printable(row['session']):<12} {_state_word(row):<14} "
+              f"{_when(row['started']):<19} {cmd}")
     return 0
 
 
@@ -94,7 +95,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     for record, lease in list_sessions(state):
         held = lease is not None and lease_alive(lease, now)
         count = sum(1 for r in live if r["agent"] == record.agent and r["session"] == record.name)
-        print(f"{record.agent:<12} {record.name:<14} {lease['pid'] if held else '-'!s:<8} "
+        print(f"{record.agent:<12} {printable(record.name):<14} {lease['pid'] if held else '-'!s:<8} "
               f"{_when(lease['expires']) if held else '-':<19} {count}")
     return 0
 
@@ -147,7 +148,7 @@ def cmd_sessions_detach_idle(args: argparse.Namespace) -> int:
     state = _state(args)
     busy = {(r["agent"], r["session"]) for r in procs.rows(state, live=True)}
     for agent, name in detach_idle(state, args.idle, busy, by=f"cli:{os.getuid()}"):
-        print(f"detached {agent}/{name}")
+        print(f"detached {agent}/{printable(name)}")
     return 0
 
 
@@ -230,7 +231,8 @@ def cmd_policy_add(args: argparse.Namespace) -> int:
 def _approval_line(record: dict[str, Any]) -> str:
     """ID AGENT/SESSION KIND AGE ACTION: one pending approval (ID first, for scripts)."""
     age = max(0, int(time.time() - record["asked"]))
-    return f"{record['id']} {record['agent']}/{record['session']} {record['kind']} {age}s {record['action']}"
+    return (f"{record['id']} {record['agent']}/{printable(record['session'])} {record['kind']} {age}s "
+            f"{printable(record['action'])}")
 
 
 def cmd_approvals(args: argparse.Namespace) -> int:
@@ -280,7 +282,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     except (LookupError, ValueError) as e:
         print(f"komputer decide: {e.args[0]}", file=sys.stderr)
         return 1
-    print(f"{record['id']} {record['status']}: {record['action']}")
+    print(f"{record['id']} {record['status']}: {printable(record['action'])}")
     return 0
 
 

@@ -23,7 +23,8 @@ import asyncssh
 
 from kfs.vfs.policy import stricter
 
-from kfs.agents import LeaseHeld, SessionRecord
+from kfs.agents import BadSessionName, LeaseHeld, SessionRecord
+from kfs.agents.sessions import shown_value
 from kshell.server.workers import WorkerShell
 
 if TYPE_CHECKING:
@@ -53,12 +54,15 @@ def fork_refusal(state: Any, agent: str, env: dict[str, str]) -> str | None:
         return None
     from kfs import forks
 
+    shown = shown_value(fork)
+    if not fork.isascii() or not fork.isdigit() or len(fork) > 18:  # a fork number is a u64 key
+        return f"K_FORK={shown}: no such fork (komputer fork list shows them)"
     try:
         record = forks.get(state, int(fork))
-    except (ValueError, forks.ForkError):
-        return f"K_FORK={fork}: no such fork (komputer fork list shows them)"
+    except forks.ForkError:
+        return f"K_FORK={shown}: no such fork (komputer fork list shows them)"
     if record.get("agent") != agent:
-        return f"K_FORK={fork}: the fork is not agent {agent}'s (komputer fork create --agent {agent})"
+        return f"K_FORK={shown}: the fork is not agent {agent}'s (komputer fork create --agent {agent})"
     env["K_FORK"] = str(record["id"])
     env["K_MODE"] = stricter(env.get("K_MODE") or "full", record["mode"])
     return None
@@ -149,7 +153,7 @@ class SessionHandler:
             return
         try:
             self.record = await self.server.join_session(self.conn, env.get("K_SESSION"))  # the connection's
-        except LeaseHeld as e:
+        except (LeaseHeld, BadSessionName) as e:
             err.text(f"komputer: {e}\n")
             process.exit(1)
             return

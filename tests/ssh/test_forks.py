@@ -74,3 +74,25 @@ def test_sftp_in_a_fork(make_server, tmp_path: Path) -> None:  # noqa: ANN001
     assert not PathFS(VFS(b.state, by="test")).exists("/home/alice/up.txt")  # the state's tree: untouched
     assert sftp("bob").returncode != 0
     assert not PathFS(VFS(b.state, by="test")).exists("/home/bob/up.txt")
+
+
+def test_hostile_fork_and_session_names_are_refused_with_a_message(make_server) -> None:  # noqa: ANN001
+    """Values no fork or session can have (negative, past a u64, huge, with `/`, `..` or `$(`)
+    end the channel with one line saying why, never a dropped connection; nothing is stored."""
+    b = make_server(ServerConfig())
+    for variable, value, message in (
+        ("K_FORK", "-1", "K_FORK=-1: no such fork (komputer fork list shows them)"),
+        ("K_FORK", "9" * 20, f"K_FORK={'9' * 20}: no such fork (komputer fork list shows them)"),
+        ("K_SESSION", "fork-" + "1" * 30, f"K_FORK={'1' * 30}: no such fork (komputer fork list shows them)"),
+        ("K_SESSION", "x" * 5000, f"K_SESSION={'x' * 40}...: invalid session name"),
+        ("K_SESSION", "../../etc", "K_SESSION=../../etc: invalid session name"),
+        ("K_SESSION", "a/b", "K_SESSION=a/b: invalid session name"),
+        ("K_SESSION", "$(id)", "K_SESSION=$(id): invalid session name"),
+    ):
+        done = b.ssh("echo ran", extra=["-o", f"SetEnv={variable}={value}"])
+        assert done.returncode == 1 and done.stdout == b"", (value, done)
+        assert done.stderr.startswith(f"komputer: {message}".encode()) and done.stderr.count(b"\n") == 1, done.stderr
+    from kfs.agents.sessions import list_sessions
+
+    assert [r.name for r, _ in list_sessions(b.state) if not r.ephemeral] == []
+    assert b.ssh("echo ok", extra=["-o", "SetEnv=K_SESSION=work.2"]).stdout == b"ok\n"  # a good name still works
