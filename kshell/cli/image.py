@@ -178,8 +178,10 @@ class _NoValue(argparse.Action):
     """A value given on the command line is refused: it would stay in the shell's history and
     in every process listing."""
 
-    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        parser.error("the value is read from stdin or --file FILE, never from the command line")
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if values is not None:  # argparse calls an optional positional's action when it is absent too
+            parser.error("the value is read from stdin or --file FILE, never from the command line")
 
 
 def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
