@@ -56,16 +56,22 @@ def cmd_agent_list(args: argparse.Namespace) -> int:
 def cmd_agent_set(args: argparse.Namespace) -> int:
     """Per-agent settings (delegation, restricted mode); they apply to the agent's next session."""
     from kfs.kstate import KState
+    from kshell.cli.server import load_server_config
     from kshell.delegate.config import set_agent_overrides
 
     network = None if args.network is None else args.network == "on"
+    try:  # the server's [delegate] is what the agent's settings complete (an ssh remote's host and root)
+        delegate = load_server_config(state_path(args), args.config).delegate
+    except (OSError, ValueError) as e:
+        print(f"{PROG} agent set: {e}", file=sys.stderr)
+        return 1
     with KState(state_path(args)) as state:
         try:
             scope = tuple(args.scope) if args.scope else None
             commands = tuple(args.allow_command) if args.allow_command else None
             hosts = tuple(args.allow_host) if args.allow_host else None
-            now = set_agent_overrides(state, args.name, remote=args.remote, network=network, mode=args.mode,
-                                      scope=scope, plan=args.plan, commands=commands, hosts=hosts)
+            now = set_agent_overrides(state, args.name, base=delegate, remote=args.remote, network=network,
+                                      mode=args.mode, scope=scope, plan=args.plan, commands=commands, hosts=hosts)
         except (LookupError, ValueError) as e:
             print(f"{PROG} agent set: {e.args[0]}", file=sys.stderr)
             return 1
@@ -158,6 +164,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
                    help="a limited agent may run only these tools and programs (names or command-line globs)")
     q.add_argument("--allow-host", nargs="+", metavar="PATTERN",
                    help="a limited agent's curl and wget reach only these hosts (globs); its delegated programs get no network")
+    q.add_argument("--config", metavar="FILE",
+                   help="the server's komputer.toml (default STATE/komputer.toml): its [delegate] completes the settings")
     p = add("keys", cmd_keys_list, "manage an agent's authorized keys (OpenSSH authorized_keys lines)")
     keys_sub = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
     q = keys_sub.add_parser("add", parents=[common], help="add the keys in PUBKEY_FILE (- for stdin), options allowed")

@@ -38,7 +38,8 @@ class DelegateConfig:
             if not path.startswith("/"):
                 raise ValueError(f"read_only {path!r}: host paths must be absolute")
         if self.remote == "ssh" and not (self.ssh_host and self.ssh_root.startswith("/")):
-            raise ValueError("remote = \"ssh\" needs ssh_host (user@host) and ssh_root (an absolute path)")
+            raise ValueError("remote = \"ssh\" needs ssh_host (user@host) and ssh_root (an absolute path) "
+                             "in [delegate] of komputer.toml")
 
     @classmethod
     def from_toml(cls, data: dict[str, Any], where: str) -> DelegateConfig:
@@ -64,8 +65,11 @@ def agent_overrides(state: KState, agent: str) -> dict[str, Any]:
     return agent_settings(state, agent)
 
 
-def set_agent_overrides(state: KState, agent: str, **changes: Any) -> dict[str, Any]:
-    """Change some of an agent's settings in one transaction; None leaves a setting as it is."""
+def set_agent_overrides(state: KState, agent: str, base: DelegateConfig | None = None,
+                        **changes: Any) -> dict[str, Any]:
+    """Change some of an agent's settings in one transaction; None leaves a setting as it is.
+    `base`: the server's [delegate], which the agent's settings override (an agent's `ssh`
+    remote takes the server's ssh_host and ssh_root)."""
     from kfs.agents.records import find_agent_in
 
     def change(txn: Txn) -> dict[str, Any]:
@@ -74,7 +78,7 @@ def set_agent_overrides(state: KState, agent: str, **changes: Any) -> dict[str, 
         raw = txn.get("keys", AGENT_SETTINGS + agent.encode())
         current = {} if raw is None else json.loads(raw)
         current.update({k: v for k, v in changes.items() if v is not None})
-        replace(DelegateConfig(), **_delegation_part(current))  # refuses a bad value before it is stored
+        for_agent(base or DelegateConfig(), current)  # refuses a bad value before it is stored
         if current.get("mode", "full") not in MODES:
             raise ValueError(f"mode {current['mode']!r}: expected one of {', '.join(MODES)}")
         txn.put("keys", AGENT_SETTINGS + agent.encode(), json.dumps(current, sort_keys=True).encode())
