@@ -75,8 +75,11 @@ def cmd_sh(args: argparse.Namespace) -> int:
             err.write(data)
             err.flush()
 
+        # the caller's locale and time zone, as bash inherits them: `LC_ALL=C.UTF-8 komputer sh`
+        # counts characters, a plain C locale bytes
+        inherited = {k: v for k, v in os.environ.items() if k in ("LANG", "LANGUAGE", "TZ") or k.startswith("LC_")}
         shell = Shell(fs, name="komputer" if shell_args is None else shell_args[0],
-                      env={"HOME": home, "USER": "root", "LOGNAME": "root"})
+                      env={**inherited, "HOME": home, "USER": "root", "LOGNAME": "root"})
         from kfs.runtime import image
 
         record = image.current(state)

@@ -47,3 +47,15 @@ def test_sh_syntax_error_reports_like_bash_dash_c(tmp_path: Path) -> None:
     assert p.stdout == b""
     assert p.stderr == b"bash: -c: line 1: syntax error near unexpected token `fi'\nbash: -c: line 1: `echo ok; fi'\n"
     assert p.returncode == 2
+
+
+def test_sh_takes_the_callers_locale_as_bash_does(tmp_path: Path) -> None:
+    """`LC_ALL=C.UTF-8 komputer sh` counts characters; `LC_ALL=C` counts bytes, as bash does."""
+    import os
+
+    script = "x='h\u00e9llo'; echo ${#x} \"$LC_ALL\"".encode()
+    for locale, length in (("C.UTF-8", b"5"), ("C", b"6")):
+        env = {**os.environ, "LC_ALL": locale}
+        p = subprocess.run([sys.executable, "-m", "kshell.cli", "sh", "--state", str(tmp_path / "st"), "-c", script],
+                           capture_output=True, cwd=ROOT, timeout=60, env=env)
+        assert p.stdout == length + b" " + locale.encode() + b"\n", p.stderr
