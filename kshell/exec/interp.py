@@ -38,7 +38,7 @@ from kshell.syntax.printer import (
     trace_value,
     word_text,
 )
-from kshell.exec.streams import BufferSink, Cancel, Pipe, PipeReader, PipeWriter, Stream
+from kshell.exec.streams import BufferSink, Cancel, Pipe, PipeReader, PipeWriter, Stream, WriteError
 from kshell.exec.threads import FORK_FAILED, ForkFailed, Threads
 from kshell.core.variables import AssignArg, Var, Variables
 from kshell.exec.varops import ReadonlyError, VarOps
@@ -618,13 +618,17 @@ class Interp(VarOps):
                     tool = self.tool(name)
                     status = regexes.running(self.session, tool, self, argv) if tool is not None \
                         else self.run_external(argv)
+        except WriteError as e:
+            status = self.write_failed(name, e)
         finally:
             if saved_vars:
                 self._restore_temp(saved_vars)
             self.fds = saved_fds
             for stream in opened:
                 try:
-                    stream.close()
+                    stream.close()  # what is still buffered is written now
+                except WriteError as e:
+                    status = self.write_failed(name, e)
                 except OSError as e:
                     self.error(f"{stream.name}: {redir.os_message(e)}")
         self.last_status = status
@@ -640,15 +644,25 @@ class Interp(VarOps):
         for stream in old.values():
             if id(stream) not in live and not isinstance(stream, (PipeReader, PipeWriter)) \
                     and stream not in self.session_streams():
-                with contextlib.suppress(OSError):
+                with contextlib.suppress(OSError, WriteError):  # unbuffered: its writes already said so
                     stream.close()
 
     def session_streams(self) -> list[Stream]:
         return []
 
+    def write_failed(self, name: str, e: WriteError) -> int:
+        """A command's output could not be written (a full quota): bash's words for a builtin
+        (`bash: line 1: echo: write error: ...`), GNU's for a tool or a program (`seq: write
+        error: ...`)."""
+        prefix = self.prefix() if name in self.builtins or name in self.funcs else ""
+        self.write_err(f"{prefix}{name}: write error: {e.strerror}\n")
+        return 1
+
     def call_builtin(self, builtin: Builtin, argv: list[str]) -> int:
         try:
             return builtin(self, argv)
+        except WriteError as e:
+            return self.write_failed(argv[0], e)
         except OSError as e:
             if e.errno == 9 or e.errno == 28 or e.errno == 5:
                 self.error(f"{argv[0]}: write error: {redir.os_message(e)}")
@@ -770,12 +784,18 @@ class Interp(VarOps):
                 self.last_status = 1
                 self.failed(1)
                 return 1
-            return fn()
+            status = fn()
         finally:
             self.fds = saved
             for s in opened:
-                with contextlib.suppress(OSError):
-                    s.close()
+                try:
+                    s.close()  # a group's output still buffered is written now
+                except WriteError as e:
+                    self.error(f"write error: {e.strerror}")
+                    status = 1
+                except OSError:
+                    pass
+        return status
 
     def exec_group(self, node: BraceGroup) -> int:
         if node.redirects:

@@ -433,12 +433,27 @@ class FileReader(InStream):
         if not self.writable:
             super().write(data)
         pos = self.offset - len(self._buf)
-        self.handle.pwrite(data, pos)
+        try:
+            self.handle.pwrite(data, pos)
+        except OSError as e:
+            raise WriteError(e) from None
         self._buf = b""
         self.offset = pos + len(data)
 
     def close(self) -> None:
         self.handle.close()
+
+
+class WriteError(Exception):
+    """Writing to a file a redirection opened failed (ENOSPC from a quota, EIO). Not an OSError
+    on purpose: a tool's handler for errors reading its input files must not take it for one
+    (`head: error reading '/dev/zero'`); whoever runs the command reports it as bash and GNU
+    do, `NAME: write error: No space left on device`, with status 1."""
+
+    def __init__(self, e: OSError) -> None:
+        super().__init__(e.errno, e.strerror)
+        self.errno = e.errno
+        self.strerror = e.strerror or os.strerror(e.errno or errno.EIO)
 
 
 class FileWriter(Stream):
@@ -465,7 +480,10 @@ class FileWriter(Stream):
         if self.buf:
             data = bytes(self.buf)
             self.buf.clear()
-            self.handle.pwrite(data, self.offset)
+            try:
+                self.handle.pwrite(data, self.offset)
+            except OSError as e:
+                raise WriteError(e) from None
             self.offset += len(data)
 
     def close(self) -> None:

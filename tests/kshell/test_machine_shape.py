@@ -14,6 +14,7 @@ import pytest
 from kfs.agents.records import add_agent, ensure_agent, remove_agent
 from kfs.format import accounts, group_name, stat_text, user_name
 from kfs.kstate import KState
+from kfs.kstate.schema import U64
 from kfs.vfs import ROOT, VFS, Cred, PathFS
 from kshell import Result, Shell
 from kshell.tools.system.identity import DEFAULT_HOST
@@ -256,6 +257,36 @@ def test_character_devices_behave_as_on_linux(machine: Machine) -> None:
 def test_dev_full_refuses_writes(machine: Machine) -> None:
     r = machine.run("echo hi > /dev/full; echo $?")
     assert (out(r), r.stderr) == ("1\n", b"bash: line 1: echo: write error: No space left on device\n")
+
+
+def quota(tmp_path: Path, max_bytes: int) -> KState:
+    """A new state whose file data may take `max_bytes` (what `komputer init --max-bytes` sets)."""
+    state = KState(tmp_path / "state", create=True)
+    state.write(lambda txn: txn.put("meta", b"max_bytes", U64.pack(max_bytes)))
+    return state
+
+
+@pytest.mark.parametrize(("command", "name"), [
+    ("head -c 3000000 /dev/zero > f", "head"), ("cat /dev/zero > f", "cat"), ("yes > f", "yes"),
+    ("seq 1 10000000 > f", "seq"), ("f() { yes; }; f > f", "yes"), ("exec 3>f; seq 1 10000000 >&3", "seq"),
+])
+def test_a_full_quota_is_a_write_error_of_the_command_that_writes(tmp_path: Path, command: str, name: str) -> None:
+    """The quota refuses the write, not the read: `head: error reading '/dev/zero'` blamed the
+    input, and `yes`/`seq` ended the shell with an internal error."""
+    with quota(tmp_path, 2_000_000) as state:
+        fs = PathFS(VFS(state, by="test"), cred=ROOT, cwd="/", home="/")
+        r = Shell(fs, name="bash", env={"LC_ALL": "C"}).run(f"{command}; echo rc=$?; echo after")
+    assert (out(r), r.stderr) == ("rc=1\nafter\n", f"{name}: write error: No space left on device\n".encode())
+
+
+def test_a_builtins_write_to_a_full_quota_is_bashs_write_error(tmp_path: Path) -> None:
+    with quota(tmp_path, 2_000_000) as state:
+        fs = PathFS(VFS(state, by="test"), cred=ROOT, cwd="/", home="/")
+        r = Shell(fs, name="bash").run("x=$(head -c 1500000 /dev/zero | tr '\\0' a); echo \"$x\" > v; echo rc=$?;"
+                                       " echo \"$x\" >> v; echo rc=$?; printf %s \"$x\" >> v; echo rc=$?")
+    assert out(r) == "rc=0\nrc=1\nrc=1\n"
+    assert r.stderr == (b"bash: line 1: echo: write error: No space left on device\n"
+                        b"bash: line 1: printf: write error: No space left on device\n")
 
 
 def test_dev_tty_without_a_terminal(machine: Machine) -> None:
