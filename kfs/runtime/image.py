@@ -529,14 +529,16 @@ def _contained(root: Path, path: Path) -> Path:
     return target
 
 
-def _walk(root: Path, folder: Path, keep: Callable[[str], bool] = lambda name: True) -> Iterator[Path]:
-    """The files under `folder` (sorted, directories `keep` accepts), each checked by
-    `_contained`; a link to a directory is checked and not followed (os.walk's way)."""
+def _walk(root: Path, folder: Path, keep: Callable[[str], bool] | None = None) -> Iterator[Path]:
+    """The files under `folder`, sorted; a link to a directory is not followed (os.walk's way).
+    Without `keep`, every one is served (a host's files): such a link is checked by
+    `_contained`, since what it shows would be missing; with it, only the directories it
+    accepts are walked, and a link not followed is not read."""
     from pathlib import Path
 
     for dirpath, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if keep(d))
-        for name in dirs:
+        dirs[:] = sorted(d for d in dirs if keep is None or keep(d))
+        for name in dirs if keep is None else ():
             if os.path.islink(os.path.join(dirpath, name)):
                 _contained(root, Path(dirpath) / name)
         for name in sorted(names):

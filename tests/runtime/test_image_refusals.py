@@ -190,3 +190,14 @@ def test_a_drive_under_a_home_or_in_tmp_is_accepted(tmp_path: Path) -> None:
     (tmp_path / "img" / "komputer.toml").write_text(
         MEMORY.replace("/mnt/a", "/home/bob/scratch").replace("/mnt/b", "/tmp/b").replace("A", "1M").replace("B", "1M"))
     assert set(image.load(tmp_path / "img").spec["drives"]) == {"a", "b"}
+
+
+def test_a_folder_link_out_that_no_declaration_reaches_is_not_read(tmp_path: Path, folder: Path) -> None:
+    (folder / "vendor").symlink_to(tmp_path / "outside")  # a venv's or a checkout's links, say
+    loaded = image.load(folder)
+    assert not any(rel.startswith("vendor/") for rel in loaded.files)
+    edit = (folder / "komputer.toml").read_text().replace('"handlers:echo"', '"vendor.evil:echo"')
+    (folder / "komputer.toml").write_text(edit)
+    with pytest.raises(image.ImageError) as e:
+        image.load(folder)  # a handler there would be imported from outside: refused by name
+    assert str(e.value).startswith(f"{folder / 'vendor' / 'evil.py'}: leads out of the image folder")
