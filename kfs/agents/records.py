@@ -1,4 +1,4 @@
-"""Agent records: a name, a virtual uid/gid (from 1000 up) and a home directory in the VFS.
+"""Agent records: a name, a virtual uid/gid (from 100000 up) and a home directory in the VFS.
 
 Records live in the "keys" database under `agent/NAME` (JSON), next to their authorized keys,
 so that one agent's identity and credentials sit in one key range. Creating an agent creates
@@ -25,7 +25,20 @@ from kfs.kstate import KState, Txn
 from kfs.vfs import ROOT, ROOT_INO, VFS, PathFS, attrs, data, namespace, records
 from kfs.vfs.ops import Op
 
-FIRST_UID = 1000
+# New agents' ids start where the subordinate ids of /etc/login.defs do (SUB_UID_MIN), far above
+# the host's own accounts (UID_MAX 60000): through the mount (allow_other) and a host drive an
+# agent's uid is a real one, and must be no host user's. Ids a host account, a host group or a
+# host user's subordinate range (/etc/subuid, /etc/subgid) holds are skipped. Agents made before
+# keep the ids they have (`komputer agent list` warns about one that is a host account's).
+FIRST_UID = 100_000
+LAST_UID = 0xFFFF_FFFE  # (uid_t)-1 is "no change" to chown
+SUBORDINATE_FILES = ("/etc/subuid", "/etc/subgid")
+# Names of the accounts a Debian system has from its first boot (base-passwd), and K's own: never
+# an agent's, whatever the host has (K's /etc/passwd would hold a second root, `ls` show bin's).
+RESERVED_NAMES = frozenset({
+    "root", "daemon", "bin", "sys", "sync", "games", "man", "lp", "mail", "news", "uucp", "proxy", "www-data",
+    "backup", "list", "irc", "gnats", "nobody", "nogroup", "systemd-network", "systemd-resolve", "messagebus",
+    "sshd", "_apt", "komputer"})
 HOME_MODE = 0o750
 _NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}\Z")
 _NEXT_UID = b"next_agent_uid"
@@ -57,11 +70,87 @@ def agent_key(name: str) -> bytes:
 
 
 def check_agent_name(name: str) -> None:
-    """Agent names follow Debian's user names: lower-case letter or _, then [a-z0-9_-], up to 32."""
+    """Agent names follow Debian's user names: lower-case letter or _, then [a-z0-9_-], up to 32;
+    a reserved name or a host account's is taken (FileExistsError, as useradd's "already exists")."""
+    import grp
+    import pwd
+
     if not _NAME.match(name):
         raise ValueError(
             f"invalid agent name {name!r}: use a lower-case letter or '_' followed by up to 31 of [a-z0-9_-]"
         )
+    if name in RESERVED_NAMES:
+        raise FileExistsError(errno.EEXIST, f"agent name {name!r} is reserved (a system account's)")
+    for kind, lookup in (("user", pwd.getpwnam), ("group", grp.getgrnam)):
+        try:
+            found = lookup(name)
+        except KeyError:
+            continue
+        raise FileExistsError(errno.EEXIST, f"agent name {name!r} is a host {kind}'s (id {found[2]}): an agent "
+                                            "may not pass for a host account")
+
+
+def _k_account_names(txn: Txn) -> set[str]:
+    """The names K's /etc/passwd and /etc/group hold now (root's and the agents', or what an
+    operator wrote there): a new agent takes none of them."""
+    names: set[str] = set()
+    etc = records.lookup_entry(txn, ROOT_INO, b"etc")
+    for file in (b"passwd", b"group") if etc is not None else ():
+        ino = records.lookup_entry(txn, etc, file)
+        inode = records.get_inode(txn, ino) if ino is not None else None
+        if inode is not None and inode.is_reg:
+            text = data.read(txn, inode, 0, inode.size)
+            names |= {line.split(b":", 1)[0].decode(errors="replace") for line in text.splitlines() if line}
+    return names
+
+
+def _subordinate_ranges() -> list[range]:
+    """The host users' subordinate id ranges (name:start:count lines), which their containers use."""
+    ranges = []
+    for path in SUBORDINATE_FILES:
+        try:
+            with open(path) as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            fields = line.split(":")
+            if len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit():
+                ranges.append(range(int(fields[1]), int(fields[1]) + int(fields[2])))
+    return ranges
+
+
+def host_account(uid: int) -> str | None:
+    """What of the host holds id `uid`, as a user's or a group's ("user cloudsdk"), or None."""
+    import grp
+    import pwd
+
+    for kind, lookup in (("user", pwd.getpwuid), ("group", grp.getgrgid)):
+        try:
+            return f"{kind} {lookup(uid)[0]}"
+        except KeyError:
+            continue
+    return None
+
+
+def _free_id(txn: Txn) -> int:
+    """The next id from FIRST_UID up that no agent, host account or subordinate range holds."""
+    taken = set()
+    for _, raw in txn.scan("keys", AGENT_RECORDS):
+        agent = Agent.from_json(raw)
+        taken |= {agent.uid, agent.gid}
+    subordinate = _subordinate_ranges()
+    uid = max(txn.counter(_NEXT_UID), FIRST_UID)
+    while True:
+        held = next((r for r in subordinate if uid in r), None)
+        if held is not None:
+            uid = held.stop  # past the whole range at once
+        elif uid in taken or host_account(uid) is not None:
+            uid += 1
+        else:
+            return uid
+        if uid > LAST_UID:
+            raise OSError(errno.EUSERS, "no free id is left for a new agent")
 
 
 def find_agent_in(txn: Txn, name: str) -> Agent | None:
@@ -197,10 +286,9 @@ def _create(op: Op, vfs: VFS, name: str) -> Agent:
     txn = op.txn
     if txn.get("keys", agent_key(name)) is not None:
         raise FileExistsError(errno.EEXIST, f"agent {name} already exists")
-    uid = txn.counter(_NEXT_UID) or FIRST_UID
-    taken = {Agent.from_json(v).uid for _, v in txn.scan("keys", AGENT_RECORDS)}
-    while uid in taken:
-        uid += 1
+    if name in _k_account_names(txn):
+        raise FileExistsError(errno.EEXIST, f"agent name {name!r} is in K's /etc/passwd or /etc/group already")
+    uid = _free_id(txn)
     txn.put("meta", _NEXT_UID, (uid + 1).to_bytes(8, "big"))
     home = f"/home/{name}"
     fs = PathFS(vfs, cred=ROOT)
@@ -246,7 +334,8 @@ def remove_agent(vfs: VFS, name: str) -> Agent:
 
 
 def add_agent(vfs: VFS, name: str) -> Agent:
-    """Create agent `name` with the next free uid (gid = uid) and its home; EEXIST if present."""
+    """Create agent `name` with the next free uid (gid = uid, `_free_id`) and its home; EEXIST
+    if present, reserved, a host account's or in K's account files."""
     check_agent_name(name)
     return vfs.run(ROOT, lambda op: _create(op, vfs, name))
 
@@ -261,6 +350,7 @@ def ensure_agent(vfs: VFS, name: str) -> tuple[Agent, bool]:
         return add_agent(vfs, name), True
     except FileExistsError:
         found = find_agent(vfs.state, name)
-        assert found is not None
+        if found is None:  # a reserved name, or a host account's
+            raise
         return found, False
 

@@ -142,6 +142,12 @@ class _Call:
             os.close(fd)
 
 
+# The permission bits an agent may give a host file: never setuid or setgid. The file is the
+# host's, owned by the agent's uid: a setuid program there would run as that uid for any host
+# user (as a nosuid mount makes the bits inert, a host drive does not set them at all).
+PERM_BITS = 0o7777 & ~(st.S_ISUID | st.S_ISGID)
+
+
 def _settle_mode(fd: int, perm: int) -> None:
     """Give a file just made the permission bits asked for: the kernel took the server's own
     umask off them, and the session has its own umask (already taken off `perm`)."""
@@ -266,7 +272,7 @@ class HostFS:
     def _create(self, c: _Call, path: str, flags: int, mode: int, *, keep: bool = False) -> int:
         """Open `path` with `flags`, making it (with `mode`, less the session's umask) when it
         is not there; never a FIFO or device (opening one would wait, or touch hardware)."""
-        perm = mode & ~self.umask & 0o7777
+        perm = mode & ~self.umask & PERM_BITS
         try:
             fd = c.open(path, flags | os.O_CREAT | os.O_EXCL | os.O_NONBLOCK, perm, keep=keep)
         except FileExistsError:  # there already (or a link, maybe to nothing yet: open(2) makes its target)
@@ -327,7 +333,7 @@ class HostFS:
             _settle_mode(fd, perm)
 
         def body(c: _Call) -> None:
-            perm = mode & ~self.umask & 0o7777
+            perm = mode & ~self.umask & PERM_BITS
             if not parents:
                 make(c, path, perm)
                 return
@@ -348,7 +354,7 @@ class HostFS:
     def mknod(self, path: str, mode: int, rdev: int = 0) -> None:
         def body(c: _Call) -> None:
             dirfd, name = c.entry(path, errno.EEXIST)
-            perm = mode & ~self.umask & 0o7777
+            perm = mode & ~self.umask & PERM_BITS
             os.mknod(name, (st.S_IFMT(mode) or st.S_IFREG) | perm, rdev, dir_fd=dirfd)
             fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dirfd)
             c.fds.append(fd)
@@ -440,7 +446,7 @@ class HostFS:
 
         def body(c: _Call) -> Inode:
             fd = c.open(path)
-            os.chmod(_proc(fd), mode & 0o7777)
+            os.chmod(_proc(fd), mode & PERM_BITS)
             return inode_of(os.stat(fd))
 
         return self._do(path, body, write=True)
@@ -569,7 +575,7 @@ class HostHandle:
                 if size is not None:
                     os.ftruncate(self.fd, size)
                 if mode is not None:
-                    os.fchmod(self.fd, mode & 0o7777)
+                    os.fchmod(self.fd, mode & PERM_BITS)
                 if atime is not None or mtime is not None:
                     now, s = time.time_ns(), os.stat(self.fd)
                     os.utime(self.fd, ns=(s.st_atime_ns if atime is None else now if atime == NOW else int(atime),

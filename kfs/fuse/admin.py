@@ -5,6 +5,8 @@
 They are not files of the tree: no agent reaches them over SSH, SFTP or a delegated program
 (which see the VFS, or only their home, /tmp and working directory of the mount). The directory
 is root's, mode 0700, the files 0400, and every request from another uid is refused besides.
+An agent's mount (`komputer mount --agent NAME`, whose caller may be a container's root) has
+no /.komputer at all: the rows are every agent's commands and paths.
 A file's bytes are the stored records, one line each; its size grows as records are appended,
 and when retention drops the oldest events the file is shorter from the front (as after a
 `logrotate` copytruncate, `tail -f` says "file truncated" and goes on). Attributes are never
@@ -97,7 +99,8 @@ class Journal:
 class AdminView:
     """The `/.komputer` directory's inodes, attributes, listing and reads."""
 
-    def __init__(self, state: KState) -> None:
+    def __init__(self, state: KState, agent: str | None = None) -> None:
+        self.agent = agent  # an agent's mount: the view is not there
         self.files = {
             DIR_INO + 1: (b"events.jsonl", Journal(state, "events", _event_line)),
             DIR_INO + 2: (b"receipts.jsonl", Journal(state, "receipts", _receipt_line)),
@@ -107,8 +110,11 @@ class AdminView:
     def owns(ino: int) -> bool:
         return ino >= DIR_INO
 
-    @staticmethod
-    def require_root(uid: int) -> None:
+    def require_root(self, uid: int) -> None:
+        """The view is root's: EACCES for another uid; in an agent's mount, where every request
+        is the agent's whoever makes it, there is no such directory (ENOENT)."""
+        if self.agent is not None:
+            raise FUSEError(errno.ENOENT)
         if uid != 0:
             raise FUSEError(errno.EACCES)
 

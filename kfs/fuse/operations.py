@@ -144,7 +144,8 @@ class Operations(pyfuse3.Operations):
         self._read_buffer = bytearray(0)
         self.initialised = False
         self.coherence: Callable[[], int] | None = None  # ChangeFollower.position, once it runs
-        self.admin = AdminView(vfs.state)  # /.komputer: events and receipts for root (kfs/fuse/admin.py)
+        # /.komputer: events and receipts for root, none in an agent's mount (kfs/fuse/admin.py)
+        self.admin = AdminView(vfs.state, agent.name if agent is not None else None)
         self.admin_files: dict[int, Journal] = {}
         self.admin_dirs: set[int] = set()
         self.admin_pushed: dict[int, int | None] = {}  # admin file -> the size last pushed to the kernel
@@ -314,7 +315,7 @@ class Operations(pyfuse3.Operations):
     @_translated
     async def lookup(self, parent_inode: int, name: bytes, ctx: Caller) -> EntryAttributes:
         if parent_inode == ROOT_INO and name == NAME or AdminView.owns(parent_inode):
-            AdminView.require_root(ctx.uid)
+            self.admin.require_root(ctx.uid)
             if name == b"..":
                 return self.entry(self.vfs.getattr(ROOT_INO))
             inode = self.admin.inode(DIR_INO) if parent_inode == ROOT_INO else self.admin.lookup(name)
@@ -389,7 +390,7 @@ class Operations(pyfuse3.Operations):
     @_translated
     async def access(self, inode: int, mode: int, ctx: Caller) -> bool:
         if AdminView.owns(inode):
-            AdminView.require_root(ctx.uid)
+            self.admin.require_root(ctx.uid)
             if mode & os.W_OK:
                 raise FUSEError(errno.EROFS)
             return True
@@ -479,7 +480,7 @@ class Operations(pyfuse3.Operations):
     @_translated
     async def open(self, inode: int, flags: int, ctx: Caller) -> FileInfo:
         if AdminView.owns(inode):
-            AdminView.require_root(ctx.uid)
+            self.admin.require_root(ctx.uid)
             if flags & (os.O_WRONLY | os.O_RDWR | os.O_TRUNC | os.O_APPEND):
                 raise FUSEError(errno.EROFS)
             fh = next(self._next_fh)
@@ -556,7 +557,7 @@ class Operations(pyfuse3.Operations):
     @_translated
     async def opendir(self, inode: int, ctx: Caller) -> int:
         if AdminView.owns(inode):
-            AdminView.require_root(ctx.uid)
+            self.admin.require_root(ctx.uid)
             fh = next(self._next_fh)
             self.admin_dirs.add(fh)
             return fh

@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import logging
 import os
+import stat as st
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +27,11 @@ MIB = 1 << 20
 GIB = 1 << 30
 GROW_MIN = 8 * MIB
 REMAP_PREFAULT_MAX = 2 * GIB  # a growth maps again the whole map up to this size (`_prefault`)
+# The state holds every agent's files: only its owner (the server's user) reads it, as backups are
+STATE_DIR_MODE = 0o700
+STATE_FILE_MODE = 0o600
+STATE_FILES = ("data.mdb", "lock.mdb")
+log = logging.getLogger(__name__)
 
 
 def default_state_dir() -> Path:
@@ -35,6 +42,26 @@ def default_state_dir() -> Path:
     if os.geteuid() == 0:
         return Path(DEFAULT_STATE_DIR)
     return Path.home() / ".local/share/komputer"
+
+
+def tighten(state_dir: Path) -> list[str]:
+    """Make a state its owner's alone (directory 0700, data.mdb and lock.mdb 0600), when this
+    process owns it: a state made before K did so was 0755 and 0644, every agent's files
+    readable by every user of the host. Says what it changed (a warning) and returns it."""
+    changed = []
+    for path, mode in ((state_dir, STATE_DIR_MODE), *((state_dir / n, STATE_FILE_MODE) for n in STATE_FILES)):
+        try:
+            s = os.stat(path)
+        except FileNotFoundError:
+            continue
+        if s.st_uid != os.geteuid() or not st.S_IMODE(s.st_mode) & 0o077:
+            continue
+        os.chmod(path, st.S_IMODE(s.st_mode) & mode)
+        changed.append(f"{path} {st.S_IMODE(s.st_mode):04o} -> {st.S_IMODE(s.st_mode) & mode:04o}")
+    if changed:
+        log.warning("komputer: the state holds every agent's files; made it its owner's alone: %s",
+                    ", ".join(changed))
+    return changed
 
 
 class StateError(Exception):
@@ -70,7 +97,7 @@ class KState:
     ) -> None:
         self.path = Path(path)
         if create:
-            self.path.mkdir(parents=True, exist_ok=True)
+            self.path.mkdir(STATE_DIR_MODE, parents=True, exist_ok=True)
         elif not (self.path / "data.mdb").exists():
             raise StateError(f"{self.path}: no KState here (run `komputer init --state {self.path}`)")
         self.max_map_size = max_map_size
@@ -88,8 +115,10 @@ class KState:
                 readahead=False,
                 meminit=False,
                 writemap=not readonly,
+                mode=STATE_FILE_MODE,
             )
         if not readonly:
+            tighten(self.path)
             self._reserve()
         self._cleared_readers = self._env.reader_check()
         self._wlock = threading.Lock()

@@ -24,14 +24,21 @@ kfs.drives.python.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 from typing import Any
 
 from kfs.values import value_class
 
 KINDS = ("memory", "host", "python")
-# where K shows files of its own (devices, the session's /sys): a drive there would hide them
-RESERVED = ("/dev", "/proc", "/sys")
+# K's own trees: its devices and the session's /sys, the account files (/etc), the admin view
+# (/.komputer), and the host's programs a delegating session shows (/usr, /bin, /sbin, /lib*):
+# a drive there would hide them
+RESERVED = ("/dev", "/proc", "/sys", "/etc", "/.komputer", "/usr", "/bin", "/sbin", "/lib*")
+# the host's system trees, which a host drive may not show (with the agents' uids, writable)
+HOST_SYSTEM = ("/etc", "/usr", "/bin", "/sbin", "/lib*", "/boot", "/proc", "/sys", "/dev", "/root", "/run",
+               "/var")
 _SIZE = re.compile(r"([0-9]+)\s*([KMG]?)(?:i?B)?\Z", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
@@ -95,3 +102,27 @@ def size_text(n: int) -> str:
 def under(path: str, top: str) -> bool:
     """Whether the absolute normal `path` is `top` or lies beneath it."""
     return path == top or top == "/" or path.startswith(top + "/")
+
+
+def tree_of(path: str, trees: tuple[str, ...]) -> str | None:
+    """The tree of `trees` the absolute normal `path` is or lies beneath (`/lib*` is every
+    top-level name that starts with lib), or None."""
+    top = "/" + path.split("/")[1]
+    for tree in trees:
+        if tree.endswith("*") and tree.count("/") == 1 and top.startswith(tree[:-1]):
+            return top
+        if not tree.endswith("*") and under(path, tree):
+            return tree
+    return None
+
+
+def is_home(path: str) -> bool:
+    """Whether `path` is a home (/root, /home/NAME) or /home itself (module's HOMES)."""
+    return path in ("/root", "/home") or posixpath.dirname(path) == "/home"
+
+
+def memory_bound() -> int:
+    """What the image's memory drives may hold, together: the host's physical memory. A memory
+    drive lives in tmpfs, whose pages are RAM (or swap): a size beyond what the machine has
+    can never be held and only hides a mistake."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

@@ -21,12 +21,15 @@ import os
 import posixpath
 import re
 import time
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
-from kfs.runtime.drives import KINDS, RESERVED, parse_size, under
+from kfs.runtime.drives import (
+    HOST_SYSTEM, KINDS, RESERVED, is_home, memory_bound, parse_size, size_text, tree_of, under,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -122,14 +125,17 @@ class _Manifest:
         return f"{self.path}:{start + 1}"
 
 
-def load(folder: str | os.PathLike[str], *, check_handlers: bool = True) -> Image:
-    """Read and check the image in `folder` (module docstring); ImageError on any mistake."""
+def load(folder: str | os.PathLike[str], *, check_handlers: bool = True,
+         state_dir: str | os.PathLike[str] | None = None) -> Image:
+    """Read and check the image in `folder` (module docstring); ImageError on any mistake.
+    `state_dir`: the state it is for, which no host drive may show."""
     import tomllib
     from pathlib import Path
 
     root = Path(folder).resolve()
     path = root / MANIFEST
     try:
+        _contained(root, path)
         raw = path.read_bytes()
     except FileNotFoundError:
         raise ImageError(str(root), f"no {MANIFEST} (an image is a folder holding one)") from None
@@ -192,7 +198,8 @@ def load(folder: str | os.PathLike[str], *, check_handlers: bool = True) -> Imag
     for i, cron in enumerate(data.get("crons", []), 1):
         spec["crons"].append(_cron(manifest, i, cron, spec["crons"]))
     for name, drive in data.get("drives", {}).items():
-        spec["drives"][_name(manifest, "drives", name)] = _drive(manifest, root, name, drive, spec["drives"])
+        spec["drives"][_name(manifest, "drives", name)] = _drive(manifest, root, name, drive, spec["drives"],
+                                                                 state_dir)
     _store_python(root, files)
     size = sum(len(v) for v in files.values())
     if size > MAX_BYTES:
@@ -243,15 +250,13 @@ def _host(manifest: _Manifest, root: Path, name: str, host: Any, files: dict[str
         folder = _inside(manifest, root, table, "files", host["files"])
         if not folder.is_dir():
             raise ImageError(manifest.where(table, "files"), f"{host['files']}: no such directory in the image")
-        for dirpath, _dirs, names in os.walk(folder):
-            for file in sorted(names):
-                full = Path(dirpath) / file
-                rel = full.relative_to(root).as_posix()
-                files[rel] = full.read_bytes()
-                url = "/" + full.relative_to(folder).as_posix()
-                routes[url] = {"file": rel}
-                if file == "index.html":
-                    routes[url[: -len("index.html")] or "/"] = {"file": rel}
+        for full in _walk(root, folder):
+            rel = full.relative_to(root).as_posix()
+            files[rel] = _contained(root, full).read_bytes()
+            url = "/" + full.relative_to(folder).as_posix()
+            routes[url] = {"file": rel}
+            if full.name == "index.html":
+                routes[url[: -len("index.html")] or "/"] = {"file": rel}
     for kind in ("json", "text", "redirects"):
         for url, value in host.get(kind, {}).items():
             if not url.startswith("/"):
@@ -350,7 +355,7 @@ def _hook(manifest: _Manifest, root: Path, index: int, hook: Any) -> dict[str, A
     if "handler" not in hook:
         raise ImageError(where, f"hook {index}: no handler")
     m = _HANDLER.match(str(hook["handler"]))
-    if m is None or not any((root / c).is_file() for c in _module_files(m.group(1))):
+    if m is None or _module_file(root, m.group(1)) is None:
         raise ImageError(where, f"hook {index}: handler {hook['handler']!r}: expected module:function of the image")
     agents = hook.get("agents")
     if agents is not None and not (isinstance(agents, list) and all(isinstance(a, str) for a in agents)):
@@ -380,11 +385,14 @@ def _cron(manifest: _Manifest, index: int, cron: Any, earlier: list[dict[str, An
             "agent": cron["agent"]}
 
 
-def _drive(manifest: _Manifest, root: Path, name: str, drive: Any, earlier: dict[str, Any]) -> dict[str, Any]:
+def _drive(manifest: _Manifest, root: Path, name: str, drive: Any, earlier: dict[str, Any],
+           state_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """A drive (kfs.runtime.drives): a path of the tree mounted from memory, bounded by
     max_bytes, from a host directory (source, readonly or not), or from the image's Python
-    (handler, readonly or not). Its path is absolute and in normal form, and nests with no
-    other drive's: one path, one backing."""
+    (handler, readonly or not). Its path is absolute and in normal form, nests with no
+    other drive's (one path, one backing), and hides none of K's own trees nor a home; a
+    host drive shows no system tree of the host, nor the state; the memory drives together
+    fit in the host's memory."""
     table = f"drives.{name}"
     _check_table(manifest, table, drive, _DRIVE_KEYS)
     for key in ("path", "kind"):
@@ -400,9 +408,12 @@ def _drive(manifest: _Manifest, root: Path, name: str, drive: Any, earlier: dict
     if path == "/":
         raise ImageError(manifest.where(table, "path"), "path '/': a drive is mounted at a path of the tree, "
                                                         "not over all of it")
-    for top in RESERVED:
-        if under(path, top):
-            raise ImageError(manifest.where(table, "path"), f"path {path}: K shows its own files under {top}")
+    top = tree_of(path, RESERVED)
+    if top is not None:
+        raise ImageError(manifest.where(table, "path"), f"path {path}: K shows its own files under {top}")
+    if is_home(path):
+        raise ImageError(manifest.where(table, "path"), f"path {path}: a drive there would hide "
+                         + ("the agents' homes" if path == "/home" else "a home") + " (a path under a home is fine)")
     for other, seen in earlier.items():
         if under(path, seen["path"]) or under(seen["path"], path):
             why = "is the path of" if path == seen["path"] else f"nests with {seen['path']}, the path of"
@@ -420,6 +431,13 @@ def _drive(manifest: _Manifest, root: Path, name: str, drive: Any, earlier: dict
         except ValueError:
             raise ImageError(manifest.where(table, "max_bytes"), f"max_bytes = {drive['max_bytes']!r}: expected a "
                                                                  "size such as 64M (bytes, or K, M, G)") from None
+        bound = memory_bound()
+        total = out["max_bytes"] + sum(d["max_bytes"] for d in earlier.values() if d["kind"] == "memory")
+        if total > bound:
+            whose = "" if total == out["max_bytes"] else f" (with the memory drives before it, {size_text(total)})"
+            raise ImageError(manifest.where(table, "max_bytes"),
+                             f"max_bytes = {drive['max_bytes']!r}{whose}: more than this host's memory "
+                             f"({size_text(bound)}), which holds every memory drive")
         return out
     if kind == "python":
         if "handler" not in drive:
@@ -435,8 +453,26 @@ def _drive(manifest: _Manifest, root: Path, name: str, drive: Any, earlier: dict
         raise ImageError(manifest.where(table, "source"), f"source {source!r}: expected an absolute path of the host")
     if not os.path.isdir(source):
         raise ImageError(manifest.where(table, "source"), f"source {source}: no such directory on this host")
+    _host_source(manifest.where(table, "source"), source, state_dir)
     out.update(source=posixpath.normpath(source), readonly=drive.get("readonly", False))
     return out
+
+
+def _host_source(where: str, source: str, state_dir: str | os.PathLike[str] | None) -> None:
+    """Refuse a host drive's source that would hand agents (as their own uids) the whole
+    host, one of its system trees, or the state itself; links are followed first."""
+    real = os.path.realpath(source)
+    shown = source if real == posixpath.normpath(source) else f"{source} (that is, {real})"
+    if real == "/":
+        raise ImageError(where, f"source {shown}: a host drive may not show the host's whole tree")
+    tree = tree_of(real, HOST_SYSTEM)
+    if tree is not None:
+        raise ImageError(where, f"source {shown}: a host drive may not show the host's system tree {tree}")
+    if state_dir is not None:
+        state = os.path.realpath(state_dir)
+        if under(state, real) or under(real, state):
+            raise ImageError(where, f"source {shown}: a host drive may not show the state ({state}), "
+                                    "which holds every agent's files")
 
 
 def _nth(manifest: _Manifest, array: str, index: int) -> str:
@@ -455,7 +491,7 @@ def _handler(manifest: _Manifest, root: Path, table: str, text: str, what: str =
     if m is None:
         raise ImageError(manifest.where(table, "handler"), f"handler {text!r}: expected module:{what}")
     module = m.group(1)
-    if not any((root / candidate).is_file() for candidate in _module_files(module)):
+    if _module_file(root, module) is None:
         raise ImageError(manifest.where(table, "handler"),
                          f"handler {text!r}: no {_module_files(module)[0]} in the image")
     return text
@@ -466,24 +502,54 @@ def _module_files(module: str) -> tuple[str, str]:
     return f"{base}.py", f"{base}/__init__.py"
 
 
+def _module_file(root: Path, module: str) -> Path | None:
+    """The image's file of `module`, or None; one reached by a link out of the folder is refused."""
+    for candidate in _module_files(module):
+        if (root / candidate).is_file():
+            return _contained(root, root / candidate)
+    return None
+
+
 def _inside(manifest: _Manifest, root: Path, table: str, key: str, rel: str) -> Path:
     """`rel` resolved in the image folder; an absolute path or one leading out is refused."""
     target = (root / rel).resolve()
     if os.path.isabs(rel) or not (target == root or root in target.parents):
         raise ImageError(manifest.where(table, key), f"{rel}: paths stay inside the image folder")
+    return _contained(root, root / rel)
+
+
+def _contained(root: Path, path: Path) -> Path:
+    """`path` of the folder (named as it is written there), refused when it resolves out of
+    the folder, through a link of its own or of a directory above it: what the image stores
+    is read from the folder alone, never from the files of the host a link would reach."""
+    target = path.resolve()
+    if target != root and root not in target.parents:
+        raise ImageError(str(path), f"leads out of the image folder (to {target}): an image's paths, "
+                                    "links included, stay inside its folder")
     return target
+
+
+def _walk(root: Path, folder: Path, keep: Callable[[str], bool] | None = None) -> Iterator[Path]:
+    """The files under `folder`, sorted; a link to a directory is not followed (os.walk's way).
+    Without `keep`, every one is served (a host's files): such a link is checked by
+    `_contained`, since what it shows would be missing; with it, only the directories it
+    accepts are walked, and a link not followed is not read."""
+    from pathlib import Path
+
+    for dirpath, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if keep is None or keep(d))
+        for name in dirs if keep is None else ():
+            if os.path.islink(os.path.join(dirpath, name)):
+                _contained(root, Path(dirpath) / name)
+        for name in sorted(names):
+            yield Path(dirpath) / name
 
 
 def _store_python(root: Path, files: dict[str, bytes]) -> None:
     """Every .py file of the image: handlers import their siblings."""
-    from pathlib import Path
-
-    for dirpath, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
-        for file in sorted(names):
-            if file.endswith(".py"):
-                full = Path(dirpath) / file
-                files[full.relative_to(root).as_posix()] = full.read_bytes()
+    for full in _walk(root, root, lambda d: not d.startswith(".") and d != "__pycache__"):
+        if full.name.endswith(".py"):
+            files[full.relative_to(root).as_posix()] = _contained(root, full).read_bytes()
 
 
 _CHECK = r"""

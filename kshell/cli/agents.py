@@ -11,6 +11,8 @@ from typing import Any
 from kshell.cli import PROG, AddCommand
 from kshell.cli import state_path
 
+NAME_IN_USE = 9  # useradd's "username already in use"
+
 
 def cmd_agent_add(args: argparse.Namespace) -> int:
     from kfs.agents import add_agent
@@ -20,9 +22,12 @@ def cmd_agent_add(args: argparse.Namespace) -> int:
     with KState(state_path(args), create=True) as state:
         try:
             agent = add_agent(VFS(state, by=f"cli:{os.getuid()}"), args.name)
-        except (ValueError, FileExistsError) as e:
-            print(f"{PROG} agent add: {e.args[-1] if isinstance(e, OSError) else e}", file=sys.stderr)
+        except ValueError as e:
+            print(f"{PROG} agent add: {e}", file=sys.stderr)
             return 1
+        except FileExistsError as e:  # the name is in use: useradd's exit status for it
+            print(f"{PROG} agent add: {e.args[-1]}", file=sys.stderr)
+            return NAME_IN_USE
     print(f"{PROG}: agent {agent.name} (uid {agent.uid}, gid {agent.gid}, home {agent.home})")
     return 0
 
@@ -47,9 +52,16 @@ def cmd_agent_list(args: argparse.Namespace) -> int:
     from kfs.agents import list_agents
     from kfs.kstate import KState
 
+    from kfs.agents.records import FIRST_UID, host_account
+
     with KState(state_path(args)) as state:
         for agent in list_agents(state):
             print(f"{agent.name}\t{agent.uid}\t{agent.gid}\t{agent.home}")
+            held = {host_account(agent.uid), host_account(agent.gid)} - {None}
+            if held:
+                print(f"{PROG} agent list: warning: {agent.name}'s id {agent.uid} is the host "
+                      f"{' and '.join(sorted(held))}'s, who may reach the agent's files through the mount "
+                      f"(it keeps its id; agents made now get ids from {FIRST_UID} up)", file=sys.stderr)
     return 0
 
 
@@ -140,7 +152,7 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p = add("agent", cmd_agent_add, "manage agents (the accounts that log in over SSH)")
     agent_sub = p.add_subparsers(dest="agent_command", metavar="ACTION", required=True)
     q = agent_sub.add_parser("add", parents=[common],
-        help="create an agent: virtual uid/gid from 1000 up, home /home/NAME")
+        help="create an agent: uid/gid from 100000 up (none a host account's), home /home/NAME")
     q.set_defaults(fn=cmd_agent_add)
     q.add_argument("name", metavar="NAME")
     q = agent_sub.add_parser("remove", parents=[common],

@@ -33,7 +33,7 @@ def apply_folder(state: Any, folder: str, command: str, *, unless_current: bool 
     from kfs.runtime import image
 
     try:
-        loaded = image.load(folder)
+        loaded = image.load(folder, state_dir=state.path)
     except image.ImageError as e:
         print(f"{PROG} {command}: {e}", file=sys.stderr)
         print(f"{PROG} {command}: nothing applied; the image in force is unchanged", file=sys.stderr)

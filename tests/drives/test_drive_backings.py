@@ -151,3 +151,22 @@ def test_a_host_drive_acts_as_the_agent(source: Path) -> None:
         assert f.setattr(mode=0o600).mode & 0o777 == 0o600
         assert f.getattr().size == len("agent's\n")
     assert (source / "mine").read_text() == "AGENT's\n"
+
+
+@root_only
+def test_a_host_drive_strips_setuid_and_setgid_from_every_mode_it_sets(source: Path) -> None:
+    fs = host(source)
+    fs.write_file("/f", "x", mode=0o6777)
+    with fs.open("/g", os.O_CREAT | os.O_WRONLY, 0o4755):
+        pass
+    fs.mkdir("/d", 0o2777)
+    fs.mknod("/n", stat.S_IFREG | 0o6644)
+    assert fs.chmod("/f", 0o4755).mode & 0o7777 == 0o755
+    with fs.open("/g", os.O_RDWR) as f:
+        assert f.setattr(mode=0o2750).mode & 0o7777 == 0o750
+    modes = {n: stat.S_IMODE((source / n).stat().st_mode) for n in ("f", "g", "d", "n")}
+    assert modes == {"f": 0o755, "g": 0o750, "d": 0o755, "n": 0o644}
+    (source / "shared").mkdir()
+    os.chmod(source / "shared", 0o2777)  # the host's own setgid directory: its new folders inherit it
+    fs.mkdir("/shared/sub", 0o777)
+    assert stat.S_IMODE((source / "shared" / "sub").stat().st_mode) == 0o2755

@@ -52,6 +52,18 @@ def test_receipts_read_as_json_lines(ops: Operations, vfs: VFS) -> None:
     assert rows[-1]["op"] == "vfs.write" and rows[-1]["path"] == "/f"
 
 
+def test_an_agents_mount_has_no_admin_view(vfs: VFS) -> None:
+    from kfs.fuse.operations import AgentView
+    from kfs.vfs import Cred
+
+    ops = Operations(vfs, agent=AgentView("alice", Cred(100000, 100000), None))
+    assert errno_of(ops.lookup, ROOT_INO, NAME, ROOT_CTX) == errno.ENOENT  # the caller's root is no admin
+    for call_ in (lambda: errno_of(ops.open, DIR_INO + 1, os.O_RDONLY, ROOT_CTX),
+                  lambda: errno_of(ops.opendir, DIR_INO, ROOT_CTX),
+                  lambda: errno_of(ops.lookup, DIR_INO, b"events.jsonl", ROOT_CTX)):
+        assert call_() == errno.ENOENT
+
+
 def test_only_root_and_only_reading(ops: Operations) -> None:
     assert errno_of(ops.lookup, ROOT_INO, NAME, user_ctx()) == errno.EACCES
     assert errno_of(ops.open, DIR_INO + 1, os.O_RDONLY, user_ctx()) == errno.EACCES

@@ -71,6 +71,15 @@ def test_an_agent_mount_reads_with_the_agents_rights_not_the_callers(agent_mount
         (mnt / "home/bob/secret").read_bytes()  # root asks, alice is who reads
 
 
+def test_an_agent_mount_has_no_admin_view_of_every_agents_rows(agent_mount) -> None:  # noqa: ANN001
+    mnt, fs, _ = agent_mount
+    fs.write_file("/home/bob/diary", b"bob's paths are bob's")  # a receipt naming bob's path
+    for path in (".komputer", ".komputer/events.jsonl", ".komputer/receipts.jsonl"):
+        with pytest.raises(FileNotFoundError):
+            (mnt / path).read_bytes()  # root asks: the container's root is the agent here
+    assert ".komputer" not in os.listdir(mnt)
+
+
 def test_an_unknown_agent_or_mode_is_refused(tmp_path: Path) -> None:
     komputer("init", "--state", str(tmp_path / "state"))
     (tmp_path / "m").mkdir()

@@ -180,3 +180,16 @@ def test_a_new_server_run_empties_the_memory_drive(drives: tuple[Path, Server, P
         time.sleep(0.1)
     assert os.listdir(mnt / "mnt/scratch") == ["new"]
     assert (mnt / "mnt/scratch/new").read_text() == "this run\n"
+
+
+def test_a_host_drive_never_sets_setuid_or_setgid_on_the_host(drives: tuple[Path, Server, Path]) -> None:
+    mnt, _, data = drives
+    (mnt / "mnt/data/own.txt").write_text("x\n")
+    os.chmod(mnt / "mnt/data/own.txt", 0o4755)
+    os.chmod(mnt / "mnt/data/own.txt", 0o6755)
+    fd = os.open(mnt / "mnt/data/made", os.O_CREAT | os.O_WRONLY, 0o6755)
+    os.close(fd)
+    os.mkdir(mnt / "mnt/data/d", 0o2775)
+    for name, perm in (("own.txt", 0o755), ("made", 0o755), ("d", 0o775)):
+        assert oct((data / name).stat().st_mode & 0o7777) == oct(perm & ~0o022 if name != "own.txt" else perm)
+        assert oct(os.stat(mnt / "mnt/data" / name).st_mode & 0o7777) == oct((data / name).stat().st_mode & 0o7777)

@@ -100,10 +100,11 @@ def test_an_agent_another_process_adds_is_seen(machine: Machine) -> None:
 
 
 def test_ls_stat_find_tar_name_owners(machine: Machine) -> None:
+    a = machine.alice.uid
     r = machine.run("touch f; ls -l f | cut -d' ' -f3,4; stat -c '%U:%G %u:%g' f; stat f | grep -o 'Uid.*';"
-                    " find . -user alice -name f; find . -group alice -name f; find . -user 1000 -name f;"
+                    f" find . -user alice -name f; find . -group alice -name f; find . -user {a} -name f;"
                     " tar cf t.tar f; tar tvf t.tar | cut -d' ' -f2")
-    assert out(r) == ("alice alice\nalice:alice 1000:1000\nUid: ( 1000/   alice)   Gid: ( 1000/   alice)\n"
+    assert out(r) == (f"alice alice\nalice:alice {a}:{a}\nUid: ({a:5}/   alice)   Gid: ({a:5}/   alice)\n"
                       "./f\n./f\n./f\nalice/alice\n")
 
 
@@ -124,15 +125,17 @@ def test_ls_right_aligns_an_id_without_a_name(machine: Machine) -> None:
 
 def test_stat_text_names_from_the_state(machine: Machine) -> None:
     inode = machine.root.stat("/home/alice")
-    assert "Uid: ( 1000/   alice)" in stat_text("/home/alice", inode, state=machine.state)
-    assert "Uid: ( 1000/ UNKNOWN)" in stat_text("/home/alice", inode)  # no state: root alone
+    a = machine.alice.uid
+    assert f"Uid: ({a:5}/   alice)" in stat_text("/home/alice", inode, state=machine.state)
+    assert f"Uid: ({a:5}/ UNKNOWN)" in stat_text("/home/alice", inode)  # no state: root alone
 
 
 def test_id_and_whoami_for_agents(machine: Machine) -> None:
-    r = machine.run("id; id -un; id -gn; id -Gn; whoami; id bob; id -u bob; id 1001; id root")
-    assert out(r) == ("uid=1000(alice) gid=1000(alice) groups=1000(alice)\nalice\nalice\nalice\nalice\n"
-                      "uid=1001(bob) gid=1001(bob) groups=1001(bob)\n1001\n"
-                      "uid=1001(bob) gid=1001(bob) groups=1001(bob)\nuid=0(root) gid=0(root) groups=0(root)\n")
+    a, b = machine.alice.uid, machine.bob.uid
+    r = machine.run(f"id; id -un; id -gn; id -Gn; whoami; id bob; id -u bob; id {b}; id root")
+    assert out(r) == (f"uid={a}(alice) gid={a}(alice) groups={a}(alice)\nalice\nalice\nalice\nalice\n"
+                      f"uid={b}(bob) gid={b}(bob) groups={b}(bob)\n{b}\n"
+                      f"uid={b}(bob) gid={b}(bob) groups={b}(bob)\nuid=0(root) gid=0(root) groups=0(root)\n")
     r = machine.run("id nobody; echo $?")
     assert (out(r), r.stderr) == ("1\n", b"id: 'nobody': no such user\n")
 
@@ -152,19 +155,19 @@ def test_id_and_whoami_for_a_uid_without_a_name(machine: Machine) -> None:
 
 
 def test_etc_passwd_and_group_follow_the_agents(machine: Machine) -> None:
-    fs = machine.root
+    fs, a, b = machine.root, machine.alice.uid, machine.bob.uid
     assert fs.read_file("/etc/passwd") == (b"root:x:0:0:root:/root:/bin/sh\n"
-                                           b"alice:x:1000:1000::/home/alice:/bin/sh\n"
-                                           b"bob:x:1001:1001::/home/bob:/bin/sh\n")
-    assert fs.read_file("/etc/group") == b"root:x:0:\nalice:x:1000:\nbob:x:1001:\n"
+                                           b"alice:x:%d:%d::/home/alice:/bin/sh\n"
+                                           b"bob:x:%d:%d::/home/bob:/bin/sh\n" % (a, a, b, b))
+    assert fs.read_file("/etc/group") == b"root:x:0:\nalice:x:%d:\nbob:x:%d:\n" % (a, b)
     for path in ("/etc/passwd", "/etc/group"):
         inode = fs.stat(path)
         assert (st.S_IMODE(inode.mode), inode.uid, inode.gid, inode.is_reg) == (0o644, 0, 0, True)
     etc = fs.stat("/etc")
     assert (st.S_IMODE(etc.mode), etc.uid, etc.gid) == (0o755, 0, 0)
     remove_agent(machine.vfs, "alice")
-    assert fs.read_file("/etc/passwd") == b"root:x:0:0:root:/root:/bin/sh\nbob:x:1001:1001::/home/bob:/bin/sh\n"
-    assert fs.read_file("/etc/group") == b"root:x:0:\nbob:x:1001:\n"
+    assert fs.read_file("/etc/passwd") == b"root:x:0:0:root:/root:/bin/sh\nbob:x:%d:%d::/home/bob:/bin/sh\n" % (b, b)
+    assert fs.read_file("/etc/group") == b"root:x:0:\nbob:x:%d:\n" % b
     assert machine.run("cut -d: -f1 /etc/passwd", who="bob").stdout == b"root\nbob\n"
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import grp
+import pwd
+import re
 import stat
 import subprocess
 import sys
@@ -22,6 +25,7 @@ from kfs.agents import (
     release_session,
     remove_key,
 )
+from kfs.agents import records
 from kfs.agents.sessions import holder_id
 from kfs.kstate import KState
 from kfs.vfs import VFS, PathFS
@@ -29,11 +33,78 @@ from kfs.vfs import VFS, PathFS
 KEY = asyncssh.generate_private_key("ssh-ed25519", comment="me@test").export_public_key().decode().strip()
 
 
-def test_agents_get_uids_from_1000_and_an_owned_home(vfs: VFS) -> None:
+def host_free_ids(start: int, count: int) -> list[int]:
+    """The first `count` ids from `start` up that no host user, group or subordinate range holds."""
+    subordinate = records._subordinate_ranges()
+    ids = []
+    while len(ids) < count:
+        held = next((r for r in subordinate if start in r), None)
+        if held is None and records.host_account(start) is None:
+            ids.append(start)
+        start = start + 1 if held is None else held.stop
+    return ids
+
+
+def test_agents_get_ids_from_100000_no_host_account_holds_and_an_owned_home(vfs: VFS) -> None:
     alice, bob = add_agent(vfs, "alice"), add_agent(vfs, "bob")
-    assert (alice.uid, alice.gid, bob.uid) == (1000, 1000, 1001)
+    first, second = host_free_ids(records.FIRST_UID, 2)
+    assert (alice.uid, alice.gid, bob.uid, bob.gid) == (first, first, second, second)
+    assert records.FIRST_UID == 100_000 and first >= 100_000
     home = PathFS(vfs).stat("/home/alice")
-    assert (home.uid, home.gid, stat.S_IMODE(home.mode)) == (1000, 1000, 0o750)
+    assert (home.uid, home.gid, stat.S_IMODE(home.mode)) == (first, first, 0o750)
+
+
+def test_an_id_a_host_account_holds_is_skipped(vfs: VFS, monkeypatch: pytest.MonkeyPatch) -> None:
+    held = pwd.getpwnam("nobody").pw_uid  # every Debian host has it (65534)
+    monkeypatch.setattr(records, "FIRST_UID", held)
+    agent = add_agent(vfs, "alice")
+    assert agent.uid == host_free_ids(held, 1)[0] and agent.uid > held
+    assert records.host_account(agent.uid) is None and records.host_account(held) == "user nobody"
+
+
+def test_host_users_subordinate_ranges_are_skipped(vfs: VFS, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "subuid").write_text("someone:100000:65536\n")
+    (tmp_path / "subgid").write_text("someone:165536:10\n")
+    monkeypatch.setattr(records, "SUBORDINATE_FILES", (str(tmp_path / "subuid"), str(tmp_path / "subgid")))
+    assert add_agent(vfs, "alice").uid == host_free_ids(165546, 1)[0]
+
+
+def test_agents_made_before_keep_their_ids_and_new_ones_start_at_100000(vfs: VFS) -> None:
+    old = records.Agent("old", 1000, 1000, "/home/old", 0)
+    vfs.state.write(lambda txn: (txn.put("keys", records.agent_key("old"), old.to_json()),
+                                 txn.put("meta", b"next_agent_uid", (1001).to_bytes(8, "big"))))
+    assert add_agent(vfs, "new").uid == host_free_ids(records.FIRST_UID, 1)[0]
+    assert records.find_agent(vfs.state, "old").uid == 1000
+
+
+def a_host_name() -> str:
+    """A host user's or group's name that is no reserved one (tty, disk, staff... on Debian)."""
+    names = [p.pw_name for p in pwd.getpwall()] + [g.gr_name for g in grp.getgrall()]
+    found = [n for n in names if n not in records.RESERVED_NAMES and re.fullmatch(r"[a-z_][a-z0-9_-]{0,31}", n)]
+    if not found:
+        pytest.fail("this host has no account but the reserved ones: add a group (groupadd) to test with")
+    return found[0]
+
+
+@pytest.mark.parametrize("name", ["root", "bin", "daemon", "sys", "nobody", "komputer"])
+def test_reserved_names_are_refused(vfs: VFS, name: str) -> None:
+    add_agent(vfs, "alice")
+    with pytest.raises(FileExistsError, match=f"agent name '{name}' is reserved"):
+        add_agent(vfs, name)
+    assert [line.split(b":")[0] for line in PathFS(vfs).read_file("/etc/passwd").splitlines()] == [b"root", b"alice"]
+
+
+def test_a_host_accounts_name_is_refused(vfs: VFS) -> None:
+    name = a_host_name()
+    with pytest.raises(FileExistsError, match=f"agent name '{name}' is a host (user|group)'s"):
+        add_agent(vfs, name)
+
+
+def test_a_name_in_ks_account_files_is_refused(vfs: VFS) -> None:
+    add_agent(vfs, "alice")
+    PathFS(vfs).append_file("/etc/group", b"ops:x:4242:\n")
+    with pytest.raises(FileExistsError, match="agent name 'ops' is in K's /etc/passwd or /etc/group already"):
+        add_agent(vfs, "ops")
 
 
 def test_agent_names_are_checked_and_unique(vfs: VFS) -> None:
@@ -109,8 +180,10 @@ def test_cli_agent_and_keys(tmp_path: Path) -> None:
     state = str(tmp_path / "st")
     (tmp_path / "k.pub").write_text(KEY + "\n")
     made = komputer("agent", "add", "--state", state, "alice")
-    assert made.returncode == 0 and "uid 1000" in made.stdout
-    assert komputer("agent", "add", "--state", state, "alice").returncode == 1
+    uid = host_free_ids(records.FIRST_UID, 1)[0]
+    assert made.returncode == 0 and f"uid {uid}" in made.stdout
+    again = komputer("agent", "add", "--state", state, "alice")
+    assert (again.returncode, again.stderr) == (9, "komputer agent add: agent alice already exists\n")
     added = komputer("keys", "add", "--state", state, "alice", str(tmp_path / "k.pub"))
     assert added.returncode == 0 and "SHA256:" in added.stdout
     listed = komputer("keys", "list", "--state", state, "alice")
@@ -118,3 +191,26 @@ def test_cli_agent_and_keys(tmp_path: Path) -> None:
     assert komputer("keys", "remove", "--state", state, "alice", "1").returncode == 0
     assert komputer("keys", "list", "--state", state, "alice").stdout == ""
     assert komputer("keys", "add", "--state", state, "nobody", str(tmp_path / "k.pub")).returncode == 1
+
+
+def test_cli_agent_add_refuses_reserved_and_host_names_as_useradd_does(tmp_path: Path) -> None:
+    state = str(tmp_path / "st")
+    assert komputer("agent", "add", "--state", state, "alice").returncode == 0
+    root = komputer("agent", "add", "--state", state, "root")
+    assert (root.returncode, root.stderr) == (9, "komputer agent add: agent name 'root' is reserved "
+                                                 "(a system account's)\n")
+    name = a_host_name()
+    host = komputer("agent", "add", "--state", state, name)
+    assert host.returncode == 9 and host.stderr.startswith(f"komputer agent add: agent name '{name}' is a host ")
+    with KState(tmp_path / "st") as ks:
+        passwd = PathFS(VFS(ks)).read_file("/etc/passwd").decode()
+    assert [line.split(":")[0] for line in passwd.splitlines()] == ["root", "alice"]
+
+
+def test_agent_list_warns_about_an_agent_whose_id_is_a_host_accounts(tmp_path: Path) -> None:
+    with KState(tmp_path / "st", create=True) as ks:
+        held = records.Agent("old", 65534, 65534, "/home/old", 0)  # nobody's, as a state from before could have
+        ks.write(lambda txn: txn.put("keys", records.agent_key("old"), held.to_json()))
+    listed = komputer("agent", "list", "--state", str(tmp_path / "st"))
+    assert listed.stdout == "old\t65534\t65534\t/home/old\n"
+    assert listed.stderr.startswith("komputer agent list: warning: old's id 65534 is the host user nobody's, who may reach the agent's files through the mount"), listed.stderr

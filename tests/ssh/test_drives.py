@@ -95,6 +95,13 @@ def test_a_readonly_host_drive(served: tuple[Bench, Path]) -> None:
         "touch: cannot touch '/srv/ref/y': Read-only file system"]
 
 
+def test_a_host_drive_never_sets_setuid_or_setgid_on_the_host(served: tuple[Bench, Path]) -> None:
+    b, data = served
+    assert ssh(b, "cd /mnt/data && echo x > own.txt && chmod 4755 own.txt && chmod g+s own.txt && mkdir d && "
+                  "chmod 2775 d && stat -c '%a %A' own.txt d") == "755 -rwxr-xr-x\n775 drwxrwxr-x\n"
+    assert [oct((data / n).stat().st_mode & 0o7777) for n in ("own.txt", "d")] == ["0o755", "0o775"]
+
+
 def sftp(b: Bench, commands: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     (tmp_path / "batch").write_text(commands)
     argv = [need("sftp"), *b.ssh_options(port_flag="-P"), "-b", str(tmp_path / "batch"), "alice@127.0.0.1"]
@@ -111,6 +118,8 @@ def test_sftp_on_both_drives(served: tuple[Bench, Path], tmp_path: Path) -> None
         mkdir sub
         put {tmp_path / 'up.bin'} /mnt/data/up.bin
         chmod 600 /mnt/data/up.bin
+        put {tmp_path / 'up.bin'} /mnt/data/suid.bin
+        chmod 4755 /mnt/data/suid.bin
         get /mnt/data/given.txt {tmp_path / 'given.txt'}
         get up.bin {tmp_path / 'back.bin'}
         ls -l /mnt
@@ -122,6 +131,7 @@ def test_sftp_on_both_drives(served: tuple[Bench, Path], tmp_path: Path) -> None
     assert (tmp_path / "back.bin").read_bytes() == blob and (tmp_path / "given.txt").read_text() == "from the host\n"
     assert (data / "up.bin").read_bytes() == blob and (data / "up.bin").stat().st_uid == alice_uid(b)
     assert oct((data / "up.bin").stat().st_mode & 0o777) == "0o600"
+    assert oct((data / "suid.bin").stat().st_mode & 0o7777) == "0o755"  # never setuid on the host
     assert "Failure" in done.stderr and not (data / "moved.bin").exists()  # across drives: EXDEV
     assert "1024" in done.stdout.split("Size")[-1]  # statvfs of the memory drive: its own 1M
     digest = hashlib.sha256(blob).hexdigest()
