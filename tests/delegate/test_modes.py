@@ -162,6 +162,32 @@ def test_a_limited_agent_runs_only_the_commands_it_is_allowed(alice: Bench) -> N
         set_agent_overrides(alice.state, "alice", commands=())
 
 
+WRAPPED_CURL = ("nice curl x", "nice -n 5 curl x", "stdbuf curl x", "stdbuf -oL curl x", "env -i curl x",
+                "/usr/bin/env -i curl x", "timeout 5 curl x", "/usr/bin/timeout 5 curl x", "nohup curl x",
+                "command curl x", "echo u | xargs curl", "/usr/bin/xargs curl < /dev/null",
+                "find . -maxdepth 0 -exec curl {} \\;", "nice git --no-pager -C . push x")
+
+
+def test_a_command_rule_judges_what_a_wrapper_runs_host_wrappers_included(alice: Bench) -> None:
+    """`nice` and `stdbuf` are host programs here (and /usr/bin/env, timeout, xargs by path):
+    the host's wrapper would run the host's curl, so the K shell reads the wrapper's options
+    and judges curl before it delegates; `exec curl` ends the session with curl's 126."""
+    from kfs.runtime.rules import add_rule, remove_rule
+
+    rules = [add_rule(alice.state, "deny", "curl*", agent="alice"), add_rule(alice.state, "deny", "git push*")]
+    try:
+        status, out, err = run(alice, "".join(f"{line}; echo $?; " for line in WRAPPED_CURL) + "exec curl x")
+        assert status == 126
+        assert out.split() == ["126"] * len(WRAPPED_CURL)
+        shown = [line.replace("echo u | ", "").replace("command ", "").replace(" < /dev/null", "").replace("\\", "")
+                 for line in WRAPPED_CURL]
+        assert err.splitlines() == [f"K: {line}: denied by policy (rule {rules['git' in line].id}: deny "
+                                    f"'{rules['git' in line].pattern}')" for line in [*shown, "curl x"]]
+    finally:
+        for rule in rules:
+            remove_rule(alice.state, rule.id)
+
+
 def test_path_rules_hold_for_delegated_programs_as_read_only_binds(alice: Bench) -> None:
     """A program cannot wait for a decision: what a rule denies or asks about is read-only in
     its sandbox (for a glob, the directory before it: more than the rule, never less)."""
