@@ -173,6 +173,27 @@ def in_force(state: KState, agent: str, home: str, mode: str, settings: dict,
     return [r.at_home(home) for r in found]
 
 
+NETWORK_TOOLS = ("curl", "wget")  # what a command rule on them means for delegated programs (withholds_network)
+
+
+def withholds_network(found: tuple[Rule, ...] | list[Rule]) -> bool:
+    """Whether a command rule denies or asks for curl or wget (any of their command lines, before
+    an `allow` of them all): then delegated programs get no network, as with a host rule that
+    denies or asks. K sees what it is asked to run, not what a program does in its sandbox
+    (`python3 -c 'urllib...'`, a host curl run by a script): the sandbox's network is what holds
+    there. K's own curl and wget do not need it."""
+    for tool in NETWORK_TOOLS:
+        for rule in found:
+            if rule.on != "command":
+                continue
+            if rule.action == "allow" and rule.matches(f"{tool} \0"):  # every line with arguments
+                break
+            name = rule.pattern.split(" ", 1)[0].rsplit("/", 1)[-1]  # the glob on the command's name
+            if rule.action != "allow" and fnmatch.fnmatchcase(tool, name):
+                return True
+    return False
+
+
 def first(found: list[Rule], subject: str, on: str = "command") -> Rule | None:
     """The first rule on `on` that matches `subject` (None: no rule does, and it is allowed)."""
     return next((r for r in found if r.on == on and r.matches(subject)), None)

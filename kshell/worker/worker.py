@@ -344,14 +344,17 @@ class Worker:
     def _delegation(self, spec: dict[str, Any], gov: Any) -> Any:
         """The server's `[delegate]` settings with the agent's own (read from this worker's
         KState, so a `komputer agent set` applies from the next session on). A host rule that
-        denies or asks takes the network away from programs: K cannot see which host they reach."""
+        denies or asks takes the network away from programs: K cannot see which host they reach;
+        so does a command rule that denies or asks for curl or wget: K cannot see a program fetch."""
+        from kfs.runtime.rules import withholds_network
         from kshell.delegate import Delegation
         from kshell.delegate.config import DelegateConfig, for_agent
 
         config = for_agent(DelegateConfig.from_wire(spec["delegate"]), gov.settings)
         # programs reach the whole network or none: K cannot see which host they reach, so an
         # allow-list (or a host rule that denies or asks) leaves them without one
-        network = self.network is True and all(r.action == "allow" for r in gov.of("host"))
+        network = self.network is True and all(r.action == "allow" for r in gov.of("host")) \
+            and not withholds_network(gov.of("command"))
         config = dataclasses.replace(config, network=network)
         return Delegation(config, str(self.state.path), spec["uid"], spec["gid"], spec["home"],
                           spec.get("env", {}).get("HOSTNAME") or "komputer")

@@ -188,6 +188,26 @@ def test_a_command_rule_judges_what_a_wrapper_runs_host_wrappers_included(alice:
             remove_rule(alice.state, rule.id)
 
 
+def test_a_command_rule_on_curl_takes_the_network_from_programs(make_mounted) -> None:  # noqa: ANN001
+    """What a delegated program runs inside its sandbox (python3 fetching, its own curl) is out
+    of the K shell's sight: a rule that denies curl leaves programs without the network, as a
+    host rule does."""
+    from delegation import komputer
+
+    from kfs.runtime.rules import add_rule, remove_rule
+
+    b = make_mounted()
+    done = komputer("agent", "set", "--state", str(b.root / "state"), "alice", "--network", "on")
+    assert done.returncode == 0, done.stderr
+    connect = f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {b.port}), 2); print(\"connected\")'"
+    rule = add_rule(b.state, "deny", "curl*", agent="alice")
+    status, out, err = run(b, connect)
+    assert "connected" not in out and "ConnectionRefusedError" in err
+    remove_rule(b.state, rule.id)
+    status, out, err = run(b, connect)
+    assert out == "connected\n", err
+
+
 def test_path_rules_hold_for_delegated_programs_as_read_only_binds(alice: Bench) -> None:
     """A program cannot wait for a decision: what a rule denies or asks about is read-only in
     its sandbox (for a glob, the directory before it: more than the rule, never less)."""

@@ -1,6 +1,7 @@
 """The command lines a command rule judges for one argv (kfs.runtime.command_lines): a wrapper's
 command found by reading the wrapper's options as GNU coreutils, findutils and util-linux do,
-git's line without its global options."""
+git's line without its global options; and what a rule on curl or wget means for delegated
+programs' network (kfs.runtime.rules.withholds_network)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 import pytest
 
 from kfs.runtime.command_lines import lines, split_string
+from kfs.runtime.rules import Rule, withholds_network
 
 
 def judged(line: str, env: dict[str, str] | None = None) -> list[str]:
@@ -117,3 +119,16 @@ def test_the_table_agrees_with_the_hosts_own_wrappers(tmp_path) -> None:  # noqa
         ran = subprocess.run(shlex.split(line), capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
         assert ran.stdout.splitlines()[-1] == "probe a", line
         assert judged(line, env)[-1] == "probe a", line
+
+
+def test_a_rule_on_curl_or_wget_withholds_the_network_from_programs() -> None:
+    def rule(action: str, pattern: str) -> Rule:
+        return Rule(1, action, pattern)
+
+    assert withholds_network([rule("deny", "curl*")])
+    assert withholds_network([rule("ask", "wget *")])
+    assert withholds_network([rule("deny", "curl *internal*")])
+    assert withholds_network([rule("allow", "ls"), rule("deny", "*")])  # a limited list without curl
+    assert not withholds_network([rule("allow", "curl *"), rule("allow", "wget"), rule("deny", "*")])
+    assert not withholds_network([rule("deny", "rm -r*"), rule("ask", "git push*")])
+    assert not withholds_network([])
