@@ -151,10 +151,11 @@ class Shell:
         now on every tool and program asks them first (kshell.exec.scripts.judge; the shell's
         builtins never do), and the tool running in a thread is known (what a write or a host
         an `ask` rule matched replays: kshell.worker.approvals)."""
+        from kfs.runtime.rules import CommandRules
         from kshell.exec.scripts import guarded
 
         session = self.session
-        session.rules, session.command_hook = list(rules), hook
+        session.rules, session.command_hook = CommandRules(rules), hook
         if not self._governed:
             self._governed = True
             session.tools = {name: guarded(tool) for name, tool in session.tools.items()}

@@ -19,7 +19,7 @@ import fnmatch
 import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from kfs.agents.records import agent_settings, merged_settings
@@ -112,6 +112,43 @@ class RuleSet:
 
     def __len__(self) -> int:
         return len(self.rules)
+
+
+class CommandRules:
+    """The rules on command lines, matched as two regular expressions (the whole line; the
+    command's name, for patterns without a space) whatever their number: the first rule that
+    matches either decides, as `first` says (bench/policy.py)."""
+
+    def __init__(self, rules: tuple[Rule, ...] | list[Rule] = ()) -> None:
+        self.rules = tuple(r for r in rules if r.on == "command")
+        named = [(i, r) for i, r in enumerate(self.rules) if " " not in r.pattern]
+        self._line = _joined(enumerate(self.rules))
+        self._name = _joined(named)
+
+    def first(self, subject: str) -> Rule | None:
+        """The first rule that matches `subject`, a command line (None: none does)."""
+        if self._line is None:
+            return None
+        line = self._line.fullmatch(subject)
+        found = len(self.rules) if line is None else int(line.lastgroup[1:])  # type: ignore[index]
+        if self._name is not None:
+            name = self._name.fullmatch(subject.split(" ", 1)[0].rsplit("/", 1)[-1])
+            if name is not None:
+                found = min(found, int(name.lastgroup[1:]))  # type: ignore[index]
+        return self.rules[found] if found < len(self.rules) else None
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+
+def _joined(rules: Iterable[tuple[int, Rule]]) -> re.Pattern[str] | None:
+    """Command patterns as one expression whose group `r<i>` is rule i's (the first that
+    matches is the group a match names)."""
+    joined = "|".join(f"(?P<r{i}>{glob_regex(r.pattern, f'r{i}')})" for i, r in rules)
+    return re.compile(joined, re.S) if joined else None
 
 
 def check(action: str, pattern: str, on: str = "command") -> None:

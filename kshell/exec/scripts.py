@@ -94,11 +94,10 @@ def judge(sh: Interp, argv: list[str]) -> Any:
     if not rules and hook is None:
         return True
     from kfs.runtime.command_lines import lines
-    from kfs.runtime.rules import first
 
     asked = None
     for words in lines(argv, lambda name: sh.exported_env().get(name)):
-        rule = first(rules, " ".join(words)) if rules else None
+        rule = rules.first(" ".join(words)) if rules else None
         if rule is None and hook is not None:  # the image's command hooks, where no rule decided
             rule = hook(words)
         if rule is None or rule.action == "allow":

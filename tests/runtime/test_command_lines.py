@@ -1,7 +1,8 @@
 """The command lines a command rule judges for one argv (kfs.runtime.command_lines): a wrapper's
 command found by reading the wrapper's options as GNU coreutils, findutils and util-linux do,
-git's line without its global options; and what a rule on curl or wget means for delegated
-programs' network (kfs.runtime.rules.withholds_network)."""
+git's line without its global options; the command rules matched as one expression
+(kfs.runtime.rules.CommandRules) deciding as rule by rule would; and what a rule on curl or wget
+means for delegated programs' network (kfs.runtime.rules.withholds_network)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import subprocess
 import pytest
 
 from kfs.runtime.command_lines import lines, split_string
-from kfs.runtime.rules import Rule, withholds_network
+from kfs.runtime.rules import CommandRules, Rule, first, withholds_network
 
 
 def judged(line: str, env: dict[str, str] | None = None) -> list[str]:
@@ -132,3 +133,18 @@ def test_a_rule_on_curl_or_wget_withholds_the_network_from_programs() -> None:
     assert not withholds_network([rule("allow", "curl *"), rule("allow", "wget"), rule("deny", "*")])
     assert not withholds_network([rule("deny", "rm -r*"), rule("ask", "git push*")])
     assert not withholds_network([])
+
+
+def test_command_rules_as_one_expression_decide_as_the_first_matching_rule() -> None:
+    patterns = ["rm -r*", "curl", "git push*", "*", "python3 -c *", "/usr/bin/curl*", "c?rl", "[gw]get *", "git",
+                "ls -l", "x*y z", "tool7 *", "*.sh"]
+    subjects = ["rm -r d", "rm d", "curl x", "/usr/bin/curl x", "/opt/curl", "git push origin", "git status", "wget u",
+                "python3 -c print(1)", "ls -l", "ls", "x1y z", "tool7 a", "./run.sh", "git", "a\nb", ""]
+    for start in range(len(patterns)):
+        found = [Rule(i, ("allow", "deny", "ask")[i % 3], p) for i, p in enumerate(patterns[start:] + patterns[:start])]
+        found.append(Rule(99, "deny", "/srv/*", on="path"))  # not a command rule: never decides
+        joined = CommandRules(found)
+        for subject in subjects:
+            assert joined.first(subject) == first(found, subject), (start, subject)
+    assert CommandRules(()).first("anything") is None and not CommandRules(())
+
