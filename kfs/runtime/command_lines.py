@@ -4,10 +4,12 @@ runs (`nice curl`, `stdbuf -oL curl`, `env -i curl`, `timeout 5 curl`, `xargs cu
 findutils and util-linux read them; and git's line without git's global options
 (`git push origin` from `git --no-pager -C d push origin`).
 
-A wrapper K runs itself judges its command again when it runs it; one delegated to the host
-(`nice`, `stdbuf`, `/usr/bin/env`) runs it out of K's sight: only what is judged here, before
-it starts, stands between a rule and the host's program. An option K does not know makes every
-later word a possible start of the command (judged too: more than the wrapper runs, never less).
+The K shell judges all these lines before the command starts (kshell.exec.scripts.judge). A
+wrapper K runs itself (its env, timeout, xargs, find) judges its command again, with its real
+arguments, when it runs it; one delegated to the host (`nice`, `stdbuf`, `/usr/bin/env`) runs
+it out of K's sight: only what is judged here stands between a rule and the host's program. So
+an option K does not know makes every later word a possible start of the command (judged too:
+more than the wrapper runs, never less).
 """
 
 from __future__ import annotations
