@@ -107,11 +107,7 @@ def bench_shell(state: KState, files: int) -> tuple[float, float]:
         fs = PathFS(vfs, cred=Cred(0, 0), cwd=HOME, home=HOME, policy=policy)
         sh = Shell(fs, name="k", env={"HOME": HOME})
         if governed:
-            from kshell.exec.scripts import guarded
-
-            session = sh.interp.session
-            session.rules = command_rules(100)
-            session.tools = {name: guarded(tool) for name, tool in session.tools.items()}
+            sh.govern(command_rules(100))
         return sh
 
     outputs = {}

@@ -131,6 +131,7 @@ class Shell:
         self._lock = threading.Lock()
         self._fg: _Foreground | None = None
         self._exit_warned = False
+        self._governed = False  # the tools ask the rules (govern)
         self.bind_hosts(hosts or {}, network=network)
 
     def bind_hosts(self, hosts: dict, *, network: bool | list[str] = False) -> None:
@@ -144,6 +145,20 @@ class Shell:
             self.session.view_files["hosts.md"] = lambda: self.hosts.markdown().encode()
         else:
             self.session.view_files.pop("hosts.md", None)
+
+    def govern(self, rules: list, hook: Callable[[list[str]], object] | None = None) -> None:
+        """Command rules (kfs.runtime.rules) and the image's command hook for this session: from
+        now on every tool and program asks them first (kshell.exec.scripts.judge; the shell's
+        builtins never do), and the tool running in a thread is known (what a write or a host
+        an `ask` rule matched replays: kshell.worker.approvals)."""
+        from kfs.runtime.rules import CommandRules
+        from kshell.exec.scripts import guarded
+
+        session = self.session
+        session.rules, session.command_hook = CommandRules(rules), hook
+        if not self._governed:
+            self._governed = True
+            session.tools = {name: guarded(tool) for name, tool in session.tools.items()}
 
     @property
     def tools(self) -> dict:

@@ -19,7 +19,7 @@ import fnmatch
 import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from kfs.agents.records import agent_settings, merged_settings
@@ -114,6 +114,43 @@ class RuleSet:
         return len(self.rules)
 
 
+class CommandRules:
+    """The rules on command lines, matched as two regular expressions (the whole line; the
+    command's name, for patterns without a space) whatever their number: the first rule that
+    matches either decides, as `first` says (bench/policy.py)."""
+
+    def __init__(self, rules: tuple[Rule, ...] | list[Rule] = ()) -> None:
+        self.rules = tuple(r for r in rules if r.on == "command")
+        named = [(i, r) for i, r in enumerate(self.rules) if " " not in r.pattern]
+        self._line = _joined(enumerate(self.rules))
+        self._name = _joined(named)
+
+    def first(self, subject: str) -> Rule | None:
+        """The first rule that matches `subject`, a command line (None: none does)."""
+        if self._line is None:
+            return None
+        line = self._line.fullmatch(subject)
+        found = len(self.rules) if line is None else int(line.lastgroup[1:])  # type: ignore[index]
+        if self._name is not None:
+            name = self._name.fullmatch(subject.split(" ", 1)[0].rsplit("/", 1)[-1])
+            if name is not None:
+                found = min(found, int(name.lastgroup[1:]))  # type: ignore[index]
+        return self.rules[found] if found < len(self.rules) else None
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+
+def _joined(rules: Iterable[tuple[int, Rule]]) -> re.Pattern[str] | None:
+    """Command patterns as one expression whose group `r<i>` is rule i's (the first that
+    matches is the group a match names)."""
+    joined = "|".join(f"(?P<r{i}>{glob_regex(r.pattern, f'r{i}')})" for i, r in rules)
+    return re.compile(joined, re.S) if joined else None
+
+
 def check(action: str, pattern: str, on: str = "command") -> None:
     """ValueError for a rule that could never be right."""
     if action not in ACTIONS:
@@ -171,6 +208,27 @@ def in_force(state: KState, agent: str, home: str, mode: str, settings: dict,
                 found += [Rule(0, "allow", p, on=on) for p in settings[key]]
                 found.append(Rule(0, "deny", "*", note="limited mode", on=on))
     return [r.at_home(home) for r in found]
+
+
+NETWORK_TOOLS = ("curl", "wget")  # what a command rule on them means for delegated programs (withholds_network)
+
+
+def withholds_network(found: tuple[Rule, ...] | list[Rule]) -> bool:
+    """Whether a command rule denies or asks for curl or wget (any of their command lines, before
+    an `allow` of them all): then delegated programs get no network, as with a host rule that
+    denies or asks. K sees what it is asked to run, not what a program does in its sandbox
+    (`python3 -c 'urllib...'`, a host curl run by a script): the sandbox's network is what holds
+    there. K's own curl and wget do not need it."""
+    for tool in NETWORK_TOOLS:
+        for rule in found:
+            if rule.on != "command":
+                continue
+            if rule.action == "allow" and rule.matches(f"{tool} \0"):  # every line with arguments
+                break
+            name = rule.pattern.split(" ", 1)[0].rsplit("/", 1)[-1]  # the glob on the command's name
+            if rule.action != "allow" and fnmatch.fnmatchcase(tool, name):
+                return True
+    return False
 
 
 def first(found: list[Rule], subject: str, on: str = "command") -> Rule | None:

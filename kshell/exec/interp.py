@@ -110,7 +110,7 @@ class Session:
         self.tools: dict[str, Builtin] = {}
         self.delegation: Delegation | None = None  # how programs K does not have run (kshell.delegate)
         self.terminal: Terminal | None = None  # the session's terminal, when it has one (a PTY session)
-        self.rules: list[Any] = []  # policy rules on command lines (kfs.runtime.rules), read when it started
+        self.rules: Any = ()  # policy rules on command lines (kfs.runtime.rules.CommandRules), read when it started
         self.denied: Callable[[str, Any], None] | None = None  # told of each command a rule denied
         # waits for a person's decision on a command an `ask` rule matched: (interp, command, rule,
         # argv) -> (allowed, what to tell the agent); None where no one can decide

@@ -79,68 +79,100 @@ def _links_to_host(sh: Interp, path: str) -> bool:
     return False
 
 
-def denied(sh: Interp, argv: list[str]) -> bool:
-    """Whether a policy rule keeps this command from running (tools and programs; never the
-    shell's own builtins), saying so as the command's error: one line naming the rule. An
-    `ask` rule waits here for a person's decision (the session's `approve`)."""
+REFUSED = False  # judge's answer for a command that must not run
+
+
+def judge(sh: Interp, argv: list[str]) -> Any:
+    """Whether the command may run, by the session's rules and the image's command hooks
+    (tools and programs; never the shell's own builtins): REFUSED (saying so as the command's
+    error, one line naming the rule), True, or the `ask` rule a person allowed it by (what
+    the command runs under that rule is not asked again). The rules judge the line and each
+    line it runs that its words show (kfs.runtime.command_lines: wrappers, git's global
+    options); a `deny` on any of them refuses, else an `ask` waits here for a decision."""
     rules = sh.session.rules
     hook = sh.session.command_hook
     if not rules and hook is None:
-        return False
-    command = " ".join(argv)
-    rule = None
-    if rules:
-        from kfs.runtime.rules import first
+        return True
+    from kfs.runtime.command_lines import lines
 
-        rule = first(rules, command)
-    if rule is None and hook is not None:  # the image's command hooks, where no rule decided
-        rule = hook(argv)
-    if rule is None or rule.action == "allow":
-        return False
-    if rule.action == "ask":
+    asked = None
+    for words in lines(argv, lambda name: sh.exported_env().get(name)):
+        rule = rules.first(" ".join(words)) if rules else None
+        if rule is None and hook is not None:  # the image's command hooks, where no rule decided
+            rule = hook(words)
+        if rule is None or rule.action == "allow":
+            continue
+        if rule.action == "deny":
+            asked = rule
+            break
+        asked = asked or rule
+    command = " ".join(argv)
+    if asked is None:
+        return True
+    if asked.action == "ask":
+        if asked in getattr(current, "approved", ()):  # run by a command allowed under the same rule
+            return True
         approve = sh.session.approve
         if sh.session.preapproved == command:  # a decision applied on a resume: this once
             sh.session.preapproved = None
-            return False
+            return asked
         if approve is None:
-            sh.write_err(f"K: {command}: needs an approval ({rule.describe()}), which this shell cannot wait for\n")
-            return True
-        allowed, why = approve(sh, command, rule, argv)
+            sh.write_err(f"K: {command}: needs an approval ({asked.describe()}), which this shell cannot wait for\n")
+            return REFUSED
+        allowed, why = approve(sh, command, asked, argv)
         if why:
             sh.write_err(f"K: {command}: {why}\n")
-        return not allowed
-    sh.write_err(f"K: {command}: denied by policy ({rule.describe()})\n")
+        return asked if allowed else REFUSED
+    sh.write_err(f"K: {command}: denied by policy ({asked.describe()})\n")
     if sh.session.denied is not None:
-        sh.session.denied(command, rule)
-    return True
+        sh.session.denied(command, asked)
+    return REFUSED
 
 
 # the tool or program running in this thread, as the rules saw it: what a write or a host an
-# `ask` rule matched pauses and, on a resume, replays (kshell.worker.approvals)
+# `ask` rule matched pauses and, on a resume, replays (kshell.worker.approvals); and the `ask`
+# rules it was allowed by
 current = threading.local()
+
+
+def judged(sh: Interp, argv: list[str], run: Callable[[], int], *, tool: bool = True) -> int:
+    """`run()` if the rules let argv run (judge), else 126; a `tool` is the command running in
+    this thread meanwhile (a program's writes are its own, in its sandbox)."""
+    verdict = judge(sh, argv)
+    if verdict is REFUSED:
+        return 126
+    if verdict is True and not tool:
+        return run()
+    outer = getattr(current, "sh", None), getattr(current, "argv", None), getattr(current, "approved", ())
+    if tool:
+        current.sh, current.argv = sh, argv
+    if verdict is not True:
+        current.approved = (*outer[2], verdict)
+    try:
+        return run()
+    finally:
+        current.sh, current.argv, current.approved = outer
 
 
 def guarded(tool: Any) -> Any:
     """A tool that asks the session's rules first (status 126 when one denies it)."""
 
     def run(sh: Interp, argv: list[str]) -> int:
-        if denied(sh, argv):
-            return 126
-        outer = getattr(current, "sh", None), getattr(current, "argv", None)
-        current.sh, current.argv = sh, argv
-        try:
-            return tool(sh, argv)
-        finally:
-            current.sh, current.argv = outer
+        return judged(sh, argv, lambda: tool(sh, argv))
 
     return run
 
 
 def run_path(sh: Interp, argv: list[str]) -> int:
+    """A program or script by name or path, once the rules let it run (judge)."""
+    if not sh.session.rules and sh.session.command_hook is None:
+        return _run_path(sh, argv)
+    return judged(sh, argv, lambda: _run_path(sh, argv), tool=False)
+
+
+def _run_path(sh: Interp, argv: list[str]) -> int:
     from kshell.delegate import k_path, run_program
 
-    if denied(sh, argv):
-        return 126
     name = argv[0]
     if "/" not in name:
         path, executable = find_in_path(sh, name)

@@ -3,7 +3,9 @@ asked before a command runs, before a write, and when the session starts and end
 
 A hook is `def check(ctx)`; `ctx.event` is `command`, `write`, `session_start` or
 `session_end`, with `ctx.agent`, `ctx.session`, and `ctx.argv` / `ctx.command` (a command) or
-`ctx.path` (the path a write reaches), and `ctx.secret(name)`. It returns None or "allow" (no
+`ctx.path` (the path a write reaches), and `ctx.secret(name)`. A command hook is asked about
+each line the command runs that K sees, as the command rules are (kfs.runtime.command_lines:
+`nice git push` and `git -C d push` also as `git push`). It returns None or "allow" (no
 objection), "deny" or "ask", or a pair (decision, reason) whose reason the agent reads. The first
 hook that objects decides; policy rules that match come before hooks, and the session's mode
 after them. A hook is bounded in time (HOOK_TIMEOUT): one that raises or does not answer

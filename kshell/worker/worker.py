@@ -226,7 +226,6 @@ class Worker:
         policy the path rules; a denial is an event, an `ask` waits for a decision
         (kshell.worker.approvals). The real network is the agent's `network` setting."""
         from kfs.journal import append_event
-        from kshell.exec.scripts import guarded
         from kshell.worker.approvals import SessionApprovals
 
         agent = spec["agent"]
@@ -235,18 +234,16 @@ class Worker:
             self.state, spec, front, self.policy, tell=self._tell,
             pause=lambda paused: self.frames.send_json(wire.PAUSE, paused),
             stop=lambda: self.interrupted, hung_up=lambda: self.hung_up, shell=lambda: self.shell.interp)
-        shell_session.rules = list(gov.of("command"))
         shell_session.approve = self.approvals.command
         self._bind_image(agent)
         hosts = shell_session.hosts
         hosts.rules, hosts.approve = gov.of("host"), self.approvals.host
         if self.policy is not None:
             self.policy.approve = self.approvals.write
-        if self.hooks is not None and self.hooks.has("command"):
-            shell_session.command_hook = self.hooks.command
-        if not gov.rules and shell_session.command_hook is None:
+        hook = self.hooks.command if self.hooks is not None and self.hooks.has("command") else None
+        if not gov.rules and hook is None:
             return
-        shell_session.tools = {name: guarded(tool) for name, tool in shell_session.tools.items()}
+        self.shell.govern(list(gov.of("command")), hook)
 
         def denied(command: str, rule: Any) -> None:
             self.state.write(lambda txn: append_event(txn, "policy.deny", agent=agent, session=session, front=front,
@@ -347,14 +344,17 @@ class Worker:
     def _delegation(self, spec: dict[str, Any], gov: Any) -> Any:
         """The server's `[delegate]` settings with the agent's own (read from this worker's
         KState, so a `komputer agent set` applies from the next session on). A host rule that
-        denies or asks takes the network away from programs: K cannot see which host they reach."""
+        denies or asks takes the network away from programs: K cannot see which host they reach;
+        so does a command rule that denies or asks for curl or wget: K cannot see a program fetch."""
+        from kfs.runtime.rules import withholds_network
         from kshell.delegate import Delegation
         from kshell.delegate.config import DelegateConfig, for_agent
 
         config = for_agent(DelegateConfig.from_wire(spec["delegate"]), gov.settings)
         # programs reach the whole network or none: K cannot see which host they reach, so an
         # allow-list (or a host rule that denies or asks) leaves them without one
-        network = self.network is True and all(r.action == "allow" for r in gov.of("host"))
+        network = self.network is True and all(r.action == "allow" for r in gov.of("host")) \
+            and not withholds_network(gov.of("command"))
         config = dataclasses.replace(config, network=network)
         return Delegation(config, str(self.state.path), spec["uid"], spec["gid"], spec["home"],
                           spec.get("env", {}).get("HOSTNAME") or "komputer")

@@ -162,6 +162,52 @@ def test_a_limited_agent_runs_only_the_commands_it_is_allowed(alice: Bench) -> N
         set_agent_overrides(alice.state, "alice", commands=())
 
 
+WRAPPED_CURL = ("nice curl x", "nice -n 5 curl x", "stdbuf curl x", "stdbuf -oL curl x", "env -i curl x",
+                "/usr/bin/env -i curl x", "timeout 5 curl x", "/usr/bin/timeout 5 curl x", "nohup curl x",
+                "command curl x", "echo u | xargs curl", "/usr/bin/xargs curl < /dev/null",
+                "find . -maxdepth 0 -exec curl {} \\;", "nice git --no-pager -C . push x")
+
+
+def test_a_command_rule_judges_what_a_wrapper_runs_host_wrappers_included(alice: Bench) -> None:
+    """`nice` and `stdbuf` are host programs here (and /usr/bin/env, timeout, xargs by path):
+    the host's wrapper would run the host's curl, so the K shell reads the wrapper's options
+    and judges curl before it delegates; `exec curl` ends the session with curl's 126."""
+    from kfs.runtime.rules import add_rule, remove_rule
+
+    rules = [add_rule(alice.state, "deny", "curl*", agent="alice"), add_rule(alice.state, "deny", "git push*")]
+    try:
+        status, out, err = run(alice, "".join(f"{line}; echo $?; " for line in WRAPPED_CURL) + "exec curl x")
+        assert status == 126
+        assert out.split() == ["126"] * len(WRAPPED_CURL)
+        shown = [line.replace("echo u | ", "").replace("command ", "").replace(" < /dev/null", "").replace("\\", "")
+                 for line in WRAPPED_CURL]
+        assert err.splitlines() == [f"K: {line}: denied by policy (rule {rules['git' in line].id}: deny "
+                                    f"'{rules['git' in line].pattern}')" for line in [*shown, "curl x"]]
+    finally:
+        for rule in rules:
+            remove_rule(alice.state, rule.id)
+
+
+def test_a_command_rule_on_curl_takes_the_network_from_programs(make_mounted) -> None:  # noqa: ANN001
+    """What a delegated program runs inside its sandbox (python3 fetching, its own curl) is out
+    of the K shell's sight: a rule that denies curl leaves programs without the network, as a
+    host rule does."""
+    from delegation import komputer
+
+    from kfs.runtime.rules import add_rule, remove_rule
+
+    b = make_mounted()
+    done = komputer("agent", "set", "--state", str(b.root / "state"), "alice", "--network", "on")
+    assert done.returncode == 0, done.stderr
+    connect = f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {b.port}), 2); print(\"connected\")'"
+    rule = add_rule(b.state, "deny", "curl*", agent="alice")
+    status, out, err = run(b, connect)
+    assert "connected" not in out and "ConnectionRefusedError" in err
+    remove_rule(b.state, rule.id)
+    status, out, err = run(b, connect)
+    assert out == "connected\n", err
+
+
 def test_path_rules_hold_for_delegated_programs_as_read_only_binds(alice: Bench) -> None:
     """A program cannot wait for a decision: what a rule denies or asks about is read-only in
     its sandbox (for a glob, the directory before it: more than the rule, never less)."""

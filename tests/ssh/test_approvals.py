@@ -106,6 +106,21 @@ def test_ask_then_reject_fails_with_126_and_the_reason(bench: Bench, rules: list
     assert event["decision"] == "reject" and event["reason"] == "not today"
 
 
+def test_an_allowed_wrapper_is_not_asked_again_for_the_command_it_runs(bench: Bench, rules: list) -> None:
+    """`timeout 5 rm -r d` is judged with the `rm -r d` it runs: asked once; K's timeout then
+    runs rm, which the same rule does not ask about again."""
+    rules.append(add_rule(bench.state, "ask", "rm -r *", agent="alice"))
+    p = start(bench, "mkdir -p d/x; timeout 5 rm -r d; echo rm=$?; ls -d d 2>&1")
+    record = pending(bench.state)
+    assert record["action"] == "timeout 5 rm -r d"
+    assert komputer(bench.root / "state", "decide", str(record["id"]), "allow").returncode == 0
+    out, err = p.communicate(timeout=30)
+    assert out.decode().splitlines() == ["rm=0", "ls: cannot access 'd': No such file or directory"]
+    every = ("pending", *approvals.DECIDED, "applied", "withdrawn")
+    assert [r["action"] for r in approvals.listing(bench.state, every) if r["id"] >= record["id"]] == \
+        ["timeout 5 rm -r d"]
+
+
 def test_a_path_rule_asks_before_the_write_and_a_host_rule_before_the_fetch(bench: Bench, rules: list) -> None:
     rules.append(add_rule(bench.state, "ask", "~/guarded/*", agent="alice", on="path"))
     rules.append(add_rule(bench.state, "deny", "/home/alice/locked", agent="alice", on="path"))

@@ -148,6 +148,26 @@ def test_hooks_deny_a_write_and_ask_before_a_command(served: tuple[Bench, int]) 
     assert b"waiting for approval" in err and b"not now" in err
 
 
+def test_the_push_hook_catches_git_with_global_options_and_wrapped(served: tuple[Bench, int]) -> None:
+    """The example image's hook asks on `git push`: git's own options before `push` (and a
+    wrapper before git) do not go around it."""
+    from test_approvals import pending, start
+
+    from kfs.runtime import approvals
+
+    b, _ = served
+    forms = ("git --no-pager push", "git -C . push origin", "git -c k=v push", "git --git-dir=x push",
+             "nice -n 5 git push")
+    p = start(b, "".join(f"{form}; echo rc=$?; " for form in forms))
+    for form in forms:
+        record = pending(b.state)
+        assert record["action"] == form and record["kind"] == "command"
+        approvals.decide(b.state, record["id"], False, by="test", reason="not now")
+    out, err = p.communicate(timeout=60)
+    assert out == b"rc=126\n" * len(forms)
+    assert err.count(b"not now") == len(forms)
+
+
 def test_write_hooks_judge_sftp_too(served: tuple[Bench, int], tmp_path: Path) -> None:
     """SFTP's writes meet the same hooks as the shell's: no way around them."""
     from test_drives import sftp
