@@ -507,6 +507,7 @@ class KServer:
             "delegate": self.config.delegate.to_wire(),
             "configured": self.config.configured(agent.name), "ephemeral": record.ephemeral,
             "approval_timeout": self.config.approval_timeout,
+            "approvals_max_pending": self.config.approvals_max_pending,
             "memory_drives": None if self.memory_drives is None else str(self.memory_drives.directory),
         }
         return WorkerShell(self.pool, spec)
