@@ -6,8 +6,8 @@ They are not files of the tree: no agent reaches them over SSH, SFTP or a delega
 (which see the VFS, or only their home, /tmp and working directory of the mount). The directory
 is root's, mode 0700, the files 0400, and every request from another uid is refused besides.
 A file's bytes are the stored records, one line each; its size grows as records are appended,
-and when retention drops the oldest events the file is shorter from the front (as after a
-`logrotate` copytruncate, `tail -f` says "file truncated" and goes on). Attributes are never
+and when retention drops events (the oldest, or an agent's oldest past its bound) the file is
+shorter (as after a `logrotate` copytruncate, `tail -f` says "file truncated" and goes on). Attributes are never
 cached by the kernel and reads bypass its page cache, so a read always sees the newest records.
 """
 
@@ -62,8 +62,9 @@ class Journal:
         with self.lock, self.state.read() as txn:
             t, db = txn.raw(self.db)
             cur = t.cursor(db)
-            if self.keys and (not cur.first() or bytes(cur.key()) != self.keys[0]):
-                self.keys, self.starts = [], array("Q", [0])  # the oldest went: index afresh
+            if self.keys and (not cur.first() or bytes(cur.key()) != self.keys[0]
+                              or txn.stat(self.db)["entries"] < len(self.keys)):
+                self.keys, self.starts = [], array("Q", [0])  # the oldest (or an agent's) went: index afresh
             if self.keys:
                 if not cur.set_key(self.keys[-1]) or not cur.next():
                     return

@@ -564,7 +564,7 @@ class KServer:
 
     async def _housekeep(self) -> None:
         """Renew session leases, close connections idle past `idle_timeout`, expire approvals
-        past `approval_timeout`, and keep the newest `events_keep` events (once a minute)."""
+        past `approval_timeout`, and keep the newest events within their bounds (once a minute)."""
         ttl = self.config.lease_ttl
         idle_check = self.config.idle_timeout / 4 if self.config.idle_timeout > 0 else 10.0
         period = max(min(ttl / 3, idle_check, 10.0), 0.25)
@@ -572,11 +572,12 @@ class KServer:
         while True:
             await asyncio.sleep(period)
             keep, days = self.config.events_keep, self.config.events_max_days
-            if (keep > 0 or days > 0) and time.monotonic() - pruned >= 60.0:
+            per_agent = self.config.events_keep_per_agent
+            if (keep > 0 or days > 0 or per_agent > 0) and time.monotonic() - pruned >= 60.0:
                 pruned = time.monotonic()
                 before = time.time_ns() - int(days * 86400e9) if days > 0 else 0
                 try:
-                    await asyncio.to_thread(prune_events, self.state, keep, before=before)
+                    await asyncio.to_thread(prune_events, self.state, keep, before=before, per_agent=per_agent)
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not prune events: %s", e)
             if self.config.approval_timeout > 0:  # a waiting shell expires its own; these wait for a resume

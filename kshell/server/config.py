@@ -49,7 +49,8 @@ class ServerConfig:
     keepalive_interval: float = 15.0  # ClientAliveInterval (0: off)
     keepalive_count_max: int = 3  # ClientAliveCountMax
     lease_ttl: float = 30.0  # a session lease lapses this long after its last renewal
-    events_keep: int = 1_000_000  # the newest events kept (older ones are deleted every minute; 0: all)
+    events_keep: int = 1_000_000  # the newest events kept, shared out by agent (older ones are deleted every minute; 0: all)
+    events_keep_per_agent: int = 100_000  # each agent's newest events kept (its older ones deleted every minute; 0: all)
     events_max_days: float = 0.0  # events older than this are deleted too (0: kept whatever their age)
     mode: str = "full"  # every agent's sessions at least this restricted (readonly, plan, limited, full)
     approval_timeout: float = 0.0  # an approval nobody decides within this many seconds is rejected (0: waits)

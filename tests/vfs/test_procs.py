@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kfs.journal import append_event, events_since, last_event, prune_events, receipt_rows
+from kfs.journal.events import agent_counts
 from kfs.kstate import KState
 from kfs.runtime import procs
 
@@ -130,6 +131,47 @@ def test_pruning_by_age_stops_at_the_first_young_event(state: KState) -> None:
         state.write(lambda txn, n=n: append_event(txn, "t", n=n))
     assert prune_events(state, 0, before=cut) == 3
     assert [e["n"] for e in events_since(state)] == [3, 4]
+
+
+def flood(state: KState, agent: str, n: int, batch: int = 1000) -> None:
+    for first in range(0, n, batch):
+        state.write(lambda txn, first=first: [append_event(txn, "proc.start", agent=agent, n=i)
+                                              for i in range(first, min(first + batch, n))])
+
+
+def kept(state: KState, agent: str) -> list[int]:
+    return [e["n"] for e in events_since(state, 0, 1 << 30) if e.get("agent") == agent]
+
+
+def test_an_agents_flood_drops_its_own_oldest_events_not_anothers(state: KState) -> None:
+    flood(state, "alice", 20)  # alice's history first, then eve floods
+    state.write(lambda txn: append_event(txn, "lease.renew"))  # the appliance's own: no agent
+    flood(state, "eve", 5000)
+    assert agent_counts(state) == {"alice": 20, "": 1, "eve": 5000}
+    assert prune_events(state, 0, batch=700, per_agent=100) == 4900
+    assert kept(state, "alice") == list(range(20)) and kept(state, "eve") == list(range(4900, 5000))
+    flood(state, "eve", 300)
+    assert prune_events(state, 61) == 360  # the whole log's bound: shared out, the biggest loses
+    assert kept(state, "alice") == list(range(20)) and kept(state, "eve") == list(range(260, 300))
+    assert agent_counts(state) == {"alice": 20, "": 1, "eve": 40}
+    counted: dict[str, int] = {}
+    for e in events_since(state, 0, 1 << 30):
+        counted[e.get("agent", "")] = counted.get(e.get("agent", ""), 0) + 1
+    assert counted == agent_counts(state)  # the counts are the log's, kept in the appends' transactions
+
+
+def test_pruning_a_log_from_before_the_agent_index_goes_oldest_first(state: KState) -> None:
+    flood(state, "alice", 10)
+    flood(state, "eve", 10)
+
+    def forget(txn) -> None:  # noqa: ANN001 - a state written before the index had none
+        for key in txn.scan_keys("byagent"):
+            txn.delete("byagent", key)
+
+    state.write(forget)
+    flood(state, "eve", 5)
+    assert prune_events(state, 12, per_agent=3) == 13 + 2  # 13 old ones oldest first, then eve's bound
+    assert kept(state, "alice") == [] and kept(state, "eve") == [3, 4, 5, 6, 7, 8, 9, 2, 3, 4]
 
 
 def test_komputer_ps_and_events_read_a_state(state: KState, tmp_path: Path) -> None:
