@@ -564,22 +564,20 @@ class KServer:
 
     async def _housekeep(self) -> None:
         """Renew session leases, close connections idle past `idle_timeout`, expire approvals
-        past `approval_timeout`, and keep the newest events within their bounds (once a minute)."""
+        past `approval_timeout`, and keep events and ended process rows within their bounds
+        (once a minute)."""
         ttl = self.config.lease_ttl
         idle_check = self.config.idle_timeout / 4 if self.config.idle_timeout > 0 else 10.0
         period = max(min(ttl / 3, idle_check, 10.0), 0.25)
         pruned = time.monotonic()
         while True:
             await asyncio.sleep(period)
-            keep, days = self.config.events_keep, self.config.events_max_days
-            per_agent = self.config.events_keep_per_agent
-            if (keep > 0 or days > 0 or per_agent > 0) and time.monotonic() - pruned >= 60.0:
+            if time.monotonic() - pruned >= 60.0:
                 pruned = time.monotonic()
-                before = time.time_ns() - int(days * 86400e9) if days > 0 else 0
                 try:
-                    await asyncio.to_thread(prune_events, self.state, keep, before=before, per_agent=per_agent)
+                    await asyncio.to_thread(self._retain)
                 except Exception as e:  # noqa: BLE001
-                    log.warning("could not prune events: %s", e)
+                    log.warning("could not prune the journal: %s", e)
             if self.config.approval_timeout > 0:  # a waiting shell expires its own; these wait for a resume
                 try:
                     await asyncio.to_thread(approvals.expire_due, self.state)
@@ -607,6 +605,15 @@ class KServer:
                     if c.agent is not None and now - c.last_activity > idle:
                         self.audit_nowait("ssh.idle_timeout", agent=c.agent.name, peer=c.peer_addr)
                         c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "Idle timeout")
+
+    def _retain(self) -> None:
+        """Drop the events and the ended process rows past their bounds (docs/processes.md)."""
+        c = self.config
+        days = c.events_max_days
+        if c.events_keep > 0 or days > 0 or c.events_keep_per_agent > 0:
+            before = time.time_ns() - int(days * 86400e9) if days > 0 else 0
+            prune_events(self.state, c.events_keep, before=before, per_agent=c.events_keep_per_agent)
+        procs.compact(self.state, c.procs_keep_ended)
 
     def _last_active(self, holders: list[dict[str, Any]]) -> list[int]:
         """When the connection holding each lease last saw input or output (wall clock, ns)."""

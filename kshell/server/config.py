@@ -52,6 +52,7 @@ class ServerConfig:
     events_keep: int = 1_000_000  # the newest events kept, shared out by agent (older ones are deleted every minute; 0: all)
     events_keep_per_agent: int = 100_000  # each agent's newest events kept (its older ones deleted every minute; 0: all)
     events_max_days: float = 0.0  # events older than this are deleted too (0: kept whatever their age)
+    procs_keep_ended: int = 1000  # each agent's most recently ended process rows kept (`ps -a`; 0: all)
     mode: str = "full"  # every agent's sessions at least this restricted (readonly, plan, limited, full)
     approval_timeout: float = 0.0  # an approval nobody decides within this many seconds is rejected (0: waits)
     approvals_max_pending: int = 16  # an agent's approvals pending at once; one more is refused (0: no bound)

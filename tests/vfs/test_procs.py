@@ -174,6 +174,49 @@ def test_pruning_a_log_from_before_the_agent_index_goes_oldest_first(state: KSta
     assert kept(state, "alice") == [] and kept(state, "eve") == [3, 4, 5, 6, 7, 8, 9, 2, 3, 4]
 
 
+def jobs(state: KState, agent: str, n: int, **kwargs) -> list[int]:  # noqa: ANN003
+    pids = [start(state, f"job {i}", agent=agent, **kwargs) for i in range(n)]
+    for pid in pids:
+        procs.end(state, pid, 0)
+    return pids
+
+
+def test_compaction_drops_a_flooding_agents_oldest_ended_rows_not_anothers(state: KState) -> None:
+    alices = jobs(state, "alice", 5)
+    running = start(state, "sleep 100", agent="alice")
+    long_job = start(state, "make", agent="eve")  # started first, ended last
+    eves = jobs(state, "eve", 300)
+    procs.end(state, long_job, 0)
+    eve_live = start(state, "sleep 100", agent="eve")
+    assert procs.compact(state, keep=50, batch=40) == 251
+    assert [r["pid"] for r in procs.rows(state, agent="alice")] == [*alices, running]
+    kept = [r["pid"] for r in procs.rows(state, agent="eve")]
+    assert kept == [long_job, *eves[-49:], eve_live]  # the 50 that ended last, and the live one
+    assert [r["pid"] for r in procs.rows(state, live=True)] == [running, eve_live]
+    assert procs.get(state, eves[0]) is None and procs.get(state, alices[0])["state"] == "exited"  # type: ignore[index]
+    assert procs.compact(state, keep=50) == 0
+    procs.end(state, eve_live, 0)
+    assert procs.compact(state, keep=50) == 1  # ended now: counted, and the oldest of eve's goes
+    assert [r["pid"] for r in procs.rows(state, agent="eve")][:2] == [long_job, eves[-48]]
+
+
+def test_a_process_table_from_before_the_indexes_is_indexed_by_its_first_compaction(state: KState) -> None:
+    alices, eves = jobs(state, "alice", 3), jobs(state, "eve", 30)
+    lost = start(state, "make", agent="eve", owner=dead_owner())
+    procs.recover(state)  # sealed lost: ended too
+
+    def forget(txn) -> None:  # noqa: ANN001 - the keys a state written before them lacks
+        for prefix in (b"a", b"e", b"n", b"i"):
+            for key in txn.scan_keys("procs", prefix):
+                txn.delete("procs", key)
+
+    state.write(forget)
+    assert [r["pid"] for r in procs.rows(state, agent="alice")] == alices  # read the long way
+    assert procs.compact(state, keep=10) == 21
+    assert [r["pid"] for r in procs.rows(state, agent="eve")] == [*eves[-9:], lost]
+    assert [r["pid"] for r in procs.rows(state, agent="alice")] == alices
+
+
 def test_komputer_ps_and_events_read_a_state(state: KState, tmp_path: Path) -> None:
     pid = start(state, "sleep 100")
     root = Path(__file__).resolve().parents[2]
