@@ -23,7 +23,7 @@ import time
 from itertools import islice
 from typing import Any
 
-from kfs.journal import append_event, append_receipt
+from kfs.journal import append_event, append_receipt, drop_receipt
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
 from kfs.vfs.handles import process_start_time
@@ -202,8 +202,9 @@ def rows(state: KState, *, agent: str | None = None, live: bool = False) -> list
 
 def compact(state: KState, keep: int = KEEP_ENDED, batch: int = 10_000) -> int:
     """Drop each agent's ended rows past its `keep` most recently ended (0: keep all), the
-    longest ended first; how many went. Live rows always stay, and so does what the others
-    have: one agent's flood of jobs costs its own history only. One transaction per `batch`."""
+    longest ended first, with their receipts (a lost one's, uncertain, stays); how many rows
+    went. Live rows always stay, and so does what the others have: one agent's flood of jobs
+    costs its own history only. One transaction per `batch`."""
     with state.read() as txn:
         indexed = txn.get("procs", _INDEXED) is not None
     if not indexed:
@@ -248,6 +249,11 @@ def _compact(txn: Txn, keep: int, batch: int) -> int:
         over = min(count - keep, batch - gone)
         for ended in [bytes(k) for k, _ in islice(txn.scan("procs", prefix), over)]:
             pid = ended[-8:]
+            raw = txn.get("procs", _ROW + pid)
+            if raw is not None:
+                row = json.loads(raw)
+                if row["state"] != "lost":  # a lost one's uncertain receipt waits for reconciliation
+                    drop_receipt(txn, row["receipt"])
             txn.delete("procs", ended)
             txn.delete("procs", _ROW + pid)
             txn.delete("procs", _AGENT + agent + pid)

@@ -41,7 +41,7 @@ from kfs.agents.authorized import authorized_lines
 from kfs.agents.sessions import holder_id
 from kfs.drives.memory import MemoryDrives
 from kfs.drives.view import DriveFS, mount
-from kfs.journal import prune_events
+from kfs.journal import prune_events, prune_receipts
 from kfs.kstate import KState
 from kfs.runtime import approvals, image, procs
 from kfs.runtime.drives import of_image
@@ -564,8 +564,8 @@ class KServer:
 
     async def _housekeep(self) -> None:
         """Renew session leases, close connections idle past `idle_timeout`, expire approvals
-        past `approval_timeout`, and keep events and ended process rows within their bounds
-        (once a minute)."""
+        past `approval_timeout`, and keep events, ended process rows and receipts within their
+        bounds (once a minute)."""
         ttl = self.config.lease_ttl
         idle_check = self.config.idle_timeout / 4 if self.config.idle_timeout > 0 else 10.0
         period = max(min(ttl / 3, idle_check, 10.0), 0.25)
@@ -607,13 +607,17 @@ class KServer:
                         c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "Idle timeout")
 
     def _retain(self) -> None:
-        """Drop the events and the ended process rows past their bounds (docs/processes.md)."""
+        """Drop the events, ended process rows and receipts past their bounds (docs/processes.md)."""
         c = self.config
-        days = c.events_max_days
-        if c.events_keep > 0 or days > 0 or c.events_keep_per_agent > 0:
-            before = time.time_ns() - int(days * 86400e9) if days > 0 else 0
-            prune_events(self.state, c.events_keep, before=before, per_agent=c.events_keep_per_agent)
+
+        def cut(days: float) -> int:
+            return time.time_ns() - int(days * 86400e9) if days > 0 else 0
+
+        if c.events_keep > 0 or c.events_max_days > 0 or c.events_keep_per_agent > 0:
+            prune_events(self.state, c.events_keep, before=cut(c.events_max_days), per_agent=c.events_keep_per_agent)
         procs.compact(self.state, c.procs_keep_ended)
+        if c.receipts_keep > 0 or c.receipts_max_days > 0:
+            prune_receipts(self.state, c.receipts_keep, before=cut(c.receipts_max_days))
 
     def _last_active(self, holders: list[dict[str, Any]]) -> list[int]:
         """When the connection holding each lease last saw input or output (wall clock, ns)."""

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from kfs.journal import append_event, events_since, last_event, prune_events, receipt_rows
+from kfs.journal import (
+    append_event,
+    events_since,
+    last_event,
+    prune_events,
+    prune_receipts,
+    receipt_rows,
+    receipts_since,
+)
 from kfs.journal.events import agent_counts
 from kfs.kstate import KState
 from kfs.runtime import procs
@@ -194,10 +202,34 @@ def test_compaction_drops_a_flooding_agents_oldest_ended_rows_not_anothers(state
     assert kept == [long_job, *eves[-49:], eve_live]  # the 50 that ended last, and the live one
     assert [r["pid"] for r in procs.rows(state, live=True)] == [running, eve_live]
     assert procs.get(state, eves[0]) is None and procs.get(state, alices[0])["state"] == "exited"  # type: ignore[index]
+    receipt = {pid: pid - procs.PID_BASE for pid in [*alices, *eves]}  # receipts numbered as the rows here
+    assert receipt_rows(state, receipt[eves[0]]) == []  # a dropped row's receipt went with it
+    assert [r["status"] for r in receipt_rows(state, receipt[eves[-1]])] == ["uncertain", "committed"]
+    assert [r["proc"] for r in receipt_rows(state, receipt[alices[0]])] == [alices[0], alices[0]]
     assert procs.compact(state, keep=50) == 0
     procs.end(state, eve_live, 0)
     assert procs.compact(state, keep=50) == 1  # ended now: counted, and the oldest of eve's goes
     assert [r["pid"] for r in procs.rows(state, agent="eve")][:2] == [long_job, eves[-48]]
+
+
+def test_a_lost_processs_uncertain_receipt_outlives_its_compacted_row(state: KState) -> None:
+    lost = start(state, "make", agent="eve", owner=dead_owner())
+    procs.recover(state)
+    receipt = procs.get(state, lost)["receipt"]  # type: ignore[index]
+    jobs(state, "eve", 3)
+    assert procs.compact(state, keep=2) == 2
+    assert procs.get(state, lost) is None
+    assert [r["status"] for r in receipt_rows(state, receipt)] == ["uncertain"]
+
+
+def test_receipt_rows_pruned_by_count_and_age_the_newest_stays(state: KState) -> None:
+    pids = jobs(state, "alice", 5)  # ten rows: two per process
+    assert prune_receipts(state, 6, batch=3) == 4
+    assert [r["proc"] for r in receipts_since(state)] == [pids[2], pids[2], pids[3], pids[3], pids[4], pids[4]]
+    assert prune_receipts(state, 0) == 0  # no bound
+    assert prune_receipts(state, 0, before=time.time_ns() + 10**12) == 5  # all are old: the newest stays
+    start(state, "next")
+    assert [r["id"] for r in receipts_since(state)] == [5, 6]
 
 
 def test_a_process_table_from_before_the_indexes_is_indexed_by_its_first_compaction(state: KState) -> None:
