@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from itertools import islice
 from typing import Any
 
 from kfs.journal.records import decode, encode, records_after
@@ -21,6 +20,7 @@ from kfs.kstate.schema import U64
 # Keys of the byagent database: b"e" + agent + b"\\0" + seq u64 -> b"" (the agent's events in
 # order); b"n" + agent -> u64 (how many). An agent name holds no NUL (kfs.agents.records).
 _INDEX, _COUNT = b"e", b"n"
+_pack, _unpack = U64.pack, U64.unpack
 
 
 def _agent(data: dict[str, Any]) -> bytes:
@@ -42,11 +42,14 @@ def _count(txn: Txn, agent: bytes, delta: int) -> None:
 
 def append_event(txn: Txn, type_: str, **data: Any) -> int:
     seq = txn.next_seq("events")
-    record = {"seq": seq, "type": type_, "ts": time.time_ns(), **data}
-    txn.put("events", U64.pack(seq), encode(record).encode())
+    key = _pack(seq)
+    txn.put("events", key, encode({"seq": seq, "type": type_, "ts": time.time_ns(), **data}).encode())
     agent = _agent(data)
-    txn.put("byagent", _INDEX + agent + b"\0" + U64.pack(seq), b"")
-    _count(txn, agent, 1)
+    t, db = txn.raw("byagent")  # LMDB's own calls: this runs per event, and halves its cost
+    t.put(_INDEX + agent + b"\0" + key, b"", True, True, False, db)
+    count = _COUNT + agent
+    raw = t.get(count, None, db)
+    t.put(count, _pack(1 if raw is None else _unpack(raw)[0] + 1), True, True, False, db)
     return seq
 
 
@@ -145,18 +148,27 @@ def _prune_agents(txn: Txn, batch: int, keep: int, per_agent: int) -> int:
     if bound is None:
         return gone
     newest = txn.last("events")
+    t, index = txn.raw("byagent")
+    _, events = txn.raw("events")
+    cur = t.cursor(index)
     for agent, count in counts.items():
         if count <= bound:
             continue
         prefix = _INDEX + agent + b"\0"
+        n = len(prefix)
         over = min(count - bound, batch - gone)
         dropped = 0
-        for key in [bytes(k) for k, _ in islice(txn.scan("byagent", prefix), over)]:
-            seq = key[len(prefix):]
+        found = cur.set_range(prefix)
+        while found and dropped < over:
+            key = cur.key()
+            if key[:n] != prefix:
+                break
+            seq = key[n:]
             if seq == newest:
+                found = cur.next()
                 continue
-            txn.delete("byagent", key)
-            txn.delete("events", seq)
+            t.delete(seq, b"", events)
+            found = cur.delete()  # and on to the next
             dropped += 1
         _count(txn, agent, -dropped)
         gone += dropped
