@@ -267,6 +267,21 @@ def test_komputer_ps_and_events_read_a_state(state: KState, tmp_path: Path) -> N
     assert len(events.stdout.splitlines()) == 1
 
 
+def test_komputer_ps_all_after_a_flood_lists_the_kept_rows_and_another_agents(state: KState) -> None:
+    alices = jobs(state, "alice", 2)
+    eves = jobs(state, "eve", 40)
+    procs.compact(state, keep=5)
+    root = Path(__file__).resolve().parents[2]
+
+    def ps(*args: str) -> list[int]:
+        done = subprocess.run([sys.executable, "-m", "kshell.cli", "ps", "-a", *args, "--state", str(state.path)],
+                              cwd=root, capture_output=True, text=True, timeout=60, check=True)
+        return [int(line.split()[0]) for line in done.stdout.splitlines()[1:]]
+
+    assert ps("--agent", "alice") == alices
+    assert ps() == [*alices, *eves[-5:]]
+
+
 def test_policy_rules_first_match_decides_per_agent_or_for_all(state: KState) -> None:
     from kfs.runtime.rules import add_rule, first, remove_rule, rules
 
