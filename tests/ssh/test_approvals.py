@@ -280,3 +280,22 @@ def test_a_flood_of_asks_stops_at_the_agents_bound_and_spares_another_agent(make
     out, err = again.communicate(timeout=60)  # the named session's four still wait: one more is refused
     assert out == b"rm=126\n" and b"K: rm one-more: too many pending approvals (4)" in err, err
     assert len(alices()) == 4 and {r["session"] for r in alices()} == {"work"}
+
+
+def test_background_jobs_that_outlive_their_exec_keep_waiting_within_the_bound(make_server) -> None:  # noqa: ANN001
+    """An unnamed session's exec that starts jobs and returns: the client is gone, the jobs live
+    on and their approvals stay pending (two, the bound; the third job fails at once); one
+    allowed then runs."""
+    from kshell.server.config import ServerConfig
+
+    b = make_server(ServerConfig(approvals_max_pending=2))
+    add_rule(b.state, "ask", "rm *")
+    done = b.ssh("touch f1 f2 f3; for i in 1 2 3; do rm f$i & done; echo started")
+    assert done.returncode == 0 and done.stdout == b"started\n"  # the client has left
+    waiting = until(lambda: len(approvals.listing(b.state)) == 2 and approvals.listing(b.state), "two pending")
+    assert {r["action"] for r in waiting} <= {"rm f1", "rm f2", "rm f3"}
+    assert all(r["waiter"] is not None for r in waiting)  # their jobs still wait for them
+    until(lambda: [e for e in events_since(b.state, 0, 1 << 30) if e["type"] == "approval.refuse"], "the refusal")
+    assert komputer(b.root / "state", "decide", str(waiting[0]["id"]), "allow").returncode == 0
+    gone = waiting[0]["action"].split()[1]
+    until(lambda: gone not in b.ssh("ls").stdout.decode().split(), f"{gone} removed by its allowed job")
