@@ -17,7 +17,7 @@ from kfs.journal.records import decode, encode, records_after
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
 
-# Keys of the byagent database: b"e" + agent + b"\\0" + seq u64 -> b"" (the agent's events in
+# Keys of the byagent database: b"e" + agent + b"\0" + seq u64 -> b"" (the agent's events in
 # order); b"n" + agent -> u64 (how many). An agent name holds no NUL (kfs.agents.records).
 _INDEX, _COUNT = b"e", b"n"
 _pack, _unpack = U64.pack, U64.unpack
@@ -45,7 +45,7 @@ def append_event(txn: Txn, type_: str, **data: Any) -> int:
     key = _pack(seq)
     txn.put("events", key, encode({"seq": seq, "type": type_, "ts": time.time_ns(), **data}).encode())
     agent = _agent(data)
-    t, db = txn.raw("byagent")  # LMDB's own calls: this runs per event, and halves its cost
+    t, db = txn.raw("byagent")  # LMDB's own calls: this runs with every event
     t.put(_INDEX + agent + b"\0" + key, b"", True, True, False, db)
     count = _COUNT + agent
     raw = t.get(count, None, db)

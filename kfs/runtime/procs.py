@@ -9,6 +9,10 @@ never leaves work unaccounted for: `recover` finds rows whose owner is gone and 
 them (a plain `sleep`, which only needs its deadline: it ends at the original time) or seals
 them `lost`, their receipt left uncertain for reconciliation and a `proc.lost` event saying so.
 
+Ended rows are compacted per agent (`compact`, the server's, once a minute): each agent keeps its
+most recently ended ones up to a bound, so one agent's flood of jobs drops its own old rows,
+never another's; the indexes that make that and `rows(agent=...)` cheap are written with the rows.
+
 Signals between sessions go through the row: `request_signal` queues one for the owner (which
 `take_signals` hands it) and names the owner's pid for the caller to wake; a resumed sleep has
 no computation behind it and is ended in that same transaction.
