@@ -243,6 +243,7 @@ def _index(txn: Txn) -> None:
 
 
 def _compact(txn: Txn, keep: int, batch: int) -> int:
+    """Up to `batch` ended rows of the agents over `keep`, each agent's longest ended first."""
     gone = 0
     for key, raw in list(txn.scan("procs", _COUNT)):
         count = U64.unpack(raw)[0]
@@ -250,8 +251,8 @@ def _compact(txn: Txn, keep: int, batch: int) -> int:
             continue
         agent = key[1:]
         prefix = _ENDED + agent
-        over = min(count - keep, batch - gone)
-        for ended in [bytes(k) for k, _ in islice(txn.scan("procs", prefix), over)]:
+        oldest = [bytes(k) for k, _ in islice(txn.scan("procs", prefix), min(count - keep, batch - gone))]
+        for ended in oldest:
             pid = ended[-8:]
             raw = txn.get("procs", _ROW + pid)
             if raw is not None:
@@ -261,8 +262,8 @@ def _compact(txn: Txn, keep: int, batch: int) -> int:
             txn.delete("procs", ended)
             txn.delete("procs", _ROW + pid)
             txn.delete("procs", _AGENT + agent + pid)
-        _count(txn, agent, -over)
-        gone += over
+        _count(txn, agent, -len(oldest))
+        gone += len(oldest)
         if gone >= batch:
             break
     return gone
