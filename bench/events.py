@@ -9,8 +9,10 @@
             <= 15%); and a process's start + end (its row, receipt rows and events).
   store     N events (default 10,000,000) appended in transactions of 100,000: the rate, the
             size on disk, and retention (`prune_events` down to N/10) speed.
+  procs     N background jobs of one agent (default 100,000) started and ended, then
+            `komputer ps`, `ps -a` and `ps -a --agent` of another agent: their times.
 
-    .venv/bin/python bench/events.py [--events N]
+    .venv/bin/python bench/events.py [--events N] [--procs N] [--only MEASURE]
 """
 
 from __future__ import annotations
@@ -161,17 +163,65 @@ def store(tmp: Path, n: int) -> None:
           f" ({size / n:.0f} B/event); retention removed {removed:,} in {pruned:.1f} s ({removed / pruned:,.0f}/s)")
 
 
+def process_table(tmp: Path, n: int) -> None:
+    """`komputer ps` (live), `ps -a` and `ps -a --agent` with `n` ended rows of one agent (eve),
+    a few of another's (alice) and some live ones: what a flood of background jobs leaves;
+    then again once the server's compaction kept each agent's newest 1,000 ended rows."""
+    path = tmp / "procs"
+    with KState(path, create=True) as state:
+        start = time.perf_counter()
+        for i in range(n):
+            procs.end(state, procs.start(state, agent="eve", session="s", front="ssh exec", cmd=f"true {i}",
+                                         cwd="/home/eve"), 0)
+        made = time.perf_counter() - start
+        for i in range(20):
+            pid = procs.start(state, agent="alice", session="w", front="ssh exec", cmd=f"make {i}", cwd="/home/alice")
+            if i % 2:
+                procs.end(state, pid, 0)
+
+    def ps_times() -> str:
+        times = []
+        for args in ([], ["-a"], ["-a", "--agent", "alice"]):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "kshell.cli", "ps", *args, "--state", str(path)], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, check=True)
+            times.append(time.perf_counter() - start)
+        reads = []  # the table's part of it, without the interpreter's start
+        with KState(path) as state:
+            for kwargs in ({"live": True}, {}, {"agent": "alice"}):
+                start = time.perf_counter()
+                procs.rows(state, **kwargs)  # type: ignore[arg-type]
+                reads.append((time.perf_counter() - start) * 1e3)
+        return (f"komputer ps {times[0]:.2f} s, ps -a {times[1]:.2f} s, ps -a --agent (another) {times[2]:.2f} s"
+                f" (their reads {reads[0]:.1f}, {reads[1]:.0f}, {reads[2]:.1f} ms)")
+
+    flooded = ps_times()
+    with KState(path) as state:
+        start = time.perf_counter()
+        dropped = procs.compact(state)
+        took = time.perf_counter() - start
+    print(f"procs    {n:,} ended jobs of one agent ({n / made:,.0f} start+end/s): {flooded}; compaction dropped"
+          f" {dropped:,} in {took:.2f} s, then {ps_times()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=10_000_000, help="events for the store measure")
+    parser.add_argument("--procs", type=int, default=100_000, help="ended jobs for the process table measure")
+    parser.add_argument("--only", choices=("follow", "journal", "store", "procs"), help="one measure only")
     args = parser.parse_args()
     if shutil.which("tail") is None:
         sys.exit("bench/events.py needs tail (coreutils)")
     tmp = Path(tempfile.mkdtemp(prefix="k-bench-events-"))
     try:
-        follow(tmp)
-        journal(tmp)
-        store(tmp, args.events)
+        if args.only in (None, "follow"):
+            follow(tmp)
+        if args.only in (None, "journal"):
+            journal(tmp)
+        if args.only in (None, "store"):
+            store(tmp, args.events)
+        if args.only in (None, "procs"):
+            process_table(tmp, args.procs)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -8,8 +8,8 @@ is root's, mode 0700, the files 0400, and every request from another uid is refu
 An agent's mount (`komputer mount --agent NAME`, whose caller may be a container's root) has
 no /.komputer at all: the rows are every agent's commands and paths.
 A file's bytes are the stored records, one line each; its size grows as records are appended,
-and when retention drops the oldest events the file is shorter from the front (as after a
-`logrotate` copytruncate, `tail -f` says "file truncated" and goes on). Attributes are never
+and when retention drops events (the oldest, or an agent's oldest past its bound) the file is
+shorter (as after a `logrotate` copytruncate, `tail -f` says "file truncated" and goes on). Attributes are never
 cached by the kernel and reads bypass its page cache, so a read always sees the newest records.
 """
 
@@ -23,6 +23,7 @@ import threading
 import time
 from array import array
 from collections.abc import Callable
+from typing import Any
 
 from pyfuse3 import FUSEError
 
@@ -64,16 +65,29 @@ class Journal:
         with self.lock, self.state.read() as txn:
             t, db = txn.raw(self.db)
             cur = t.cursor(db)
+            entries = txn.stat(self.db)["entries"]
             if self.keys and (not cur.first() or bytes(cur.key()) != self.keys[0]):
-                self.keys, self.starts = [], array("Q", [0])  # the oldest went: index afresh
-            if self.keys:
-                if not cur.set_key(self.keys[-1]) or not cur.next():
-                    return
-            elif not cur.first():
-                return
-            for key, value in cur:
-                self.keys.append(bytes(key))
-                self.starts.append(self.starts[-1] + len(self.line(key, value)))
+                self._forget()  # the oldest went: index afresh
+            if not self._append(cur) or len(self.keys) != entries:
+                self._forget()  # retention took rows from the middle too (an agent's oldest)
+                self._append(cur)
+
+    def _forget(self) -> None:
+        self.keys, self.starts = [], array("Q", [0])
+
+    def _append(self, cur: Any) -> bool:
+        """Index the rows after the last one indexed; False when that one is gone."""
+        if self.keys:
+            if not cur.set_key(self.keys[-1]):
+                return False
+            if not cur.next():
+                return True
+        elif not cur.first():
+            return True
+        for key, value in cur:
+            self.keys.append(bytes(key))
+            self.starts.append(self.starts[-1] + len(self.line(key, value)))
+        return True
 
     def read(self, offset: int, size: int) -> bytes:
         """Up to `size` bytes from `offset`, from the records as the index knows them."""

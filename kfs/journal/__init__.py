@@ -15,7 +15,15 @@ from kfs.journal.changes import (
     oldest_change,
 )
 from kfs.journal.events import append_event, events_since, follow_events, last_event, prune_events
-from kfs.journal.receipts import FixedReceipt, append_committed, append_receipt, receipt_rows, receipts_since
+from kfs.journal.receipts import (
+    FixedReceipt,
+    append_committed,
+    append_receipt,
+    drop_receipt,
+    prune_receipts,
+    receipt_rows,
+    receipts_since,
+)
 
 __all__ = [
     "Change",
@@ -26,12 +34,14 @@ __all__ = [
     "append_committed",
     "append_event",
     "append_receipt",
+    "drop_receipt",
     "change_row",
     "changes_since",
     "events_since",
     "follow_events",
     "last_event",
     "prune_events",
+    "prune_receipts",
     "last_change",
     "oldest_change",
     "receipt_rows",

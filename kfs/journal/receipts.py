@@ -203,6 +203,46 @@ def decode_receipt(key: bytes, value: bytes) -> dict[str, Any]:
     return record
 
 
+def drop_receipt(txn: Txn, receipt_id: int) -> int:
+    """Delete every row of one receipt (a compacted process's: kfs.runtime.procs.compact); how
+    many. The newest receipt stays, so an id is never given twice."""
+    newest = txn.last("receipts")
+    if newest is not None and _KEY.unpack_from(newest)[0] == receipt_id:
+        return 0
+    keys = txn.scan_keys("receipts", U64.pack(receipt_id))
+    for key in keys:
+        txn.delete("receipts", key)
+    return len(keys)
+
+
+def prune_receipts(state: KState, keep: int, batch: int = 50_000, *, before: int = 0) -> int:
+    """Delete the oldest receipt rows until at most `keep` are left (0: no bound by count), and
+    those older than `before` (ns since the epoch; 0: no bound by age); how many went. The
+    newest row always stays, so ids never repeat. One transaction per `batch`."""
+    removed = 0
+    while keep > 0 or before:
+
+        def body(txn: Txn) -> int:
+            entries = txn.stat("receipts")["entries"]
+            excess = entries - keep if keep > 0 else 0
+            t, db = txn.raw("receipts")
+            cur = t.cursor(db)
+            cur.first()
+            gone = 0
+            while gone < batch and entries - gone > 1:
+                if gone >= excess and not (before and decode_receipt(cur.key(), cur.value())["ts"] < before):
+                    break
+                cur.delete()
+                gone += 1
+            return gone
+
+        done = state.write(body)
+        removed += done
+        if done < batch:
+            break
+    return removed
+
+
 def receipt_rows(state: KState, receipt_id: int) -> list[dict[str, Any]]:
     with state.read() as txn:
         return [decode_receipt(k, v) for k, v in txn.scan("receipts", U64.pack(receipt_id))]

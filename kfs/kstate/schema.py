@@ -43,6 +43,7 @@ DATABASES: tuple[bytes, ...] = (
     b"secrets",
     b"forks",  # fork u64 -> record (JSON); layer u64 + b"c" -> the overlay forks made of it (kstate/layers.py)
     b"layers",  # fork u64 + database code u8 + key -> a fork's row for that key (kstate/layers.py)
+    b"byagent",  # each agent's events, for retention by agent (journal/events.py)
 )
 
 U64 = struct.Struct(">Q")

@@ -12,6 +12,10 @@ leaves waiters that are no longer alive: the same rule finds them.
 
 Every step is one transaction with its event (`approval.ask`, `approval.decide`,
 `approval.withdraw`, `approval.expire`, `approval.apply`), so the stream says who decided what.
+
+An agent has at most `max_pending` approvals pending at once (the ask that would pass it is
+refused, with an `approval.refuse` event): each one is a person's work, and a flood of them
+(a loop of background jobs that each ask) would bury the others' in `komputer approvals`.
 """
 
 from __future__ import annotations
@@ -30,6 +34,15 @@ PREFIX = b"approval/"
 OPEN_PREFIX = b"approval-open/"  # + id -> b"": the approvals not yet applied or withdrawn (few: cheap to scan)
 DECIDED = ("allowed", "rejected", "expired")
 OPEN = ("pending",) + DECIDED
+MAX_PENDING = 16  # an agent's pending approvals at once, by default (`[ssh] approvals_max_pending`)
+
+
+class TooManyPending(Exception):
+    """An ask refused: the agent already has `pending` approvals waiting for a decision."""
+
+    def __init__(self, pending: int) -> None:
+        super().__init__(f"too many pending approvals ({pending}); decide or withdraw some first")
+        self.pending = pending
 
 
 def _key(approval_id: int) -> bytes:
@@ -55,12 +68,20 @@ def _summary(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def ask(state: KState, *, agent: str, session: str, kind: str, action: str, rule: int,
-        replay: dict[str, Any], timeout: float = 0.0, front: str = "", resumable: bool = True) -> dict[str, Any]:
+        replay: dict[str, Any], timeout: float = 0.0, front: str = "", resumable: bool = True,
+        max_pending: int = MAX_PENDING) -> dict[str, Any]:
     """A new pending approval, its waiter the calling process. `resumable`: its session has a
-    name an agent can resume (else the approval dies with its waiter: `abandon`)."""
+    name an agent can resume (else the approval dies with its waiter: `abandon`). TooManyPending
+    when `agent` has `max_pending` (> 0) pending already: the refusal is an event, no record."""
     now = time.time()
 
-    def body(txn: Txn) -> dict[str, Any]:
+    def body(txn: Txn) -> dict[str, Any] | int:
+        if max_pending > 0:
+            waiting = _pending_count(txn, agent)
+            if waiting >= max_pending:
+                append_event(txn, "approval.refuse", agent=agent, session=session, kind=kind, action=action,
+                             rule=rule, front=front, pending=waiting, reason="too many pending approvals")
+                return waiting
         record = {"id": txn.incr(b"next_approval"), "agent": agent, "session": session, "kind": kind,
                   "action": action, "rule": rule, "front": front, "status": "pending", "asked": now,
                   "expires": now + timeout if timeout > 0 else None, "waiter": owner_id(),
@@ -69,7 +90,21 @@ def ask(state: KState, *, agent: str, session: str, kind: str, action: str, rule
         append_event(txn, "approval.ask", **_summary(record), front=front)
         return record
 
-    return state.write(body)
+    made = state.write(body)
+    if isinstance(made, int):
+        raise TooManyPending(made)
+    return made
+
+
+def _pending_count(txn: Txn, agent: str) -> int:
+    """`agent`'s approvals still pending (not past their timeout): the open ones are few, as
+    this bound keeps them."""
+    count = 0
+    for key in txn.scan_keys("keys", OPEN_PREFIX):
+        record = _get(txn, U64.unpack(key[len(OPEN_PREFIX):])[0])
+        if record is not None and record["agent"] == agent and record["status"] == "pending" and not _expired(record):
+            count += 1
+    return count
 
 
 def get(state: KState, approval_id: int) -> dict[str, Any] | None:

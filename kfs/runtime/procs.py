@@ -9,6 +9,10 @@ never leaves work unaccounted for: `recover` finds rows whose owner is gone and 
 them (a plain `sleep`, which only needs its deadline: it ends at the original time) or seals
 them `lost`, their receipt left uncertain for reconciliation and a `proc.lost` event saying so.
 
+Ended rows are compacted per agent (`compact`, the server's, once a minute): each agent keeps its
+most recently ended ones up to a bound, so one agent's flood of jobs drops its own old rows,
+never another's; the indexes that make that and `rows(agent=...)` cheap are written with the rows.
+
 Signals between sessions go through the row: `request_signal` queues one for the owner (which
 `take_signals` hands it) and names the owner's pid for the caller to wake; a resumed sleep has
 no computation behind it and is ended in that same transaction.
@@ -20,9 +24,10 @@ import json
 import os
 import re
 import time
+from itertools import islice
 from typing import Any
 
-from kfs.journal import append_event, append_receipt
+from kfs.journal import append_event, append_receipt, drop_receipt
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
 from kfs.vfs.handles import process_start_time
@@ -55,8 +60,14 @@ def sleep_seconds(command: str) -> float | None:
 
 
 # Keys of the procs db: b"p" + pid -> the row (JSON); b"l" + pid -> b"" while the row is live
-# (what recovery scans); b"q" + owner pid + pid -> signals queued for that owner (JSON list).
+# (what recovery scans); b"q" + owner pid + pid -> signals queued for that owner (JSON list);
+# b"a" + agent + b"\0" + pid -> b"": each agent's rows (`ps --agent`); b"e" + agent + b"\0" +
+# ended + pid -> b"": its ended rows in the order they ended, b"n" + agent -> how many (u64), for
+# `compact`; b"i" -> b"": those indexes cover every row (a state from before them is indexed
+# by its first `compact`). An agent name holds no NUL.
 _ROW, _LIVE, _QUEUE = b"p", b"l", b"q"
+_AGENT, _ENDED, _COUNT, _INDEXED = b"a", b"e", b"n", b"i"
+KEEP_ENDED = 1000  # an agent's ended rows kept, by default (`[ssh] procs_keep_ended`)
 
 
 def _get(txn: Txn, pid: int) -> dict[str, Any] | None:
@@ -64,13 +75,34 @@ def _get(txn: Txn, pid: int) -> dict[str, Any] | None:
     return None if raw is None else json.loads(raw)
 
 
-def _put(txn: Txn, row: dict[str, Any]) -> None:
+def _name(row: dict[str, Any]) -> bytes:
+    return str(row["agent"]).encode("utf-8", "surrogatepass") + b"\0"
+
+
+def _ended_key(row: dict[str, Any]) -> bytes:
+    return _ENDED + _name(row) + U64.pack(row["ended"] or row["started"] or 0) + U64.pack(row["pid"])
+
+
+def _count(txn: Txn, agent: bytes, delta: int) -> None:
+    """Add `delta` to the count of an agent's ended rows (`agent` as `_name` gives it)."""
+    raw = txn.get("procs", _COUNT + agent)
+    value = (0 if raw is None else U64.unpack(raw)[0]) + delta
+    if value > 0:
+        txn.put("procs", _COUNT + agent, U64.pack(value))
+    else:
+        txn.delete("procs", _COUNT + agent)
+
+
+def _put(txn: Txn, row: dict[str, Any], new: bool = False) -> None:
     pid = U64.pack(row["pid"])
     txn.put("procs", _ROW + pid, json.dumps(row, separators=(",", ":")).encode())
+    if new:
+        txn.put("procs", _AGENT + _name(row) + pid, b"")
     if row["state"] in LIVE:
         txn.put("procs", _LIVE + pid, b"")
-    else:
-        txn.delete("procs", _LIVE + pid)
+    elif txn.delete("procs", _LIVE + pid):  # it ended now
+        txn.put("procs", _ended_key(row), b"")
+        _count(txn, _name(row), 1)
 
 
 def _live(txn: Txn) -> list[dict[str, Any]]:
@@ -86,6 +118,8 @@ def start(state: KState, *, agent: str, session: str, front: str, cmd: str, cwd:
     """A new running row (with its uncertain receipt and start event); its pid."""
 
     def body(txn: Txn) -> int:
+        if txn.get("procs", _INDEXED) is None and not txn.has_prefix("procs", _ROW):
+            txn.put("procs", _INDEXED, b"")  # a new table: indexed from its first row on
         pid = PID_BASE + txn.incr(b"next_proc")
         now = time.time_ns()
         row: dict[str, Any] = {
@@ -98,7 +132,7 @@ def start(state: KState, *, agent: str, session: str, front: str, cmd: str, cwd:
             row["until"] = now + int(seconds * 1e9)
         row["receipt"] = append_receipt(txn, "proc", f"{front} {agent}/{session}", path=cwd, status="uncertain",
                                         cmd=cmd, session=session, proc=pid)
-        _put(txn, row)
+        _put(txn, row, new=True)
         append_event(txn, "proc.start", **_provenance(row), cmd=cmd, cwd=cwd, kind=kind)
         return pid
 
@@ -156,10 +190,83 @@ def get(state: KState, pid: int) -> dict[str, Any] | None:
 
 
 def rows(state: KState, *, agent: str | None = None, live: bool = False) -> list[dict[str, Any]]:
-    """Rows in pid order (an agent's, live ones only when asked)."""
+    """Rows in pid order (an agent's, live ones only when asked). An agent's are read through
+    its index: another agent's flood of ended rows costs nothing here."""
     with state.read() as txn:
-        found = _live(txn) if live else [json.loads(v) for _, v in txn.scan("procs", _ROW)]
+        if live:
+            found = _live(txn)
+        elif agent is not None and txn.get("procs", _INDEXED) is not None:
+            prefix = _AGENT + agent.encode("utf-8", "surrogatepass") + b"\0"
+            found = [r for r in (_get(txn, U64.unpack(k[len(prefix):])[0]) for k in txn.scan_keys("procs", prefix))
+                     if r is not None]
+        else:
+            found = [json.loads(v) for _, v in txn.scan("procs", _ROW)]
     return [r for r in found if agent is None or r["agent"] == agent]
+
+
+def compact(state: KState, keep: int = KEEP_ENDED, batch: int = 10_000) -> int:
+    """Drop each agent's ended rows past its `keep` most recently ended (0: keep all), the
+    longest ended first, with their receipts (a lost one's, uncertain, stays); how many rows
+    went. Live rows always stay, and so does what the others have: one agent's flood of jobs
+    costs its own history only. One transaction per `batch`."""
+    with state.read() as txn:
+        indexed = txn.get("procs", _INDEXED) is not None
+    if not indexed:
+        state.write(_index)
+    removed = 0
+    while keep > 0:
+        done = state.write(_compact, keep, batch)
+        removed += done
+        if done < batch:
+            return removed
+    return removed
+
+
+def _index(txn: Txn) -> None:
+    """Index the rows of a state from before the indexes (once)."""
+    if txn.get("procs", _INDEXED) is not None:
+        return
+    for prefix in (_ENDED, _COUNT):  # what rows ended since this code ran: made again whole
+        for key in txn.scan_keys("procs", prefix):
+            txn.delete("procs", key)
+    counts: dict[bytes, int] = {}
+    for key, raw in list(txn.scan("procs", _ROW)):
+        row = json.loads(raw)
+        agent = _name(row)
+        txn.put("procs", _AGENT + agent + key[1:], b"")
+        if row["state"] not in LIVE:
+            txn.put("procs", _ended_key(row), b"")
+            counts[agent] = counts.get(agent, 0) + 1
+    for agent, count in counts.items():
+        txn.put("procs", _COUNT + agent, U64.pack(count))
+    txn.put("procs", _INDEXED, b"")
+
+
+def _compact(txn: Txn, keep: int, batch: int) -> int:
+    """Up to `batch` ended rows of the agents over `keep`, each agent's longest ended first."""
+    gone = 0
+    for key, raw in list(txn.scan("procs", _COUNT)):
+        count = U64.unpack(raw)[0]
+        if count <= keep:
+            continue
+        agent = key[1:]
+        prefix = _ENDED + agent
+        oldest = [bytes(k) for k, _ in islice(txn.scan("procs", prefix), min(count - keep, batch - gone))]
+        for ended in oldest:
+            pid = ended[-8:]
+            raw = txn.get("procs", _ROW + pid)
+            if raw is not None:
+                row = json.loads(raw)
+                if row["state"] != "lost":  # a lost one's uncertain receipt waits for reconciliation
+                    drop_receipt(txn, row["receipt"])
+            txn.delete("procs", ended)
+            txn.delete("procs", _ROW + pid)
+            txn.delete("procs", _AGENT + agent + pid)
+        _count(txn, agent, -len(oldest))
+        gone += len(oldest)
+        if gone >= batch:
+            break
+    return gone
 
 
 def request_signal(state: KState, pid: int, sig: int, agent: str) -> tuple[bool, int | None]:

@@ -307,7 +307,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("--type", action="append", metavar="T",
                    help="only events of type T or its subtypes (proc: proc.start, proc.exit, ...); repeatable")
     p = add("ps", cmd_ps, "list the agents' processes: background jobs and SSH exec commands")
-    p.add_argument("-a", "--all", action="store_true", help="ended and lost processes too")
+    p.add_argument("-a", "--all", action="store_true",
+                   help="ended and lost processes too (each agent's most recent, [ssh] procs_keep_ended)")
     p.add_argument("--agent", metavar="A", help="only agent A's")
     p.add_argument("--json", action="store_true", help="one JSON object per process")
     p = add("sessions", cmd_sessions, "list the agents' sessions: holder, lease expiry, live processes")

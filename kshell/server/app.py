@@ -41,7 +41,7 @@ from kfs.agents.authorized import authorized_lines
 from kfs.agents.sessions import holder_id
 from kfs.drives.memory import MemoryDrives
 from kfs.drives.view import DriveFS, mount
-from kfs.journal import prune_events
+from kfs.journal import prune_events, prune_receipts
 from kfs.kstate import KState
 from kfs.runtime import approvals, image, procs
 from kfs.runtime.drives import of_image
@@ -507,6 +507,7 @@ class KServer:
             "delegate": self.config.delegate.to_wire(),
             "configured": self.config.configured(agent.name), "ephemeral": record.ephemeral,
             "approval_timeout": self.config.approval_timeout,
+            "approvals_max_pending": self.config.approvals_max_pending,
             "memory_drives": None if self.memory_drives is None else str(self.memory_drives.directory),
         }
         return WorkerShell(self.pool, spec)
@@ -563,21 +564,20 @@ class KServer:
 
     async def _housekeep(self) -> None:
         """Renew session leases, close connections idle past `idle_timeout`, expire approvals
-        past `approval_timeout`, and keep the newest `events_keep` events (once a minute)."""
+        past `approval_timeout`, and keep events, ended process rows and receipts within their
+        bounds (once a minute)."""
         ttl = self.config.lease_ttl
         idle_check = self.config.idle_timeout / 4 if self.config.idle_timeout > 0 else 10.0
         period = max(min(ttl / 3, idle_check, 10.0), 0.25)
         pruned = time.monotonic()
         while True:
             await asyncio.sleep(period)
-            keep, days = self.config.events_keep, self.config.events_max_days
-            if (keep > 0 or days > 0) and time.monotonic() - pruned >= 60.0:
+            if time.monotonic() - pruned >= 60.0:
                 pruned = time.monotonic()
-                before = time.time_ns() - int(days * 86400e9) if days > 0 else 0
                 try:
-                    await asyncio.to_thread(prune_events, self.state, keep, before=before)
+                    await asyncio.to_thread(self._retain)
                 except Exception as e:  # noqa: BLE001
-                    log.warning("could not prune events: %s", e)
+                    log.warning("could not prune the journal: %s", e)
             if self.config.approval_timeout > 0:  # a waiting shell expires its own; these wait for a resume
                 try:
                     await asyncio.to_thread(approvals.expire_due, self.state)
@@ -605,6 +605,19 @@ class KServer:
                     if c.agent is not None and now - c.last_activity > idle:
                         self.audit_nowait("ssh.idle_timeout", agent=c.agent.name, peer=c.peer_addr)
                         c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "Idle timeout")
+
+    def _retain(self) -> None:
+        """Drop the events, ended process rows and receipts past their bounds (docs/processes.md)."""
+        c = self.config
+
+        def cut(days: float) -> int:
+            return time.time_ns() - int(days * 86400e9) if days > 0 else 0
+
+        if c.events_keep > 0 or c.events_max_days > 0 or c.events_keep_per_agent > 0:
+            prune_events(self.state, c.events_keep, before=cut(c.events_max_days), per_agent=c.events_keep_per_agent)
+        procs.compact(self.state, c.procs_keep_ended)
+        if c.receipts_keep > 0 or c.receipts_max_days > 0:
+            prune_receipts(self.state, c.receipts_keep, before=cut(c.receipts_max_days))
 
     def _last_active(self, holders: list[dict[str, Any]]) -> list[int]:
         """When the connection holding each lease last saw input or output (wall clock, ns)."""

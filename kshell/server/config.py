@@ -49,10 +49,15 @@ class ServerConfig:
     keepalive_interval: float = 15.0  # ClientAliveInterval (0: off)
     keepalive_count_max: int = 3  # ClientAliveCountMax
     lease_ttl: float = 30.0  # a session lease lapses this long after its last renewal
-    events_keep: int = 1_000_000  # the newest events kept (older ones are deleted every minute; 0: all)
+    events_keep: int = 1_000_000  # the newest events kept, shared out by agent (older: deleted every minute; 0: all)
+    events_keep_per_agent: int = 100_000  # each agent's newest events kept (older: deleted every minute; 0: all)
     events_max_days: float = 0.0  # events older than this are deleted too (0: kept whatever their age)
+    procs_keep_ended: int = 1000  # each agent's most recently ended process rows kept (`ps -a`; 0: all)
+    receipts_keep: int = 0  # the newest receipt rows kept (older: deleted every minute; 0: all)
+    receipts_max_days: float = 0.0  # receipt rows older than this are deleted too (0: kept whatever their age)
     mode: str = "full"  # every agent's sessions at least this restricted (readonly, plan, limited, full)
     approval_timeout: float = 0.0  # an approval nobody decides within this many seconds is rejected (0: waits)
+    approvals_max_pending: int = 16  # an agent's approvals pending at once; one more is refused (0: no bound)
     # Ciphers, in the server's order (the client's order decides among them). chacha20-poly1305
     # is left out by default: asyncssh sets up two cipher contexts per packet for it, five times
     # the cost of AES-GCM per small packet and three times per 32 KiB one; clients then choose

@@ -44,6 +44,7 @@ class SessionApprovals:
         self.session = spec.get("session") or "-"
         self.ephemeral = bool(spec.get("ephemeral", True))
         self.timeout = float(spec.get("approval_timeout") or 0.0)
+        self.max_pending = int(spec.get("approvals_max_pending", approvals.MAX_PENDING))
         self.front = front
         self.policy = policy  # the session's WritePolicy (paths decided `allow` are granted there)
         self.tell = tell  # one line on the channel, whatever the command's redirections
@@ -56,11 +57,16 @@ class SessionApprovals:
 
     def ask(self, sh: Any, kind: str, action: str, rule: Any, argv: list[str] | None,
             subject: str = "") -> tuple[bool, str]:
-        """Store the approval, say so, wait; (allowed, why not). `subject`: the path or host."""
+        """Store the approval, say so, wait; (allowed, why not). `subject`: the path or host.
+        Refused at once (126) while the agent has its bound of pending approvals."""
         cwd = sh.fs.cwd.decode("utf-8", "surrogateescape")
-        record = approvals.ask(self.state, agent=self.agent, session=self.session, kind=kind, action=action[:4096],
-                               rule=rule.id, replay={"argv": argv, "cwd": cwd, "subject": subject},
-                               timeout=self.timeout, front=self.front, resumable=not self.ephemeral)
+        try:
+            record = approvals.ask(self.state, agent=self.agent, session=self.session, kind=kind,
+                                   action=action[:4096], rule=rule.id,
+                                   replay={"argv": argv, "cwd": cwd, "subject": subject}, timeout=self.timeout,
+                                   front=self.front, resumable=not self.ephemeral, max_pending=self.max_pending)
+        except approvals.TooManyPending as e:
+            return False, str(e)
         self.tell(f"K: waiting for approval {record['id']}: {action}\n")
         cancel = sh.session.cancel
         left = cancel.deadline - time.monotonic()

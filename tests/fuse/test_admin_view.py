@@ -46,6 +46,22 @@ def test_events_read_as_json_lines_that_grow_and_shrink_from_the_front(ops: Oper
     assert [json.loads(line)["n"] for line in read_all(ops, b"events.jsonl").splitlines()] == [4, 5]
 
 
+def test_events_dropped_from_the_middle_by_an_agents_bound_read_as_whole_lines(ops: Operations, vfs: VFS) -> None:
+    for n, agent in enumerate(["a", "b", "b", "a", "b"]):
+        vfs.state.write(lambda txn, n=n, agent=agent: append_event(txn, "t", agent=agent, n=n))
+    assert len(read_all(ops, b"events.jsonl").splitlines()) == 5  # indexed by the view
+    assert prune_events(vfs.state, 0, per_agent=2) == 1  # b's oldest: the first line stays
+    assert [json.loads(line)["n"] for line in read_all(ops, b"events.jsonl").splitlines()] == [0, 2, 3, 4]
+    assert prune_events(vfs.state, 0, per_agent=1) == 2  # a's 0 and b's 2 go, and one more comes
+    vfs.state.write(lambda txn: append_event(txn, "t", agent="c", n=5))
+    assert [json.loads(line)["n"] for line in read_all(ops, b"events.jsonl").splitlines()] == [3, 4, 5]
+    assert prune_events(vfs.state, 0, per_agent=1) == 0
+    vfs.state.write(lambda txn: append_event(txn, "t", agent="c", n=6))
+    assert prune_events(vfs.state, 0, per_agent=1) == 1  # c's 5, from the middle, as 7 comes
+    vfs.state.write(lambda txn: append_event(txn, "t", agent="d", n=7))
+    assert [json.loads(line)["n"] for line in read_all(ops, b"events.jsonl").splitlines()] == [3, 4, 6, 7]
+
+
 def test_receipts_read_as_json_lines(ops: Operations, vfs: VFS) -> None:
     PathFS(vfs).write_file("/f", b"x")
     rows = [json.loads(line) for line in read_all(ops, b"receipts.jsonl", 1 << 16).splitlines()]

@@ -245,3 +245,72 @@ def test_approvals_follow_and_json(bench: Bench, rules: list) -> None:
     finally:
         follow.kill()
         follow.wait()
+
+
+def until(check, what: str, timeout: float = 30.0):  # noqa: ANN001, ANN201
+    """check()'s first true value, polled until `timeout`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"never: {what}")
+
+
+def test_a_flood_of_asks_stops_at_the_agents_bound_and_spares_another_agent(make_server) -> None:  # noqa: ANN001
+    """alice's eight background `rm`s: four wait, four fail at once with 126 and say why (an
+    event each); bob still asks and is decided. alice's client goes away: her unnamed
+    session's approvals are withdrawn; a named session's stay, still bounded."""
+    from kshell.server.config import ServerConfig
+
+    b = make_server(ServerConfig(approvals_max_pending=4))
+    add_rule(b.state, "ask", "rm *")
+    flood = start(b, "for i in 1 2 3 4 5 6 7 8; do rm f$i & done; wait; echo done")
+
+    def alices(status: str = "pending") -> list[dict]:
+        return [r for r in approvals.listing(b.state, (status,)) if r["agent"] == "alice"]
+
+    def refused() -> list[dict]:
+        return [e for e in events_since(b.state, 0, 1 << 30) if e["type"] == "approval.refuse"]
+
+    until(lambda: len(alices()) == 4 and len(refused()) == 4, "four pending and four refused")
+    assert {e["agent"] for e in refused()} == {"alice"} and {e["pending"] for e in refused()} == {4}
+    bob = subprocess.Popen([need("ssh"), *b.ssh_options("bob"), "bob@127.0.0.1", "touch g; rm g; echo rm=$?"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    bobs = until(lambda: [r for r in approvals.listing(b.state) if r["agent"] == "bob"], "bob's approval")
+    assert komputer(b.root / "state", "decide", str(bobs[0]["id"]), "allow").returncode == 0
+    assert bob.communicate(timeout=30)[0] == b"rm=0\n"
+    flood.kill()  # alice's client goes away while her approvals wait
+    flood.wait()
+    assert flood.stderr is not None
+    told = flood.stderr.read().decode()
+    assert told.count("too many pending approvals (4); decide or withdraw some first") == 4, told
+    assert until(lambda: not alices() and len(alices("withdrawn")) == 4, "withdrawn on the hangup")
+    named = start(b, "for i in 1 2 3 4 5 6; do rm h$i & done; wait", session="work")
+    until(lambda: len(alices()) == 4 and len(refused()) == 6, "a named session's flood bounded too")
+    named.kill()
+    named.wait()
+    again = start(b, "rm one-more; echo rm=$?", session="work")
+    out, err = again.communicate(timeout=60)  # the named session's four still wait: one more is refused
+    assert out == b"rm=126\n" and b"K: rm one-more: too many pending approvals (4)" in err, err
+    assert len(alices()) == 4 and {r["session"] for r in alices()} == {"work"}
+
+
+def test_background_jobs_that_outlive_their_exec_keep_waiting_within_the_bound(make_server) -> None:  # noqa: ANN001
+    """An unnamed session's exec that starts jobs and returns: the client is gone, the jobs live
+    on and their approvals stay pending (two, the bound; the third job fails at once); one
+    allowed then runs."""
+    from kshell.server.config import ServerConfig
+
+    b = make_server(ServerConfig(approvals_max_pending=2))
+    add_rule(b.state, "ask", "rm *")
+    done = b.ssh("touch f1 f2 f3; for i in 1 2 3; do rm f$i & done; echo started")
+    assert done.returncode == 0 and done.stdout == b"started\n"  # the client has left
+    waiting = until(lambda: len(approvals.listing(b.state)) == 2 and approvals.listing(b.state), "two pending")
+    assert {r["action"] for r in waiting} <= {"rm f1", "rm f2", "rm f3"}
+    assert all(r["waiter"] is not None for r in waiting)  # their jobs still wait for them
+    until(lambda: [e for e in events_since(b.state, 0, 1 << 30) if e["type"] == "approval.refuse"], "the refusal")
+    assert komputer(b.root / "state", "decide", str(waiting[0]["id"]), "allow").returncode == 0
+    gone = waiting[0]["action"].split()[1]
+    until(lambda: gone not in b.ssh("ls").stdout.decode().split(), f"{gone} removed by its allowed job")

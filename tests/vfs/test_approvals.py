@@ -78,6 +78,26 @@ def test_withdrawn_expired_and_orphaned_approvals(state: KState) -> None:
     assert taken is not None and taken["status"] == "rejected" and taken["reason"] == "no"
 
 
+def test_one_agents_flood_of_asks_stops_at_its_bound_and_not_anothers(state: KState) -> None:
+    mine = [ask(state, max_pending=4) for _ in range(4)]
+    with pytest.raises(approvals.TooManyPending) as info:
+        ask(state, action="rm -r more", max_pending=4)
+    assert str(info.value) == "too many pending approvals (4); decide or withdraw some first"
+    assert len(approvals.listing(state)) == 4  # the refused ask left no record
+    bobs = ask(state, agent="bob", session="b", max_pending=4)  # another agent's count is its own
+    assert bobs["status"] == "pending"
+    refused = [e for e in events_since(state, 0, 1 << 30) if e["type"] == "approval.refuse"]
+    assert [(e["agent"], e["action"], e["pending"]) for e in refused] == [("alice", "rm -r more", 4)]
+    approvals.decide(state, mine[0]["id"], False, by="cli:0")  # decided: no longer pending
+    approvals.withdraw(state, mine[1]["id"], "interrupted")
+    late = ask(state, timeout=1e-9, max_pending=4)  # past its timeout at once: it counts no more
+    assert [ask(state, max_pending=4)["status"] for _ in range(2)] == ["pending", "pending"]
+    with pytest.raises(approvals.TooManyPending):
+        ask(state, max_pending=4)
+    assert late["status"] == "pending"
+    assert ask(state, max_pending=0)["status"] == "pending"  # 0: no bound
+
+
 def test_wait_returns_the_decision_or_gives_up(state: KState) -> None:
     record = ask(state)
     threading.Timer(0.2, lambda: approvals.decide(state, record["id"], True, by="cli:0")).start()

@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from kfs.journal import append_event, events_since, last_event, prune_events, receipt_rows
+from kfs.journal import (
+    append_event,
+    events_since,
+    last_event,
+    prune_events,
+    prune_receipts,
+    receipt_rows,
+    receipts_since,
+)
+from kfs.journal.events import agent_counts
 from kfs.kstate import KState
 from kfs.runtime import procs
 
@@ -132,6 +141,114 @@ def test_pruning_by_age_stops_at_the_first_young_event(state: KState) -> None:
     assert [e["n"] for e in events_since(state)] == [3, 4]
 
 
+def flood(state: KState, agent: str, n: int, batch: int = 1000) -> None:
+    for first in range(0, n, batch):
+        state.write(lambda txn, first=first: [append_event(txn, "proc.start", agent=agent, n=i)
+                                              for i in range(first, min(first + batch, n))])
+
+
+def kept(state: KState, agent: str) -> list[int]:
+    return [e["n"] for e in events_since(state, 0, 1 << 30) if e.get("agent") == agent]
+
+
+def test_an_agents_flood_drops_its_own_oldest_events_not_anothers(state: KState) -> None:
+    flood(state, "alice", 20)  # alice's history first, then eve floods
+    state.write(lambda txn: append_event(txn, "lease.renew"))  # the appliance's own: no agent
+    flood(state, "eve", 5000)
+    assert agent_counts(state) == {"alice": 20, "": 1, "eve": 5000}
+    assert prune_events(state, 0, batch=700, per_agent=100) == 4900
+    assert kept(state, "alice") == list(range(20)) and kept(state, "eve") == list(range(4900, 5000))
+    flood(state, "eve", 300)
+    assert prune_events(state, 61) == 360  # the whole log's bound: shared out, the biggest loses
+    assert kept(state, "alice") == list(range(20)) and kept(state, "eve") == list(range(260, 300))
+    assert agent_counts(state) == {"alice": 20, "": 1, "eve": 40}
+    counted: dict[str, int] = {}
+    for e in events_since(state, 0, 1 << 30):
+        counted[e.get("agent", "")] = counted.get(e.get("agent", ""), 0) + 1
+    assert counted == agent_counts(state)  # the counts are the log's, kept in the appends' transactions
+
+
+def test_pruning_a_log_from_before_the_agent_index_goes_oldest_first(state: KState) -> None:
+    flood(state, "alice", 10)
+    flood(state, "eve", 10)
+
+    def forget(txn) -> None:  # noqa: ANN001 - a state written before the index had none
+        for key in txn.scan_keys("byagent"):
+            txn.delete("byagent", key)
+
+    state.write(forget)
+    flood(state, "eve", 5)
+    assert prune_events(state, 12, per_agent=3) == 13 + 2  # 13 old ones oldest first, then eve's bound
+    assert kept(state, "alice") == [] and kept(state, "eve") == [3, 4, 5, 6, 7, 8, 9, 2, 3, 4]
+
+
+def jobs(state: KState, agent: str, n: int, **kwargs) -> list[int]:  # noqa: ANN003
+    pids = [start(state, f"job {i}", agent=agent, **kwargs) for i in range(n)]
+    for pid in pids:
+        procs.end(state, pid, 0)
+    return pids
+
+
+def test_compaction_drops_a_flooding_agents_oldest_ended_rows_not_anothers(state: KState) -> None:
+    alices = jobs(state, "alice", 5)
+    running = start(state, "sleep 100", agent="alice")
+    long_job = start(state, "make", agent="eve")  # started first, ended last
+    eves = jobs(state, "eve", 300)
+    procs.end(state, long_job, 0)
+    eve_live = start(state, "sleep 100", agent="eve")
+    assert procs.compact(state, keep=50, batch=40) == 251
+    assert [r["pid"] for r in procs.rows(state, agent="alice")] == [*alices, running]
+    kept = [r["pid"] for r in procs.rows(state, agent="eve")]
+    assert kept == [long_job, *eves[-49:], eve_live]  # the 50 that ended last, and the live one
+    assert [r["pid"] for r in procs.rows(state, live=True)] == [running, eve_live]
+    assert procs.get(state, eves[0]) is None and procs.get(state, alices[0])["state"] == "exited"  # type: ignore[index]
+    receipt = {pid: pid - procs.PID_BASE for pid in [*alices, *eves]}  # receipts numbered as the rows here
+    assert receipt_rows(state, receipt[eves[0]]) == []  # a dropped row's receipt went with it
+    assert [r["status"] for r in receipt_rows(state, receipt[eves[-1]])] == ["uncertain", "committed"]
+    assert [r["proc"] for r in receipt_rows(state, receipt[alices[0]])] == [alices[0], alices[0]]
+    assert procs.compact(state, keep=50) == 0
+    procs.end(state, eve_live, 0)
+    assert procs.compact(state, keep=50) == 1  # ended now: counted, and the oldest of eve's goes
+    assert [r["pid"] for r in procs.rows(state, agent="eve")][:2] == [long_job, eves[-48]]
+
+
+def test_a_lost_processs_uncertain_receipt_outlives_its_compacted_row(state: KState) -> None:
+    lost = start(state, "make", agent="eve", owner=dead_owner())
+    procs.recover(state)
+    receipt = procs.get(state, lost)["receipt"]  # type: ignore[index]
+    jobs(state, "eve", 3)
+    assert procs.compact(state, keep=2) == 2
+    assert procs.get(state, lost) is None
+    assert [r["status"] for r in receipt_rows(state, receipt)] == ["uncertain"]
+
+
+def test_receipt_rows_pruned_by_count_and_age_the_newest_stays(state: KState) -> None:
+    pids = jobs(state, "alice", 5)  # ten rows: two per process
+    assert prune_receipts(state, 6, batch=3) == 4
+    assert [r["proc"] for r in receipts_since(state)] == [pids[2], pids[2], pids[3], pids[3], pids[4], pids[4]]
+    assert prune_receipts(state, 0) == 0  # no bound
+    assert prune_receipts(state, 0, before=time.time_ns() + 10**12) == 5  # all are old: the newest stays
+    start(state, "next")
+    assert [r["id"] for r in receipts_since(state)] == [5, 6]
+
+
+def test_a_process_table_from_before_the_indexes_is_indexed_by_its_first_compaction(state: KState) -> None:
+    alices, eves = jobs(state, "alice", 3), jobs(state, "eve", 30)
+    lost = start(state, "make", agent="eve", owner=dead_owner())
+    procs.recover(state)  # sealed lost: ended too
+
+    def forget(txn) -> None:  # noqa: ANN001 - the keys a state written before them lacks
+        for prefix in (b"a", b"e", b"n", b"i"):
+            for key in txn.scan_keys("procs", prefix):
+                txn.delete("procs", key)
+
+    state.write(forget)
+    assert [r["pid"] for r in procs.rows(state, agent="alice")] == alices  # read the long way
+    assert procs.compact(state, keep=10) == 21
+    assert [r["pid"] for r in procs.rows(state, agent="eve")] == [*eves[-9:], lost]
+    assert [r["pid"] for r in procs.rows(state, agent="alice")] == alices
+
+
 def test_komputer_ps_and_events_read_a_state(state: KState, tmp_path: Path) -> None:
     pid = start(state, "sleep 100")
     root = Path(__file__).resolve().parents[2]
@@ -148,6 +265,21 @@ def test_komputer_ps_and_events_read_a_state(state: KState, tmp_path: Path) -> N
                             capture_output=True, text=True, timeout=60)
     assert [line for line in events.stdout.splitlines() if '"proc.exit"' in line] == events.stdout.splitlines()
     assert len(events.stdout.splitlines()) == 1
+
+
+def test_komputer_ps_all_after_a_flood_lists_the_kept_rows_and_another_agents(state: KState) -> None:
+    alices = jobs(state, "alice", 2)
+    eves = jobs(state, "eve", 40)
+    procs.compact(state, keep=5)
+    root = Path(__file__).resolve().parents[2]
+
+    def ps(*args: str) -> list[int]:
+        done = subprocess.run([sys.executable, "-m", "kshell.cli", "ps", "-a", *args, "--state", str(state.path)],
+                              cwd=root, capture_output=True, text=True, timeout=60, check=True)
+        return [int(line.split()[0]) for line in done.stdout.splitlines()[1:]]
+
+    assert ps("--agent", "alice") == alices
+    assert ps() == [*alices, *eves[-5:]]
 
 
 def test_policy_rules_first_match_decides_per_agent_or_for_all(state: KState) -> None:
