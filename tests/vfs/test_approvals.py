@@ -110,12 +110,16 @@ def test_wait_returns_the_decision_or_gives_up(state: KState) -> None:
 def fs_with(state: KState, *rules: Rule, mode: str = "full") -> PathFS:
     from kfs.vfs.policy import WritePolicy
 
+    from kfs.agents.records import find_agent
+
     vfs = VFS(state, by="test")
+    alice = find_agent(state, "alice")
+    assert alice is not None
     PathFS(vfs).mkdir(f"{HOME}/proj/keep", parents=True)
-    PathFS(vfs).chown(f"{HOME}/proj", 1000, 1000)
-    PathFS(vfs).chown(f"{HOME}/proj/keep", 1000, 1000)
+    PathFS(vfs).chown(f"{HOME}/proj", alice.uid, alice.gid)
+    PathFS(vfs).chown(f"{HOME}/proj/keep", alice.uid, alice.gid)
     policy = WritePolicy.make(mode, HOME, ("~/proj",), rules=RuleSet(tuple(r.at_home(HOME) for r in rules)))
-    return PathFS(vfs, cred=Cred(1000, 1000), cwd=HOME, home=HOME, policy=policy)
+    return PathFS(vfs, cred=Cred(alice.uid, alice.gid), cwd=HOME, home=HOME, policy=policy)
 
 
 def test_path_rules_come_before_the_mode(state: KState) -> None:
