@@ -7,9 +7,17 @@ transaction, so no swap between check and write can escape).
 - `limited`: writes only under the allowed paths or matching the allowed globs (`~/` names
   the home).
 - In every restricted mode, some paths are never written, even inside an allowed scope: shell
-  start-up files, editor and agent-tool configuration, a repository's `.git/config` and hooks,
-  `_shared`. A write that would change what runs next time the agent (or a person) starts a
-  shell, an editor or a tool is a way out of the restriction.
+  start-up files, editor and agent-tool configuration, git's configuration (a repository's
+  `.git/config` and hooks, `~/.gitconfig`, `~/.config/git/`), `_shared`. A write that would
+  change what runs next time the agent (or a person) starts a shell, an editor or a tool is a
+  way out of the restriction.
+- `bounds` (a limited fork's scope) narrows the mode further: a write must be allowed by both.
+
+A write is judged on every path it changes or makes reachable, not only on the one it names:
+a rename judges every path of the moved tree at its old place and at its new one
+(`check_tree`; moving `.git` away, writing its hooks and moving it back is three writes the
+mandatory list refuses, and so is renaming a parent of a denied path), a hard link judges its
+source path too (a second name of `.git/config` would be a writable one).
 
 A refusal is EROFS, "Read-only file system", as a Unix user expects from a read-only mount;
 `Refusal.mode` lets a front end add the one line that names the mode.
@@ -29,16 +37,25 @@ import errno
 import fnmatch
 import os
 import posixpath
+import stat as st
 from collections.abc import Callable
 from typing import Any
 
+from kfs.kstate import Txn
 from kfs.values import field, value_class
+from kfs.vfs import records
 
 MODES = ("full", "limited", "plan", "readonly")  # from the loosest to the strictest
 RC_FILES = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
             ".zshenv", ".zlogin", ".inputrc", ".kshrc", ".mkshrc")
 DENIED_NAMES = frozenset({".mcp.json", ".vscode", ".idea", ".zed", ".cursor", ".devcontainer", "_shared"})
 DENIED_GIT = (".git/config", ".git/hooks")
+HOME_FILES = (*RC_FILES, ".gitconfig")  # in the home itself
+HOME_DIRS = (".config/git",)  # in the home, with all under them (git's own configuration)
+# The names a protected path's last component can have below a directory that is not protected
+# itself: a moved tree's walk (`check_tree`) looks at these entries alone for the mandatory list.
+GUARDED_NAMES = frozenset(os.fsencode(n) for n in (*DENIED_NAMES, *HOME_FILES, "config", "hooks", "git"))
+_GLOB = "*?[]"
 
 
 class Refusal(PermissionError):
@@ -68,6 +85,40 @@ class NeedsApproval(PermissionError):
 
 def _under(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def _in(path: str, scope: tuple[str, ...]) -> bool:
+    """Whether `path` is under one of the paths of `scope` or matches one of its globs."""
+    return any(_under(path, a) or any(c in a for c in "*?[") and fnmatch.fnmatchcase(path, a) for a in scope)
+
+
+@value_class(frozen=True, slots=True)
+class Watch:
+    """Which entries under a moved directory one place needs judged in full (the rest only
+    against the mandatory list's names): `every` one, or those whose name is one of `names` or
+    ends with one of `suffixes`."""
+
+    every: bool = False
+    names: frozenset[bytes] = frozenset()
+    suffixes: tuple[bytes, ...] = ()
+
+    def wants(self, name: bytes) -> bool:
+        return self.every or name in self.names or bool(self.suffixes) and name.endswith(self.suffixes)
+
+
+_NOTHING = Watch()
+
+
+def _reach(pattern: str) -> tuple[str, bool, bytes]:
+    """A path rule's pattern as (the literal text before its first glob character, whether it
+    is a glob, the literal text after its last one): a path under a directory D can match the
+    glob only if D/ and the head agree as far as both go, and its name must end with the tail's
+    last component (`*` and `?` also match `/`, so nothing tighter holds)."""
+    cut = min((i for i, c in enumerate(pattern) if c in _GLOB), default=-1)
+    if cut < 0:
+        return pattern.rstrip("/") or "/", False, b""
+    last = max(i for i, c in enumerate(pattern) if c in _GLOB)
+    return pattern[:cut], True, os.fsencode(pattern[last + 1:])
 
 
 def stricter(a: str, b: str) -> str:
@@ -101,17 +152,24 @@ class WritePolicy:
     approve: Callable[[NeedsApproval], bool] | None = None
     # the image's write hooks: path -> a rule-like decision (action, describe()) or None
     hook: Callable[[str], Any] | None = None
+    # a second scope every write must also be in (a limited fork's, kfs.forks): None for none
+    bounds: tuple[str, ...] | None = None
+    # the path rules' shapes (`_reach`), worked out at the first rename of a directory
+    shapes: tuple[tuple[str, bool, bytes], ...] | None = field(default=None, compare=False)
 
     def describe(self) -> str:
         """The line that names the mode."""
         where = {"readonly": "", "plan": " (writes only under {})", "limited": " (writes only under {})"}[self.mode]
-        return f"K: this session is in {self.mode} mode{where.format(', '.join(self.allowed))}"
+        fork = "" if self.bounds is None or self.mode == "readonly" else \
+            f", within the fork's scope ({', '.join(self.bounds) or 'nothing'})"
+        return f"K: this session is in {self.mode} mode{where.format(', '.join(self.allowed))}{fork}"
 
     @classmethod
     def make(cls, mode: str, home: str, scope: tuple[str, ...] = (), plan: str = "~/.plan",
-             rules: Any = ()) -> WritePolicy | None:
+             rules: Any = (), bounds: tuple[str, ...] | None = None) -> WritePolicy | None:
         """The policy of `mode` with the path `rules` (None for `full` without any), `~/`
-        normalised against `home`."""
+        normalised against `home`; `bounds`: a limited fork's scope, which narrows any
+        restricted mode (the stricter wins)."""
         if mode == "full":
             return cls(mode, home, rules=rules) if rules else None
         if mode not in MODES:
@@ -122,15 +180,17 @@ class WritePolicy:
             return posixpath.normpath(p) if p.startswith("/") else posixpath.join(home, p)
 
         allowed = {"readonly": (), "plan": (plan,), "limited": scope}[mode]
-        return cls(mode, home, tuple(absolute(p) for p in allowed), rules=rules)
+        return cls(mode, home, tuple(absolute(p) for p in allowed), rules=rules,
+                   bounds=None if bounds is None else tuple(absolute(p) for p in bounds))
 
     @classmethod
     def of_agent(cls, settings: dict, home: str, session_mode: str = "full",
-                 rules: Any = ()) -> WritePolicy | None:
+                 rules: Any = (), bounds: tuple[str, ...] | None = None) -> WritePolicy | None:
         """An agent's policy from its settings (mode, scope, plan), made stricter by the
-        session's own mode (a mode nobody knows restricts the most), with the path `rules`."""
+        session's own mode (a mode nobody knows restricts the most), with the path `rules`,
+        narrowed by `bounds` (a limited fork's scope)."""
         return cls.make(effective_mode(settings, session_mode), home, tuple(settings.get("scope") or ()),
-                        settings.get("plan") or "~/.plan", rules)
+                        settings.get("plan") or "~/.plan", rules, bounds)
 
     def check(self, shown: str, path: str) -> None:
         """Raise what refuses a write reaching the physical absolute `path` (`shown`: the path
@@ -166,17 +226,118 @@ class WritePolicy:
         return self.mode != "full" and (self.denied(path) or self._outside(path))
 
     def _outside(self, path: str) -> bool:
-        """Not where the mode writes (readonly: nowhere)."""
-        return self.mode == "readonly" or not any(
-            _under(path, a) or any(c in a for c in "*?[") and fnmatch.fnmatchcase(path, a) for a in self.allowed)
+        """Not where the mode writes (readonly: nowhere), or outside the fork's bounds."""
+        return self.mode == "readonly" or not _in(path, self.allowed) or (
+            self.bounds is not None and not _in(path, self.bounds))
 
     def denied(self, path: str) -> bool:
         """The mandatory deny-write list (every name on it starts with a dot, but `_shared`)."""
         if "/." not in path and "_shared" not in path:
             return False
-        if posixpath.dirname(path) == self.home.rstrip("/") and posixpath.basename(path) in RC_FILES:
+        home = self.home.rstrip("/")
+        if posixpath.dirname(path) == home and posixpath.basename(path) in HOME_FILES:
+            return True
+        if any(_under(path, f"{home}/{d}") for d in HOME_DIRS):
             return True
         parts = path.split("/")
         if DENIED_NAMES.intersection(parts):
             return True
         return any(f"/{g}/" in path + "/" for g in DENIED_GIT)
+
+    # -- what a rename makes reachable -------------------------------------------------------
+
+    def check_rename(self, txn: Txn, src_dir: int, src_name: bytes, dst_dir: int, dst_name: bytes,
+                     exchange: bool = False) -> None:
+        """Raise what refuses a rename of the entry `src_name` of directory `src_dir` to
+        `dst_name` of `dst_dir`, judged in the rename's own transaction `txn` (an inode-level
+        front end: the agent's FUSE view): both places, then every path of the moved tree at
+        each (an exchange moves two)."""
+        src = _place(txn, src_dir, src_name)
+        dst = _place(txn, dst_dir, dst_name)
+        self.check(src, src)
+        self.check(dst, dst)
+        for parent, name in ((src_dir, src_name), (dst_dir, dst_name)) if exchange else ((src_dir, src_name),):
+            ino = records.lookup_entry(txn, parent, name)
+            if ino is not None and records.get_inode(txn, ino).is_dir:
+                self.check_tree(txn, ino, (src, dst))
+
+    def check_tree(self, txn: Txn, ino: int, places: tuple[str, ...]) -> None:
+        """Raise what refuses a write to a path under directory `ino` at any of `places` (the
+        physical paths a rename moves it between; the places themselves are judged by the
+        caller). The walk reads directory entries only, and judges in full only the entries a
+        rule, a hook or a glob scope could judge otherwise than their place (`watch`), and
+        against the mandatory list only the names it holds: a policy that could not refuse
+        anything under the places walks nothing at all."""
+        restricted = self.mode != "full"
+        watches = [(p, self.watch(p)) for p in places]
+        watches = [(p.rstrip("/"), w) for p, w in watches if w is not _NOTHING]
+        if not watches and not restricted:
+            return
+        pending = [(ino, "")]
+        while pending:
+            directory, under = pending.pop()
+            for name, child, kind, _ in records.list_entries(txn, directory):
+                rel = None
+                if restricted and name in GUARDED_NAMES:
+                    rel = f"{under}/{os.fsdecode(name)}"
+                    for place in places:
+                        path = place.rstrip("/") + rel
+                        if self.denied(path):
+                            self.refused += 1
+                            raise Refusal(path, self.mode)
+                for place, watch in watches:
+                    if watch.wants(name):
+                        rel = rel or f"{under}/{os.fsdecode(name)}"
+                        self._inherit(place + rel, place + under)
+                        self.check(place + rel, place + rel)
+                if kind == st.S_IFDIR:
+                    pending.append((child, rel or f"{under}/{os.fsdecode(name)}"))
+
+    def _inherit(self, path: str, parent: str) -> None:
+        """A path under a directory a person allowed, that the same `ask` rule matches, is
+        allowed with it: moving an approved tree asks once, not once per file in it."""
+        if parent in self.granted and self.rules:
+            rule = self.rules.first(path)
+            if rule is not None and rule.action == "ask" and rule is self.rules.first(parent):
+                self.granted.add(path)
+
+    def watch(self, place: str) -> Watch:
+        """Which entries under the directory at `place` could be judged otherwise than `place`
+        was by the path rules, the image's write hook or a glob scope (the mandatory list is
+        `check_tree`'s own): a rule naming a path under it, a glob whose head reaches it."""
+        if self.hook is not None:
+            return Watch(every=True)
+        if self.mode not in ("full", "readonly") and not (
+                self._by_prefix(place, self.allowed) and (self.bounds is None or self._by_prefix(place, self.bounds))):
+            return Watch(every=True)  # allowed by a glob (or not at all: then `check` refused it already)
+        if not self.rules:
+            return _NOTHING
+        if self.shapes is None:
+            self.shapes = tuple(_reach(r.pattern) for r in self.rules)
+        top = place.rstrip("/") + "/"
+        names: set[bytes] = set()
+        suffixes: list[bytes] = []
+        for head, glob, tail in self.shapes:
+            if not glob:
+                if head.startswith(top):
+                    return Watch(every=True)  # a rule on a path under the place
+            elif head.startswith(top) or top.startswith(head):
+                if not tail:
+                    return Watch(every=True)
+                if b"/" in tail:
+                    names.add(tail.rsplit(b"/", 1)[1])
+                else:
+                    suffixes.append(tail)
+        if not names and not suffixes:
+            return _NOTHING
+        return Watch(names=frozenset(names), suffixes=tuple(suffixes))
+
+    @staticmethod
+    def _by_prefix(path: str, scope: tuple[str, ...]) -> bool:
+        """Whether a path of `scope` (not a glob) holds `path`, and so everything under it."""
+        return any(_under(path, a) for a in scope if not any(c in a for c in "*?["))
+
+
+def _place(txn: Txn, directory: int, name: bytes) -> str:
+    """The physical path of the entry `name` of `directory`."""
+    return os.fsdecode(records.dir_path(txn, directory).rstrip(b"/") + b"/" + name)
