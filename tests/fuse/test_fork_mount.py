@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kfs_mounts import Mount
+from kfs_mounts import Mount, komputer
 
 from kfs.kstate import KState
 from kfs.vfs import VFS, PathFS
@@ -60,3 +62,34 @@ def test_writes_stay_in_the_fork_and_the_parents_later_writes_stay_out(fork_moun
     with pytest.raises(OSError) as raised:
         os.rmdir(top / "base")
     assert raised.value.errno == errno.ENOTEMPTY
+
+
+def test_the_mount_of_a_restricted_fork_applies_its_mode_and_scope(tmp_path: Path) -> None:
+    """`komputer mount --fork N` of a `readonly` fork refuses every write (EROFS); of a
+    `limited` one, every write outside its scope and to the mandatory list: delegated programs
+    of a session in the fork see it through this mount."""
+    state = str(tmp_path / "state")
+    komputer("init", "--state", state)
+    komputer("--state", state, "sh", "-c", "mkdir -p /w/proj/.git && echo base > /w/f")
+    readonly = komputer("--state", state, "fork", "create", "--mode", "readonly").stdout.strip()
+    limited = komputer("--state", state, "fork", "create", "--mode", "limited", "--scope", "/w/proj").stdout.strip()
+    top = Path(tempfile.mkdtemp(prefix="kfs-fork."))
+    mounts = [Mount(tmp_path / "state", top / f"m{n}", extra=("--fork", n)).start() for n in (readonly, limited)]
+    try:
+        ro, lim = (m.path for m in mounts)
+        for attempt in (lambda: (ro / "w/f").write_text("x"), lambda: (ro / "w/new").mkdir(),
+                        lambda: os.rename(ro / "w/f", ro / "w/g")):
+            with pytest.raises(OSError) as raised:
+                attempt()
+            assert raised.value.errno == errno.EROFS
+        assert (ro / "w/f").read_text() == "base\n"  # reads go on
+        (lim / "w/proj/made").write_text("in scope\n")
+        for attempt in (lambda: (lim / "w/f").write_text("x"), lambda: (lim / "w/proj/.git/config").write_text("x")):
+            with pytest.raises(OSError) as raised:
+                attempt()
+            assert raised.value.errno == errno.EROFS
+        assert (lim / "w/proj/made").read_text() == "in scope\n"
+    finally:
+        for m in mounts:
+            m.stop()
+        shutil.rmtree(top, ignore_errors=True)
