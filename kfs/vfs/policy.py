@@ -33,12 +33,14 @@ way stays allowed for the session (a `cp -p` writes, chmods and touches the same
 
 from __future__ import annotations
 
+import bisect
 import errno
 import fnmatch
 import os
 import posixpath
+import re
 import stat as st
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from kfs.kstate import Txn
@@ -56,6 +58,7 @@ HOME_DIRS = (".config/git",)  # in the home, with all under them (git's own conf
 # itself: a moved tree's walk (`check_tree`) looks at these entries alone for the mandatory list.
 GUARDED_NAMES = frozenset(os.fsencode(n) for n in (*DENIED_NAMES, *HOME_FILES, "config", "hooks", "git"))
 _GLOB = "*?[]"
+_DIR_TYPE = st.S_IFDIR >> 12  # a directory's file type as a dirent stores it
 
 
 class Refusal(PermissionError):
@@ -93,32 +96,50 @@ def _in(path: str, scope: tuple[str, ...]) -> bool:
 
 
 @value_class(frozen=True, slots=True)
-class Watch:
-    """Which entries under a moved directory one place needs judged in full (the rest only
-    against the mandatory list's names): `every` one, or those whose name is one of `names` or
-    ends with one of `suffixes`."""
+class Reach:
+    """What a policy's path rules can judge under a directory, worked out once per policy
+    (`WritePolicy.watch`): the names (exact, or by their ends) a glob with a literal tail can
+    match, wherever its head lies (`*/.env`: entries named `.env`; `/srv/*.db`: names ending in
+    `.db`), and the heads that make every entry under a place worth judging: those of globs
+    without a tail (`/a/*`) when the place lies under one (`above`), and those of plain paths
+    and such globs when one lies under the place (`heads`, sorted)."""
 
-    every: bool = False
-    names: frozenset[bytes] = frozenset()
-    suffixes: tuple[bytes, ...] = ()
+    names: frozenset[bytes]
+    suffixes: tuple[bytes, ...]
+    above: re.Pattern[str] | None
+    heads: tuple[str, ...]
 
-    def wants(self, name: bytes) -> bool:
-        return self.every or name in self.names or bool(self.suffixes) and name.endswith(self.suffixes)
+    @classmethod
+    def of(cls, patterns: Iterable[str]) -> Reach:
+        names: set[bytes] = set()
+        suffixes: set[bytes] = set()
+        above: list[str] = []
+        heads: list[str] = []
+        for pattern in patterns:
+            cut = min((i for i, c in enumerate(pattern) if c in _GLOB), default=-1)
+            if cut < 0:
+                heads.append(pattern.rstrip("/") or "/")
+                continue
+            # `*` and `?` also match `/`: what a glob's last glob character leaves is all that
+            # holds of a matching path's end, and of its last name only what follows a `/`
+            tail = os.fsencode(pattern[max(i for i, c in enumerate(pattern) if c in _GLOB) + 1:])
+            if not tail:
+                above.append(re.escape(pattern[:cut]))
+                heads.append(pattern[:cut])
+            elif b"/" in tail:
+                names.add(tail.rsplit(b"/", 1)[1])
+            else:
+                suffixes.add(tail)
+        return cls(frozenset(names), tuple(sorted(suffixes)), re.compile("|".join(above)) if above else None,
+                   tuple(sorted(heads)))
 
-
-_NOTHING = Watch()
-
-
-def _reach(pattern: str) -> tuple[str, bool, bytes]:
-    """A path rule's pattern as (the literal text before its first glob character, whether it
-    is a glob, the literal text after its last one): a path under a directory D can match the
-    glob only if D/ and the head agree as far as both go, and its name must end with the tail's
-    last component (`*` and `?` also match `/`, so nothing tighter holds)."""
-    cut = min((i for i, c in enumerate(pattern) if c in _GLOB), default=-1)
-    if cut < 0:
-        return pattern.rstrip("/") or "/", False, b""
-    last = max(i for i, c in enumerate(pattern) if c in _GLOB)
-    return pattern[:cut], True, os.fsencode(pattern[last + 1:])
+    def every(self, place: str) -> bool:
+        """Whether every entry under the directory at `place` is worth judging."""
+        top = place.rstrip("/") + "/"
+        if self.above is not None and self.above.match(top):
+            return True
+        i = bisect.bisect_left(self.heads, top)
+        return i < len(self.heads) and self.heads[i].startswith(top)
 
 
 def stricter(a: str, b: str) -> str:
@@ -154,8 +175,8 @@ class WritePolicy:
     hook: Callable[[str], Any] | None = None
     # a second scope every write must also be in (a limited fork's, kfs.forks): None for none
     bounds: tuple[str, ...] | None = None
-    # the path rules' shapes (`_reach`), worked out at the first rename of a directory
-    shapes: tuple[tuple[str, bool, bytes], ...] | None = field(default=None, compare=False)
+    # what the path rules can judge under a directory (Reach), worked out at the first need
+    reach: Reach | None = field(default=None, compare=False)
 
     def describe(self) -> str:
         """The line that names the mode."""
@@ -266,31 +287,30 @@ class WritePolicy:
         physical paths a rename moves it between; the places themselves are judged by the
         caller). The walk reads directory entries only, and judges in full only the entries a
         rule, a hook or a glob scope could judge otherwise than their place (`watch`), and
-        against the mandatory list only the names it holds: a policy that could not refuse
-        anything under the places walks nothing at all."""
+        against the mandatory list only the names it holds: a `full` policy that could not
+        refuse anything under the places walks nothing at all."""
         restricted = self.mode != "full"
-        watches = [(p, self.watch(p)) for p in places]
-        watches = [(p.rstrip("/"), w) for p, w in watches if w is not _NOTHING]
-        if not watches and not restricted:
+        places = tuple(p.rstrip("/") for p in places)
+        every, names, suffixes = self.watch(places)
+        if not (every or names or suffixes or restricted):
             return
+        hot = names | GUARDED_NAMES if restricted else names
         pending = [(ino, "")]
         while pending:
             directory, under = pending.pop()
-            for name, child, kind, _ in records.list_entries(txn, directory):
+            for name, child, kind in records.children(txn, directory):
                 rel = None
-                if restricted and name in GUARDED_NAMES:
+                if every or name in hot or suffixes and name.endswith(suffixes):
                     rel = f"{under}/{os.fsdecode(name)}"
                     for place in places:
-                        path = place.rstrip("/") + rel
-                        if self.denied(path):
+                        path = place + rel
+                        if restricted and name in GUARDED_NAMES and self.denied(path):
                             self.refused += 1
                             raise Refusal(path, self.mode)
-                for place, watch in watches:
-                    if watch.wants(name):
-                        rel = rel or f"{under}/{os.fsdecode(name)}"
-                        self._inherit(place + rel, place + under)
-                        self.check(place + rel, place + rel)
-                if kind == st.S_IFDIR:
+                        if every or name in names or suffixes and name.endswith(suffixes):
+                            self._inherit(path, place + under)
+                            self.check(path, path)
+                if kind == _DIR_TYPE:
                     pending.append((child, rel or f"{under}/{os.fsdecode(name)}"))
 
     def _inherit(self, path: str, parent: str) -> None:
@@ -301,36 +321,23 @@ class WritePolicy:
             if rule is not None and rule.action == "ask" and rule is self.rules.first(parent):
                 self.granted.add(path)
 
-    def watch(self, place: str) -> Watch:
-        """Which entries under the directory at `place` could be judged otherwise than `place`
-        was by the path rules, the image's write hook or a glob scope (the mandatory list is
-        `check_tree`'s own): a rule naming a path under it, a glob whose head reaches it."""
+    def watch(self, places: tuple[str, ...]) -> tuple[bool, frozenset[bytes], tuple[bytes, ...]]:
+        """Which entries under directories at `places` could be judged otherwise than the places
+        were, by the path rules, the image's write hook or a glob scope (the mandatory list is
+        `check_tree`'s own): every one, or those named one of `names` or ending with one of
+        `suffixes` (Reach)."""
         if self.hook is not None:
-            return Watch(every=True)
-        if self.mode not in ("full", "readonly") and not (
-                self._by_prefix(place, self.allowed) and (self.bounds is None or self._by_prefix(place, self.bounds))):
-            return Watch(every=True)  # allowed by a glob (or not at all: then `check` refused it already)
+            return True, frozenset(), ()
+        if self.mode not in ("full", "readonly") and not all(
+                self._by_prefix(p, self.allowed) and (self.bounds is None or self._by_prefix(p, self.bounds))
+                for p in places):
+            return True, frozenset(), ()  # allowed by a glob (or not at all: then `check` refused it already)
         if not self.rules:
-            return _NOTHING
-        if self.shapes is None:
-            self.shapes = tuple(_reach(r.pattern) for r in self.rules)
-        top = place.rstrip("/") + "/"
-        names: set[bytes] = set()
-        suffixes: list[bytes] = []
-        for head, glob, tail in self.shapes:
-            if not glob:
-                if head.startswith(top):
-                    return Watch(every=True)  # a rule on a path under the place
-            elif head.startswith(top) or top.startswith(head):
-                if not tail:
-                    return Watch(every=True)
-                if b"/" in tail:
-                    names.add(tail.rsplit(b"/", 1)[1])
-                else:
-                    suffixes.append(tail)
-        if not names and not suffixes:
-            return _NOTHING
-        return Watch(names=frozenset(names), suffixes=tuple(suffixes))
+            return False, frozenset(), ()
+        reach = self.reach
+        if reach is None:
+            reach = self.reach = Reach.of(r.pattern for r in self.rules)
+        return any(reach.every(p) for p in places), reach.names, reach.suffixes
 
     @staticmethod
     def _by_prefix(path: str, scope: tuple[str, ...]) -> bool:

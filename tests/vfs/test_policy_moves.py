@@ -164,18 +164,22 @@ def test_a_directory_holding_git_cannot_become_dot_config(root: PathFS) -> None:
 
 def test_a_policy_that_cannot_refuse_anything_under_a_place_watches_nothing() -> None:
     """The cost rule: a rename walks the moved tree in full only where a rule, a hook or a
-    glob scope could judge a path under it otherwise than the place itself."""
+    glob scope could judge a path under it otherwise than the place itself; a glob with a
+    literal tail only by name."""
     policy = WritePolicy.make("limited", HOME, ("~/proj",), rules=rules(
         ("deny", "~/secrets"), ("deny", "/srv/*.db"), ("deny", "~/proj/prod"), ("deny", "*/.env"),
         ("deny", "~/proj/x*")))
     assert policy is not None
-    assert policy.watch(f"{HOME}/proj/lib").names == frozenset({b".env"})  # */.env: by name only
-    assert not policy.watch(f"{HOME}/proj/lib").every
-    assert policy.watch(f"{HOME}/proj").every  # ~/proj/prod and ~/proj/x* lie under it
-    quiet = WritePolicy.make("limited", HOME, ("~/proj",), rules=rules(("deny", "~/secrets"), ("deny", "/srv/*.db")))
-    assert quiet is not None and not quiet.watch(f"{HOME}/proj/lib").wants(b"anything")
+    assert policy.watch((f"{HOME}/proj/lib",)) == (False, frozenset({b".env"}), (b".db",))
+    assert policy.watch((f"{HOME}/proj",))[0]  # ~/proj/prod and ~/proj/x* lie under it
+    assert policy.watch((f"{HOME}/proj/lib", f"{HOME}/proj"))[0]
+    quiet = WritePolicy.make("full", HOME, rules=rules(("deny", "~/secrets"), ("allow", "~/proj/a/b")))
+    assert quiet is not None and quiet.watch((f"{HOME}/proj/lib",)) == (False, frozenset(), ())
+    assert quiet.watch((f"{HOME}/proj/a",))[0] and not quiet.watch((f"{HOME}/secrets/x",))[0]
+    under_a_glob = WritePolicy.make("full", HOME, rules=rules(("deny", "/srv/*")))
+    assert under_a_glob is not None and under_a_glob.watch(("/srv/x/y",))[0] and not under_a_glob.watch(("/x",))[0]
     globbed = WritePolicy.make("limited", HOME, ("~/*.d",))
-    assert globbed is not None and globbed.watch(f"{HOME}/x.d").every  # a glob scope: each path of its own
+    assert globbed is not None and globbed.watch((f"{HOME}/x.d",))[0]  # a glob scope: each path of its own
 
 
 def test_random_moves_never_change_a_protected_or_denied_path(state: KState) -> None:
