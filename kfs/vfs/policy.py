@@ -39,7 +39,6 @@ import fnmatch
 import os
 import posixpath
 import re
-import stat as st
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -58,7 +57,6 @@ HOME_DIRS = (".config/git",)  # in the home, with all under them (git's own conf
 # itself: a moved tree's walk (`check_tree`) looks at these entries alone for the mandatory list.
 GUARDED_NAMES = frozenset(os.fsencode(n) for n in (*DENIED_NAMES, *HOME_FILES, "config", "hooks", "git"))
 _GLOB = "*?[]"
-_DIR_TYPE = st.S_IFDIR >> 12  # a directory's file type as a dirent stores it
 
 
 class Refusal(PermissionError):
@@ -98,48 +96,66 @@ def _in(path: str, scope: tuple[str, ...]) -> bool:
 @value_class(frozen=True, slots=True)
 class Reach:
     """What a policy's path rules can judge under a directory, worked out once per policy
-    (`WritePolicy.watch`): the names (exact, or by their ends) a glob with a literal tail can
-    match, wherever its head lies (`*/.env`: entries named `.env`; `/srv/*.db`: names ending in
-    `.db`), and the heads that make every entry under a place worth judging: those of globs
-    without a tail (`/a/*`) when the place lies under one (`above`), and those of plain paths
-    and such globs when one lies under the place (`heads`, sorted)."""
+    (`WritePolicy.watch`). `*` and `?` also match `/`, so of a path a glob matches only two
+    things are known: it starts with the glob's head (the text before its first glob
+    character) and ends with its tail (the text after its last one). A directory's entries are
+    all worth judging when a glob without a tail has its head above the place (`above`, as one
+    regex) or when a plain path or such a glob's head lies under it (`heads`, sorted); else only
+    the names a glob with a tail can end with (`*/.env`: entries named `.env`; `/srv/*.db`:
+    names ending in `.db`), from the globs whose head agrees with the place (`tailed`: head ->
+    exact names, name ends)."""
 
-    names: frozenset[bytes]
-    suffixes: tuple[bytes, ...]
     above: re.Pattern[str] | None
     heads: tuple[str, ...]
+    tailed: tuple[tuple[str, frozenset[bytes], tuple[bytes, ...]], ...]
+    memo: dict[str, tuple[bool, frozenset[bytes], tuple[bytes, ...]]] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, patterns: Iterable[str]) -> Reach:
-        names: set[bytes] = set()
-        suffixes: set[bytes] = set()
         above: list[str] = []
         heads: list[str] = []
+        tailed: dict[str, tuple[set[bytes], set[bytes]]] = {}
         for pattern in patterns:
             cut = min((i for i, c in enumerate(pattern) if c in _GLOB), default=-1)
             if cut < 0:
                 heads.append(pattern.rstrip("/") or "/")
                 continue
-            # `*` and `?` also match `/`: what a glob's last glob character leaves is all that
-            # holds of a matching path's end, and of its last name only what follows a `/`
+            head = pattern[:cut]
             tail = os.fsencode(pattern[max(i for i, c in enumerate(pattern) if c in _GLOB) + 1:])
             if not tail:
-                above.append(re.escape(pattern[:cut]))
-                heads.append(pattern[:cut])
-            elif b"/" in tail:
+                above.append(re.escape(head))
+                heads.append(head)
+                continue
+            names, ends = tailed.setdefault(head, (set(), set()))
+            if b"/" in tail:
                 names.add(tail.rsplit(b"/", 1)[1])
             else:
-                suffixes.add(tail)
-        return cls(frozenset(names), tuple(sorted(suffixes)), re.compile("|".join(above)) if above else None,
-                   tuple(sorted(heads)))
+                ends.add(tail)
+        return cls(re.compile("|".join(above)) if above else None, tuple(sorted(heads)),
+                   tuple((h, frozenset(n), tuple(sorted(e))) for h, (n, e) in tailed.items()))
 
-    def every(self, place: str) -> bool:
-        """Whether every entry under the directory at `place` is worth judging."""
+    def at(self, place: str) -> tuple[bool, frozenset[bytes], tuple[bytes, ...]]:
+        """(every entry under the directory at `place` is worth judging, else the names, else
+        the name ends that are), remembered per place."""
+        known = self.memo.get(place)
+        if known is not None:
+            return known
         top = place.rstrip("/") + "/"
-        if self.above is not None and self.above.match(top):
-            return True
         i = bisect.bisect_left(self.heads, top)
-        return i < len(self.heads) and self.heads[i].startswith(top)
+        if self.above is not None and self.above.match(top) or i < len(self.heads) and self.heads[i].startswith(top):
+            found: tuple[bool, frozenset[bytes], tuple[bytes, ...]] = (True, frozenset(), ())
+        else:
+            names: set[bytes] = set()
+            ends: set[bytes] = set()
+            for head, n, e in self.tailed:
+                if top.startswith(head) or head.startswith(top):
+                    names.update(n)
+                    ends.update(e)
+            found = (False, frozenset(names), tuple(sorted(ends)))
+        if len(self.memo) >= 1024:
+            self.memo.clear()
+        self.memo[place] = found
+        return found
 
 
 def stricter(a: str, b: str) -> str:
@@ -298,20 +314,22 @@ class WritePolicy:
         pending = [(ino, "")]
         while pending:
             directory, under = pending.pop()
-            for name, child, kind in records.children(txn, directory):
-                rel = None
-                if every or name in hot or suffixes and name.endswith(suffixes):
-                    rel = f"{under}/{os.fsdecode(name)}"
-                    for place in places:
-                        path = place + rel
-                        if restricted and name in GUARDED_NAMES and self.denied(path):
-                            self.refused += 1
-                            raise Refusal(path, self.mode)
-                        if every or name in names or suffixes and name.endswith(suffixes):
-                            self._inherit(path, place + under)
-                            self.check(path, path)
-                if kind == _DIR_TYPE:
-                    pending.append((child, rel or f"{under}/{os.fsdecode(name)}"))
+            entries, subdirs = records.children(txn, directory)
+            if every or suffixes:
+                looked = [n for n in entries if every or n in hot or n.endswith(suffixes)]
+            else:
+                looked = hot.intersection(entries)  # one C-level pass: usually empty
+            for name in looked:
+                rel = f"{under}/{os.fsdecode(name)}"
+                for place in places:
+                    path = place + rel
+                    if restricted and name in GUARDED_NAMES and self.denied(path):
+                        self.refused += 1
+                        raise Refusal(path, self.mode)
+                    if every or name in names or suffixes and name.endswith(suffixes):
+                        self._inherit(path, place + under)
+                        self.check(path, path)
+            pending.extend((child, f"{under}/{os.fsdecode(name)}") for name, child in subdirs)
 
     def _inherit(self, path: str, parent: str) -> None:
         """A path under a directory a person allowed, that the same `ask` rule matches, is
@@ -337,7 +355,12 @@ class WritePolicy:
         reach = self.reach
         if reach is None:
             reach = self.reach = Reach.of(r.pattern for r in self.rules)
-        return any(reach.every(p) for p in places), reach.names, reach.suffixes
+        if len(places) == 1:
+            return reach.at(places[0])
+        seen = [reach.at(p) for p in places]
+        if any(every for every, _, _ in seen):
+            return True, frozenset(), ()
+        return False, frozenset().union(*(n for _, n, _ in seen)), tuple(sorted({e for _, _, s in seen for e in s}))
 
     @staticmethod
     def _by_prefix(path: str, scope: tuple[str, ...]) -> bool:

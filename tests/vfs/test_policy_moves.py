@@ -170,7 +170,9 @@ def test_a_policy_that_cannot_refuse_anything_under_a_place_watches_nothing() ->
         ("deny", "~/secrets"), ("deny", "/srv/*.db"), ("deny", "~/proj/prod"), ("deny", "*/.env"),
         ("deny", "~/proj/x*")))
     assert policy is not None
-    assert policy.watch((f"{HOME}/proj/lib",)) == (False, frozenset({b".env"}), (b".db",))
+    assert policy.watch((f"{HOME}/proj/lib",)) == (False, frozenset({b".env"}), ())  # /srv/*.db: not here
+    full = WritePolicy.make("full", HOME, rules=policy.rules)
+    assert full is not None and full.watch(("/srv/x",)) == (False, frozenset({b".env"}), (b".db",))
     assert policy.watch((f"{HOME}/proj",))[0]  # ~/proj/prod and ~/proj/x* lie under it
     assert policy.watch((f"{HOME}/proj/lib", f"{HOME}/proj"))[0]
     quiet = WritePolicy.make("full", HOME, rules=rules(("deny", "~/secrets"), ("allow", "~/proj/a/b")))
