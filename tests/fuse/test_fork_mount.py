@@ -14,8 +14,11 @@ from pathlib import Path
 import pytest
 from kfs_mounts import Mount, komputer
 
+from kfs import forks
+from kfs.agents.records import add_agent
 from kfs.kstate import KState
 from kfs.vfs import VFS, PathFS
+from kshell.delegate.config import set_agent_overrides
 
 
 @pytest.fixture
@@ -92,4 +95,28 @@ def test_the_mount_of_a_restricted_fork_applies_its_mode_and_scope(tmp_path: Pat
     finally:
         for m in mounts:
             m.stop()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_an_agents_mount_of_a_limited_fork_is_bounded_by_the_forks_scope(tmp_path: Path) -> None:
+    """`komputer mount --fork N --agent NAME`: an agent whose own scope is `~` writes only
+    under the fork's `--scope ~/proj` there (the stricter wins)."""
+    state_dir = tmp_path / "state"
+    with KState(state_dir, create=True) as state:
+        vfs = VFS(state, by="test")
+        alice = add_agent(vfs, "alice")
+        PathFS(vfs).mkdir("/home/alice/proj")
+        PathFS(vfs).chown("/home/alice/proj", alice.uid, alice.gid)
+        set_agent_overrides(state, "alice", mode="limited", scope=("~",))
+        number = forks.create(state, agent="alice", mode="limited", scope=("~/proj",), by="test")
+    top = Path(tempfile.mkdtemp(prefix="kfs-fork."))
+    mount = Mount(state_dir, top / "mnt", options=(), extra=("--fork", str(number), "--agent", "alice")).start()
+    try:
+        home = mount.path / "home/alice"
+        (home / "proj/in.txt").write_text("in the fork's scope\n")
+        with pytest.raises(OSError) as raised:
+            (home / "out.txt").write_text("x")
+        assert raised.value.errno == errno.EROFS
+    finally:
+        mount.stop()
         shutil.rmtree(top, ignore_errors=True)
