@@ -36,11 +36,12 @@ from __future__ import annotations
 import bisect
 import errno
 import fnmatch
+import functools
 import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from kfs.kstate import Txn
 from kfs.values import field, value_class
@@ -57,6 +58,7 @@ HOME_DIRS = (".config/git",)  # in the home, with all under them (git's own conf
 # itself: a moved tree's walk (`check_tree`) looks at these entries alone for the mandatory list.
 GUARDED_NAMES = frozenset(os.fsencode(n) for n in (*DENIED_NAMES, *HOME_FILES, "config", "hooks", "git"))
 _GLOB = "*?[]"
+T = TypeVar("T")
 
 
 class Refusal(PermissionError):
@@ -299,22 +301,29 @@ class WritePolicy:
                 self.check_tree(txn, ino, (src, dst))
 
     def check_tree(self, txn: Txn, ino: int, places: tuple[str, ...]) -> None:
-        """Raise what refuses a write to a path under directory `ino` at any of `places` (the
-        physical paths a rename moves it between; the places themselves are judged by the
-        caller). The walk reads directory entries only, and judges in full only the entries a
-        rule, a hook or a glob scope could judge otherwise than their place (`watch`), and
-        against the mandatory list only the names it holds: a `full` policy that could not
-        refuse anything under the places walks nothing at all."""
+        """Raise what refuses a write to a path under K's directory `ino` at any of `places`
+        (`judge_tree`), its entries read in the operation's own transaction `txn`."""
+        self.judge_tree(ino, functools.partial(records.children, txn), places)
+
+    def judge_tree(self, top: T, listing: Callable[[T], tuple[list[bytes], list[tuple[bytes, T]]]],
+                   places: tuple[str, ...]) -> None:
+        """Raise what refuses a write to a path under the directory `top` at any of `places`
+        (the physical paths a rename moves it between, or the one `rm -r` removes; the places
+        themselves are judged by the caller). `listing(directory)` gives a directory's entry
+        names and its subdirectories as (name, directory). The walk looks at names only, and
+        judges in full only the entries a rule, a hook or a glob scope could judge otherwise
+        than their place (`watch`), and against the mandatory list only the names it holds: a
+        `full` policy that could not refuse anything under the places walks nothing at all."""
         restricted = self.mode != "full"
         places = tuple(p.rstrip("/") for p in places)
         every, names, suffixes = self.watch(places)
         if not (every or names or suffixes or restricted):
             return
         hot = names | GUARDED_NAMES if restricted else names
-        pending = [(ino, "")]
+        pending = [(top, "")]
         while pending:
             directory, under = pending.pop()
-            entries, subdirs = records.children(txn, directory)
+            entries, subdirs = listing(directory)
             if every or suffixes:
                 looked = [n for n in entries if every or n in hot or n.endswith(suffixes)]
             else:
