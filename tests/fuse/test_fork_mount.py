@@ -73,7 +73,8 @@ def test_the_mount_of_a_restricted_fork_applies_its_mode_and_scope(tmp_path: Pat
     of a session in the fork see it through this mount."""
     state = str(tmp_path / "state")
     komputer("init", "--state", state)
-    komputer("--state", state, "sh", "-c", "mkdir -p /w/proj/.git && echo base > /w/f")
+    komputer("--state", state, "sh", "-c",
+             "mkdir -p /w/proj/.git && echo base > /w/f && echo '[core]' > /w/proj/.git/config")
     readonly = komputer("--state", state, "fork", "create", "--mode", "readonly").stdout.strip()
     limited = komputer("--state", state, "fork", "create", "--mode", "limited", "--scope", "/w/proj").stdout.strip()
     top = Path(tempfile.mkdtemp(prefix="kfs-fork."))
@@ -92,6 +93,9 @@ def test_the_mount_of_a_restricted_fork_applies_its_mode_and_scope(tmp_path: Pat
                 attempt()
             assert raised.value.errno == errno.EROFS
         assert (lim / "w/proj/made").read_text() == "in scope\n"
+        with pytest.raises(OSError) as raised:
+            os.rename(lim / "w/proj/.git", lim / "w/proj/g2")  # its config would go with it
+        assert raised.value.errno == errno.EROFS and (lim / "w/proj/.git/config").read_text() == "[core]\n"
     finally:
         for m in mounts:
             m.stop()

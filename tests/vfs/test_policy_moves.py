@@ -38,7 +38,8 @@ def root(state: KState) -> PathFS:
 
 
 def rules(*spec: tuple[str, str]) -> RuleSet:
-    return RuleSet(tuple(Rule(i, action, pattern, on="path").at_home(HOME) for i, (action, pattern) in enumerate(spec, 1)))
+    return RuleSet(tuple(Rule(i, action, pattern, on="path").at_home(HOME)
+                         for i, (action, pattern) in enumerate(spec, 1)))
 
 
 def agent(root: PathFS, mode: str = "limited", scope: tuple[str, ...] = ("~",), **kw: object) -> PathFS:
@@ -195,7 +196,8 @@ def test_random_moves_never_change_a_protected_or_denied_path(state: KState) -> 
     paths = hs.lists(hs.sampled_from(names), min_size=1, max_size=3).map("/".join)
     counter = iter(range(10**9))
 
-    @settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @settings(max_examples=100, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(hs.lists(paths, min_size=1, max_size=6), hs.sampled_from([("~/w",), ("~/w/a", "~/w/b"), ("~",)]), hs.data())
     def check(seed: list[str], scope: tuple[str, ...], data: hs.DataObject) -> None:
         # operands and rules drawn mostly from the seeded files' own paths and their parents
@@ -242,7 +244,8 @@ def test_random_moves_never_change_a_protected_or_denied_path(state: KState) -> 
         calls: dict[str, Callable[[str, str], object]] = {
             "mkdir": lambda a, b: fs.mkdir(a, parents=True), "rename": fs.rename, "link": fs.link,
             "symlink": lambda a, b: fs.symlink(a, b), "write": lambda a, b: fs.write_file(a, b"changed"),
-            "exchange": lambda a, b: fs.rename(a, b, RENAME_EXCHANGE), "rm": lambda a, b: fs.rm(a, recursive=True, force=True),
+            "exchange": lambda a, b: fs.rename(a, b, RENAME_EXCHANGE),
+            "rm": lambda a, b: fs.rm(a, recursive=True, force=True),
         }
         for op, a, b in steps:
             try:
