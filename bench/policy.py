@@ -3,7 +3,8 @@
   vfs     create (a new 100-byte file), stat and 4 KiB write (over an existing file) through
           the path API, as an agent in limited mode with 100 path rules (none matching the
           files: every rule is tried) against the same agent with no policy (goal: <= 10% on
-          each, ratio <= 1.10).
+          each, ratio <= 1.10); a rename of a file, and of a directory of 100 files (the policy
+          judges every path a rename moves, at both places).
   shell   `find . -type f | xargs grep -l needle` over 10,000 files in the K shell, with 100
           command rules and 100 path rules in force against none (ratio K-with / K-without).
 
@@ -76,17 +77,38 @@ def bench_vfs(state: KState, ops: int) -> list[tuple[str, float, float]]:
                 fs.write_file(f"c{round_no[0]}-{i}", b"x" * 100)
         return run
 
+    moved: set[tuple[int, str]] = set()  # (id of the PathFS, name) renamed to name + "~" now
+
+    def renames(fs: PathFS, names: list[str]) -> Callable[[], None]:
+        """Each name to name + "~", or back where it is there now (one name listed many
+        times: a directory renamed again and again)."""
+        def run() -> None:
+            for name in names:
+                key = (id(fs), name)
+                there = key in moved
+                fs.rename(name + "~" * there, name + "~" * (not there))
+                moved.symmetric_difference_update({key})
+        return run
+
     # the first round of creates made c1-* in plain's directory and c2-* in ruled's
     for name, make in (
         ("create", creates),
         ("stat", lambda fs: lambda: [fs.stat(f"c{1 + (fs is ruled)}-{i}") for i in range(ops)]),
         ("4 KiB write", lambda fs: lambda: [fs.write_file(f"c{1 + (fs is ruled)}-{i}", block) for i in range(ops)]),
+        ("file rename", lambda fs: renames(fs, [f"c{1 + (fs is ruled)}-{i}" for i in range(ops)])),
+        ("dir rename", lambda fs: renames(fs, ["t"] * (ops // 10))),
     ):
+        if name == "dir rename":
+            for fs in (plain, ruled):
+                fs.mkdir("t/sub", parents=True)
+                for i in range(100):
+                    fs.write_file(f"t/sub/f{i}", b"x")
         t_plain, t_ruled = [], []
         for _ in range(3):  # interleaved, so drift hits both sides alike
             t_plain.append(best(make(plain), 1))
             t_ruled.append(best(make(ruled), 1))
-        rows.append((name, statistics.median(t_ruled) / ops * 1e6, statistics.median(t_plain) / ops * 1e6))
+        n = ops // 10 if name == "dir rename" else ops
+        rows.append((name, statistics.median(t_ruled) / n * 1e6, statistics.median(t_plain) / n * 1e6))
     return rows
 
 

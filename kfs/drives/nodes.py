@@ -26,13 +26,14 @@ import errno
 import os
 import posixpath
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from kfs.drives.inodes import INO_MASK
 from kfs.drives.memory import MemoryDrives, run_directory
 from kfs.drives.view import DRIVE_INO, Backing, mount
+from kfs.kstate import Txn
 from kfs.runtime import image
 from kfs.runtime.drives import of_image
 from kfs.values import replace
@@ -330,12 +331,14 @@ class MountedVFS:
         return d.writer(cred).rmdir(d.child(parent, name))
 
     def rename(self, parent_old: int, name_old: bytes, parent_new: int, name_new: bytes, flags: int,
-               cred: Cred) -> None:
+               cred: Cred, judge: Callable[[Txn], None] | None = None) -> None:
+        """`judge`: the policy's, in K's rename transaction (VFS.rename); a drive's rename is
+        judged by its places alone."""
         d = None if parent_old < DRIVES_BASE and parent_new < DRIVES_BASE else self._same(parent_old, parent_new)
         if d is None:
             self._busy(parent_old, name_old)
             self._busy(parent_new, name_new)
-            return self.vfs.rename(parent_old, name_old, parent_new, name_new, flags, cred)
+            return self.vfs.rename(parent_old, name_old, parent_new, name_new, flags, cred, judge)
         old, new = d.child(parent_old, name_old), d.child(parent_new, name_new)
         d.writer(cred).rename(old, new, flags)
         d.renamed(old, new)

@@ -35,6 +35,7 @@ from kfs.values import replace
 from kfs.vfs import ROOT, VFS, W_OK, Cred, Inode, PathFS, StatFS
 from kfs.vfs.errors import fs_error
 from kfs.vfs.paths import Crossing, Filesystem, PathLike
+from kfs.vfs.namespace import RENAME_EXCHANGE
 from kfs.vfs.policy import NeedsApproval
 
 if TYPE_CHECKING:
@@ -240,6 +241,9 @@ class DriveFS(PathFS):
                 if backing.drive.readonly:  # (a memory drive's own view knows no read-only)
                     raise fs_error(errno.EROFS, args[i])
                 self._guard_drive(args[i], backing, rels[i], follow)
+            if self.policy is not None and (name == "rename" or name == "rm" and kwargs.get("recursive")):
+                exchange = name == "rename" and (args[2:3] or (kwargs.get("flags", 0),))[0] & RENAME_EXCHANGE
+                self._guard_drive_trees(backing, [rels[i] for i in paths], both=bool(exchange))
             inner = tuple(rels.get(i, a) for i, a in enumerate(args))
             try:
                 return backing, getattr(backing.view(self.cred, self.umask), name)(*inner, **kwargs)
@@ -271,14 +275,7 @@ class DriveFS(PathFS):
         policy = self.policy
         if policy is None:
             return
-        view = backing.view(self.cred, self.umask)
-        head, _, last = rel.rstrip("/").rpartition("/")
-        try:
-            inner = view.realpath(rel, strict=False) if follow or not last else \
-                view.realpath(head or "/").rstrip("/") + "/" + last
-        except OSError:
-            inner = rel.rstrip("/") or "/"
-        physical = backing.drive.path + (inner if inner != "/" else "")
+        physical = self._drive_path(backing, rel, follow)
         shown = os.fsdecode(path)
         while True:
             try:
@@ -286,6 +283,45 @@ class DriveFS(PathFS):
                 return
             except NeedsApproval as e:
                 self._approval(e)
+
+    def _drive_path(self, backing: Backing, rel: str, follow: bool) -> str:
+        """The path a write to `rel` of a drive reaches: the drive's path joined with where
+        `rel` leads in the drive (its last component followed if `follow`)."""
+        view = backing.view(self.cred, self.umask)
+        head, _, last = rel.rstrip("/").rpartition("/")
+        try:
+            inner = view.realpath(rel, strict=False) if follow or not last else \
+                view.realpath(head or "/").rstrip("/") + "/" + last
+        except OSError:
+            inner = rel.rstrip("/") or "/"
+        return backing.drive.path + (inner if inner != "/" else "")
+
+    def _guard_drive_trees(self, backing: Backing, rels: list[str], both: bool) -> None:
+        """The session's write policy on every path under the directory a rename on a drive
+        moves (at `rels`, its old and new place; `both`: an exchange moves the other one too)
+        or `rm -r` removes (kfs.vfs.policy's judge_tree, as in K)."""
+        policy = self.policy
+        assert policy is not None
+        view = backing.view(self.cred, self.umask)
+        places = tuple(self._drive_path(backing, r, False) for r in rels)
+
+        def listing(directory: str) -> tuple[list[bytes], list[tuple[bytes, str]]]:
+            entries = view.scandir(directory)
+            return ([os.fsencode(n) for n, _ in entries],
+                    [(os.fsencode(n), directory.rstrip("/") + "/" + n) for n, inode in entries if inode.is_dir])
+
+        for top in rels if both else rels[:1]:
+            try:
+                if not getattr(view, "lstat", view.stat)(top).is_dir:
+                    continue
+            except OSError:
+                continue  # the operation itself says what is wrong
+            while True:
+                try:
+                    policy.judge_tree(top, listing, places)
+                    break
+                except NeedsApproval as e:
+                    self._approval(e)
 
     # -- what differs from an operation's plain dispatch ---------------------------------------
 
@@ -412,7 +448,7 @@ for _name, _paths, _writes, _inode in (
     ("mkdir", (0,), _written(0, False), False),
     ("mknod", (0,), _written(0, False), False),
     ("symlink", (1,), _written(1, False), False),
-    ("link", (0, 1), _written(1, False), False),
+    ("link", (0, 1), lambda args, kwargs: [(1, False), (0, False)], False),  # its source too
     ("unlink", (0,), _written(0, False), False),
     ("rmdir", (0,), _written(0, False), False),
     ("rm", (0,), _written(0, False), False),

@@ -161,18 +161,25 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
     from kfs.journal import append_event
 
     state = KState(state_dir, create=fork is None)
+    record = None
     if fork is not None:
         from kfs import forks
 
         try:
-            vfs = VFS(forks.view(state, fork), by=f"fuse fork {fork}")
+            tree = forks.view(state, fork)
         except forks.ForkError as e:
             state.close()
             raise MountError(str(e)) from None
+        record = tree.record
+        vfs = VFS(tree, by=f"fuse fork {fork}")
     else:
         vfs = VFS(state, by="fuse")
     try:
-        ops = Operations(vfs, agent=agent_view(state, *agent) if agent is not None else None)
+        from kfs.runtime.rules import fork_policy
+
+        # a restricted fork's mount writes only what its mode lets a session of it write
+        ops = Operations(vfs, agent=agent_view(state, *agent, fork=record) if agent is not None else None,
+                         policy=fork_policy(state, record) if record is not None else None)
     except MountError:
         state.close()
         raise
@@ -222,9 +229,11 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
     log.info("unmounted %s", mountpoint)
 
 
-def agent_view(state: Any, name: str, mode: str | None, configured: dict | None = None) -> Any:
+def agent_view(state: Any, name: str, mode: str | None, configured: dict | None = None,
+               fork: dict | None = None) -> Any:
     """`--agent NAME [--mode M]`: the agent's credentials and the stricter of its own mode and
-    M, with the path rules in force for it (`configured`: what komputer.toml says of it)."""
+    M, with the path rules in force for it (`configured`: what komputer.toml says of it), and
+    with `--fork N` the fork's mode and scope (`fork`: its record)."""
     from kfs.agents.records import find_agent
     from kfs.fuse.operations import AgentView
     from kfs.runtime.rules import governance
@@ -236,7 +245,7 @@ def agent_view(state: Any, name: str, mode: str | None, configured: dict | None 
         raise MountError(f"no agent {name!r} (komputer agent list shows them)")
     if mode is not None and mode not in MODES:
         raise MountError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
-    policy = governance(state, name, found.home, mode or "full", configured).policy
+    policy = governance(state, name, found.home, mode or "full", configured, fork=fork).policy
     return AgentView(name, Cred(found.uid, found.gid), policy)
 
 

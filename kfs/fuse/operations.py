@@ -129,10 +129,13 @@ class Operations(pyfuse3.Operations):
     enable_writeback_cache = False
     enable_acl = False
 
-    def __init__(self, vfs: VFS | MountedVFS, *, timeout: float = CACHE_SECONDS, agent: AgentView | None = None) -> None:
+    def __init__(self, vfs: VFS | MountedVFS, *, timeout: float = CACHE_SECONDS, agent: AgentView | None = None,
+                 policy: WritePolicy | None = None) -> None:
         super().__init__()
         self.vfs = vfs if isinstance(vfs, MountedVFS) else MountedVFS(vfs)  # K with the image's drives
         self.agent = agent  # `komputer mount --agent`: every request is this agent's, under its policy
+        # the writes' policy: the agent's, else `policy` (a restricted fork's mount: its mode and scope)
+        self.policy = agent.policy if agent is not None else policy
         self.timeout = timeout
         self.lookups: dict[int, int] = {}  # ino -> the kernel's lookup count
         self.files: dict[int, FileHandle | DriveFile] = {}
@@ -250,9 +253,9 @@ class Operations(pyfuse3.Operations):
         return entry
 
     def _writes(self, ino: int, name: bytes | None = None) -> None:
-        """An agent mount's policy on the entry `name` of directory `ino` (or, without a
+        """The mount's policy on the entry `name` of directory `ino` (or, without a
         name, the file `ino` by the name the kernel last looked it up under)."""
-        policy = self.agent.policy if self.agent is not None else None
+        policy = self.policy
         if policy is None:
             return
         if name is None:
@@ -437,6 +440,7 @@ class Operations(pyfuse3.Operations):
     async def link(self, inode: int, new_parent_inode: int, new_name: bytes, ctx: Caller) -> EntryAttributes:
         self._refuse_admin(inode, new_parent_inode)
         self._writes(new_parent_inode, new_name)
+        self._writes(inode)  # the source's name too: a second name of a protected file would be writable
         return self.entry(self.vfs.link(inode, new_parent_inode, new_name, self.cred(ctx)))
 
     @_translated
@@ -458,7 +462,16 @@ class Operations(pyfuse3.Operations):
         self._refuse_admin(parent_inode_old, parent_inode_new)
         self._writes(parent_inode_old, name_old)
         self._writes(parent_inode_new, name_new)
-        self.vfs.rename(parent_inode_old, name_old, parent_inode_new, name_new, flags, self.cred(ctx))
+        judge = None
+        if self.policy is not None:  # every path the rename moves, at both places, in its transaction
+            judge = functools.partial(self.policy.check_rename, src_dir=parent_inode_old, src_name=name_old,
+                                      dst_dir=parent_inode_new, dst_name=name_new,
+                                      exchange=bool(flags & pyfuse3.RENAME_EXCHANGE))
+        try:
+            self.vfs.rename(parent_inode_old, name_old, parent_inode_new, name_new, flags, self.cred(ctx), judge)
+        finally:
+            if self.policy is not None:
+                self.policy.told.clear()  # nobody reads the lines here: the errno says it
         self._renamed(parent_inode_new, name_new, parent_inode_old, name_old)  # the kernel moved its dentry
         if flags & pyfuse3.RENAME_EXCHANGE:
             self._renamed(parent_inode_old, name_old, parent_inode_new, name_new)

@@ -26,7 +26,7 @@ from kfs.agents.records import agent_settings, merged_settings
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
-from kfs.vfs.policy import WritePolicy, effective_mode
+from kfs.vfs.policy import WritePolicy, effective_mode, stricter
 
 PREFIX = b"policy/"
 ACTIONS = ("allow", "deny", "ask")
@@ -236,6 +236,25 @@ def first(found: list[Rule], subject: str, on: str = "command") -> Rule | None:
     return next((r for r in found if r.on == on and r.matches(subject)), None)
 
 
+def fork_bounds(fork: dict | None) -> tuple[str, ...] | None:
+    """What a fork lets any write in it reach: a limited fork's scope (an empty one: nothing),
+    None for another fork or none. It narrows the agent's own scope, never widens it: an agent
+    whose scope is `~` writes only under `~/proj` in a fork made `--mode limited --scope ~/proj`."""
+    if fork is None or fork["mode"] != "limited":
+        return None
+    return tuple(fork.get("scope") or ())
+
+
+def fork_policy(state: KState, fork: dict) -> WritePolicy | None:
+    """The policy of `komputer mount --fork N`: the fork's mode, scope and the mandatory list,
+    `~/` being its agent's home (None for a `full` fork: the administrator's mount)."""
+    from kfs.agents.records import find_agent
+
+    found = find_agent(state, fork["agent"]) if fork.get("agent") else None
+    home = found.home if found is not None else "/"
+    return WritePolicy.make(fork["mode"], home, tuple(fork.get("scope") or ()), bounds=fork_bounds(fork))
+
+
 @dataclass(frozen=True, slots=True)
 class Governance:
     """What one session of an agent obeys: its settings (komputer.toml's and the stored ones,
@@ -251,18 +270,25 @@ class Governance:
 
 
 def governance(state: KState, agent: str, home: str, session_mode: str = "full",
-               configured: dict | None = None, *, runs_hooks: bool = False) -> Governance:
+               configured: dict | None = None, *, runs_hooks: bool = False, fork: dict | None = None) -> Governance:
     """The one way every front end (the shell's worker, SFTP, an agent's mount) learns what a
     session of `agent` obeys; `configured`: what komputer.toml says of the agent
     (ServerConfig.configured). A front end that does not run the image's code (`runs_hooks`
     false: an agent's mount, in kfs, which loads none) refuses every write where an image write
     hook would judge it, naming the hook: an agent cannot go around a hook by writing another
-    way (fail closed). The shell's worker and SFTP run the hooks (kshell.worker.hooks)."""
+    way (fail closed). The shell's worker and SFTP run the hooks (kshell.worker.hooks).
+    `fork`: the record of the fork the session works in (kfs.forks): its mode is a floor, and
+    a limited fork's scope bounds every write (`fork_bounds`)."""
     configured = configured or {}
+    if fork is not None:
+        session_mode = stricter(session_mode or "full", fork["mode"])
     settings = merged_settings(agent_settings(state, agent), configured.get("settings"))
+    if fork is not None and fork.get("scope") and not settings.get("scope"):
+        settings = {**settings, "scope": list(fork["scope"])}  # the scope of a limited session in it
     found = tuple(in_force(state, agent, home, effective_mode(settings, session_mode), settings,
                            tuple(configured.get("policy") or ())))
-    policy = WritePolicy.of_agent(settings, home, session_mode, RuleSet(tuple(r for r in found if r.on == "path")))
+    policy = WritePolicy.of_agent(settings, home, session_mode, RuleSet(tuple(r for r in found if r.on == "path")),
+                                  fork_bounds(fork))
     if not runs_hooks:
         from kfs.runtime import image
 

@@ -682,7 +682,8 @@ class PathFS:
             parent, name = self._new_entry(op.txn, new)
             namespace.link(op, inode, parent, name, path=shown)
 
-        self._run(body, new, (new, False))
+        # the source too: a second name of a file the policy protects would be a writable one
+        self._run(body, new, (new, False), (existing, False))
 
     def unlink(self, path: PathLike) -> None:
         shown = self.abspath(path)
@@ -727,6 +728,8 @@ class PathFS:
             elif not recursive:
                 raise fs_error(errno.EISDIR, path)
             else:
+                if self.policy is not None:  # every path under it goes too
+                    self.policy.check_tree(op.txn, found.inode.ino, (self._physical(op.txn, found),))
                 self._remove_tree(op, found.parent, found.name, found.inode, shown)
 
         self._run(body, path, (path, False))
@@ -760,12 +763,32 @@ class PathFS:
                 raise fs_error(errno.EBUSY if found.inode is not None else errno.ENOENT, dst)
             if found.inode is None and dst_raw.endswith(b"/") and not moving.is_dir:
                 raise fs_error(errno.ENOTDIR, dst)
+            if self.policy is not None:  # the places were judged (`writes`); now what moves under them
+                self._moved_trees(op.txn, source, found, flags)
             namespace.rename(
                 op, src_parent, src_name, found.parent, found.name, flags, src_path=src_shown, dst_path=dst_shown,
                 known=(moving, found.inode),
             )
 
         self._run(body, src, (src, False), (dst, False))
+
+    def _moved_trees(self, txn: Txn, source: Resolved, target: Resolved, flags: int) -> None:
+        """The policy's judgement of every path a rename moves under the two places (the
+        moved directory's, and with RENAME_EXCHANGE the other's too), at both."""
+        assert self.policy is not None
+        trees = [source.inode] + ([target.inode] if flags & namespace.RENAME_EXCHANGE else [])
+        trees = [t for t in trees if t is not None and t.is_dir]
+        if trees:
+            places = (self._physical(txn, source), self._physical(txn, target))
+            for tree in trees:
+                self.policy.check_tree(txn, tree.ino, places)
+
+    @staticmethod
+    def _physical(txn: Txn, found: Resolved) -> str:
+        """The physical path of a resolved entry (its directory's path and its name)."""
+        if found.parent is None:
+            return "/"
+        return os.fsdecode(records.dir_path(txn, found.parent.ino).rstrip(b"/") + b"/" + found.name)
 
     # -- attributes --------------------------------------------------------------------------
 

@@ -262,19 +262,21 @@ class VFS:
         self.run(cred, lambda op: namespace.rmdir(op, records.get_inode(op.txn, parent), name))
 
     def rename(
-        self, old_parent: int, old_name: bytes, new_parent: int, new_name: bytes, flags: int = 0, cred: Cred = ROOT
+        self, old_parent: int, old_name: bytes, new_parent: int, new_name: bytes, flags: int = 0, cred: Cred = ROOT,
+        judge: Callable[[Txn], None] | None = None,
     ) -> None:
-        self.run(
-            cred,
-            lambda op: namespace.rename(
-                op,
-                records.get_inode(op.txn, old_parent),
-                old_name,
-                records.get_inode(op.txn, new_parent),
-                new_name,
+        """`judge`, if given, runs first in the rename's own transaction and refuses by raising
+        (a session's policy: kfs.vfs.policy.WritePolicy.check_rename)."""
+
+        def body(op: Op) -> None:
+            if judge is not None:
+                judge(op.txn)
+            namespace.rename(
+                op, records.get_inode(op.txn, old_parent), old_name, records.get_inode(op.txn, new_parent), new_name,
                 flags,
-            ),
-        )
+            )
+
+        self.run(cred, body)
 
     # -- attributes --------------------------------------------------------------------------
 

@@ -404,8 +404,13 @@ class KServer:
                 log.warning("sftp for %s refused: %s", agent.name, refused)
                 raise PermissionError(refused)
             mode = stricter(stricter(self.config.mode, c.key_mode()), env.get("K_MODE") or "full")
+            fork = None
+            if "K_FORK" in env:
+                from kfs import forks
+
+                fork = forks.get(self.state, int(env["K_FORK"]))
             policy = governance(self.state, agent.name, agent.home, mode,
-                                self.config.configured(agent.name), runs_hooks=True).policy
+                                self.config.configured(agent.name), runs_hooks=True, fork=fork).policy
             record = image.current(self.state)
             if record is not None and record["spec"]["hooks"]:  # its write hooks judge SFTP's writes too
                 from kshell.worker.hooks import judged, session_hooks

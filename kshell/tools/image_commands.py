@@ -109,7 +109,8 @@ def restricted(policy: WritePolicy | None, mode: str, home: str) -> WritePolicy 
     if strict == current:
         return policy
     made = WritePolicy.make(strict, home, policy.allowed if policy is not None else (),
-                            rules=policy.rules if policy is not None else ())
+                            rules=policy.rules if policy is not None else (),
+                            bounds=policy.bounds if policy is not None else None)  # a fork's scope too
     if made is not None and policy is not None:
         made.approve, made.granted, made.hook = policy.approve, policy.granted, policy.hook
     return made

@@ -180,7 +180,7 @@ class Worker:
         configured = self._bind_fork(spec)
         # read once: settings (mode, lists, delegation), the write policy, the rules in force
         gov = governance(self.state, spec["agent"], home, (spec.get("env") or {}).get("K_MODE") or "full",
-                         configured, runs_hooks=True)
+                         configured, runs_hooks=True, fork=self.fork)
         self.policy = gov.policy
         self.image = image.current(self.state)
         self._bind_hooks(spec, home)
@@ -301,7 +301,7 @@ class Worker:
     def _bind_fork(self, spec: dict[str, Any]) -> dict[str, Any] | None:
         """The tree the session works on: a fork's, when the front end let it name one
         (K_FORK, checked there, its mode applied), else the state's. Returns what komputer.toml
-        says of the agent, with the fork's scope (a limited fork's writable paths)."""
+        says of the agent (the fork's mode and scope join the policy in `governance`)."""
         fork = (spec.get("env") or {}).get("K_FORK")
         configured = spec.get("configured")
         self.fork = None
@@ -311,9 +311,6 @@ class Worker:
 
             self.fork = forks.get(self.state, int(fork))
             self.vfs = VFS(forks.view(self.state, int(fork)), by="ssh")
-            if self.fork["scope"]:
-                configured = dict(configured or {})
-                configured["settings"] = {**(configured.get("settings") or {}), "scope": self.fork["scope"]}
         return configured
 
     def _bind_hooks(self, spec: dict[str, Any], home: str) -> None:

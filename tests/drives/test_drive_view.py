@@ -214,3 +214,34 @@ def test_test_w_and_x_on_drives_as_on_k(shell: Shell) -> None:
     assert run(shell, "ln -s /mnt/scratch ~/s; touch ~/s/f; chmod +x ~/s/f; test -w ~/s/f && test -x /mnt/scratch/f "
                       "&& echo writable; test -w /mnt/data/hello || echo root-s; test -r /mnt/data/hello && echo r") \
         == "writable\nroot-s\nr\n"
+
+
+def test_a_rename_or_rm_r_on_a_drive_is_judged_on_every_path_it_moves(vfs: VFS, drives: Drives, source: Path) -> None:
+    """As in K (kfs.vfs.policy's judge_tree): a host drive's `.git` cannot be moved away to
+    write its hooks, a parent of a denied path cannot be renamed or removed, a link's source
+    is judged too."""
+    from kfs.runtime.rules import Rule, RuleSet
+    from kfs.vfs.policy import PolicyDenial
+
+    (source / "proj/.git/hooks").mkdir(parents=True)
+    (source / "proj/.git/config").write_text("[core]\n")
+    (source / "proj/prod").mkdir()
+    (source / "proj/prod/a").write_text("prod\n")
+    for path in (source / "proj", *(source / "proj").rglob("*")):
+        os.chmod(path, 0o777 if path.is_dir() else 0o666)
+    rules = RuleSet((Rule(1, "deny", "/mnt/data/proj/prod", on="path"),))
+    fs = DriveFS(vfs, drives=drives, cred=ALICE, cwd=HOME, home=HOME,
+                 policy=WritePolicy.make("limited", HOME, ("/mnt/data",), rules=rules))
+    with pytest.raises(Refusal):
+        fs.rename("/mnt/data/proj/.git", "/mnt/data/g2")
+    with pytest.raises(Refusal):
+        fs.link("/mnt/data/proj/.git/config", "/mnt/data/c2")
+    (source / "other").mkdir(mode=0o777)
+    os.chmod(source / "other", 0o777)
+    with pytest.raises(PolicyDenial):
+        fs.rename("/mnt/data/proj/prod", "/mnt/data/other/prod")
+    with pytest.raises(PermissionError):  # .git/config or prod, whichever the walk meets first
+        fs.rm("/mnt/data/proj", recursive=True)
+    assert (source / "proj/.git/config").read_text() == "[core]\n" and (source / "proj/prod/a").exists()
+    fs.mkdir("/mnt/data/free/sub", parents=True)
+    fs.rename("/mnt/data/free", "/mnt/data/free2")  # nothing protected in it: moves

@@ -130,3 +130,67 @@ def test_an_agent_mount_refuses_writes_an_image_hook_would_judge(tmp_path: Path)
         for m in mounts:
             m.stop()
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_an_agent_mount_judges_every_path_a_rename_moves_and_a_links_source(agent_mount) -> None:  # noqa: ANN001
+    """`mv proj/.git g2; write g2/hooks/pre-commit; mv g2 proj/.git` and `ln .git/config x`
+    are writes to the protected paths: refused (EROFS), whichever step comes first."""
+    mnt, fs, uid = agent_mount
+    fs.mkdir("/home/alice/proj/.git/hooks")
+    fs.write_file("/home/alice/proj/.git/config", b"[core]\n")
+    for p in ("/home/alice/proj/.git/hooks", "/home/alice/proj/.git/config"):
+        fs.chown(p, uid, uid)
+    proj = mnt / "home/alice/proj"
+    with pytest.raises(OSError) as info:
+        os.rename(proj / ".git", proj / "g2")
+    assert info.value.errno == errno.EROFS
+    (proj / "g3/hooks").mkdir(parents=True)
+    (proj / "g3/hooks/pre-commit").write_text("#!/bin/sh\n")
+    (proj / "fresh").mkdir()
+    with pytest.raises(OSError) as info:
+        os.rename(proj / "g3", proj / "fresh/.git")  # its hooks would become a repository's
+    assert info.value.errno == errno.EROFS
+    with pytest.raises(OSError) as info:
+        os.link(proj / ".git/config", proj / "config2")  # a writable second name
+    assert info.value.errno == errno.EROFS
+    assert fs.read_file("/home/alice/proj/.git/config") == b"[core]\n"
+    assert not fs.exists("/home/alice/proj/fresh/.git") and not fs.exists("/home/alice/proj/config2")
+    os.rename(proj / "g3", proj / "g4")  # a tree with nothing protected moves as before
+    assert fs.exists("/home/alice/proj/g4/hooks/pre-commit")
+
+
+def test_an_agent_mount_refuses_renaming_a_parent_of_a_denied_path(tmp_path: Path) -> None:
+    state_dir = tmp_path / "state"
+    with KState(state_dir, create=True) as state:
+        vfs = VFS(state, by="test")
+        alice = add_agent(vfs, "alice")
+        root = PathFS(vfs)
+        root.mkdir("/home/alice/proj/prod", parents=True)
+        root.write_file("/home/alice/proj/prod/a", b"prod\n")
+        for p in ("/home/alice/proj", "/home/alice/proj/prod", "/home/alice/proj/prod/a"):
+            root.chown(p, alice.uid, alice.gid)
+        add_rule(state, "deny", "~/proj/prod", agent="alice", on="path")  # a full agent: rules apply all the same
+    top = Path(tempfile.mkdtemp(prefix="kfs-agent."))
+    mount = Mount(state_dir, top / "mnt", options=(), extra=("--agent", "alice")).start()
+    try:
+        home = mount.path / "home/alice"
+        with pytest.raises(OSError) as info:
+            os.rename(home / "proj", home / "proj_moved")
+        assert info.value.errno == errno.EACCES
+        with KState(state_dir) as state:
+            assert PathFS(VFS(state)).read_file("/home/alice/proj/prod/a") == b"prod\n"
+        (home / "proj/other").mkdir()
+        os.rename(home / "proj/other", home / "proj/other2")  # nothing denied under it
+    finally:
+        mount.stop()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_an_agent_mount_never_writes_gits_configuration_in_the_home(agent_mount) -> None:  # noqa: ANN001
+    mnt, fs, _ = agent_mount
+    for path in ("home/alice/.gitconfig", "home/alice/.config/git/config"):
+        with pytest.raises(OSError) as info:
+            (mnt / path).parent.mkdir(parents=True, exist_ok=True)
+            (mnt / path).write_text("[core]\nhooksPath = /tmp/x\n")
+        assert info.value.errno == errno.EROFS, path
+        assert not fs.exists("/" + path)

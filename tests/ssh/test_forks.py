@@ -96,3 +96,28 @@ def test_hostile_fork_and_session_names_are_refused_with_a_message(make_server) 
 
     assert [r.name for r, _ in list_sessions(b.state) if not r.ephemeral] == []
     assert b.ssh("echo ok", extra=["-o", "SetEnv=K_SESSION=work.2"]).stdout == b"ok\n"  # a good name still works
+
+
+def test_a_limited_forks_scope_narrows_the_agents_own(make_server, tmp_path: Path) -> None:  # noqa: ANN001
+    """An agent whose own scope is `~`, in a fork made `--mode limited --scope ~/proj`, writes
+    only under ~/proj there: a write must be allowed by both scopes (the stricter wins), in the
+    shell and over SFTP."""
+    from kserver import need
+
+    from kshell.delegate.config import set_agent_overrides
+
+    b = make_server(ServerConfig())
+    assert b.ssh("mkdir proj && echo ok").stdout == b"ok\n"
+    set_agent_overrides(b.state, "alice", mode="limited", scope=("~",))
+    number = forks.create(b.state, agent="alice", mode="limited", scope=("~/proj",), by="test")
+    done = in_fork(b, number, "touch ~/proj/in.txt; echo rc=$?; touch ~/out.txt; echo rc=$?")
+    assert done.stdout == b"rc=0\nrc=1\n", done.stderr
+    assert b"touch: cannot touch '/home/alice/out.txt': Read-only file system" in done.stderr
+    (tmp_path / "up.txt").write_text("uploaded\n")
+    (tmp_path / "batch").write_text(f"put {tmp_path / 'up.txt'} proj/up.txt\nput {tmp_path / 'up.txt'} up.txt\n")
+    argv = [need("sftp"), *b.ssh_options("alice", port_flag="-P"), "-o", f"SetEnv=K_FORK={number}",
+            "-b", str(tmp_path / "batch"), "alice@127.0.0.1"]
+    sftp = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert sftp.returncode != 0  # the second put, outside the fork's scope
+    listing = in_fork(b, number, "ls ~ ~/proj").stdout
+    assert listing == b"/home/alice:\nproj\n\n/home/alice/proj:\nin.txt\nup.txt\n", listing

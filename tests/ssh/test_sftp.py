@@ -191,3 +191,49 @@ def test_sftp_receipts_name_the_front_end_the_agent_and_the_peer(bench: Bench, t
     assert sftp_batch(bench, f"put {src} prov.txt\n", tmp_path).returncode == 0
     mine = [r for r in receipts_since(bench.state, before, 1 << 30) if r.get("path") == "/home/alice/prov.txt"]
     assert mine and {r["by"] for r in mine} == {"sftp alice@127.0.0.1"}
+
+
+def test_sftp_of_a_restricted_agent_cannot_move_or_write_protected_and_denied_paths(
+        make_server: Callable[[ServerConfig], Bench]) -> None:
+    """`rename proj/.git g2` (then write g2/hooks, rename back) and `rename proj proj_moved`
+    (then write proj_moved/prod/a) are writes to what the moved trees hold: refused, as are
+    git's own configuration files in the home."""
+    from kfs.runtime.rules import add_rule
+    from kshell.delegate.config import set_agent_overrides
+
+    b = make_server(ServerConfig())
+    fs = agent_fs(b)
+    fs.mkdir("proj/.git/hooks", parents=True)
+    fs.write_file("proj/.git/config", b"[core]\n")
+    fs.mkdir("proj/prod")
+    fs.write_file("proj/prod/a", b"prod\n")
+    set_agent_overrides(b.state, "alice", mode="limited", scope=("~",))
+    add_rule(b.state, "deny", "~/proj/prod", agent="alice", on="path")
+    client = paramiko_client(b)
+    try:
+        sftp = client.open_sftp()
+        for src, dst in (("proj/.git", "g2"), ("proj", "proj_moved")):
+            with pytest.raises(OSError):
+                sftp.rename(src, dst)
+            with pytest.raises(OSError):
+                sftp.posix_rename(src, dst)
+        sftp.mkdir("g3")
+        sftp.mkdir("g3/hooks")
+        with sftp.open("g3/hooks/pre-commit", "w") as f:
+            f.write(b"#!/bin/sh\n")
+        sftp.mkdir("fresh")
+        with pytest.raises(OSError):
+            sftp.rename("g3", "fresh/.git")
+        for path in (".gitconfig", ".config"):
+            with pytest.raises(OSError):
+                if path == ".config":
+                    sftp.mkdir(".config")
+                    sftp.mkdir(".config/git")
+                else:
+                    sftp.open(path, "w").close()
+        sftp.rename("g3", "g4")  # nothing protected in it: moves
+    finally:
+        client.close()
+    assert fs.read_file("proj/.git/config") == b"[core]\n" and fs.read_file("proj/prod/a") == b"prod\n"
+    assert not fs.exists("fresh/.git") and not fs.exists(".gitconfig") and not fs.exists(".config/git")
+    assert fs.exists("g4/hooks/pre-commit")
