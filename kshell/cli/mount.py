@@ -27,7 +27,11 @@ def cmd_mount(args: argparse.Namespace) -> int:
             return 2
         args.fork = int(number)
     configured = None
-    if args.agent is not None:  # what komputer.toml says of the agent, as the SSH server reads it
+    if args.configured is not None:  # the server's own reading, handed over by the server
+        import json
+
+        configured = json.loads(args.configured)
+    elif args.agent is not None:  # what komputer.toml says of the agent, as the SSH server reads it
         from kshell.cli.server import load_server_config
 
         try:
@@ -60,6 +64,9 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE",
                    help="with --agent: komputer.toml with the agent's settings and [[policy]] rules "
                         "(default: STATE/komputer.toml if present)")
+    # what the server's configuration says of the agent (ServerConfig.configured, as JSON): the
+    # server passes it when it mounts an agent's view for its delegated programs
+    p.add_argument("--configured", metavar="JSON", help=argparse.SUPPRESS)
     p.add_argument("--fork", type=int, metavar="N", help="serve fork N's tree (komputer fork)")
     p.add_argument("--session", metavar="fork-N", help="the same, by the fork's session name (K_SESSION=fork-N)")
     p.add_argument("--debug", action="store_true", help="log every request")

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import queue
 import signal
 import threading
@@ -686,6 +687,9 @@ class KServer:
             await asyncio.sleep(0.02)
         if self._pending_release:
             await asyncio.gather(*self._pending_release, return_exceptions=True)
+        from kshell.delegate.mounts import stop_views
+
+        await asyncio.to_thread(stop_views, os.path.realpath(self.state.path))  # the agents' views its workers mounted
         await self.pool.close()
         if self.memory_drives is not None:  # no worker holds them now: what was on them is gone
             await asyncio.to_thread(self.memory_drives.end)

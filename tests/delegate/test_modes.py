@@ -162,20 +162,21 @@ def test_a_limited_agent_runs_only_the_commands_it_is_allowed(alice: Bench) -> N
         set_agent_overrides(alice.state, "alice", commands=())
 
 
-def test_path_rules_hold_for_delegated_programs_as_read_only_binds(alice: Bench) -> None:
-    """A program cannot wait for a decision: what a rule denies or asks about is read-only in
-    its sandbox (for a glob, the directory before it: more than the rule, never less)."""
+def test_path_rules_hold_for_delegated_programs_through_the_agents_view(alice: Bench) -> None:
+    """A program cannot wait for a decision: what a rule denies or asks about is refused in its
+    sandbox (EACCES, as the agent's view refuses it), and nothing else."""
     from kfs.runtime.rules import add_rule, remove_rule
 
     rule = add_rule(alice.state, "deny", "~/proj/a", agent="alice", on="path")
     try:
         status, out, err = run(alice, "python3 -c 'open(\"proj/a\", \"w\")'; "
                                       "python3 -c 'open(\"proj/b\", \"w\").write(\"b\")' && cat proj/b")
-        assert "Read-only file system: 'proj/a'" in err and out == "b"
+        assert "Permission denied: 'proj/a'" in err and out == "b"
         remove_rule(alice.state, rule.id)
         rule = add_rule(alice.state, "ask", "~/proj/*.env", agent="alice", on="path")
-        status, out, err = run(alice, "python3 -c 'open(\"proj/c\", \"w\")'; cat proj/a")
-        assert "Read-only file system: 'proj/c'" in err and out == "keep\n"
+        status, out, err = run(alice, "python3 -c 'open(\"proj/c.env\", \"w\")'; "
+                                      "python3 -c 'open(\"proj/c\", \"w\").write(\"c\")' && cat proj/a proj/c")
+        assert "Permission denied: 'proj/c.env'" in err and out == "keep\nc"
     finally:
         remove_rule(alice.state, rule.id)
 

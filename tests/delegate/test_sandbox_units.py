@@ -121,6 +121,7 @@ def test_host_drives_are_bound_from_their_sources_at_their_paths() -> None:
                                cwd="/mnt/data/sub"))
     assert "--bind /srv/data /mnt/data" in text and "--ro-bind /srv/r /srv/ref" in text
     assert text.index("--bind /mnt/k/home/a /home/a") < text.index("--bind /srv/data /mnt/data")
-    restricted = " ".join(bwrap_argv(replace(view, read_only=True), network=False, hostname="box", info_fd=9,
-                                     new_session=True, argv=["x"], cwd="/mnt/data"))
-    assert "--ro-bind /srv/data /mnt/data" in restricted  # a restricted session's drives are read-only
+    restricted = replace(view, drives=tuple((path, source, True) for path, source, _ in view.drives))
+    text = " ".join(bwrap_argv(restricted, network=False, hostname="box", info_fd=9, new_session=True, argv=["x"],
+                               cwd="/mnt/data"))
+    assert "--ro-bind /srv/data /mnt/data" in text  # a restricted session's host drives are read-only
