@@ -173,12 +173,15 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
         if not os.path.isdir(mount.path + path):
             raise Refused(path, "not a directory in K (create it, mode 1777 for /tmp)")
     info_r, info_w = os.pipe()
+    block = os.pipe() if d.config.network else None  # bwrap waits on it while K wires the sandbox's network
     terminal = terminal_of(sh)
     if terminal is not None:  # the program is the foreground job of its own pty session
         argv = ["/usr/bin/python3", "-I", "-S", "-c", JOB_LEADER, *argv]
     command = bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=info_w,
-                         new_session=terminal is None, argv=argv, cwd=cwd, bwrap=bwrap)
-    return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal)
+                         new_session=terminal is None, argv=argv, cwd=cwd, bwrap=bwrap,
+                         block_fd=None if block is None else block[0])
+    return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal,
+               block=block)
 
 
 def _lstat(sh: Interp, path: str) -> Any:
@@ -212,6 +215,7 @@ def _restricted(sh: Interp, view: View) -> View:
         if rule.action != "allow":
             head = rule.pattern.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
             ruled.append(head if head == rule.pattern else posixpath.dirname(head) or "/")
+
     def read_only(path: str, source: str) -> bool:
         if source.startswith(view.mount + "/"):
             return False  # a memory drive, which the view shows: its policy decides there

@@ -100,13 +100,16 @@ def check_paths(view: View, cwd: str, args: Iterable[str], exists_in_k) -> None:
 
 
 def bwrap_argv(view: View, *, network: bool, hostname: str, info_fd: int, new_session: bool,
-               argv: Sequence[str], cwd: str, bwrap: str = "bwrap") -> list[str]:
+               argv: Sequence[str], cwd: str, bwrap: str = "bwrap", block_fd: int | None = None) -> list[str]:
+    """The command line; with `network`, bwrap waits on `block_fd` before it runs the program,
+    while K gives the sandbox's own network namespace its way out (kshell.delegate.network)."""
     args = [bwrap, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", hostname,
             "--info-fd", str(info_fd)]
     if new_session:
         args.append("--new-session")  # no TIOCSTI into a terminal that is not the program's own
     if network:
-        args.append("--share-net")
+        assert block_fd is not None, "a networked sandbox waits for its network"
+        args += ["--block-fd", str(block_fd)]
     for top in view.host:
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]

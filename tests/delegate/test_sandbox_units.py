@@ -50,9 +50,12 @@ def test_the_bwrap_line_unshares_everything_and_binds_k_from_the_mount(tmp_path:
     assert f"--ro-bind {extra} {extra}" in text  # a configured extra host path, read-only
     assert "/no/such/dir" not in argv  # one that does not exist is left out
     assert not any(a in ("/root", "/home", "/var/lib/komputer") for a in argv)
-    shared = bwrap_argv(view, network=True, hostname="box", info_fd=9, new_session=False, argv=["x"], cwd="/home/a")
-    assert "--share-net" in shared and "--new-session" not in shared
-    assert "--ro-bind-try /etc/resolv.conf /etc/resolv.conf" in " ".join(shared)
+    networked = bwrap_argv(view, network=True, hostname="box", info_fd=9, new_session=False, argv=["x"],
+                           cwd="/home/a", block_fd=7)
+    # a namespace of its own (never the host's), which the program waits for
+    assert "--share-net" not in networked and "--new-session" not in networked
+    assert "--block-fd 7" in " ".join(networked)
+    assert "--ro-bind-try /etc/resolv.conf /etc/resolv.conf" in " ".join(networked)
 
 
 def test_a_missing_bubblewrap_fails_closed_saying_what_to_install(monkeypatch: pytest.MonkeyPatch,
