@@ -18,6 +18,7 @@ import contextlib
 import errno
 import fcntl
 import json
+import logging
 import os
 import re
 import subprocess
@@ -30,6 +31,7 @@ from kfs.fuse.mount import unescape
 from kfs.fuse import COHERENCE_XATTR
 
 MOUNTINFO = Path("/proc/self/mountinfo")
+log = logging.getLogger("kshell.delegate")
 
 
 class Unavailable(Exception):
@@ -153,7 +155,10 @@ def agent_view(admin: Mount, state_dir: str, agent: str, mode: str, fork: int | 
                               f"{(done.stderr or done.stdout).strip() or f'exit status {done.returncode}'}")
         daemon = re.search(r"daemon pid (\d+)", done.stdout)
         if daemon is not None and hold is not None:
-            hold(int(daemon.group(1)))
+            try:
+                hold(int(daemon.group(1)))
+            except OSError as e:  # it serves all the same, bounded as the session that started it
+                log.warning("the view at %s stays in the session's cgroup: %s", where, e)
     found = _live(source)
     if found is None:
         raise Unavailable(f"the view mounted at {where} does not answer (see {where}.log)")
