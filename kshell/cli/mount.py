@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kshell.cli import AddCommand
-from kshell.cli import state_path
+from kshell.cli import AddCommand, state_path
 
 
 def cmd_mount(args: argparse.Namespace) -> int:
@@ -51,7 +50,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("mountpoint", metavar="MOUNTPOINT")
     p.add_argument(
         "-o", dest="options", action="append", default=[], metavar="OPT[,OPT...]",
-        help="mount options: allow_other, ro, writeback (the kernel's writeback cache: faster small writes, sizes kept by the kernel), ...",
+        help="mount options: allow_other, ro, writeback (the kernel's writeback cache: faster small writes, "
+             "sizes kept by the kernel), ...",
     )
     p.add_argument(
         "--foreground", "-f", action="store_true", help="stay in the foreground (default: daemonise once mounted)"

@@ -32,8 +32,6 @@ from kfs.vfs.policy import WritePolicy
 from kshell.delegate.config import DelegateConfig
 from kshell.delegate.mounts import Mount, Unavailable, agent_view, find_mount, wait_coherent
 from kshell.delegate.run import run, terminal_of
-from kshell.delegate.terminal import JOB_LEADER
-from kshell.exec.system import HOST_DIRS
 from kshell.delegate.sandbox import (
     Refused,
     View,
@@ -43,6 +41,8 @@ from kshell.delegate.sandbox import (
     check_paths,
     make_view,
 )
+from kshell.delegate.terminal import JOB_LEADER
+from kshell.exec.system import HOST_DIRS
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -221,7 +221,8 @@ def _restricted(sh: Interp, view: View) -> View:
             return False  # a memory drive, which the view shows: its policy decides there
         return policy.mode != "full" or any(_shows((path,), r) or _shows((r,), path) for r in ruled)
 
-    return replace(view, drives=tuple((path, source, ro or read_only(path, source)) for path, source, ro in view.drives))
+    drives = tuple((path, source, ro or read_only(path, source)) for path, source, ro in view.drives)
+    return replace(view, drives=drives)
 
 
 # Run on the ssh remote by its login shell: the program in the background with the channel as

@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kfs.fuse.mount import unescape
 from kfs.fuse import COHERENCE_XATTR
+from kfs.fuse.mount import unescape
 
 MOUNTINFO = Path("/proc/self/mountinfo")
 log = logging.getLogger("kshell.delegate")

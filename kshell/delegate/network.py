@@ -35,7 +35,8 @@ def host_addresses(fib_trie: str = FIB_TRIE) -> list[str]:
     found: list[str] = []
     last = ""
     try:
-        lines = open(fib_trie).read().splitlines()
+        with open(fib_trie) as f:
+            lines = f.read().splitlines()
     except OSError:
         return found
     for line in lines:
