@@ -5,7 +5,10 @@ leaves nothing behind; a session without a policy keeps the admin mount."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from delegation import run
@@ -94,11 +97,29 @@ def test_sessions_of_one_policy_share_one_view_and_a_full_session_keeps_the_admi
     assert len(made) <= 1 and len([v for v in views_of(alice) if v.startswith(f"{VIEW}:alice:limited:")]) == 1
 
 
-def test_the_server_unmounts_its_views_when_it_stops(make_mounted) -> None:  # noqa: ANN001
+def daemons_of(b: Bench) -> list[int]:
+    """The pids of the view daemons serving this server's state."""
+    state = str(b.root.resolve() / "state")
+    found = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        with contextlib.suppress(OSError):
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if b"--agent" in argv and state.encode() in argv and b"mount" in argv:
+                found.append(int(pid))
+    return found
+
+
+def test_a_views_daemon_leaves_the_sessions_cgroup_and_goes_when_the_server_stops(make_mounted) -> None:  # noqa: ANN001
     b = make_mounted()
+    pool = b.thread.server.pool
+    if pool.cgroups is None:
+        pytest.fail(f"cgroups are not usable here: {pool.cgroup_note} (run as root with cgroup v1 or v2)")
     set_agent_overrides(b.state, "alice", mode="readonly")
     status, out, err = run(b, "dash -c 'echo x > f'; echo $?")
     assert out == "2\n" and EROFS in err
     assert len(views_of(b)) == 1
+    (daemon,) = daemons_of(b)
+    groups = Path(f"/proc/{daemon}/cgroup").read_text()
+    assert "/services\n" in groups and "/a-alice/" not in groups, groups
     b.thread.stop()
     assert views_of(b) == []
