@@ -10,7 +10,8 @@ NAME --mode M`): every request there is the agent's and asks the session's write
 kernel asks K before each create, rename, link or write. Views are mounted on demand, one per
 distinct policy (agent, mode, fork, and a digest of the rules), in a directory beside the admin
 mount; their source `kfs-view:AGENT:MODE:FORK:DIGEST:STATE_DIR` finds them again, for every
-session and program of that policy, and the server unmounts them all when it stops."""
+session and program of that policy, and the server unmounts them all when it stops (and as it
+starts: a killed run's)."""
 
 from __future__ import annotations
 
