@@ -7,6 +7,9 @@ reach is the appliance itself: slirp's gateway to the host's loopback is off
 (`--disable-host-loopback`), and each of the host's own addresses is a `prohibit` route inside
 the namespace (the program has no capability to change routes), so K's SSH port and the host's
 other local services stay out of reach, on 127.0.0.1 and on the host's other addresses alike.
+slirp's DNS alias is off too (it forwards any port to the host's resolver, which may be on the
+host's loopback): names resolve with the host's /etc/resolv.conf, so a host whose only resolver
+is on its loopback gives programs no names.
 
 bwrap makes the namespace (and its loopback) and waits on `--block-fd` before it runs the
 program; the namespace is wired meanwhile, so the program's first connection already has it.
@@ -48,6 +51,15 @@ def host_addresses(fib_trie: str = FIB_TRIE) -> list[str]:
     return found
 
 
+def slirp_argv(slirp: str, netns: str, *, exit_fd: int, ready_fd: int) -> list[str]:
+    """slirp4netns for the namespace at path `netns`, with neither of its ways to the host:
+    the gateway's alias of the host's loopback (`--disable-host-loopback`) nor its DNS alias
+    10.0.2.3, which reaches whatever port it is asked on at the host's first nameserver, its
+    own loopback on a host with a local resolver (`--disable-dns`)."""
+    return [slirp, "--disable-host-loopback", "--disable-dns", f"--mtu={MTU}", "--exit-fd", str(exit_fd),
+            "--ready-fd", str(ready_fd), "--netns-type=path", netns, TAP]
+
+
 class Outside:
     """slirp4netns serving the network namespace of process `pid` (bwrap's child), the
     namespace's tap device configured; `close` ends it."""
@@ -66,8 +78,7 @@ class Outside:
             # slirp4netns only makes the tap device: bringing up the namespace's loopback (its
             # --configure does) would race bwrap's own set-up of it
             self.proc = subprocess.Popen(
-                [slirp, "--disable-host-loopback", f"--mtu={MTU}", "--exit-fd", str(exit_r), "--ready-fd",
-                 str(ready_w), "--netns-type=path", netns, TAP],
+                slirp_argv(slirp, netns, exit_fd=exit_r, ready_fd=ready_w),
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=(exit_r, ready_w), start_new_session=True)
         finally:

@@ -128,3 +128,41 @@ def test_host_drives_are_bound_from_their_sources_at_their_paths() -> None:
     text = " ".join(bwrap_argv(restricted, network=False, hostname="box", info_fd=9, new_session=True, argv=["x"],
                                cwd="/mnt/data"))
     assert "--ro-bind /srv/data /mnt/data" in text  # a restricted session's host drives are read-only
+
+
+def test_slirp4netns_is_given_no_way_to_the_hosts_loopback() -> None:
+    from kshell.delegate.network import slirp_argv
+
+    argv = slirp_argv("/usr/bin/slirp4netns", "/proc/7/ns/net", exit_fd=5, ready_fd=6)
+    assert "--disable-host-loopback" in argv and "--disable-dns" in argv  # neither 10.0.2.2 nor 10.0.2.3
+    assert "--configure" not in argv  # the namespace's loopback is bwrap's: K configures the tap alone
+    assert argv[-3:] == ["--netns-type=path", "/proc/7/ns/net", "tap0"]
+
+
+def test_the_hosts_own_addresses_are_read_from_its_routing_table(tmp_path: Path) -> None:
+    from kshell.delegate.network import host_addresses
+
+    trie = tmp_path / "fib_trie"
+    trie.write_text("""Main:
+  +-- 0.0.0.0/0 3 0 5
+     |-- 0.0.0.0
+        /0 universe UNICAST
+     +-- 127.0.0.0/8 2 0 2
+        +-- 127.0.0.0/31 1 0 0
+           |-- 127.0.0.1
+              /32 host LOCAL
+     |-- 192.0.2.0
+        /24 link UNICAST
+     |-- 192.0.2.2
+        /32 host LOCAL
+     |-- 192.0.2.255
+        /32 link BROADCAST
+Local:
+  +-- 0.0.0.0/0 3 0 5
+     |-- 192.0.2.2
+        /32 host LOCAL
+     |-- 172.17.0.1
+        /32 host LOCAL
+""")
+    assert host_addresses(str(trie)) == ["192.0.2.2", "172.17.0.1"]
+    assert host_addresses(str(tmp_path / "missing")) == []
