@@ -5,7 +5,7 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubblewrap openssh-client sshfs bash \
+APT_PACKAGES := fuse3 libfuse3-dev pkg-config gcc python3-dev python3-venv bubblewrap slirp4netns iproute2 openssh-client sshfs bash \
                 systemd tree file gawk jq curl patch git make
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

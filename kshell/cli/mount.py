@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kshell.cli import AddCommand
-from kshell.cli import state_path
+from kshell.cli import AddCommand, state_path
 
 
 def cmd_mount(args: argparse.Namespace) -> int:
@@ -27,7 +26,11 @@ def cmd_mount(args: argparse.Namespace) -> int:
             return 2
         args.fork = int(number)
     configured = None
-    if args.agent is not None:  # what komputer.toml says of the agent, as the SSH server reads it
+    if args.configured is not None:  # the server's own reading, handed over by the server
+        import json
+
+        configured = json.loads(args.configured)
+    elif args.agent is not None:  # what komputer.toml says of the agent, as the SSH server reads it
         from kshell.cli.server import load_server_config
 
         try:
@@ -47,7 +50,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("mountpoint", metavar="MOUNTPOINT")
     p.add_argument(
         "-o", dest="options", action="append", default=[], metavar="OPT[,OPT...]",
-        help="mount options: allow_other, ro, writeback (the kernel's writeback cache: faster small writes, sizes kept by the kernel), ...",
+        help="mount options: allow_other, ro, writeback (the kernel's writeback cache: faster small writes, "
+             "sizes kept by the kernel), ...",
     )
     p.add_argument(
         "--foreground", "-f", action="store_true", help="stay in the foreground (default: daemonise once mounted)"
@@ -60,6 +64,9 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE",
                    help="with --agent: komputer.toml with the agent's settings and [[policy]] rules "
                         "(default: STATE/komputer.toml if present)")
+    # what the server's configuration says of the agent (ServerConfig.configured, as JSON): the
+    # server passes it when it mounts an agent's view for its delegated programs
+    p.add_argument("--configured", metavar="JSON", help=argparse.SUPPRESS)
     p.add_argument("--fork", type=int, metavar="N", help="serve fork N's tree (komputer fork)")
     p.add_argument("--session", metavar="fork-N", help="the same, by the fork's session name (K_SESSION=fork-N)")
     p.add_argument("--debug", action="store_true", help="log every request")

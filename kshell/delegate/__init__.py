@@ -9,26 +9,29 @@ saying why and what to configure rather than run a program on the wrong files: a
 naming a python drive (files the image's code serves in the session's worker, which the mount
 cannot serve) is refused, and one on the ssh remote naming any drive. The local sandbox binds
 the host drives from their sources and the memory drives from the FUSE mount, which shows them
-(kfs.drives.nodes), each at its path.
+(kfs.drives.nodes), each at its path. A session with a write policy (a restricted mode, path
+rules, write hooks) binds K from the agent's view of it instead (kshell.delegate.mounts), so the
+same policy decides a program's creates, renames, links and writes as the shell's, once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import posixpath
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kfs.drives.view import DriveFS
 from kfs.journal import last_change
 from kfs.runtime.drives import Drive
-from kfs.vfs.policy import DENIED_GIT, DENIED_NAMES, RC_FILES
+from kfs.vfs.policy import WritePolicy
 from kshell.delegate.config import DelegateConfig
-from kshell.delegate.mounts import Unavailable, find_mount, wait_coherent
+from kshell.delegate.mounts import Mount, Unavailable, agent_view, find_mount, wait_coherent
 from kshell.delegate.run import run, terminal_of
-from kshell.delegate.terminal import JOB_LEADER
-from kshell.exec.system import HOST_DIRS
 from kshell.delegate.sandbox import (
     Refused,
     View,
@@ -38,6 +41,8 @@ from kshell.delegate.sandbox import (
     check_paths,
     make_view,
 )
+from kshell.delegate.terminal import JOB_LEADER
+from kshell.exec.system import HOST_DIRS
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -53,6 +58,9 @@ class Delegation:
     gid: int
     home: str
     hostname: str = "komputer"
+    agent: str = ""
+    configured: dict[str, Any] | None = None  # what the server's configuration says of the agent (its view's too)
+    hold: Callable[[int], None] | None = None  # takes a view daemon's pid out of the session's cgroup
 
 
 def _delegation(sh: Interp) -> Delegation | None:
@@ -149,7 +157,11 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     bwrap = bwrap_path()
     uid = d.uid if os.geteuid() == 0 else None
     check_namespaces(bwrap, uid, d.gid)
-    mount = find_mount(os.path.realpath(d.state_dir), d.config.mount, fork=getattr(sh.fs.vfs.state, "fork", None))
+    fork = getattr(sh.fs.vfs.state, "fork", None)
+    state_dir = os.path.realpath(d.state_dir)
+    mount = find_mount(state_dir, d.config.mount, fork=fork)
+    if sh.fs.policy is not None:
+        mount = _view_of(d, mount, state_dir, fork, sh.fs.policy)
     cwd = _cwd(sh)
     view = make_view(mount.path, d.home, cwd, d.config.read_only, _drive_binds(sh, mount.path))
 
@@ -161,12 +173,15 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
         if not os.path.isdir(mount.path + path):
             raise Refused(path, "not a directory in K (create it, mode 1777 for /tmp)")
     info_r, info_w = os.pipe()
+    block = os.pipe() if d.config.network else None  # bwrap waits on it while K wires the sandbox's network
     terminal = terminal_of(sh)
     if terminal is not None:  # the program is the foreground job of its own pty session
         argv = ["/usr/bin/python3", "-I", "-S", "-c", JOB_LEADER, *argv]
     command = bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=info_w,
-                         new_session=terminal is None, argv=argv, cwd=cwd, bwrap=bwrap)
-    return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal)
+                         new_session=terminal is None, argv=argv, cwd=cwd, bwrap=bwrap,
+                         block_fd=None if block is None else block[0])
+    return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal,
+               block=block)
 
 
 def _lstat(sh: Interp, path: str) -> Any:
@@ -177,13 +192,22 @@ def _lstat(sh: Interp, path: str) -> Any:
         return None
 
 
+def _view_of(d: Delegation, admin: Mount, state_dir: str, fork: int | None, policy: WritePolicy) -> Mount:
+    """The agent's view with the session's policy: the agent, its effective mode, the fork, and
+    what decides beyond the mode (the rules, the scope, a write hook), digested: a session whose
+    rules differ gets a view of its own, and every session with the same policy shares one."""
+    decides = {"agent": d.agent, "mode": policy.mode, "fork": fork, "allowed": policy.allowed,
+               "rules": [(r.id, r.action, r.pattern, r.agent, r.on) for r in (policy.rules or ())],
+               "hook": policy.hook is not None, "configured": d.configured or {}}
+    digest = hashlib.sha256(json.dumps(decides, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return agent_view(admin, state_dir, d.agent, policy.mode, fork, d.configured or {}, digest, d.hold)
+
+
 def _restricted(sh: Interp, view: View) -> View:
-    """A restricted session's sandbox: the K binds read-only, but for the directories its
-    policy lets it write (when they exist, and are not globs), and the deny-write paths
-    that exist bound read-only over everything. A path rule that denies or asks is read-only
-    there too (a program cannot wait for a decision); for a glob, the directory before its
-    first glob character (fail closed: more than the rule, never less). A host drive is
-    bound read-only (the whole drive) in a restricted mode, or where such a rule reaches it."""
+    """A restricted session's host drives (bound from their own directories, which no view
+    sees): read-only, the whole drive, in a restricted mode or where a path rule that denies or
+    asks reaches it (for a glob, from the directory before its first glob character: more
+    than the rule, never less)."""
     policy = sh.fs.policy
     assert policy is not None
     ruled = []
@@ -191,33 +215,14 @@ def _restricted(sh: Interp, view: View) -> View:
         if rule.action != "allow":
             head = rule.pattern.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
             ruled.append(head if head == rule.pattern else posixpath.dirname(head) or "/")
-    reached = [path for path, _, _ in view.drives if any(_shows((path,), r) or _shows((r,), path) for r in ruled)]
-    view = replace(view, drives=tuple((path, source, ro or path in reached) for path, source, ro in view.drives))
 
-    def in_k(path: str) -> bool:  # K's own (the mount shows it), not a drive's
-        return not any(_shows((d[0],), path) for d in view.drives)
+    def read_only(path: str, source: str) -> bool:
+        if source.startswith(view.mount + "/"):
+            return False  # a memory drive, which the view shows: its policy decides there
+        return policy.mode != "full" or any(_shows((path,), r) or _shows((r,), path) for r in ruled)
 
-    def is_dir(path: str) -> bool:
-        found = _lstat(sh, path)
-        return found is not None and found.is_dir and in_k(path)
-
-    def is_entry(path: str) -> bool:  # a file or directory there (a link would bind its target)
-        found = _lstat(sh, path)
-        return found is not None and not found.is_lnk and in_k(path)
-
-    if policy.mode == "full":
-        if "/" in ruled:
-            return replace(view, read_only=True)
-        return replace(view, protected=tuple(sorted({p for p in ruled if is_entry(p)})))
-    writable = tuple(a for a in policy.allowed if not any(c in a for c in "*?[") and is_dir(a)
-                     and any(a == b or a.startswith(b.rstrip("/") + "/") for b in view.binds))
-    if "/" in ruled:
-        writable = ()
-    candidates = [posixpath.join(policy.home, name) for name in RC_FILES] + ruled
-    for top in (*view.binds, *writable):
-        candidates += [posixpath.join(top, name) for name in (*DENIED_NAMES, *DENIED_GIT)]
-    protected = tuple(sorted({p for p in candidates if is_entry(p)}))
-    return replace(view, read_only=True, writable=writable, protected=protected)
+    drives = tuple((path, source, ro or read_only(path, source)) for path, source, ro in view.drives)
+    return replace(view, drives=drives)
 
 
 # Run on the ssh remote by its login shell: the program in the background with the channel as

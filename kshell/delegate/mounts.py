@@ -3,19 +3,36 @@ through it, so that what they write lands in KState under the agent's uid.
 
 `komputer mount` names its source `kfs:STATE_DIR` (what mount(8) and df show), so the kernel's
 own mount table says where a state is mounted, whether its daemon is alive, and with which
-options: no record in KState can go stale when a mount dies."""
+options: no record in KState can go stale when a mount dies.
+
+A restricted session's programs see K through an agent's view instead (`komputer mount --agent
+NAME --mode M`): every request there is the agent's and asks the session's write policy, so the
+kernel asks K before each create, rename, link or write. Views are mounted on demand, one per
+distinct policy (agent, mode, fork, and a digest of the rules), in a directory beside the admin
+mount; their source `kfs-view:AGENT:MODE:FORK:DIGEST:STATE_DIR` finds them again, for every
+session and program of that policy, and the server unmounts them all when it stops (and as it
+starts: a killed run's)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
+import json
+import logging
 import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kfs.fuse.mount import unescape
 from kfs.fuse import COHERENCE_XATTR
+from kfs.fuse.mount import unescape
 
 MOUNTINFO = Path("/proc/self/mountinfo")
+log = logging.getLogger("kshell.delegate")
 
 
 class Unavailable(Exception):
@@ -28,6 +45,18 @@ class Mount:
     options: frozenset[str]
 
 
+def _fuse_mounts(mountinfo: Path = MOUNTINFO) -> Iterator[tuple[str, str, Mount]]:
+    """(mount point, source, Mount) of every FUSE mount, in the kernel's order (the last of one
+    place is the one on top)."""
+    for line in mountinfo.read_text().splitlines():
+        head, _, tail = line.partition(" - ")
+        pre, post = head.split(), tail.split()
+        if len(pre) < 6 or len(post) < 3 or not post[0].startswith("fuse"):
+            continue
+        where = unescape(pre[4])
+        yield where, unescape(post[1]), Mount(where, frozenset(post[2].split(",")) | frozenset(pre[5].split(",")))
+
+
 def find_mount(state_dir: str, configured: str = "", mountinfo: Path = MOUNTINFO, fork: int | None = None) -> Mount:
     """The live mount of `state_dir` (or the configured mount point; or of its fork `fork`: a
     session in a fork runs programs on the fork's tree), checked usable by agents."""
@@ -35,14 +64,9 @@ def find_mount(state_dir: str, configured: str = "", mountinfo: Path = MOUNTINFO
         configured = ""
     source = f"kfs:{state_dir}" if fork is None else f"kfs-fork:{fork}:{state_dir}"
     found: Mount | None = None
-    for line in mountinfo.read_text().splitlines():
-        head, _, tail = line.partition(" - ")
-        pre, post = head.split(), tail.split()
-        if len(pre) < 6 or len(post) < 3 or not post[0].startswith("fuse"):
-            continue
-        where = unescape(pre[4])
-        if (configured and where == configured) or (not configured and unescape(post[1]) == source):
-            found = Mount(where, frozenset(post[2].split(",")) | frozenset(pre[5].split(",")))
+    for where, named, mount in _fuse_mounts(mountinfo):
+        if (configured and where == configured) or (not configured and named == source):
+            found = mount
     if found is None and fork is not None:
         raise Unavailable(f"no FUSE mount of fork {fork} (mount it: komputer mount --fork {fork} -o allow_other "
                           f"--state {state_dir} DIR)")
@@ -93,3 +117,76 @@ def _check_reachable(path: str) -> None:
         if parent == "/":
             return
         parent = os.path.dirname(parent)
+
+
+VIEW = "kfs-view"  # the source of an agent's view mounted for delegated programs
+
+
+def views_directory(admin: str) -> str:
+    """Where the views of the state mounted at `admin` are mounted: beside it, so that agents
+    reach them as they reach it (`/mnt/komputer` -> `/mnt/.komputer-views`)."""
+    return os.path.join(os.path.dirname(admin.rstrip("/")) or "/", f".{os.path.basename(admin.rstrip('/'))}-views")
+
+
+def agent_view(admin: Mount, state_dir: str, agent: str, mode: str, fork: int | None, configured: dict,
+               digest: str, hold: Callable[[int], None] | None = None) -> Mount:
+    """The live view of `agent` under `mode` (the session's effective mode; `fork`'s tree when
+    given; `configured`: what the server's configuration says of the agent) for the policy
+    whose digest is `digest`, mounted now if no session mounted it before. `hold` takes the
+    daemon's pid (the worker moves it out of the session's cgroup: it serves every session)."""
+    source = f"{VIEW}:{agent}:{mode}:{'-' if fork is None else fork}:{digest}:{state_dir}"
+    found = _live(source)
+    if found is not None:
+        return found
+    directory = views_directory(admin.path)
+    os.makedirs(directory, mode=0o755, exist_ok=True)
+    with open(os.path.join(directory, ".lock"), "a") as lock:  # one session mounts; the others wait and find it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        found = _live(source)
+        if found is not None:
+            return found
+        where = os.path.join(directory, f"{agent}-{mode}{'' if fork is None else f'-fork-{fork}'}-{digest}")
+        os.makedirs(where, mode=0o755, exist_ok=True)
+        command = [sys.executable, "-m", "kshell.cli", "mount", "--state", state_dir, "--agent", agent, "--mode", mode,
+                   "--configured", json.dumps(configured or {}), "-o", f"allow_other,fsname={source}",
+                   "--log", where + ".log", *(["--fork", str(fork)] if fork is not None else []), where]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd="/")
+        if done.returncode != 0:
+            raise Unavailable(f"cannot mount {agent}'s view for its programs at {where}: "
+                              f"{(done.stderr or done.stdout).strip() or f'exit status {done.returncode}'}")
+        daemon = re.search(r"daemon pid (\d+)", done.stdout)
+        if daemon is not None and hold is not None:
+            try:
+                hold(int(daemon.group(1)))
+            except OSError as e:  # it serves all the same, bounded as the session that started it
+                log.warning("the view at %s stays in the session's cgroup: %s", where, e)
+    found = _live(source)
+    if found is None:
+        raise Unavailable(f"the view mounted at {where} does not answer (see {where}.log)")
+    return found
+
+
+def _live(source: str) -> Mount | None:
+    """The mount of `source` whose daemon answers; one whose daemon died is cleared (None)."""
+    found = None
+    for _, named, mount in _fuse_mounts():
+        if named == source:
+            found = mount
+    if found is None:
+        return None
+    try:
+        os.statvfs(found.path)
+    except OSError:
+        subprocess.run(["fusermount3", "-uz", found.path], capture_output=True, check=False, timeout=30)
+        return None
+    return found
+
+
+def stop_views(state_dir: str) -> None:
+    """The server stops: unmount every view of `state_dir` (lazily: a program still running
+    keeps its files until it ends), and remove their mount points."""
+    for where, named, _ in list(_fuse_mounts()):
+        if named.startswith(VIEW + ":") and named.endswith(":" + state_dir):
+            subprocess.run(["fusermount3", "-uz", where], capture_output=True, check=False, timeout=30)
+            with contextlib.suppress(OSError):
+                os.rmdir(where)

@@ -26,6 +26,7 @@ from kshell.exec.streams import Cancel, InStream, NullStream, Stream
 from kshell.limits import LimitExceeded
 
 if TYPE_CHECKING:
+    from kshell.delegate.network import Outside
     from kshell.delegate.terminal import Terminal
     from kshell.exec.interp import Interp
 
@@ -44,9 +45,12 @@ class Program:
 
     def __init__(self, argv: list[str], *, env: dict[str, str], uid: int | None, gid: int | None,
                  info: tuple[int, int], fds: tuple[int, int, int], terminal: Terminal | None = None,
-                 ctty: bool = False) -> None:
+                 ctty: bool = False, block: tuple[int, int] | None = None) -> None:
         self.info_r, info_w = info
         self.terminal = terminal
+        self.outside: Outside | None = None
+        self._info = b""
+        self._group = 0
         kwargs: dict = {}
         if uid is not None:
             kwargs = {"user": uid, "group": gid, "extra_groups": []}
@@ -54,17 +58,52 @@ class Program:
             argv = ["setsid", "--ctty", *argv]
         try:
             self.proc = subprocess.Popen(argv, stdin=fds[0], stdout=fds[1], stderr=fds[2], env=env, cwd="/",
-                                         pass_fds=(info_w,), start_new_session=not ctty, close_fds=True,
-                                         **kwargs)
+                                         pass_fds=(info_w,) if block is None else (info_w, block[0]),
+                                         start_new_session=not ctty, close_fds=True, **kwargs)
+        except BaseException:
+            if block is not None:
+                os.close(block[1])
+            raise
         finally:
             os.close(info_w)
-        self._group = 0
+            if block is not None:
+                os.close(block[0])
+        if block is not None:
+            self._connect(block[1])
+
+    def _connect(self, block_w: int) -> None:
+        """A networked sandbox: its namespace gets its way out (kshell.delegate.network) while
+        bwrap waits on `block_w`, then the program runs; a sandbox that cannot have it ends."""
+        from kshell.delegate.network import Outside
+
+        try:
+            pid = self.group(30.0)
+            if not pid:
+                raise OSError("bubblewrap did not start its sandbox")
+            self.outside = Outside(pid)
+            os.write(block_w, b"1")
+        except BaseException:
+            self.kill()
+            self.proc.wait()
+            self.close()
+            raise
+        finally:
+            os.close(block_w)
 
     def group(self, wait: float = 0.0) -> int:
-        """The sandbox's process group (0 while unknown)."""
-        if not self._group and _readable(self.info_r, wait):
-            with contextlib.suppress(OSError, ValueError, KeyError):
-                self._group = int(json.loads(os.read(self.info_r, 4096))["child-pid"])
+        """The sandbox's process group (0 while unknown): bwrap's `child-pid`, from the JSON it
+        writes on `--info-fd` (read until it parses: it may come in pieces)."""
+        deadline = time.monotonic() + wait
+        while not self._group and _readable(self.info_r, max(0.0, deadline - time.monotonic())):
+            try:
+                chunk = os.read(self.info_r, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self._info += chunk
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                self._group = int(json.loads(self._info)["child-pid"])
         return self._group
 
     def signal(self, sig: int) -> None:
@@ -101,6 +140,9 @@ class Program:
             os.close(leader)
 
     def close(self) -> None:
+        if self.outside is not None:
+            self.outside.close()
+            self.outside = None
         with contextlib.suppress(OSError):
             os.close(self.info_r)
 
@@ -231,10 +273,11 @@ def terminal_of(sh: Interp) -> Terminal | None:
 
 
 def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gid: int | None,
-        info: tuple[int, int], terminal: Terminal | None = None, ctty: bool = False) -> int:
+        info: tuple[int, int], terminal: Terminal | None = None, ctty: bool = False,
+        block: tuple[int, int] | None = None) -> int:
     """Start `argv` (a bwrap or ssh command line) and wait for it; K's cancel ends it. With a
     terminal, the program's stdin and stdout (and stderr, unless redirected) are a pty of its
-    own, relayed to the session's terminal."""
+    own, relayed to the session's terminal. `block`: the pipe a networked bwrap waits on."""
     out, err = sh.fds.get(1), sh.fds.get(2)
     stdin = sh.fds.get(0)
     to_close: list[int] = []
@@ -274,7 +317,7 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
             readers.append((r, err))
     try:
         program = Program(argv, env=env, uid=uid, gid=gid, info=info, fds=tuple(child_fds),  # type: ignore[arg-type]
-                          terminal=terminal, ctty=ctty)
+                          terminal=terminal, ctty=ctty, block=block)
     except BaseException:
         for feeder in feeders:
             feeder.finish()

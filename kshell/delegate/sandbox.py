@@ -3,10 +3,12 @@
 A delegated program sees the host's programs read-only (/usr, /bin, /lib*, the few /etc files
 programs need), a private /proc and a minimal /dev, and of K only what the agent works on:
 its home, /tmp and the working directory, each bound read-write from the FUSE mount at the
-same path it has in K, so a path means the same file inside and out. The image's drives are
-bound at their paths, a host drive from its source and a memory drive from the mount (read-only
-when the drive or the session is), so a drive means the same directory inside too. Everything else of the host (the state directory,
-/root, /home, other agents' homes, sockets) is simply not there.
+same path it has in K, so a path means the same file inside and out (in a restricted session,
+the mount is the agent's view, which asks the session's policy for every write). The image's
+drives are bound at their paths, a host drive from its source and a memory drive from the
+mount (a host drive read-only when the drive is, or the session is restricted), so a drive means
+the same directory inside too. Everything else of the host (the state directory, /root, /home,
+other agents' homes, sockets) is simply not there.
 A path outside those views could only name the wrong file (the host's /etc instead of K's, or
 a file that vanishes with the sandbox), so it is refused before anything runs.
 """
@@ -37,12 +39,9 @@ K_ETC = ("passwd", "group")
 class View:
     """What of K one delegated program sees: K paths, each bound from the mount at itself."""
 
-    mount: str
-    binds: tuple[str, ...]  # K directories, read-write (the kernel applies the mode bits)
+    mount: str  # the admin mount, or in a restricted session the agent's view (its policy decides writes)
+    binds: tuple[str, ...]  # K directories, read-write (the mount applies the mode bits and the policy)
     host: tuple[str, ...]  # host paths shown read-only (HOST_DIRS and the configured extras)
-    read_only: bool = False  # a restricted session: the binds are read-only...
-    writable: tuple[str, ...] = ()  # ...but for these K directories (a plan folder, a limited scope)
-    protected: tuple[str, ...] = ()  # K paths bound read-only over everything (the mandatory deny-write list)
     drives: tuple[tuple[str, str, bool], ...] = ()  # drives: (path, source, read-only)
 
     def visible(self, path: str) -> bool:
@@ -102,13 +101,16 @@ def check_paths(view: View, cwd: str, args: Iterable[str], exists_in_k) -> None:
 
 
 def bwrap_argv(view: View, *, network: bool, hostname: str, info_fd: int, new_session: bool,
-               argv: Sequence[str], cwd: str, bwrap: str = "bwrap") -> list[str]:
+               argv: Sequence[str], cwd: str, bwrap: str = "bwrap", block_fd: int | None = None) -> list[str]:
+    """The command line; with `network`, bwrap waits on `block_fd` before it runs the program,
+    while K gives the sandbox's own network namespace its way out (kshell.delegate.network)."""
     args = [bwrap, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--hostname", hostname,
             "--info-fd", str(info_fd)]
     if new_session:
         args.append("--new-session")  # no TIOCSTI into a terminal that is not the program's own
     if network:
-        args.append("--share-net")
+        assert block_fd is not None, "a networked sandbox waits for its network"
+        args += ["--block-fd", str(block_fd)]
     for top in view.host:
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
@@ -120,13 +122,9 @@ def bwrap_argv(view: View, *, network: bool, hostname: str, info_fd: int, new_se
         args += ["--ro-bind-try", f"{view.mount}/etc/{name}", f"/etc/{name}"]
     args += ["--proc", "/proc", "--dev", "/dev"]
     for path in sorted(view.binds, key=len):  # parents first: a cwd under home stays bound
-        args += ["--ro-bind" if view.read_only else "--bind", view.mount + path, path]
-    for path in sorted(view.writable, key=len):
         args += ["--bind", view.mount + path, path]
     for path, source, read_only in view.drives:  # after K's binds: a drive under home stays bound
-        args += ["--ro-bind" if read_only or view.read_only else "--bind", source, path]
-    for path in view.protected:  # last: over any bind that holds them
-        args += ["--ro-bind", view.mount + path, path]
+        args += ["--ro-bind" if read_only else "--bind", source, path]
     args += ["--chdir", cwd, "--", *argv]
     return args
 

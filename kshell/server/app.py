@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import os
 import queue
 import signal
 import threading
@@ -664,6 +665,7 @@ class KServer:
         share_line_editor_tables()
         await self.recover()
         self.memory_drives = await asyncio.to_thread(MemoryDrives.begin, self.state)  # empty: a new run
+        await self._stop_views()  # a run that was killed left its agents' views
         await self.pool.start()
         log.info("session workers bounded by %s", self.pool.describe())
         self._acceptor = await asyncssh.listen(
@@ -688,6 +690,13 @@ class KServer:
         self._crons_task = asyncio.get_running_loop().create_task(self.crons.run_forever())
         return [s.getsockname()[:2] for s in self._acceptor.sockets]  # type: ignore[attr-defined]
 
+    async def _stop_views(self) -> None:
+        """Unmount the agents' views that workers mounted for delegated programs of this state
+        (kshell.delegate.mounts): they are this run's, as its workers are."""
+        from kshell.delegate.mounts import stop_views
+
+        await asyncio.to_thread(stop_views, os.path.realpath(self.state.path))
+
     async def stop(self) -> None:
         if self._housekeeping is not None:
             self._housekeeping.cancel()
@@ -704,6 +713,7 @@ class KServer:
             await asyncio.sleep(0.02)
         if self._pending_release:
             await asyncio.gather(*self._pending_release, return_exceptions=True)
+        await self._stop_views()  # the agents' views its workers mounted
         await self.pool.close()
         if self.memory_drives is not None:  # no worker holds them now: what was on them is gone
             await asyncio.to_thread(self.memory_drives.end)

@@ -26,6 +26,7 @@ V1_CONTROLLERS = ("memory", "pids", "cpu")
 V2_CONTROLLERS = ("memory", "pids", "cpu")
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 PERIOD_US = 100_000
+SERVICES = "services"  # the leaf of what serves the whole server (agents' view mounts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +124,16 @@ class CGroups:
             if self.version == 2:
                 break
 
+    def hold_service(self, pid: int) -> None:
+        """Put process `pid`, which a worker started for the whole server (an agent's view for
+        delegated programs), in the server's `services` leaf: out of the agent's bounds, and out
+        of the worker's leaf, which goes when the worker ends."""
+        for path in self._dirs(SERVICES).values():
+            path.mkdir(exist_ok=True)
+            _write(path / "cgroup.procs", str(pid))
+            if self.version == 2:
+                break
+
     def _limit(self, controller: str, path: Path, b: Bounds) -> None:
         v2 = self.version == 2
         if (v2 or controller == "memory") and b.memory:
@@ -172,7 +183,7 @@ class CGroups:
             for leaf in base.glob("a-*/w*"):
                 with contextlib.suppress(OSError):
                     leaf.rmdir()
-            for agent in base.glob("a-*"):
+            for agent in (*base.glob("a-*"), base / SERVICES):
                 with contextlib.suppress(OSError):
                     agent.rmdir()
             with contextlib.suppress(OSError):

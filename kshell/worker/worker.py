@@ -204,7 +204,7 @@ class Worker:
             self.shell.enable_job_control(interactive=True)
         self.network = self._network(spec, gov.settings)
         if spec.get("delegate") is not None:
-            self.shell.interp.session.delegation = self._delegation(spec, gov)
+            self.shell.interp.session.delegation = self._delegation(spec, gov, configured, cgroups)
         session, front = spec.get("session") or "-", "ssh pty" if self.tty else "ssh exec"
         self.vfs.by = f"{front} {spec['agent']}/{session}"  # every receipt names who did it
         self._govern(spec, session, front, gov)
@@ -338,11 +338,15 @@ class Worker:
         if not self.detached:
             self.frames.send(wire.ERR, text.encode("utf-8", "surrogateescape"))
 
-    def _delegation(self, spec: dict[str, Any], gov: Any) -> Any:
+    def _delegation(self, spec: dict[str, Any], gov: Any, configured: dict[str, Any] | None,
+                    cgroups: CGroups | None) -> Any:
         """The server's `[delegate]` settings with the agent's own (read from this worker's
         KState, so a `komputer agent set` applies from the next session on). A host rule that
         denies or asks takes the network away from programs: K cannot see which host they reach;
-        so does a command rule that denies or asks for curl or wget: K cannot see a program fetch."""
+        so does a command rule that denies or asks for curl or wget: K cannot see a program fetch.
+        `configured` (what komputer.toml says of the agent, a fork's scope included) is what an
+        agent's view mounted for its programs reads too; its daemon serves the whole server,
+        so it leaves this session's cgroup."""
         from kfs.runtime.rules import withholds_network
         from kshell.delegate import Delegation
         from kshell.delegate.config import DelegateConfig, for_agent
@@ -354,7 +358,8 @@ class Worker:
             and not withholds_network(gov.of("command"))
         config = dataclasses.replace(config, network=network)
         return Delegation(config, str(self.state.path), spec["uid"], spec["gid"], spec["home"],
-                          spec.get("env", {}).get("HOSTNAME") or "komputer")
+                          spec.get("env", {}).get("HOSTNAME") or "komputer", agent=spec["agent"],
+                          configured=configured, hold=cgroups.hold_service if cgroups is not None else None)
 
     def _define(self, source: str) -> None:
         """Re-read saved function definitions (nothing else runs: they are only definitions)."""

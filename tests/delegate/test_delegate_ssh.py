@@ -134,14 +134,37 @@ def test_the_sandbox_sees_none_of_the_host_or_other_agents(mounted: Bench) -> No
 
 def test_network_is_unreachable_unless_the_agent_is_allowed(make_mounted) -> None:  # noqa: ANN001
     b = make_mounted()
-    connect = (f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {b.port}), 2); print(\"connected\")'"
-               "; echo $?")
-    status, out, err = run(b, connect)
-    assert "connected" not in out and "ConnectionRefusedError" in err
+    status, out, err = run(b, "dash -c 'ip -o -4 addr; ip route'")
+    assert out.split()[1] == "lo" and "tap0" not in out and "default" not in out, out  # a loopback of its own only
     done = komputer("agent", "set", "--state", str(b.root / "state"), "alice", "--network", "on")
     assert done.returncode == 0, done.stderr
-    status, out, err = run(b, connect)
-    assert out.split() == ["connected", "0"], err
+    status, out, err = run(b, "dash -c 'ip -o -4 addr; ip route'")
+    assert "tap0    inet 10.0.2.100/24" in out and "default via 10.0.2.2 dev tap0" in out, out
+
+
+def test_a_networked_sandbox_reaches_neither_the_hosts_loopback_nor_its_addresses(make_mounted) -> None:  # noqa: ANN001
+    """The network is the outside: K's SSH port on the host's 127.0.0.1 is not there (the
+    sandbox's loopback is its own), and each of the host's own addresses is a prohibited route.
+    Only loopback is ever connected to here: that slirp's gateway does not lead to the host's
+    loopback is slirp4netns' --disable-host-loopback (test_sandbox_units checks the flag), not
+    probed, as no test sends a packet to a private-range address."""
+    from kshell.delegate.network import host_addresses
+
+    b = make_mounted(network=True)
+    probe = ("import socket, sys\n"
+             "for host in sys.argv[1:]:\n"
+             "    try:\n"
+             f"        socket.create_connection((host, {b.port}), 2); print(host, 'connected')\n"
+             "    except OSError as e: print(host, type(e).__name__)\n")
+    status, out, err = run(b, f"cat > /tmp/probe.py <<'EOF'\n{probe}EOF\npython3 /tmp/probe.py 127.0.0.1; "
+                              "dash -c 'ip route'")
+    lines = out.splitlines()
+    assert lines[0] == "127.0.0.1 ConnectionRefusedError", (out, err)  # the sandbox's own loopback: nothing there
+    assert "default via 10.0.2.2 dev tap0" in out
+    addresses = host_addresses()
+    assert addresses, "the host has an address of its own"
+    for address in addresses:
+        assert f"prohibit {address} " in out + " ", (address, out)
 
 
 def test_no_mount_fails_closed_with_one_line_saying_what_to_do(make_mounted) -> None:  # noqa: ANN001

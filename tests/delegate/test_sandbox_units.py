@@ -50,9 +50,12 @@ def test_the_bwrap_line_unshares_everything_and_binds_k_from_the_mount(tmp_path:
     assert f"--ro-bind {extra} {extra}" in text  # a configured extra host path, read-only
     assert "/no/such/dir" not in argv  # one that does not exist is left out
     assert not any(a in ("/root", "/home", "/var/lib/komputer") for a in argv)
-    shared = bwrap_argv(view, network=True, hostname="box", info_fd=9, new_session=False, argv=["x"], cwd="/home/a")
-    assert "--share-net" in shared and "--new-session" not in shared
-    assert "--ro-bind-try /etc/resolv.conf /etc/resolv.conf" in " ".join(shared)
+    networked = bwrap_argv(view, network=True, hostname="box", info_fd=9, new_session=False, argv=["x"],
+                           cwd="/home/a", block_fd=7)
+    # a namespace of its own (never the host's), which the program waits for
+    assert "--share-net" not in networked and "--new-session" not in networked
+    assert "--block-fd 7" in " ".join(networked)
+    assert "--ro-bind-try /etc/resolv.conf /etc/resolv.conf" in " ".join(networked)
 
 
 def test_a_missing_bubblewrap_fails_closed_saying_what_to_install(monkeypatch: pytest.MonkeyPatch,
@@ -121,6 +124,45 @@ def test_host_drives_are_bound_from_their_sources_at_their_paths() -> None:
                                cwd="/mnt/data/sub"))
     assert "--bind /srv/data /mnt/data" in text and "--ro-bind /srv/r /srv/ref" in text
     assert text.index("--bind /mnt/k/home/a /home/a") < text.index("--bind /srv/data /mnt/data")
-    restricted = " ".join(bwrap_argv(replace(view, read_only=True), network=False, hostname="box", info_fd=9,
-                                     new_session=True, argv=["x"], cwd="/mnt/data"))
-    assert "--ro-bind /srv/data /mnt/data" in restricted  # a restricted session's drives are read-only
+    restricted = replace(view, drives=tuple((path, source, True) for path, source, _ in view.drives))
+    text = " ".join(bwrap_argv(restricted, network=False, hostname="box", info_fd=9, new_session=True, argv=["x"],
+                               cwd="/mnt/data"))
+    assert "--ro-bind /srv/data /mnt/data" in text  # a restricted session's host drives are read-only
+
+
+def test_slirp4netns_is_given_no_way_to_the_hosts_loopback() -> None:
+    from kshell.delegate.network import slirp_argv
+
+    argv = slirp_argv("/usr/bin/slirp4netns", "/proc/7/ns/net", exit_fd=5, ready_fd=6)
+    assert "--disable-host-loopback" in argv and "--disable-dns" in argv  # neither 10.0.2.2 nor 10.0.2.3
+    assert "--configure" not in argv  # the namespace's loopback is bwrap's: K configures the tap alone
+    assert argv[-3:] == ["--netns-type=path", "/proc/7/ns/net", "tap0"]
+
+
+def test_the_hosts_own_addresses_are_read_from_its_routing_table(tmp_path: Path) -> None:
+    from kshell.delegate.network import host_addresses
+
+    trie = tmp_path / "fib_trie"
+    trie.write_text("""Main:
+  +-- 0.0.0.0/0 3 0 5
+     |-- 0.0.0.0
+        /0 universe UNICAST
+     +-- 127.0.0.0/8 2 0 2
+        +-- 127.0.0.0/31 1 0 0
+           |-- 127.0.0.1
+              /32 host LOCAL
+     |-- 192.0.2.0
+        /24 link UNICAST
+     |-- 192.0.2.2
+        /32 host LOCAL
+     |-- 192.0.2.255
+        /32 link BROADCAST
+Local:
+  +-- 0.0.0.0/0 3 0 5
+     |-- 192.0.2.2
+        /32 host LOCAL
+     |-- 172.17.0.1
+        /32 host LOCAL
+""")
+    assert host_addresses(str(trie)) == ["192.0.2.2", "172.17.0.1"]
+    assert host_addresses(str(tmp_path / "missing")) == []
