@@ -240,8 +240,9 @@ class Worker:
         self.cgroups = cgroups
         self.session_cpu = float(limits.get("session_cpu", 0))
         self.grace = float(limits.get("interrupt_grace", self.grace))
-        self.cpu_spent = False
-        self.cpu_base = self.cpu_used() - float(spec.get("cpu_used", 0))  # the session's earlier workers' too
+        before = float(spec.get("cpu_used", 0))  # what the session's earlier workers used
+        self.cpu_spent = bool(self.session_cpu) and before > self.session_cpu  # told and recorded then
+        self.cpu_base = self.cpu_used() - before
         if self.session_cpu and self._budget is None:
             self._budget = threading.Thread(target=self._watch_budget, name="k-budget", daemon=True)
             self._budget.start()
@@ -688,6 +689,8 @@ class Worker:
         if self.budget_ended:
             status = self.shell.interp.last_status = CPU_SPENT
             self.budget_ended = False
+            if interactive:
+                self.shell.exited = None  # the terminal stays: its next lines are refused, with why
         if self.interrupted:  # what bash reports after Ctrl-C: $? is 130
             status = self.shell.interp.last_status = 130
             if interactive:

@@ -152,3 +152,18 @@ def test_an_agents_live_jobs_are_bounded_across_its_sessions(make_server) -> Non
     done = b.ssh("sleep 30 & echo never")  # its own command is the third live process
     assert (done.returncode, done.stdout, done.stderr) == (126, b"", b"k: fork: Resource temporarily unavailable\n")
     assert b.ssh("sleep 30 & echo yes", user="bob").stdout == b"yes\n"  # another agent's are its own
+
+
+def test_a_terminal_session_past_its_cpu_time_runs_no_further_line(make_server) -> None:  # noqa: ANN001
+    b = make_server(config(session_cpu=1.0))
+    s = PtySession([need("ssh"), "-tt", *b.ssh_options(), "alice@127.0.0.1"])
+    try:
+        s.expect(b"$ ")
+        s.send(b"while :; do :; done\r")
+        s.expect(b"K: session CPU time limit of 1 s reached")
+        s.expect(b"$ ")
+        s.send(b"echo $?; echo ran\r")
+        seen = s.expect(b"$ ")
+        assert b"K: session CPU time limit of 1 s reached" in seen and b"ran" not in seen.replace(b"echo ran", b"")
+    finally:
+        s.close()
