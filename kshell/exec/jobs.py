@@ -126,11 +126,11 @@ class JobSession:
 
     _OWN = frozenset({"cancel", "iterations", "job"})
 
-    def __init__(self, parent: Any, cancel: Cancel, job: Job | None = None) -> None:
+    def __init__(self, parent: Any, cancel: Cancel) -> None:
         object.__setattr__(self, "_parent", parent)
         object.__setattr__(self, "cancel", cancel)
         object.__setattr__(self, "iterations", 0)
-        object.__setattr__(self, "job", job)  # the job this view runs (None: a top-level line's)
+        object.__setattr__(self, "job", None)  # the job this view runs (None: a top-level line's)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._parent, name)
@@ -207,7 +207,7 @@ class JobTable:
         if text.split(" ", 1)[0] in ("nohup", "setsid") or starter is not None and starter.cancel.hup_ignored:
             cancel.hup_ignored = True  # from the start: a hang-up right after `&` must not reach it
         job = self.add(child.pid, text, cancel)
-        object.__setattr__(child.session, "job", job)
+        child.session.job = job
         job.output = output
         job.no_hup = starter is not None and starter.no_hup
         if self.hung_up and not job.no_hup:  # flags checked after the job is in the table: a
