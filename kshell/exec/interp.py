@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from kshell.exec import redirects as redir
 from kshell.exec import menu, regexes, timing
@@ -272,8 +272,13 @@ class Interp(VarOps):
         try:
             return self.session.threads.start(target, args, name)
         except ForkFailed:
-            self.write_err(f"{self.script_name}: fork: Resource temporarily unavailable\n")  # as bash: no line
-            raise AbortCommand(FORK_FAILED) from None
+            self.fork_failed()
+
+    def fork_failed(self) -> NoReturn:
+        """No room for another process (the session's or the agent's bound): bash's failed
+        fork, which abandons the command line."""
+        self.write_err(f"{self.script_name}: fork: Resource temporarily unavailable\n")  # as bash: no line
+        raise AbortCommand(FORK_FAILED) from None
 
     def write_err(self, text: str) -> None:
         stream = self.fds.get(2)

@@ -124,12 +124,13 @@ class JobSession:
     """A background job's view of the session: everything shared except the cancel flag and the
     iteration count, so that killing a job (or its runaway loop) ends that job only."""
 
-    _OWN = frozenset({"cancel", "iterations"})
+    _OWN = frozenset({"cancel", "iterations", "job"})
 
     def __init__(self, parent: Any, cancel: Cancel) -> None:
         object.__setattr__(self, "_parent", parent)
         object.__setattr__(self, "cancel", cancel)
         object.__setattr__(self, "iterations", 0)
+        object.__setattr__(self, "job", None)  # the job this view runs (None: a top-level line's)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._parent, name)
@@ -147,6 +148,7 @@ class Recorder(Protocol):
 
     keep: int  # bytes of a job's output kept for its events, from the start and from the end
 
+    def admit(self) -> bool: ...
     def started(self, text: str, cwd: str, kind: str) -> int | None: ...
     def ended(self, pid: int, status: int, signal: int, output: dict[str, Capture] | None = None) -> None: ...
     def stopped(self, pid: int, stopped: bool) -> None: ...
@@ -172,18 +174,27 @@ class JobTable:
         self.interactive = False  # an interactive shell reports jobs before its prompt, not in wait
         self.disowned: list[Job] = []  # left the table (`disown`), still running
         self.hung_up = False  # the session hung up: a job a running one starts now gets SIGHUP too
+        self.ending = 0  # the session's budget is spent: every job, and any started now, gets this signal
         self.recorder: Recorder | None = None
 
     # ------------------------------------------------------------------ starting
 
     def start(self, parent: Interp, command: Any) -> Job:
+        """`command &`. A job a job starts belongs to the same tree: it gets no more wall time
+        than its starter has left (a budget renewed per job would let a fork bomb run for
+        ever) and keeps its starter's exemption from the hang-up (`nohup`'s ignored SIGHUP
+        is inherited, and a disowned job's children are not the session's to hang up)."""
         from kshell.syntax.printer import command_text
 
         parent.session.cancel.check()  # a killed (or hung-up) command starts nothing more
+        if self.recorder is not None and not self.recorder.admit():
+            parent.fork_failed()  # the agent's processes, in all its sessions, are at their bound
+        starter: Job | None = getattr(parent.session, "job", None)
         child = parent.fork()
         child.fds[0] = NullStream()
         child.loop_depth = 0  # a job is a subshell: `break` there is not the loop's
-        cancel = Cancel(time.monotonic() + parent.limits.wall_time)
+        deadline = time.monotonic() + parent.limits.wall_time
+        cancel = Cancel(deadline if starter is None else min(deadline, starter.cancel.deadline))
         child.session = JobSession(parent.session, cancel)
         text = " ".join(command_text(command, 0).split())
         output: dict[str, Capture] = {}
@@ -193,12 +204,16 @@ class JobTable:
             for fd, name in ((1, "stdout"), (2, "stderr")):  # what it prints, for its events
                 if child.fds.get(fd) is not None and self.recorder.keep > 0:
                     child.fds[fd] = output[name] = Capture(child.fds[fd], self.recorder.keep)
-        if text.split(" ", 1)[0] in ("nohup", "setsid"):
+        if text.split(" ", 1)[0] in ("nohup", "setsid") or starter is not None and starter.cancel.hup_ignored:
             cancel.hup_ignored = True  # from the start: a hang-up right after `&` must not reach it
         job = self.add(child.pid, text, cancel)
+        child.session.job = job
         job.output = output
-        if self.hung_up:
-            self.signal(job, 1)
+        job.no_hup = starter is not None and starter.no_hup
+        if self.hung_up and not job.no_hup:  # flags checked after the job is in the table: a
+            self.signal(job, 1)  # hang-up or an end either saw it there or is seen here
+        if self.ending:
+            self.signal(job, self.ending)
         if parent.session.cancel.cancelled:  # killed while it was starting this one: it dies too
             self.signal(job, parent.session.cancel.signal or SIGKILL)
         try:
@@ -398,6 +413,13 @@ class JobTable:
         for job in self.ordered():
             if not job.no_hup:
                 self.signal(job, 1)
+
+    def end_all(self, sig: int) -> None:
+        """The session's budget is spent: `sig` ends every job, `nohup` and disowned ones too,
+        and every job started from now on."""
+        self.ending = sig
+        for job in self.live():
+            self.signal(job, sig)
 
     def disown(self, job: Job, *, keep: bool = False) -> None:
         """`disown`: the job leaves the table (it runs on, unknown to `jobs` and the hang-up);

@@ -308,7 +308,7 @@ class WorkerShell:
 
     def __init__(self, pool: WorkerPool, spec: dict[str, Any]) -> None:
         self.pool = pool
-        self.spec = spec
+        self.spec = dict(spec, limits={**pool.limits.for_worker(), **spec.get("limits", {})})
         self.limits = pool.limits
         self.cwd: str = spec.get("cwd") or spec["home"]
         self.exited = False
@@ -316,6 +316,7 @@ class WorkerShell:
         self.last_status = 0
         self.snapshot: bytes | None = None  # the shell state after the last interactive command
         self.saved: dict[str, Any] | None = None  # cwd/exported/functions, for a named session
+        self.cpu_used = 0.0  # CPU seconds the session used, as its worker last said: a new worker goes on from it
         self._worker: WorkerProc | None = None
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
@@ -356,7 +357,7 @@ class WorkerShell:
         assert writer is not None
         worker.agent = self.spec["agent"]
         self._worker, self._reader, self._writer = worker, reader, writer
-        spec = dict(self.spec, cwd=self.cwd, status=self.last_status)
+        spec = dict(self.spec, cwd=self.cwd, status=self.last_status, cpu_used=self.cpu_used)
         if self.snapshot is not None:
             writer.write(wire.encode(wire.RESTORE, self.snapshot))
         writer.write(wire.encode_json(wire.BIND, spec))
@@ -482,6 +483,7 @@ class WorkerShell:
                 self.cwd = result.get("cwd", self.cwd)
                 self.exited = bool(result.get("exited"))
                 self.interrupted = bool(result.get("interrupted"))
+                self.cpu_used = float(result.get("cpu", self.cpu_used))
                 status = int(result["status"])
             else:
                 frames = self._frames

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +75,9 @@ class CGroups:
                 return cls._open_v2(name)
             if all((ROOT / c / "cgroup.procs").exists() for c in V1_CONTROLLERS):
                 bases = {c: ROOT / c / _own_path(c, 1).lstrip("/") / name for c in V1_CONTROLLERS}
+                if not (ROOT / "cpu" / "cpuacct.usage").exists() and (ROOT / "cpuacct" / "cgroup.procs").exists():
+                    # a cpuacct hierarchy of its own: the sessions' CPU time is read there
+                    bases["cpuacct"] = ROOT / "cpuacct" / _own_path("cpuacct", 1).lstrip("/") / name
                 for base in bases.values():
                     base.mkdir(exist_ok=True)
                 return cls(1, bases), "cgroup v1 (memory, pids, cpu)"
@@ -170,6 +174,37 @@ class CGroups:
                     if key == "oom_kill" and int(value or 0) > 0:
                         return True
         return False
+
+    def cpu_seconds(self, pid: int) -> float | None:
+        """The CPU time worker `pid` and everything in its leaf used, from the kernel's
+        accounting (cpu.stat on v2, cpuacct.usage on v1); None when it keeps none here."""
+        for leaf in self._leaves(pid):
+            with contextlib.suppress(OSError, ValueError):
+                if self.version == 2:
+                    for line in (leaf / "cpu.stat").read_text().splitlines():
+                        key, _, value = line.partition(" ")
+                        if key == "usage_usec":
+                            return int(value) / 1e6
+                elif (leaf / "cpuacct.usage").exists():
+                    return int((leaf / "cpuacct.usage").read_text()) / 1e9
+        return None
+
+    def kill_worker(self, pid: int) -> None:
+        """SIGKILL to whatever is left in an ended worker's leaf (a program it started in a
+        process group or session of its own), so that nothing of the session outlives it."""
+        for leaf in self._leaves(pid):
+            if self.version == 2 and (leaf / "cgroup.kill").exists():
+                with contextlib.suppress(OSError):
+                    _write(leaf / "cgroup.kill", "1")
+                continue
+            for _ in range(10):  # a process forking meanwhile lands in the leaf too: look again
+                with contextlib.suppress(OSError):
+                    left = [int(p) for p in (leaf / "cgroup.procs").read_text().split()]
+                    if not left:
+                        break
+                    for member in left:
+                        with contextlib.suppress(ProcessLookupError, PermissionError):
+                            os.kill(member, signal.SIGKILL)
 
     def remove_worker(self, pid: int) -> None:
         """Drop an ended worker's leaf (after it was reaped: a cgroup with tasks cannot go)."""

@@ -19,6 +19,9 @@ UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", re.IGNORECASE)
 SIZES = frozenset({"session_memory", "agent_memory", "sftp_read", "sftp_write"})
 KIB = 1 << 10
+# what a worker bounds itself (the kernel bounds the rest through its cgroup)
+WORKER_BOUNDS = ("session_memory", "session_tasks", "wall_time", "process_output", "interrupt_grace",
+                 "session_cpu", "session_jobs", "agent_jobs")
 
 
 def parse_size(value: int | str, where: str) -> int:
@@ -46,6 +49,9 @@ class WorkerLimits:
     agent_tasks: int = 2048
     agent_cpu_weight: int = 100  # agents share the CPU by weight (cgroup cpu.weight; 100 = equal)
     agent_cpu_max: float = 0.0  # at most this many CPUs' time per agent (0: no cap)
+    session_cpu: float = 3600.0  # CPU seconds one session (its worker and what it runs) may use in all (0: no bound)
+    session_jobs: int = 256  # jobs, pipeline stages and xargs -P commands of one session alive at once
+    agent_jobs: int = 1024  # background jobs and exec commands of one agent alive at once, in all its sessions
     wall_time: float = 300.0  # seconds one top-level command may run
     process_output: int = 4096  # bytes of a background job's output its events keep, from the start and the end
     interrupt_grace: float = 0.5  # after Ctrl-C, timeout or hang-up, seconds before the worker is killed
@@ -60,6 +66,10 @@ class WorkerLimits:
     def session_bounds(self) -> Bounds:
         return Bounds(memory=self.session_memory, tasks=self.session_tasks)
 
+    def for_worker(self) -> dict[str, Any]:
+        """The bounds a worker enforces itself, as its BIND carries them."""
+        return {name: getattr(self, name) for name in WORKER_BOUNDS}
+
     def agent_bounds(self) -> Bounds:
         return Bounds(memory=self.agent_memory, tasks=self.agent_tasks,
                       cpu_weight=self.agent_cpu_weight, cpu_max=self.agent_cpu_max)
@@ -68,6 +78,8 @@ class WorkerLimits:
     def from_toml(cls, data: dict[str, Any], where: str) -> WorkerLimits:
         limits = cls(**section_settings(cls, data, where, lambda name, value, at: parse_size(value, at)
                                         if name in SIZES else value))
+        if limits.session_cpu < 0 or limits.session_jobs < 1 or limits.agent_jobs < 1:
+            raise ValueError(f"{where}: session_cpu >= 0, session_jobs >= 1 and agent_jobs >= 1 are required")
         if limits.spare_workers < 0 or limits.max_workers < 1 or limits.interrupt_grace <= 0:
             raise ValueError(f"{where}: spare_workers >= 0, max_workers >= 1 and interrupt_grace > 0 are required")
         lengths = (limits.sftp_read, limits.sftp_write)  # asyncssh takes no SFTP packet over 4 MiB

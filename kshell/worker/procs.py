@@ -37,13 +37,26 @@ def send(state: KState, pid: int, sig: int, agent: str) -> bool:
 class ProcRecorder:
     """The JobTable's recorder for one bound session (kshell.exec.jobs.Recorder)."""
 
-    def __init__(self, state: KState, agent: str, session: str, front: str, keep: int = 4096) -> None:
+    def __init__(self, state: KState, agent: str, session: str, front: str, keep: int = 4096,
+                 agent_jobs: int = 0) -> None:
         self.state = state
         self.agent = agent
         self.session = session
         self.front = front
         self.keep = keep
+        self.agent_jobs = agent_jobs  # the agent's live processes in all its sessions (0: no bound)
         self.owner = procs.owner_id()
+
+    def admit(self) -> bool:
+        """Whether the agent may start another process: its live rows, in every session and
+        worker, are below `[limits] agent_jobs` (the process table is what they all share)."""
+        if not self.agent_jobs:
+            return True
+        try:
+            return len(procs.rows(self.state, agent=self.agent, live=True)) < self.agent_jobs
+        except Exception:  # noqa: BLE001 - an unreadable table does not stop the session's work
+            log.exception("counting the processes of %s", self.agent)
+            return True
 
     def started(self, text: str, cwd: str, kind: str) -> int | None:
         try:

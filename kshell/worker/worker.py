@@ -41,6 +41,8 @@ from kshell.worker.cgroups import Bounds, CGroups
 from kshell.worker.limits import WorkerLimits
 from kshell.worker.procs import ProcRecorder, SignalInbox
 
+SIGXCPU = 24  # what ends a session's work past its CPU time (bash: "CPU time limit exceeded", status 152)
+CPU_SPENT = 128 + SIGXCPU  # a worker's exit status when its CPU time ended it
 PUSH_CREDITS = 16  # stdin chunks the front end may send ahead of an exec command's reads
 # the interpreter state an interactive session keeps between commands (and across a parked or
 # replaced worker); everything else of an Interp is per command or per process
@@ -155,6 +157,13 @@ class Worker:
         self.hung_up = False  # the connection went away (not Ctrl-C): a pending approval waits for the resume
         self.detached = False  # the session's channel is gone; its jobs run on, their output dropped
         self.inbox = SignalInbox(state, self.deliver)
+        self.cgroups: CGroups | None = None
+        self.session_cpu = 0.0  # CPU seconds the session may use in all (0: no bound)
+        self.cpu_base = 0.0  # what the worker had used when this session was bound
+        self.cpu_spent = False  # the session used its CPU time: its jobs ended, no line runs
+        self.budget_ended = False  # ... while a line ran: its status is 152, as after SIGXCPU
+        self.grace = WorkerLimits().interrupt_grace
+        self._budget: threading.Thread | None = None
 
     # -- setting up ----------------------------------------------------------------------------
 
@@ -192,7 +201,8 @@ class Worker:
             with contextlib.suppress(OSError):
                 if fs.stat(cwd).is_dir:
                     fs = DriveFS(self.vfs, drives=drives, cred=fs.cred, cwd=cwd, home=home, policy=self.policy)
-        shell_limits = Limits(wall_time=float(limits["wall_time"])) if "wall_time" in limits else Limits()
+        shell_limits = Limits(**{name: cast(limits[key]) for key, name, cast in (
+            ("wall_time", "wall_time", float), ("session_jobs", "threads", int)) if key in limits})
         self.shell = Shell(fs, name="k", env=spec.get("env") or {}, limits=shell_limits, drives=drives)
         if spec.get("functions"):
             self._define(spec["functions"])
@@ -209,7 +219,9 @@ class Worker:
         self.vfs.by = f"{front} {spec['agent']}/{session}"  # every receipt names who did it
         self._govern(spec, session, front, gov)
         self.recorder = ProcRecorder(self.state, spec["agent"], session, front,
-                                     int(limits.get("process_output", WorkerLimits().process_output)))
+                                     int(limits.get("process_output", WorkerLimits().process_output)),
+                                     int(limits.get("agent_jobs", 0)))
+        self._bind_budget(spec, cgroups)
         self.shell.interp.session.jobs.recorder = self.recorder
         if self.tty:
             from kshell.delegate.terminal import Terminal
@@ -219,6 +231,70 @@ class Worker:
             shell.interp.session.terminal = Terminal(
                 lambda raw: self.frames.send_json(wire.RAW, raw),
                 int(env.get("COLUMNS") or 80), int(env.get("LINES") or 24), suspend=shell.suspend)
+
+    def _bind_budget(self, spec: dict[str, Any], cgroups: CGroups | None) -> None:
+        """The session's CPU time (`[limits] session_cpu`), counted from now plus what its
+        earlier workers used (an interactive session's parked or killed ones): a reused
+        worker's earlier sessions are not this one's. A thread watches it while the worker lives."""
+        limits = spec.get("limits", {})
+        self.cgroups = cgroups
+        self.session_cpu = float(limits.get("session_cpu", 0))
+        self.grace = float(limits.get("interrupt_grace", self.grace))
+        before = float(spec.get("cpu_used", 0))  # what the session's earlier workers used
+        self.cpu_spent = bool(self.session_cpu) and before > self.session_cpu  # told and recorded then
+        self.cpu_base = self.cpu_used() - before
+        if self.session_cpu and self._budget is None:
+            self._budget = threading.Thread(target=self._watch_budget, name="k-budget", daemon=True)
+            self._budget.start()
+
+    def cpu_used(self) -> float:
+        """CPU seconds of this worker and everything it started: its cgroup leaf's, else its
+        own threads' and its reaped children's (getrusage)."""
+        if self.cgroups is not None:
+            used = self.cgroups.cpu_seconds(os.getpid())
+            if used is not None:
+                return used
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+    def _watch_budget(self) -> None:
+        """Every quarter second: past its CPU time, the session's jobs (`nohup` and disowned
+        ones too) and its running line end with SIGXCPU, as a process past RLIMIT_CPU does,
+        with one K: line and a `session.limit` event. A detached worker whose jobs do not
+        end within `interrupt_grace` exits (the zygote kills what is left of its cgroup)."""
+        while True:
+            time.sleep(0.25)
+            shell = self.shell
+            if shell is None or not self.session_cpu or self.cpu_spent:
+                continue
+            used = self.cpu_used() - self.cpu_base
+            if used <= self.session_cpu:
+                continue
+            self.spend(shell, used)
+            deadline = time.monotonic() + self.grace
+            while shell.session.jobs.live() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            if self.detached and shell.session.jobs.live():
+                os._exit(CPU_SPENT)
+
+    def spend(self, shell: Any, used: float) -> None:
+        """The session's CPU time is used up: end everything it runs, say so once, record it."""
+        from kfs.journal import append_event
+
+        self.cpu_spent = True
+        shell.session.jobs.end_all(SIGXCPU)
+        if self._running.is_set():
+            self.budget_ended = True
+            current = shell.interp.session.cancel
+            current.signal = current.signal or SIGXCPU
+            current.kill("session CPU time limit", SIGXCPU)
+        self._tell(cpu_message(self.session_cpu))
+        recorder = self.recorder
+        if recorder is not None:
+            with contextlib.suppress(Exception):  # a full state must not keep the bound from acting
+                self.state.write(lambda txn: append_event(
+                    txn, "session.limit", agent=recorder.agent, session=recorder.session, front=recorder.front,
+                    limit="session_cpu", bound=self.session_cpu, used=round(used, 3)))
 
     def _govern(self, spec: dict[str, Any], session: str, front: str, gov: Any) -> None:
         """The rules in force for the agent (kfs.runtime.rules.governance): every tool asks the
@@ -505,8 +581,10 @@ class Worker:
         """The channel closed with jobs running: they run on (bash under sshd without a pty),
         their output dropped; a terminal session first hangs them up, as a login bash does
         (not `nohup` or disowned ones), and stopped jobs get SIGHUP and SIGCONT, as the kernel
-        sends an orphaned stopped group. The worker exits when the last one ends, or at the
-        latest job's wall-time bound if one never reaches a checkpoint."""
+        sends an orphaned stopped group. The worker exits when the last one ends, at the
+        latest job's wall-time bound if one never reaches a checkpoint, or, after a hang-up,
+        once only jobs the hang-up ended are left `interrupt_grace` later (a job stuck where
+        it never sees its flag): the whole worker goes then, with its process group and cgroup."""
         self.detached = True
         jobs = self.shell.session.jobs
         if hangup:
@@ -515,10 +593,14 @@ class Worker:
             if job.stopped:
                 jobs.signal(job, 1)
                 jobs.resume(job)
+        hung_up = time.monotonic() + self.grace if hangup else None
 
         def exit_when_done() -> None:
             while live := jobs.live():
-                if time.monotonic() > max(j.cancel.deadline for j in live) + 5.0:
+                now = time.monotonic()
+                if now > max(j.cancel.deadline for j in live) + 5.0:
+                    os._exit(1)
+                if hung_up is not None and now > hung_up and not any(durable(j) for j in live):
                     os._exit(1)
                 time.sleep(0.05)
             self.unmount_drives()
@@ -591,8 +673,9 @@ class Worker:
         try:
             if self.approvals is not None:  # what was decided while nobody waited comes first
                 self._resume_approvals(emit(wire.OUT), emit(wire.ERR))
-            refused = self._session_refused()
+            refused = cpu_message(self.session_cpu) if self.cpu_spent else self._session_refused()
             if refused:
+                status = CPU_SPENT if self.cpu_spent else status
                 emit(wire.ERR)(refused.encode())
             else:
                 status = self.shell.run_streaming(source, stdout=emit(wire.OUT), stderr=emit(wire.ERR),
@@ -605,6 +688,11 @@ class Worker:
             self._running.clear()
             if feed is not None:  # a reader stopped by Ctrl-Z parks, then reads the next foreground's feed
                 feed.cancel()
+        if self.budget_ended:
+            status = self.shell.interp.last_status = CPU_SPENT
+            self.budget_ended = False
+            if interactive:
+                self.shell.exited = None  # the terminal stays: its next lines are refused, with why
         if self.interrupted:  # what bash reports after Ctrl-C: $? is 130
             status = self.shell.interp.last_status = 130
             if interactive:
@@ -623,6 +711,7 @@ class Worker:
         frames.send_json(wire.DONE, {
             "status": status, "interrupted": self.interrupted, "exited": self.shell.exited is not None,
             "cwd": self.shell.interp.fs.cwd.decode("utf-8", "surrogateescape"), "jobs": self.live_jobs(),
+            "cpu": self.cpu_used() - self.cpu_base,
         })
 
 
@@ -641,6 +730,15 @@ class Worker:
         status = self.approvals.resume(replay, err)
         if status is not None:
             self.shell.interp.last_status = status
+
+
+def durable(job: Any) -> bool:
+    """A job the hang-up spares: `nohup`/`setsid`, disowned, or started by such a job."""
+    return bool(job.no_hup or job.cancel.hup_ignored)
+
+
+def cpu_message(limit: float) -> str:
+    return f"K: session CPU time limit of {limit:g} s reached\n"
 
 
 def memory_message(limit: int) -> str:

@@ -149,9 +149,12 @@ class Zygote:
             if pid == 0:
                 return
             self.workers.discard(pid)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)  # what it started in its process group ends with it
             oom = False
             if self.cgroups is not None:
                 oom = self.cgroups.oom_killed(pid)
+                self.cgroups.kill_worker(pid)  # and what left the group but not the leaf
                 self.cgroups.remove_worker(pid)
             report = {"op": "died", "pid": pid, "code": os.waitstatus_to_exitcode(status), "oom": oom}
             with contextlib.suppress(OSError):

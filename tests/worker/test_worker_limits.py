@@ -40,6 +40,8 @@ def test_the_limits_section_is_read_with_defaults_for_the_rest(tmp_path: Path) -
     ('sftp_read = "8M"', "sftp_read and sftp_write from 1K to 4M"),
     ("sftp_handles = 0", "sftp_handles >= 1"),
     ("max_workers = 0", "max_workers >= 1"),
+    ("session_cpu = -1", "session_cpu >= 0"),
+    ("agent_jobs = 0", "agent_jobs >= 1"),
 ])
 def test_a_bad_limit_is_an_error_naming_it(tmp_path: Path, body: str, message: str) -> None:
     toml = tmp_path / "komputer.toml"
