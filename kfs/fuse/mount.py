@@ -21,6 +21,9 @@ from typing import Any
 
 log = logging.getLogger("kfs.fuse")
 
+WriteHooks = Callable[[Any, str, str, Any], Any]
+"""(state, agent, home, policy) -> the policy with the image's write hooks joined (or None)."""
+
 PROG = "komputer mount"
 READAHEAD_KB = 1024  # the kernel's default is 128 KiB; FUSE requests carry up to 1 MiB
 # The kernel caps a FUSE mount's dirty pages at 1% of the dirty limit and throttles its
@@ -145,10 +148,12 @@ def raise_dirty_limit(mountpoint: Path, ratio: int = DIRTY_RATIO, sysfs: Path = 
 
 
 def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[[], None] | None = None,
-          agent: tuple[str, str | None, dict] | None = None, fork: int | None = None) -> None:
+          agent: tuple[str, str | None, dict] | None = None, fork: int | None = None,
+          write_hooks: WriteHooks | None = None) -> None:
     """Mount, answer requests until unmounted or SIGINT/SIGTERM, then unmount. `agent`:
     (name, mode, what komputer.toml says of it) for one agent's view (its uid for every
-    request, its policy); `fork`: a fork's tree (kfs.forks) instead of the state's."""
+    request, its policy, joined by `write_hooks`); `fork`: a fork's tree (kfs.forks) instead
+    of the state's."""
     import pyfuse3
     import trio
 
@@ -178,7 +183,8 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
         from kfs.runtime.rules import fork_policy
 
         # a restricted fork's mount writes only what its mode lets a session of it write
-        ops = Operations(vfs, agent=agent_view(state, *agent, fork=record) if agent is not None else None,
+        ops = Operations(vfs, agent=agent_view(state, *agent, fork=record, write_hooks=write_hooks)
+                         if agent is not None else None,
                          policy=fork_policy(state, record) if record is not None else None)
     except MountError:
         state.close()
@@ -230,10 +236,12 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
 
 
 def agent_view(state: Any, name: str, mode: str | None, configured: dict | None = None,
-               fork: dict | None = None) -> Any:
+               fork: dict | None = None, write_hooks: WriteHooks | None = None) -> Any:
     """`--agent NAME [--mode M]`: the agent's credentials and the stricter of its own mode and
     M, with the path rules in force for it (`configured`: what komputer.toml says of it), and
-    with `--fork N` the fork's mode and scope (`fork`: its record)."""
+    with `--fork N` the fork's mode and scope (`fork`: its record). `write_hooks` joins the
+    image's write hooks to the policy (kfs runs no image code: the command line hands it in);
+    without it, a write a hook would judge is refused (governance: fail closed)."""
     from kfs.agents.records import find_agent
     from kfs.fuse.operations import AgentView
     from kfs.runtime.rules import governance
@@ -245,7 +253,10 @@ def agent_view(state: Any, name: str, mode: str | None, configured: dict | None 
         raise MountError(f"no agent {name!r} (komputer agent list shows them)")
     if mode is not None and mode not in MODES:
         raise MountError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
-    policy = governance(state, name, found.home, mode or "full", configured, fork=fork).policy
+    policy = governance(state, name, found.home, mode or "full", configured, fork=fork,
+                        runs_hooks=write_hooks is not None).policy
+    if write_hooks is not None:
+        policy = write_hooks(state, name, found.home, policy)
     return AgentView(name, Cred(found.uid, found.gid), policy)
 
 
@@ -314,6 +325,7 @@ def daemonise(run: Callable[[Callable[[], None]], None], mountpoint: Path, log_f
 def main(
     state_dir: Path, mountpoint: Path, requested: list[str], *, foreground: bool, log_file: str | None, debug: bool,
     agent: str | None = None, mode: str | None = None, configured: dict | None = None, fork: int | None = None,
+    write_hooks: WriteHooks | None = None,
 ) -> int:
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.INFO,
@@ -335,9 +347,10 @@ def main(
         clear_stale_mount(mountpoint)
         if foreground:
             serve(state_dir, mountpoint, options, ready=lambda: print(f"{PROG}: mounted at {mountpoint}", flush=True),
-                  agent=view, fork=fork)
+                  agent=view, fork=fork, write_hooks=write_hooks)
             return 0
-        return daemonise(lambda ready: serve(state_dir, mountpoint, options, ready, agent=view, fork=fork),
+        return daemonise(lambda ready: serve(state_dir, mountpoint, options, ready, agent=view, fork=fork,
+                                             write_hooks=write_hooks),
                          mountpoint, log_file)
     except MountError as e:
         print(f"{PROG}: {e}", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from kshell.cli import AddCommand, state_path
 
@@ -41,8 +42,17 @@ def cmd_mount(args: argparse.Namespace) -> int:
     return mount_main(
         state_path(args), Path(args.mountpoint), args.options,
         foreground=args.foreground, log_file=args.log, debug=args.debug, agent=args.agent, mode=args.mode,
-        configured=configured, fork=args.fork,
+        configured=configured, fork=args.fork, write_hooks=_write_hooks,
     )
+
+
+def _write_hooks(state: Any, agent: str, home: str, policy: Any) -> Any:
+    """An agent's mount (a container's, or a delegated program's view) runs the image's write
+    hooks as the shell and SFTP do, so a program writes what a hook lets the shell write."""
+    from kfs.runtime import image
+    from kshell.worker.hooks import judged, session_hooks
+
+    return judged(policy, session_hooks(state, image.current(state), agent, "mount"), home)
 
 
 def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:

@@ -121,3 +121,21 @@ def test_a_views_daemon_leaves_the_sessions_cgroup_and_goes_when_the_server_stop
     assert "/services\n" in groups and "/a-alice/" not in groups, groups
     b.thread.stop()
     assert views_of(b) == []
+
+
+def test_a_program_writes_what_the_images_write_hook_allows_and_not_what_it_denies(make_mounted,  # noqa: ANN001
+                                                                                   tmp_path: Path) -> None:
+    """The agent's view runs the image's write hooks: `git init` works under an image whose
+    hook guards only `locked` folders, and a program cannot write into one."""
+    from kfs.runtime import image
+
+    b = make_mounted()
+    folder = tmp_path / "img"
+    folder.mkdir()
+    (folder / "komputer.toml").write_text('[[hooks]]\non = "write"\nhandler = "guard:check"\n')
+    (folder / "guard.py").write_text("def check(ctx):\n"
+                                     "    return ('deny', 'locked') if '/locked' in ctx.path else 'allow'\n")
+    image.apply(b.state, image.load(folder), by="test")
+    status, out, err = run(b, "git init -q repo; echo $?; test -f repo/.git/config; echo config=$?; "
+                              "dash -c 'mkdir locked'; echo $?; test -e locked; echo locked=$?")
+    assert out == "0\nconfig=0\n1\nlocked=1\n", err

@@ -102,15 +102,17 @@ def test_an_agent_mount_obeys_path_rules_and_cannot_wait_for_an_approval(agent_m
     assert fs.read_file("/home/alice/proj/public.txt") == b"fine\n"
 
 
-def test_an_agent_mount_refuses_writes_an_image_hook_would_judge(tmp_path: Path) -> None:
-    """The mount runs no image code: where a write hook applies to the agent, every write
-    through the agent's mount is refused (fail closed), and reads go on."""
+def test_an_agent_mount_runs_the_images_write_hooks(tmp_path: Path) -> None:
+    """An agent's mount (a container's, and every delegated program's view) judges writes by
+    the image's write hooks as the shell and SFTP do: what the hook denies is EACCES, the rest
+    is written; an agent the hook does not name is not asked."""
     from kfs.runtime import image
 
     state_dir, folder = tmp_path / "state", tmp_path / "img"
     folder.mkdir()
     (folder / "komputer.toml").write_text('[[hooks]]\non = "write"\nhandler = "guard:check"\nagents = ["alice"]\n')
-    (folder / "guard.py").write_text("def check(ctx):\n    return 'allow'\n")
+    (folder / "guard.py").write_text("def check(ctx):\n"
+                                     "    return ('deny', 'locked') if '/locked' in ctx.path else 'allow'\n")
     with KState(state_dir, create=True) as state:
         vfs = VFS(state, by="test")
         alice = add_agent(vfs, "alice")
@@ -122,14 +124,19 @@ def test_an_agent_mount_refuses_writes_an_image_hook_would_judge(tmp_path: Path)
     try:
         alice_mnt, bob_mnt = (m.path for m in mounts)
         assert (alice_mnt / "home/alice/notes").read_text() == "mine\n"
+        (alice_mnt / "home/alice/new").write_text("the hook allows it\n")
         with pytest.raises(OSError) as info:
-            (alice_mnt / "home/alice/new").write_text("x")
+            (alice_mnt / "home/alice/locked").mkdir()
         assert info.value.errno == errno.EACCES
-        (bob_mnt / "home/bob/new").write_text("bob has no hook\n")
+        (bob_mnt / "home/bob/locked").mkdir()  # bob has no hook
     finally:
         for m in mounts:
             m.stop()
         shutil.rmtree(top, ignore_errors=True)
+    with KState(state_dir) as state:
+        fs = PathFS(VFS(state, by="test"))
+        assert fs.read_file("/home/alice/new") == b"the hook allows it\n"
+        assert not fs.exists("/home/alice/locked") and fs.exists("/home/bob/locked")
 
 
 def test_an_agent_mount_judges_every_path_a_rename_moves_and_a_links_source(agent_mount) -> None:  # noqa: ANN001
