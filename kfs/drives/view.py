@@ -34,8 +34,8 @@ from kfs.runtime.drives import Drive, under
 from kfs.values import replace
 from kfs.vfs import ROOT, VFS, W_OK, Cred, Inode, PathFS, StatFS
 from kfs.vfs.errors import fs_error
-from kfs.vfs.paths import Crossing, Filesystem, PathLike
 from kfs.vfs.namespace import RENAME_EXCHANGE
+from kfs.vfs.paths import Crossing, Filesystem, PathLike
 from kfs.vfs.policy import NeedsApproval
 
 if TYPE_CHECKING:

@@ -28,7 +28,15 @@ from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
 from kfs.runtime.drives import (
-    HOST_SYSTEM, KINDS, RESERVED, is_home, memory_bound, parse_size, size_text, tree_of, under,
+    HOST_SYSTEM,
+    KINDS,
+    RESERVED,
+    is_home,
+    memory_bound,
+    parse_size,
+    size_text,
+    tree_of,
+    under,
 )
 
 if TYPE_CHECKING:
@@ -241,7 +249,6 @@ def _name(manifest: _Manifest, section: str, name: str) -> str:
 def _host(manifest: _Manifest, root: Path, name: str, host: Any, files: dict[str, bytes]) -> dict[str, Any]:
     """A virtual host's routes: static files (read now, stored with the image), JSON values,
     texts, redirects, and a handler for every other path."""
-    from pathlib import Path
 
     table = f"hosts.{name}"
     _check_table(manifest, table, host, _HOST_KEYS)
@@ -580,7 +587,6 @@ def _check_handlers(manifest: _Manifest, root: Path, spec: dict[str, Any]) -> No
     """Import the image's handlers in a separate Python (bounded in time): one that raises,
     hangs or is missing is reported where it is, before the image is stored."""
     import json
-
     import subprocess
     import sys
 

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kshell.cli import PROG, AddCommand
-from kshell.cli import state_path
+from kshell.cli import PROG, AddCommand, state_path
 
 NAME_IN_USE = 9  # useradd's "username already in use"
 
@@ -50,9 +49,8 @@ def cmd_agent_remove(args: argparse.Namespace) -> int:
 
 def cmd_agent_list(args: argparse.Namespace) -> int:
     from kfs.agents import list_agents
-    from kfs.kstate import KState
-
     from kfs.agents.records import FIRST_UID, host_account
+    from kfs.kstate import KState
 
     with KState(state_path(args)) as state:
         for agent in list_agents(state):
@@ -177,7 +175,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q.add_argument("--allow-host", nargs="+", metavar="PATTERN",
                    help="a limited agent's curl and wget reach only these hosts (globs); its delegated programs get no network")
     q.add_argument("--config", metavar="FILE",
-                   help="the server's komputer.toml (default STATE/komputer.toml): its [delegate] completes the settings")
+                   help="the server's komputer.toml (default STATE/komputer.toml): "
+                        "its [delegate] completes the settings")
     p = add("keys", cmd_keys_list, "manage an agent's authorized keys (OpenSSH authorized_keys lines)")
     keys_sub = p.add_subparsers(dest="keys_command", metavar="ACTION", required=True)
     q = keys_sub.add_parser("add", parents=[common], help="add the keys in PUBKEY_FILE (- for stdin), options allowed")

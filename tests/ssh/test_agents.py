@@ -22,10 +22,10 @@ from kfs.agents import (
     host_key,
     list_keys,
     parse_key_line,
+    records,
     release_session,
     remove_key,
 )
-from kfs.agents import records
 from kfs.agents.sessions import holder_id
 from kfs.kstate import KState
 from kfs.vfs import VFS, PathFS

@@ -108,9 +108,8 @@ def test_wait_returns_the_decision_or_gives_up(state: KState) -> None:
 
 
 def fs_with(state: KState, *rules: Rule, mode: str = "full") -> PathFS:
-    from kfs.vfs.policy import WritePolicy
-
     from kfs.agents.records import find_agent
+    from kfs.vfs.policy import WritePolicy
 
     vfs = VFS(state, by="test")
     alice = find_agent(state, "alice")
