@@ -31,15 +31,6 @@ def _agent(data: dict[str, Any]) -> bytes:
     return agent.encode("utf-8", "surrogatepass")
 
 
-def _count(txn: Txn, agent: bytes, delta: int) -> None:
-    raw = txn.get("byagent", _COUNT + agent)
-    value = (0 if raw is None else U64.unpack(raw)[0]) + delta
-    if value > 0:
-        txn.put("byagent", _COUNT + agent, U64.pack(value))
-    else:
-        txn.delete("byagent", _COUNT + agent)
-
-
 def append_event(txn: Txn, type_: str, **data: Any) -> int:
     seq = txn.next_seq("events")
     key = _pack(seq)
@@ -124,7 +115,7 @@ def _prune_oldest(txn: Txn, batch: int, excess: int, before: int) -> int:
         cur.delete()  # and on to the next
         gone += 1
     for agent, n in dropped.items():
-        _count(txn, agent, -n)
+        txn.tally("byagent", _COUNT + agent, -n)
     return gone
 
 
@@ -170,7 +161,7 @@ def _prune_agents(txn: Txn, batch: int, keep: int, per_agent: int) -> int:
             t.delete(seq, b"", events)
             found = cur.delete()  # and on to the next
             dropped += 1
-        _count(txn, agent, -dropped)
+        txn.tally("byagent", _COUNT + agent, -dropped)
         gone += dropped
         if gone >= batch:
             break

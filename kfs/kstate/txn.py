@@ -161,6 +161,17 @@ class Txn:
         self._t.put(name, U64.pack(value), True, True, False, meta)  # positional, as `put`
         return value
 
+    def tally(self, db: str, key: bytes, delta: int) -> int:
+        """Add `delta` to a u64 count kept in `db` under `key`; a count that reaches 0 is
+        deleted (a per-agent count leaves nothing behind when the agent's rows are gone)."""
+        raw = self.get(db, key)
+        value = (0 if raw is None else _unpack_u64(raw)[0]) + delta
+        if value > 0:
+            self.put(db, key, U64.pack(value))
+        else:
+            self.delete(db, key)
+        return max(value, 0)
+
     def stat(self, db: str) -> dict[str, int]:
         return self._t.stat(self._dbs[db])
 

@@ -83,16 +83,6 @@ def _ended_key(row: dict[str, Any]) -> bytes:
     return _ENDED + _name(row) + U64.pack(row["ended"] or row["started"] or 0) + U64.pack(row["pid"])
 
 
-def _count(txn: Txn, agent: bytes, delta: int) -> None:
-    """Add `delta` to the count of an agent's ended rows (`agent` as `_name` gives it)."""
-    raw = txn.get("procs", _COUNT + agent)
-    value = (0 if raw is None else U64.unpack(raw)[0]) + delta
-    if value > 0:
-        txn.put("procs", _COUNT + agent, U64.pack(value))
-    else:
-        txn.delete("procs", _COUNT + agent)
-
-
 def _put(txn: Txn, row: dict[str, Any], new: bool = False) -> None:
     pid = U64.pack(row["pid"])
     txn.put("procs", _ROW + pid, json.dumps(row, separators=(",", ":")).encode())
@@ -102,7 +92,7 @@ def _put(txn: Txn, row: dict[str, Any], new: bool = False) -> None:
         txn.put("procs", _LIVE + pid, b"")
     elif txn.delete("procs", _LIVE + pid):  # it ended now
         txn.put("procs", _ended_key(row), b"")
-        _count(txn, _name(row), 1)
+        txn.tally("procs", _COUNT + _name(row), 1)
 
 
 def _live(txn: Txn) -> list[dict[str, Any]]:
@@ -262,7 +252,7 @@ def _compact(txn: Txn, keep: int, batch: int) -> int:
             txn.delete("procs", ended)
             txn.delete("procs", _ROW + pid)
             txn.delete("procs", _AGENT + agent + pid)
-        _count(txn, agent, -len(oldest))
+        txn.tally("procs", _COUNT + agent, -len(oldest))
         gone += len(oldest)
         if gone >= batch:
             break

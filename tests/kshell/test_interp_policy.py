@@ -5,8 +5,6 @@ hooks see the same lines."""
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,16 +15,6 @@ from kfs.runtime.rules import Rule
 from kshell.worker.hooks import session_hooks
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "image"
-
-
-@pytest.fixture
-def world() -> Iterator[KWorld]:
-    with tempfile.TemporaryDirectory() as tmp:
-        w = KWorld(Path(tmp))
-        try:
-            yield w
-        finally:
-            w.close()
 
 
 @pytest.mark.parametrize(("script", "shown"), [
