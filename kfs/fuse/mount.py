@@ -176,7 +176,7 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
             state.close()
             raise MountError(str(e)) from None
         record = tree.record
-        vfs = VFS(tree, by=f"fuse fork {fork}")
+        vfs = VFS(tree, by="fuse")  # "fuse fork N" in its receipts
     else:
         vfs = VFS(state, by="fuse")
     try:

@@ -64,7 +64,9 @@ class VFS:
 
     def __init__(self, state: KState, *, by: str = "vfs", receipts: bool = True) -> None:
         self.state = state
-        self.by = by
+        fork = getattr(state, "fork", None)  # a fork's view (kfs.kstate.layers.ForkState)
+        # a fork's receipts name it: its writes are not the state's, and may be discarded
+        self.by = by if fork is None or by.endswith(f" fork {fork}") else f"{by} fork {fork}"
         self.receipts = receipts
         self.origin = int.from_bytes(os.urandom(8), "big") >> 1  # 63 random bits (secrets would cost imports)
         self._holder: int | None = None

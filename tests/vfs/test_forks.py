@@ -40,7 +40,7 @@ def parent(state: KState) -> PathFS:
 
 
 def fork_fs(state: KState, number: int) -> PathFS:
-    return PathFS(VFS(forks.view(state, number), by="test fork"))
+    return PathFS(VFS(forks.view(state, number), by="test"))
 
 
 def layer_rows(state: KState, number: int, db: str | None = None) -> int:
@@ -94,6 +94,27 @@ def test_the_forks_writes_stay_in_it(state: KState, parent: PathFS) -> None:
     assert tree(parent) == before
     assert fork.scandir("/w/moved/e") == [] and fork.stat("/w/a").nlink == 1
     assert sorted(n for n, _ in fork.scandir("/w")) == ["a", "big", "l", "moved", "new"]
+
+
+def test_a_forks_receipts_name_the_fork(state: KState, parent: PathFS) -> None:
+    """A write in a fork is not the state's and may be discarded: its receipt says which fork
+    (its `by` ends with `fork N`), through the path face and an open handle alike."""
+    from kfs.journal import receipts_since
+
+    number = forks.create(state)
+    fork = fork_fs(state, number)
+    seen = receipts_since(state)[-1]["id"]
+    fork.write_file("/w/new", b"n\n")
+    with fork.open("/w/new", os.O_WRONLY) as handle:
+        handle.pwrite(b"m", 0)
+    parent.write_file("/w/mine", b"p\n")
+    rows = [(r["op"], r["path"], r["by"]) for r in receipts_since(state, seen + 1)]
+    assert ("vfs.write", "/w/new", f"test fork {number}") in rows
+    assert all(by == f"test fork {number}" for _, path, by in rows if path == "/w/new"), rows
+    assert [by for _, path, by in rows if path == "/w/mine"] == ["test"]
+    forks.discard(state, number)
+    assert all(by == f"test fork {number}" for _, path, by in
+               ((r["op"], r["path"], r["by"]) for r in receipts_since(state, seen + 1)) if path == "/w/new")
 
 
 def test_one_byte_written_to_a_large_file_copies_one_chunk(state: KState, parent: PathFS) -> None:
