@@ -233,13 +233,14 @@ class CommandRules:
         return len(self.rules)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def joined(regexes: tuple[str | None, ...]) -> re.Pattern[str] | None:
     """Rules' expressions as one whose group `r<i>` is rule i's (None: a rule left out), so
     that the first rule that matches is the group a match names; None when none is left.
     Cached by the expressions (what the rules' patterns are, in order), so that every session
     with the same rules, in this process, shares one compiled expression: `joined.cache_info()`
-    counts the sessions that did not compile. Bounded, as a server sees few rule sets."""
+    counts the sessions that did not compile. Bounded (64 sets: an agent's sessions share one,
+    and an expression holds its patterns, up to MAX_PATTERN each)."""
     alternatives = "|".join(f"(?P<r{i}>{regex})" for i, regex in enumerate(regexes) if regex is not None)
     return re.compile(alternatives, re.S) if alternatives else None
 

@@ -123,10 +123,16 @@ def test_the_largest_pattern_compiles_in_linear_steps(shape: str) -> None:
     assert half / quarter < 2.2 and full / half < 2.2, (quarter, half, full)
 
 
-GLOBS = st.lists(st.sampled_from(["a", "b", "z", "*", "?", "[", "]", "!", "^", "-", "\\", "&", "~", "|", "/", ".",
-                                  "(", "é", "\n"]), max_size=14).map("".join)
-NAMES = st.lists(st.sampled_from(["a", "b", "z", "[", "]", "!", "^", "-", "\\", "&", "/", ".", "é", "\n", "y"]),
-                 max_size=10).map("".join)
+GLOBS = st.one_of(
+    st.lists(st.sampled_from(["a", "b", "z", "*", "?", "[", "]", "!", "^", "-", "\\", "&", "~", "|", "/", ".", "(",
+                              "é", "\n"]), max_size=14).map("".join),
+    st.text(max_size=10),
+)
+NAMES = st.one_of(
+    st.lists(st.sampled_from(["a", "b", "z", "[", "]", "!", "^", "-", "\\", "&", "/", ".", "é", "\n", "y"]),
+             max_size=10).map("".join),
+    st.text(max_size=6),
+)
 
 
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
