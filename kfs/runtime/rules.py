@@ -15,11 +15,11 @@ when it starts.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import json
+import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from kfs.agents.records import agent_settings, merged_settings
@@ -31,6 +31,8 @@ from kfs.vfs.policy import WritePolicy, effective_mode, stricter
 PREFIX = b"policy/"
 ACTIONS = ("allow", "deny", "ask")
 SUBJECTS = ("command", "path", "host")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,14 +52,14 @@ class Rule:
             return glob.fullmatch(subject) is not None or " " not in self.pattern and glob.fullmatch(name) is not None
         return _compiled(self.regex()).fullmatch(subject.lower() if self.on == "host" else subject) is not None
 
-    def regex(self, tag: str = "") -> str:
+    def regex(self) -> str:
         """The path or host pattern as a regular expression (a path without glob characters
         also covers what is under it; hosts are matched in lower case)."""
         if self.on == "host":
-            return glob_regex(self.pattern.lower(), tag)
+            return glob_regex(self.pattern.lower())
         if not any(c in self.pattern for c in "*?["):
             return re.escape(self.pattern.rstrip("/") or "/") + "(?:/.*)?"
-        return glob_regex(self.pattern, tag)
+        return glob_regex(self.pattern)
 
     def describe(self) -> str:
         if self.note.endswith("mode"):
@@ -73,13 +75,100 @@ class Rule:
         return replace(self, pattern=home.rstrip("/") + self.pattern[1:])
 
 
+MAX_PATTERN = 4096  # bytes of a rule's pattern (UTF-8): a rule is a glob, not a document
+
+
+def oversize(pattern: str) -> int:
+    """The pattern's size in bytes when it is over MAX_PATTERN, else 0: such a rule is refused
+    where rules are made (check) and skipped, with a warning, where stored ones are read
+    (in_force), so that no tenant's rule costs another's session its time."""
+    size = len(pattern.encode("utf-8", "surrogatepass"))
+    return size if size > MAX_PATTERN else 0
+
+
 @functools.lru_cache(maxsize=4096)
-def glob_regex(pattern: str, tag: str = "") -> str:
-    """A shell glob as a regular expression, exactly as fnmatch reads it (`*` also matches
-    `/`), its own group names prefixed by `tag`, so that many can be joined into one (RuleSet)."""
-    translated = fnmatch.translate(pattern)
-    assert translated.endswith("\\Z"), translated
-    return re.sub(r"\(\?P([<=])", rf"(?P\1{tag}", translated[:-2])
+def glob_regex(pattern: str) -> str:
+    """A shell glob as a regular expression matching exactly what fnmatch.fnmatchcase matches
+    (`*` also matches `/`, `[!..]` negates, a backslash is literal, an inverted range matches
+    nothing), made in time linear in the pattern: fnmatch.translate scans to the end again for
+    every `[` with no `]` after it, so a 120 KB `[[[...` took minutes (bench/policy.py). A `*`
+    before a fixed part is an atomic `(?>.*?fixed)`, as fnmatch makes it: the earliest place of
+    the fixed part is as good as any later one, so a match never backtracks into it (no
+    exponential `*a*a*a*b`). It names no group, so many can be joined into one (RuleSet)."""
+    segments: list[list[str]] = [[]]  # the fixed parts between `*`s
+    i, n = 0, len(pattern)
+    closes = True  # whether a `]` may follow: once a scan finds none, no `[` opens a bracket
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "*":
+            if segments[-1] or len(segments) == 1:
+                segments.append([])
+        elif c == "?":
+            segments[-1].append(".")
+        elif c == "[" and closes:
+            j = i + (i < n and pattern[i] == "!")
+            j += j < n and pattern[j] == "]"
+            end = pattern.find("]", j)
+            closes = end >= 0
+            if closes:
+                segments[-1].append(_bracket(pattern, i, end))
+                i = end + 1
+            else:
+                segments[-1].append("\\[")
+        else:
+            segments[-1].append(re.escape(c))
+    out = ["".join(segments[0])]
+    out += [f"(?>.*?{''.join(fixed)})" for fixed in segments[1:-1]]
+    if len(segments) > 1:
+        out.append(".*" + "".join(segments[-1]))
+    return "".join(out)
+
+
+def _bracket(pattern: str, start: int, end: int) -> str:
+    """The bracket expression pattern[start:end] (after its `[`, before its `]`) as fnmatch
+    reads it: chunks split at each range's `-`, an inverted range dropped with its ends, `\\`,
+    `-` and set operations escaped, in one pass (fnmatch joins the chunks of each dropped range
+    by copying what follows, again and again)."""
+    stuff = pattern[start:end]
+    if "-" in stuff:
+        chunks: list[str] = []
+        k = start + 2 if pattern[start] == "!" else start + 1
+        while (k := pattern.find("-", k, end)) >= 0:
+            chunks.append(pattern[start:k])
+            start, k = k + 1, k + 3
+        if start < end:
+            chunks.append(pattern[start:end])
+        else:
+            chunks[-1] += "-"
+        # from the last chunk back, as fnmatch: a range whose start is after its end goes, and
+        # the chunks on either side become one; `pieces` is that one, its first piece last
+        kept: list[str] = []
+        pieces = [chunks[-1]]
+        for chunk in reversed(chunks[:-1]):
+            if chunk[-1] > pieces[-1][0]:
+                pieces[-1] = pieces[-1][1:]
+                if not pieces[-1]:
+                    pieces.pop()
+                if len(chunk) > 1:
+                    pieces.append(chunk[:-1])
+                if not pieces:  # the first chunk went whole: nothing is left to compare
+                    pieces.append("")
+            else:
+                kept.append("".join(reversed(pieces)))
+                pieces = [chunk]
+        kept.append("".join(reversed(pieces)))
+        stuff = "-".join(s.replace("\\", r"\\").replace("-", r"\-") for s in reversed(kept))
+    else:
+        stuff = stuff.replace("\\", r"\\")
+    stuff = re.sub(r"([&~|])", r"\\\1", stuff)
+    if not stuff:
+        return "(?!)"  # an empty set: nothing matches
+    if stuff == "!":
+        return "."
+    if stuff[0] == "!":
+        return f"[^{stuff[1:]}]"
+    return f"[\\{stuff}]" if stuff[0] in "^[" else f"[{stuff}]"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -89,12 +178,12 @@ def _compiled(regex: str) -> re.Pattern[str]:
 
 class RuleSet:
     """The rules on paths (or hosts), matched as one regular expression: the first rule that
-    matches decides, and a hundred rules cost one match, not a hundred (bench/policy.py)."""
+    matches decides, and a hundred rules cost one match, not a hundred (bench/policy.py). The
+    expression is compiled once per process for the same rules (`joined`), not once per session."""
 
     def __init__(self, rules: tuple[Rule, ...] = ()) -> None:
         self.rules = rules
-        joined = "|".join(f"(?P<r{i}>{r.regex(f'r{i}')})" for i, r in enumerate(rules))
-        self._re = re.compile(joined, re.S) if rules else None
+        self._re = joined(tuple(r.regex() for r in rules))
         self._lower = bool(rules) and rules[0].on == "host"
         # `first(subject)`: the first rule that matches (None: none does), remembered, since a
         # session writes the same paths again and again (a log, a file written in chunks)
@@ -121,9 +210,9 @@ class CommandRules:
 
     def __init__(self, rules: tuple[Rule, ...] | list[Rule] = ()) -> None:
         self.rules = tuple(r for r in rules if r.on == "command")
-        named = [(i, r) for i, r in enumerate(self.rules) if " " not in r.pattern]
-        self._line = _joined(enumerate(self.rules))
-        self._name = _joined(named)
+        self._line = joined(tuple(glob_regex(r.pattern) for r in self.rules))
+        # the names' expression keeps every rule's group number: a rule with a space never matches
+        self._name = joined(tuple(glob_regex(r.pattern) if " " not in r.pattern else None for r in self.rules))
 
     def first(self, subject: str) -> Rule | None:
         """The first rule that matches `subject`, a command line (None: none does)."""
@@ -144,11 +233,16 @@ class CommandRules:
         return len(self.rules)
 
 
-def _joined(rules: Iterable[tuple[int, Rule]]) -> re.Pattern[str] | None:
-    """Command patterns as one expression whose group `r<i>` is rule i's (the first that
-    matches is the group a match names)."""
-    joined = "|".join(f"(?P<r{i}>{glob_regex(r.pattern, f'r{i}')})" for i, r in rules)
-    return re.compile(joined, re.S) if joined else None
+@functools.lru_cache(maxsize=64)
+def joined(regexes: tuple[str | None, ...]) -> re.Pattern[str] | None:
+    """Rules' expressions as one whose group `r<i>` is rule i's (None: a rule left out), so
+    that the first rule that matches is the group a match names; None when none is left.
+    Cached by the expressions (what the rules' patterns are, in order), so that every session
+    with the same rules, in this process, shares one compiled expression: `joined.cache_info()`
+    counts the sessions that did not compile. Bounded (64 sets: an agent's sessions share one,
+    and an expression holds its patterns, up to MAX_PATTERN each)."""
+    alternatives = "|".join(f"(?P<r{i}>{regex})" for i, regex in enumerate(regexes) if regex is not None)
+    return re.compile(alternatives, re.S) if alternatives else None
 
 
 def check(action: str, pattern: str, on: str = "command") -> None:
@@ -159,6 +253,8 @@ def check(action: str, pattern: str, on: str = "command") -> None:
         raise ValueError(f"{on!r}: a rule is on a command, a path or a host")
     if not pattern:
         raise ValueError("an empty pattern matches nothing")
+    if size := oversize(pattern):
+        raise ValueError(f"pattern too long: {size} bytes (at most {MAX_PATTERN})")
     if on == "path" and not pattern.startswith(("/", "~")) and not pattern.startswith("*"):
         raise ValueError(f"path pattern {pattern!r}: expected an absolute path or glob (or ~/...)")
 
@@ -207,7 +303,16 @@ def in_force(state: KState, agent: str, home: str, mode: str, settings: dict,
             if settings.get(key):
                 found += [Rule(0, "allow", p, on=on) for p in settings[key]]
                 found.append(Rule(0, "deny", "*", note="limited mode", on=on))
-    return [r.at_home(home) for r in found]
+    return [r.at_home(home) for r in found if not _skipped(r)]
+
+
+def _skipped(rule: Rule) -> bool:
+    """Whether a rule is over MAX_PATTERN: one stored before the bound (or put in the store some
+    other way) is left out with a warning, never compiled: what it would have decided, the
+    rules after it and the mode decide (a limited mode's list still ends in its `deny *`)."""
+    if size := oversize(rule.pattern):
+        log.warning("%s skipped: its pattern is %d bytes (at most %d)", rule.describe()[:80], size, MAX_PATTERN)
+    return bool(size)
 
 
 NETWORK_TOOLS = ("curl", "wget")  # what a command rule on them means for delegated programs (withholds_network)
@@ -226,7 +331,7 @@ def withholds_network(found: tuple[Rule, ...] | list[Rule]) -> bool:
             if rule.action == "allow" and rule.matches(f"{tool} \0"):  # every line with arguments
                 break
             name = rule.pattern.split(" ", 1)[0].rsplit("/", 1)[-1]  # the glob on the command's name
-            if rule.action != "allow" and fnmatch.fnmatchcase(tool, name):
+            if rule.action != "allow" and _compiled(glob_regex(name)).fullmatch(tool) is not None:
                 return True
     return False
 
