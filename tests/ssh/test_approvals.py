@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import select
 import subprocess
 import sys
 import threading
@@ -234,10 +235,11 @@ def test_approvals_follow_and_json(bench: Bench, rules: list) -> None:
     rules.append(add_rule(bench.state, "ask", "cp *", agent="alice"))
     follow = subprocess.Popen([sys.executable, "-m", "kshell.cli", "approvals", "--follow", "--json", "--state",
                                str(bench.root / "state")], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        time.sleep(1.0)
+    try:  # no wait for --follow to start: it lists what is pending, then follows from before that
         p = start(bench, "echo a > a; cp a b; cat b")
         assert follow.stdout is not None
+        ready, _, _ = select.select([follow.stdout], [], [], 60)  # a hang fails, never blocks the suite
+        assert ready, "komputer approvals --follow printed nothing in 60 s"
         line = json.loads(follow.stdout.readline())
         assert line["action"] == "cp a b" and line["status"] == "pending" and "replay" not in line
         komputer(bench.root / "state", "decide", str(line["id"]), "allow")
