@@ -1,5 +1,6 @@
 """Coherence between SSH and a real FUSE mount of the same state: what one side writes, the
-other sees within 100 ms (polled with a deadline; the bound is asserted)."""
+other sees, pushed rather than waited out: well before the kernel's 30 s cache would expire on
+its own (polled with that deadline; about 100 ms on an idle machine, a figure, not a test)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from kserver import Bench
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuse"))
 from kfs_mounts import Mount  # noqa: E402
 
-BOUND = 0.1  # seconds
+from kfs.fuse.operations import CACHE_SECONDS  # noqa: E402
+
+BOUND = CACHE_SECONDS / 3  # seconds: pushed, not expired
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +53,7 @@ def seen_within(look: Callable[[], bool], start: float) -> float:
         began = time.monotonic()
         if look():
             return began - start
-        assert began - start < BOUND, f"not visible {BOUND * 1000:.0f} ms after the write"
+        assert began - start < BOUND, f"not visible {BOUND:.0f} s after the write"
         time.sleep(0.002)
 
 
