@@ -72,8 +72,8 @@ def test_a_client_that_stops_answering_keepalives_is_dropped(make_server) -> Non
         running = lambda: [c.sessions for c in bench.server.connections.values()] == [1]  # noqa: E731
         wait_until(lambda: bench.thread.call(running), 10)  # logged in and running `sleep`
         proc.send_signal(signal.SIGSTOP)  # a frozen client: the server's keepalives go unanswered
-        took = wait_until(lambda: bench.thread.call(lambda: len(bench.server.connections)) == 0, 10)
-        assert took < 5
+        # dropped while the client's `sleep 30` still runs: only unanswered keepalives end it
+        wait_until(lambda: bench.thread.call(lambda: len(bench.server.connections)) == 0, 20)
     finally:
         proc.send_signal(signal.SIGCONT)
         proc.kill()

@@ -45,11 +45,9 @@ def eventually(check, timeout: float = 10.0) -> None:  # noqa: ANN001
 
 
 def test_a_background_job_outlives_the_exec_that_started_it(bench: Bench) -> None:
-    started = time.monotonic()
-    sh(bench, "rm -f bg.txt; (sleep 1; echo done > ~/bg.txt) &")
-    assert time.monotonic() - started < 1.0, "the exec returns at once, as under sshd"
-    assert home_file(bench, "alice", "bg.txt") is None
-    eventually(lambda: home_file(bench, "alice", "bg.txt") == b"done\n")
+    sh(bench, "rm -f bg.txt; (sleep 3; echo done > ~/bg.txt) &")
+    assert home_file(bench, "alice", "bg.txt") is None  # the exec returned before its job ended, as under sshd
+    eventually(lambda: home_file(bench, "alice", "bg.txt") == b"done\n", timeout=30)
 
 
 def test_nohup_and_disown_jobs_run_on_after_logout(bench: Bench) -> None:
