@@ -20,8 +20,8 @@ class Penalties:
     """OpenSSH 9.8 PerSourcePenalties: seconds added to a source's penalty per event.
 
     A source is refused once its accumulated penalty reaches `min`; a penalty never exceeds
-    `max`. Sources are whole IPv4 addresses and IPv6 /64 networks. Failed logins also count
-    against the user they tried from that source (limits.SourcePenalties says why).
+    `max`. Sources are whole IPv4 addresses and IPv6 /64 networks. `exempt` networks are never
+    penalised, and nothing is penalised per user or key (limits.SourcePenalties says why).
     """
 
     enabled: bool = True
@@ -31,8 +31,8 @@ class Penalties:
     crash: float = 90.0  # the connection made the server fail
     min: float = 15.0
     max: float = 600.0
-    # networks never refused as a whole (their failed logins still penalise the user they
-    # tried): loopback, which every local agent and container shares
+    # networks never penalised: loopback, which every local agent and container shares (a
+    # penalty there would be one any local client could impose on every agent)
     exempt: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
 
 
