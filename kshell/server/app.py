@@ -52,7 +52,7 @@ from kfs.vfs.policy import stricter
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
 from kshell.server.crons import CronRunner
-from kshell.server.limits import AgentSessions, SourcePenalties, StartupGate
+from kshell.server.limits import AgentSessions, AgentStarts, SourcePenalties, StartupGate
 from kshell.server.session import accepted_env, bytes_mode, fork_refusal, run_session
 from kshell.server.sftp import VFSSFTPServer
 from kshell.server.workers import WorkerPool, WorkerShell
@@ -332,6 +332,7 @@ class KServer:
         self.gate = StartupGate(*self.config.startups())
         self.penalties = SourcePenalties(self.config.penalties)
         self.agent_sessions = AgentSessions(self.config.max_sessions_per_agent)
+        self.starts = AgentStarts(self.config.session_starts_per_agent)
         self.connections: dict[asyncssh.SSHServerConnection, Connection] = {}
         self._serials = itertools.count(1)
         self._holders = itertools.count(1)
@@ -462,7 +463,7 @@ class KServer:
         agent = c.agent
         assert agent is not None
         name = name or None
-        async with c.session_lock:  # channels opened together wait for the first one's lease
+        async with self.starts.slot(agent.name), c.session_lock:  # channels opened together wait for the first's lease
             if c.closed:
                 raise LeaseHeld("the connection closed before the session started")
             record = c.session
@@ -516,7 +517,7 @@ class KServer:
             "approvals_max_pending": self.config.approvals_max_pending,
             "memory_drives": None if self.memory_drives is None else str(self.memory_drives.directory),
         }
-        return WorkerShell(self.pool, spec)
+        return WorkerShell(self.pool, spec, admit=lambda: self.starts.slot(agent.name))
 
     async def leave_session(self, c: Connection, record: SessionRecord, saved: dict[str, Any] | None) -> None:
         """A channel is done with the connection's session. A named session keeps what the

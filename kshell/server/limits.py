@@ -3,11 +3,13 @@ PerSourcePenalties, sessions per agent. In memory, per server process, as sshd k
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ipaddress
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 from kshell.server.config import Penalties
 
@@ -131,3 +133,41 @@ class AgentSessions:
             self.open[agent] = n
         else:
             self.open.pop(agent, None)
+
+
+class AgentStarts:
+    """Session starts in progress per agent: at most `limit` of one agent's sessions at once
+    take the lease of their agent session or wait for a worker; the others wait in the agent's
+    own queue, in order.
+
+    The steps of a start use what every agent shares: the thread pool (the lease is an LMDB
+    write), the single LMDB writer, the zygote's forks, the front end's loop. Without a bound
+    an agent opening 256 sessions at once put 256 starts ahead of another agent's next login
+    in each of them. With it, another agent's start waits behind at most `limit` of each other
+    agent's, however many they have queued (the worker pool hands workers out by agent in turn
+    as well: workers.FairWaiters)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._gates: dict[str, tuple[asyncio.Semaphore, list[int]]] = {}  # agent -> (gate, [users])
+
+    @contextlib.asynccontextmanager
+    async def slot(self, agent: str) -> AsyncIterator[None]:
+        """Hold one of `agent`'s start slots (waiting in its queue for one) for the block."""
+        entry = self._gates.get(agent)
+        if entry is None:
+            entry = self._gates[agent] = (asyncio.Semaphore(self.limit), [0])
+        gate, users = entry
+        users[0] += 1
+        try:
+            async with gate:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0 and self._gates.get(agent) is entry:  # no agent's gate outlives its starts
+                del self._gates[agent]
+
+    def waiting(self, agent: str) -> int:
+        """Starts of `agent` in progress or queued."""
+        entry = self._gates.get(agent)
+        return entry[1][0] if entry is not None else 0
