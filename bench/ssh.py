@@ -15,7 +15,9 @@ setup), 1,000 concurrent idle PTY shell sessions (one connection each): the time
 and memory per session, and a storm: one agent opens 300 sessions at once (30 connections of
 10 channels, `sleep 2` each) while another agent logs in with `ssh host true` 10 times one after
 another: the median and the slowest of those (sshd has one user, so there its storm and its
-logins are the same user's). With --baseline DIR, the K of another checkout (e.g. the commit before a
+logins are the same user's). Last, K's front end alone: its RSS before and after a storm (the
+storm row's, plus an `sftp` upload and download of the file) and after 15 s idle, when it has
+given memory back (kshell/server/memory.py). With --baseline DIR, the K of another checkout (e.g. the commit before a
 change: `git worktree add DIR REV`, native module built there) is measured too, in the same run,
 and a K/base column shows the change's cost. Each row group is measured on K, then on sshd, before the next group,
 so that a change in the machine's load falls on both columns of a row. Memory is the PSS delta
@@ -417,6 +419,18 @@ def measure(t: Target, group: str, sizes: Sizes, tmp: Path, data: Path) -> None:
         r["open"], r["mem"] = asyncio.run(idle_sessions(t, sizes.sessions))
     elif group == "sftp":
         measure_sftp(t, sizes, tmp, data, say)
+    elif group == "frontend":
+        if not t.name.startswith("K"):
+            return  # sshd forks per connection: no front end that keeps a peak
+        say("front end RSS before and after a storm, and idle")
+        rss = lambda: _field_kib(t.pid, "status", "VmRSS") / 1024  # noqa: E731
+        r["fe_start"] = rss()
+        asyncio.run(storm(t, sizes.storm, 1))
+        sftp_transfer(t, f"put {data} fe.bin\nget fe.bin {tmp / 'fe-back.bin'}\nrm fe.bin\n")
+        (tmp / "fe-back.bin").unlink()
+        r["fe_peak"] = rss()
+        time.sleep(15)  # housekeeping gives memory back within 10 s of the last connection
+        r["fe_idle"] = rss()
     elif group == "storm":
         say(f"another agent's logins during a storm of {sizes.storm} sessions")
         r["storm_med"], r["storm_max"] = (s * 1000 for s in asyncio.run(storm(t, sizes.storm, sizes.storm_logins)))
@@ -441,7 +455,7 @@ def measure_sftp(t: Target, sizes: Sizes, tmp: Path, data: Path, say: Callable[[
     back.unlink()
 
 
-ROWS = ("connect", "execs", "sessions", "sftp", "storm")
+ROWS = ("connect", "execs", "sessions", "sftp", "storm", "frontend")
 
 
 def table(k: Target, o: Target | None, sizes: Sizes, base: Target | None = None) -> str:
@@ -455,6 +469,9 @@ def table(k: Target, o: Target | None, sizes: Sizes, base: Target | None = None)
         (f"memory per idle session, {sizes.sessions} held (KiB)", "mem", "{:.0f}"),
         (f"another agent's `ssh true` during a storm of {sizes.storm} sessions, median (ms)", "storm_med", "{:.0f}"),
         (f"... the slowest of {sizes.storm_logins} (ms)", "storm_max", "{:.0f}"),
+        ("front end RSS before a storm (MiB)", "fe_start", "{:.0f}"),
+        (f"... after {sizes.storm} sessions and sftp of {sizes.file_mib} MiB (MiB)", "fe_peak", "{:.0f}"),
+        ("... after 15 s idle (MiB)", "fe_idle", "{:.0f}"),
     ]
     width = max(len(r[0]) for r in rows)
     head = f"{'':{width}}  {'K':>9}  {'sshd':>9}  {'K/sshd':>7}"
