@@ -11,8 +11,13 @@ Rows: new-connection latency for `true` with the OpenSSH `ssh` client (median of
 200 sequential execs over one asyncssh connection, 200 execs 8 at a time over one connection,
 `sftp` (the OpenSSH client) upload and download of a 100 MiB file (median time of 3 each; the
 time of an `sftp` run that only connects, median of 3, is subtracted: throughput, not session
-setup), and 1,000 concurrent idle PTY shell sessions (one connection each): the time to open them
-and memory per session. With --baseline DIR, the K of another checkout (e.g. the commit before a
+setup), 1,000 concurrent idle PTY shell sessions (one connection each): the time to open them
+and memory per session, and a storm: one agent opens 300 sessions at once (30 connections of
+10 channels, `sleep 2` each) while another agent logs in with `ssh host true` 10 times one after
+another: the median and the slowest of those (sshd has one user, so there its storm and its
+logins are the same user's). Last, K's front end alone: its RSS before and after a storm (the
+storm row's, plus an `sftp` upload and download of the file) and after 15 s idle, when it has
+given memory back (kshell/server/memory.py). With --baseline DIR, the K of another checkout (e.g. the commit before a
 change: `git worktree add DIR REV`, native module built there) is measured too, in the same run,
 and a K/base column shows the change's cost. Each row group is measured on K, then on sshd, before the next group,
 so that a change in the machine's load falls on both columns of a row. Memory is the PSS delta
@@ -20,9 +25,9 @@ of each server's process tree: for K the front end, the worker zygote and every 
 for sshd the listener, every per-connection sshd and every bash (PSS so shared pages count once).
 The ratio column is K/sshd: below 1 is better for times and memory, above 1 for throughput.
 
-Run as root (sshd and the temporary user need it):
+Run as root (sshd and the temporary user need it; --no-sshd measures K alone, as any user):
     .venv/bin/python bench/ssh.py [--quick] [--sessions N] [--execs N] [--file-mib N] [--only connect,execs,sftp]
-                                  [--baseline DIR]
+                                  [--baseline DIR] [--no-sshd]
 """
 
 from __future__ import annotations
@@ -67,9 +72,11 @@ class Sizes:
     file_mib: int = 100
     transfers: int = 3
     sessions: int = 1000
+    storm: int = 300
+    storm_logins: int = 10
 
 
-QUICK = Sizes(connects=5, execs=40, parallel=8, file_mib=10, transfers=1, sessions=50)
+QUICK = Sizes(connects=5, execs=40, parallel=8, file_mib=10, transfers=1, sessions=50, storm=100, storm_logins=5)
 
 
 @dataclass
@@ -84,6 +91,7 @@ class Target:
     tree: bool  # count the whole process tree (sshd forks per connection) or one process
     stop: Callable[[], None] = lambda: None
     results: dict[str, float] = field(default_factory=dict)
+    other: tuple[str, Path] | None = None  # a second agent (user, key) for the storm row; None: the same user
 
 
 # -- memory ------------------------------------------------------------------------------------
@@ -148,9 +156,9 @@ def wait_port(port: int, proc: subprocess.Popen[Any], timeout: float = 30) -> No
     raise RuntimeError(f"nothing listens on port {port}")
 
 
-def client_key(tmp: Path) -> Path:
+def client_key(tmp: Path, name: str = "client_ed25519") -> Path:
     key = asyncssh.generate_private_key("ssh-ed25519", comment="bench@ssh")
-    path = tmp / "client_ed25519"
+    path = tmp / name
     key.write_private_key(str(path))
     key.write_public_key(str(path) + ".pub")
     path.chmod(0o600)
@@ -177,15 +185,17 @@ def start_k(tmp: Path, key: Path, sessions: int, root: str = ROOT, name: str = "
     def komputer(*args: str) -> None:
         subprocess.run([*KOMPUTER, *args], cwd=root, env=env, check=True, capture_output=True)
 
-    komputer("agent", "add", "--state", str(state), "bench")
-    komputer("keys", "add", "--state", str(state), "bench", str(key) + ".pub")
+    other = client_key(tmp, "other_ed25519")
+    for agent, k in (("bench", key), ("other", other)):
+        komputer("agent", "add", "--state", str(state), agent)
+        komputer("keys", "add", "--state", str(state), agent, str(k) + ".pub")
     config = tmp / "komputer.toml"
     config.write_text(
         "[ssh]\n"
         'hostname = "k"\n'
         'max_startups = "200:30:1000"\n'
         "max_sessions = 64\n"
-        f"max_sessions_per_agent = {sessions * 2 + 100}\n"
+        f"max_sessions_per_agent = {max(sessions * 2 + 100, 1000)}\n"
         "[ssh.penalties]\n"
         'exempt = ["127.0.0.0/8"]\n'
     )
@@ -196,7 +206,8 @@ def start_k(tmp: Path, key: Path, sessions: int, root: str = ROOT, name: str = "
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     wait_port(port, proc)
-    return Target(name, port, "bench", key, proc.pid, tree=True, stop=lambda: (stop_process(proc), log.close()))
+    return Target(name, port, "bench", key, proc.pid, tree=True, stop=lambda: (stop_process(proc), log.close()),
+                  other=("other", other))
 
 
 def start_sshd(tmp: Path, key: Path, sessions: int) -> Target:
@@ -262,10 +273,10 @@ Subsystem sftp {SFTP_SERVER}
 # -- measurements ------------------------------------------------------------------------------
 
 
-def ssh_argv(t: Target, program: str = "ssh") -> list[str]:
+def ssh_argv(t: Target, program: str = "ssh", key: Path | None = None) -> list[str]:
     port_flag = "-P" if program == "sftp" else "-p"
     return [
-        program, port_flag, str(t.port), "-i", str(t.key), "-F", "/dev/null",
+        program, port_flag, str(t.port), "-i", str(key or t.key), "-F", "/dev/null",
         "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
         "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes",
     ]
@@ -361,6 +372,35 @@ async def idle_sessions(t: Target, count: int) -> tuple[float, float]:
     return opened, (after - before) / count
 
 
+async def storm(t: Target, count: int, logins: int) -> tuple[float, float]:
+    """One agent opens `count` sessions at once (`sleep 2` each, 10 channels a connection)
+    while another logs in `logins` times with `ssh host true`: (median, slowest) seconds."""
+    user, key = t.other or (t.user, t.key)
+    conns = await asyncio.gather(*(connect(t) for _ in range(count // 10)))
+
+    async def one(conn: asyncssh.SSHClientConnection) -> None:
+        with contextlib.suppress(asyncssh.Error):  # past a cap: refused, as the row intends
+            await conn.run("sleep 2")
+
+    sessions = [asyncio.ensure_future(one(conns[i % len(conns)])) for i in range(count)]
+    times = []
+    try:
+        await asyncio.sleep(0)  # the session requests are on their way
+        for _ in range(logins):
+            t0 = time.perf_counter()
+            proc = await asyncio.create_subprocess_exec(*ssh_argv(t, key=key), f"{user}@127.0.0.1", "true",
+                                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            _, err = await proc.communicate()
+            times.append(time.perf_counter() - t0)
+            if proc.returncode != 0:
+                raise RuntimeError(f"{t.name}: ssh true during the storm failed: {err.decode(errors='replace')}")
+        await asyncio.gather(*sessions)
+    finally:
+        for conn in conns:
+            conn.close()
+    return statistics.median(times), max(times)
+
+
 def measure(t: Target, group: str, sizes: Sizes, tmp: Path, data: Path) -> None:
     """One row group on one server (the caller alternates servers per group, so that a change
     in the machine's load during the run falls on both)."""
@@ -379,6 +419,21 @@ def measure(t: Target, group: str, sizes: Sizes, tmp: Path, data: Path) -> None:
         r["open"], r["mem"] = asyncio.run(idle_sessions(t, sizes.sessions))
     elif group == "sftp":
         measure_sftp(t, sizes, tmp, data, say)
+    elif group == "frontend":
+        if not t.name.startswith("K"):
+            return  # sshd forks per connection: no front end that keeps a peak
+        say("front end RSS before and after a storm, and idle")
+        rss = lambda: _field_kib(t.pid, "status", "VmRSS") / 1024  # noqa: E731
+        r["fe_start"] = rss()
+        asyncio.run(storm(t, sizes.storm, 1))
+        sftp_transfer(t, f"put {data} fe.bin\nget fe.bin {tmp / 'fe-back.bin'}\nrm fe.bin\n")
+        (tmp / "fe-back.bin").unlink()
+        r["fe_peak"] = rss()
+        time.sleep(15)  # housekeeping gives memory back within 10 s of the last connection
+        r["fe_idle"] = rss()
+    elif group == "storm":
+        say(f"another agent's logins during a storm of {sizes.storm} sessions")
+        r["storm_med"], r["storm_max"] = (s * 1000 for s in asyncio.run(storm(t, sizes.storm, sizes.storm_logins)))
 
 
 def measure_sftp(t: Target, sizes: Sizes, tmp: Path, data: Path, say: Callable[[str], None]) -> None:
@@ -400,10 +455,10 @@ def measure_sftp(t: Target, sizes: Sizes, tmp: Path, data: Path, say: Callable[[
     back.unlink()
 
 
-ROWS = ("connect", "execs", "sessions", "sftp")
+ROWS = ("connect", "execs", "sessions", "sftp", "storm", "frontend")
 
 
-def table(k: Target, o: Target, sizes: Sizes, base: Target | None = None) -> str:
+def table(k: Target, o: Target | None, sizes: Sizes, base: Target | None = None) -> str:
     rows = [
         (f"new connection + `true` (ms, median of {sizes.connects})", "connect", "{:.1f}"),
         (f"{sizes.execs} sequential execs, one connection (s)", "seq", "{:.2f}"),
@@ -412,6 +467,11 @@ def table(k: Target, o: Target, sizes: Sizes, base: Target | None = None) -> str
         (f"sftp download {sizes.file_mib} MiB (MiB/s, median of {sizes.transfers})", "down", "{:.1f}"),
         (f"open {sizes.sessions} idle PTY sessions (s)", "open", "{:.2f}"),
         (f"memory per idle session, {sizes.sessions} held (KiB)", "mem", "{:.0f}"),
+        (f"another agent's `ssh true` during a storm of {sizes.storm} sessions, median (ms)", "storm_med", "{:.0f}"),
+        (f"... the slowest of {sizes.storm_logins} (ms)", "storm_max", "{:.0f}"),
+        ("front end RSS before a storm (MiB)", "fe_start", "{:.0f}"),
+        (f"... after {sizes.storm} sessions and sftp of {sizes.file_mib} MiB (MiB)", "fe_peak", "{:.0f}"),
+        ("... after 15 s idle (MiB)", "fe_idle", "{:.0f}"),
     ]
     width = max(len(r[0]) for r in rows)
     head = f"{'':{width}}  {'K':>9}  {'sshd':>9}  {'K/sshd':>7}"
@@ -420,10 +480,14 @@ def table(k: Target, o: Target, sizes: Sizes, base: Target | None = None) -> str
     lines = [head, "-" * len(head)]
     ratio = lambda a, b: f"{a / b:.2f}" if b else "-"  # noqa: E731
     for label, key, fmt in rows:
-        if key not in k.results or key not in o.results:
+        if key not in k.results:
             continue
-        kv, ov = k.results[key], o.results[key]
-        line = f"{label:{width}}  {fmt.format(kv):>9}  {fmt.format(ov):>9}  {ratio(kv, ov):>7}"
+        kv = k.results[key]
+        if o is not None and key in o.results:  # a row sshd has no counterpart of shows "-"
+            ov = o.results[key]
+            line = f"{label:{width}}  {fmt.format(kv):>9}  {fmt.format(ov):>9}  {ratio(kv, ov):>7}"
+        else:
+            line = f"{label:{width}}  {fmt.format(kv):>9}  {'-':>9}  {'-':>7}"
         if base is not None and key in base.results:
             bv = base.results[key]
             line += f"  {fmt.format(bv):>9}  {ratio(kv, bv):>7}"
@@ -442,6 +506,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", metavar="DIR",
                         help="also measure the K of another checkout (e.g. `git worktree add DIR REV` with its "
                              "native module built) and print K/base ratios")
+    parser.add_argument("--no-sshd", action="store_true",
+                        help="measure K (and --baseline) only: no sshd, no temporary user")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else Sizes()
     if args.sessions:
@@ -470,7 +536,8 @@ def main(argv: list[str] | None = None) -> int:
         targets: list[Target] = []
         try:
             targets.append(start_k(tmp, key, sizes.sessions))
-            targets.append(start_sshd(tmp / "sshd", key, sizes.sessions))
+            if not args.no_sshd:
+                targets.append(start_sshd(tmp / "sshd", key, sizes.sessions))
             if args.baseline:
                 targets.append(start_k(tmp, key, sizes.sessions, os.path.abspath(args.baseline), "K@base"))
             for t in targets:
@@ -483,7 +550,8 @@ def main(argv: list[str] | None = None) -> int:
             for t in reversed(targets):
                 t.stop()
         load = os.getloadavg()
-        print(table(targets[0], targets[1], sizes, targets[2] if args.baseline else None))
+        sshd = None if args.no_sshd else targets[1]
+        print(table(targets[0], sshd, sizes, targets[-1] if args.baseline else None))
         print(f"(load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs)")
     return 0
 

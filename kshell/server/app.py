@@ -52,7 +52,8 @@ from kfs.vfs.policy import stricter
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
 from kshell.server.crons import CronRunner
-from kshell.server.limits import AgentSessions, SourcePenalties, StartupGate
+from kshell.server.limits import AgentSessions, AgentStarts, SourcePenalties, StartupGate
+from kshell.server.memory import give_back
 from kshell.server.session import accepted_env, bytes_mode, fork_refusal, run_session
 from kshell.server.sftp import VFSSFTPServer
 from kshell.server.workers import WorkerPool, WorkerShell
@@ -332,6 +333,7 @@ class KServer:
         self.gate = StartupGate(*self.config.startups())
         self.penalties = SourcePenalties(self.config.penalties)
         self.agent_sessions = AgentSessions(self.config.max_sessions_per_agent)
+        self.starts = AgentStarts(self.config.session_starts_per_agent)
         self.connections: dict[asyncssh.SSHServerConnection, Connection] = {}
         self._serials = itertools.count(1)
         self._holders = itertools.count(1)
@@ -350,11 +352,13 @@ class KServer:
         self.crons = CronRunner(self)  # the image's crons (kshell.server.crons)
         self._crons_task: asyncio.Task[None] | None = None
         self.memory_drives: MemoryDrives | None = None  # those of this run, from start to stop
+        self._busy_since_trim = False  # connections came since the memory was last given back
 
     # -- plumbing for the connections --------------------------------------------------------
 
     def prepare_connection(self, conn: asyncssh.SSHServerConnection) -> None:
         """A new connection, before anything is sent on it."""
+        self._busy_since_trim = True
         if self.config.coalesce_writes:
             coalesce_writes(conn)
 
@@ -462,7 +466,7 @@ class KServer:
         agent = c.agent
         assert agent is not None
         name = name or None
-        async with c.session_lock:  # channels opened together wait for the first one's lease
+        async with self.starts.slot(agent.name), c.session_lock:  # channels opened together wait for the first's lease
             if c.closed:
                 raise LeaseHeld("the connection closed before the session started")
             record = c.session
@@ -516,7 +520,7 @@ class KServer:
             "approvals_max_pending": self.config.approvals_max_pending,
             "memory_drives": None if self.memory_drives is None else str(self.memory_drives.directory),
         }
-        return WorkerShell(self.pool, spec)
+        return WorkerShell(self.pool, spec, admit=lambda: self.starts.slot(agent.name))
 
     async def leave_session(self, c: Connection, record: SessionRecord, saved: dict[str, Any] | None) -> None:
         """A channel is done with the connection's session. A named session keeps what the
@@ -570,8 +574,8 @@ class KServer:
 
     async def _housekeep(self) -> None:
         """Renew session leases, close connections idle past `idle_timeout`, expire approvals
-        past `approval_timeout`, and keep events, ended process rows and receipts within their
-        bounds (once a minute)."""
+        past `approval_timeout`, keep events, ended process rows and receipts within their
+        bounds (once a minute), and give memory back once no connection is left (memory.py)."""
         ttl = self.config.lease_ttl
         idle_check = self.config.idle_timeout / 4 if self.config.idle_timeout > 0 else 10.0
         period = max(min(ttl / 3, idle_check, 10.0), 0.25)
@@ -604,6 +608,9 @@ class KServer:
                             for c in list(self.connections.values()):
                                 if c.session_holder is holder:
                                     c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "Session closed")
+            if not self.connections and self._busy_since_trim:  # idle: give back what the peak left
+                self._busy_since_trim = False
+                give_back((Path(self.state.path) / "data.mdb",))
             idle = self.config.idle_timeout
             if idle > 0:
                 now = time.monotonic()

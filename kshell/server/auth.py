@@ -57,7 +57,6 @@ class Connection:
     agent: Agent | None = None
     failures: int = 0
     tried: bool = False  # an authentication attempt other than "none" was made
-    refused: bool = False  # the user it named is penalised from this source: being sent away
     gated: bool = False  # counted by MaxStartups until authenticated or gone
     sessions: int = 0
     last_activity: float = field(default_factory=time.monotonic)
@@ -127,7 +126,7 @@ class AgentAuth(asyncssh.SSHServer):
         if c.gated:
             server.gate.done()
             c.gated = False
-        if isinstance(exc, Refused) or c.refused:
+        if isinstance(exc, Refused):
             return
         if c.agent is not None:
             server.audit_nowait("ssh.logout", agent=c.agent.name, peer=c.peer_addr,
@@ -141,9 +140,8 @@ class AgentAuth(asyncssh.SSHServer):
             kind = "noauth"
         else:
             kind = "authfail"
-        for key in server.penalties.penalise(c.peer_addr, kind, c.username if c.tried else None):
-            user = key.rpartition("@")[0] or None
-            server.audit_nowait("ssh.penalty", peer=c.peer_addr, user=user, reason=kind)
+        if server.penalties.penalise(c.peer_addr, kind):
+            server.audit_nowait("ssh.penalty", peer=c.peer_addr, reason=kind)
 
     # -- authentication ----------------------------------------------------------------------
 
@@ -151,17 +149,6 @@ class AgentAuth(asyncssh.SSHServer):
         c = self.c
         assert c is not None
         c.username = username
-        left = self.server.penalties.refused(c.peer_addr, username)
-        if left:
-            self.server.audit_nowait("ssh.refused", peer=c.peer_addr, user=username, reason="penalty",
-                                     seconds=round(left, 1))
-            asyncio.get_running_loop().call_soon(
-                c.conn.disconnect, asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
-                f"Too many authentication failures for {username} from {c.peer_addr}: "
-                f"try again in {left:.0f} s")
-            c.refused = True
-            c.conn.set_authorized_keys(None)  # type: ignore[arg-type] - nothing lets it in meanwhile
-            return True
         lines = self.server.authorized_lines(username)
         c.keys = None
         if lines:

@@ -20,8 +20,8 @@ class Penalties:
     """OpenSSH 9.8 PerSourcePenalties: seconds added to a source's penalty per event.
 
     A source is refused once its accumulated penalty reaches `min`; a penalty never exceeds
-    `max`. Sources are whole IPv4 addresses and IPv6 /64 networks. Failed logins also count
-    against the user they tried from that source (limits.SourcePenalties says why).
+    `max`. Sources are whole IPv4 addresses and IPv6 /64 networks. `exempt` networks are never
+    penalised, and nothing is penalised per user or key (limits.SourcePenalties says why).
     """
 
     enabled: bool = True
@@ -31,8 +31,8 @@ class Penalties:
     crash: float = 90.0  # the connection made the server fail
     min: float = 15.0
     max: float = 600.0
-    # networks never refused as a whole (their failed logins still penalise the user they
-    # tried): loopback, which every local agent and container shares
+    # networks never penalised: loopback, which every local agent and container shares (a
+    # penalty there would be one any local client could impose on every agent)
     exempt: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
 
 
@@ -45,6 +45,7 @@ class ServerConfig:
     max_startups: str = "10:30:100"  # MaxStartups start:rate:full (unauthenticated connections)
     max_sessions: int = 10  # MaxSessions: open sessions (channels) per connection
     max_sessions_per_agent: int = 256  # across all connections of one agent
+    session_starts_per_agent: int = 8  # one agent's sessions starting at once (lease, worker); the rest queue
     idle_timeout: float = 0.0  # close a connection with no input or output for this long (0: never)
     keepalive_interval: float = 15.0  # ClientAliveInterval (0: off)
     keepalive_count_max: int = 3  # ClientAliveCountMax
@@ -86,6 +87,8 @@ class ServerConfig:
 
     def startups(self) -> tuple[int, int, int]:
         parts = [int(p) for p in self.max_startups.split(":")]
+        if self.session_starts_per_agent < 1:
+            raise ValueError("session_starts_per_agent: expected 1 or more")
         if len(parts) == 1:
             return parts[0], 100, parts[0]
         if len(parts) != 3 or not (0 < parts[0] <= parts[2]) or not 0 <= parts[1] <= 100:

@@ -3,11 +3,13 @@ PerSourcePenalties, sessions per agent. In memory, per server process, as sshd k
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import ipaddress
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 from kshell.server.config import Penalties
 
@@ -58,34 +60,30 @@ class SourcePenalties:
     at `max`); once the pending penalty exceeds `min` the source is active and refused until
     the penalty runs out, as OpenSSH 9.8's srclimit does.
 
-    Every local agent and container connects from loopback, so one of them failing to log in
-    must not lock the others out: sources in `exempt` (loopback by default) are never refused
-    as a whole. Failed logins are also counted per source *and user*, exempt or not, and an
-    active one refuses only that user from that source (at its first authentication request,
-    the first moment the user is known): guessing keys for alice slows alice's logins from
-    there, never bob's."""
+    Sources in `exempt` (loopback by default) are never penalised, and nothing is counted per
+    user or per offered key: a penalty there would be a lockout anyone could impose. Every
+    local agent and container shares the loopback address, user names are public, keys cost
+    nothing to make and public keys are public, so a third party could earn the penalty for
+    alice (or for alice's key) and alice would pay it. What still bounds a client there is
+    MaxAuthTries, MaxStartups and LoginGraceTime (docs/process-model.md, "Failed logins")."""
 
     def __init__(self, config: Penalties, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self._clock = clock
-        self._table: OrderedDict[str, tuple[float, bool]] = OrderedDict()  # key -> (expiry, active)
+        self._table: OrderedDict[str, tuple[float, bool]] = OrderedDict()  # source -> (expiry, active)
         self._exempt = [ipaddress.ip_network(n, strict=False) for n in config.exempt]
 
     def _exempted(self, addr: str) -> bool:
         ip = ipaddress.ip_address(addr.split("%", 1)[0])
         return any(ip in net for net in self._exempt)
 
-    def penalise(self, addr: str, kind: str, user: str | None = None) -> list[str]:
-        """Record an event of `kind` (authfail, noauth, grace_exceeded, crash) from `addr`,
-        for `user` if one was named; the keys ("ADDR" or "USER@ADDR") it made active."""
+    def penalise(self, addr: str, kind: str) -> bool:
+        """Record an event of `kind` (authfail, noauth, grace_exceeded, crash) from `addr`;
+        True if it made the source's penalty active."""
         seconds = float(getattr(self.config, kind))
-        if not self.config.enabled or seconds <= 0:
-            return []
-        source = source_of(addr)
-        keys = [] if self._exempted(addr) else [source]
-        if user is not None and kind == "authfail":
-            keys.append(f"{user}@{source}")
-        return [key for key in keys if self._add(key, seconds)]
+        if not self.config.enabled or seconds <= 0 or self._exempted(addr):
+            return False
+        return self._add(source_of(addr), seconds)
 
     def _add(self, key: str, seconds: float) -> bool:
         now = self._clock()
@@ -99,12 +97,11 @@ class SourcePenalties:
             self._table.popitem(last=False)
         return newly
 
-    def refused(self, addr: str, user: str | None = None) -> float:
-        """Seconds left of an active penalty on `addr`'s source, or with `user` on that user
-        from that source (0 when it may go on)."""
+    def refused(self, addr: str) -> float:
+        """Seconds left of an active penalty on `addr`'s source (0 when it may go on)."""
         if not self._table:
             return 0.0
-        key = source_of(addr) if user is None else f"{user}@{source_of(addr)}"
+        key = source_of(addr)
         entry = self._table.get(key)
         if entry is None:
             return 0.0
@@ -136,3 +133,41 @@ class AgentSessions:
             self.open[agent] = n
         else:
             self.open.pop(agent, None)
+
+
+class AgentStarts:
+    """Session starts in progress per agent: at most `limit` of one agent's sessions at once
+    take the lease of their agent session or wait for a worker; the others wait in the agent's
+    own queue, in order.
+
+    The steps of a start use what every agent shares: the thread pool (the lease is an LMDB
+    write), the single LMDB writer, the zygote's forks, the front end's loop. Without a bound
+    an agent opening 256 sessions at once put 256 starts ahead of another agent's next login
+    in each of them. With it, another agent's start waits behind at most `limit` of each other
+    agent's, however many they have queued (the worker pool hands workers out by agent in turn
+    as well: workers.FairWaiters)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._gates: dict[str, tuple[asyncio.Semaphore, list[int]]] = {}  # agent -> (gate, [users])
+
+    @contextlib.asynccontextmanager
+    async def slot(self, agent: str) -> AsyncIterator[None]:
+        """Hold one of `agent`'s start slots (waiting in its queue for one) for the block."""
+        entry = self._gates.get(agent)
+        if entry is None:
+            entry = self._gates[agent] = (asyncio.Semaphore(self.limit), [0])
+        gate, users = entry
+        users[0] += 1
+        try:
+            async with gate:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0 and self._gates.get(agent) is entry:  # no agent's gate outlives its starts
+                del self._gates[agent]
+
+    def waiting(self, agent: str) -> int:
+        """Starts of `agent` in progress or queued."""
+        entry = self._gates.get(agent)
+        return entry[1][0] if entry is not None else 0

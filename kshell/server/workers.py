@@ -93,6 +93,65 @@ class WorkerProc:
             self.pidfd = -1
 
 
+class FairWaiters:
+    """Sessions waiting for a worker, handed one in turn by agent (round robin), each agent's
+    in the order they came.
+
+    One FIFO for all let an agent that opened 256 sessions at once put each of them ahead of
+    another agent's next login: that login waited for 256 forks (1.9 s, 10 s at the p99 while
+    both mixed). In turn, a waiting agent is served after at most one worker per other waiting
+    agent, however many sessions those have queued."""
+
+    def __init__(self) -> None:
+        self._by_agent: dict[str, deque[asyncio.Future[WorkerProc]]] = {}
+        self._turn: deque[str] = deque()  # agents with waiters, the next to serve first
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def add(self, agent: str, waiter: asyncio.Future[WorkerProc]) -> None:
+        queue = self._by_agent.get(agent)
+        if queue is None:
+            queue = self._by_agent[agent] = deque()
+            self._turn.append(agent)
+        queue.append(waiter)
+        self._count += 1
+
+    def discard(self, agent: str, waiter: asyncio.Future[WorkerProc]) -> None:
+        """A waiter that gave up (its session went away) no longer counts."""
+        queue = self._by_agent.get(agent)
+        if queue is not None and waiter in queue:
+            queue.remove(waiter)
+            self._count -= 1
+            if not queue:
+                del self._by_agent[agent]
+                self._turn.remove(agent)
+
+    def pop(self) -> asyncio.Future[WorkerProc] | None:
+        """The next waiter still waiting, the agent whose turn it is first; None if none."""
+        while self._turn:
+            agent = self._turn.popleft()
+            queue = self._by_agent[agent]
+            waiter = queue.popleft()
+            self._count -= 1
+            if queue:
+                self._turn.append(agent)
+            else:
+                del self._by_agent[agent]
+            if not waiter.done():
+                return waiter
+        return None
+
+    def drain(self) -> list[asyncio.Future[WorkerProc]]:
+        """Every waiter, the queue emptied."""
+        waiters = [w for queue in self._by_agent.values() for w in queue]
+        self._by_agent.clear()
+        self._turn.clear()
+        self._count = 0
+        return waiters
+
+
 class WorkerPool:
     """The zygote and the workers it forked for this server."""
 
@@ -106,7 +165,7 @@ class WorkerPool:
         self._ids = itertools.count(1)
         self._requested: set[int] = set()
         self._spares: deque[WorkerProc] = deque()
-        self._waiters: deque[asyncio.Future[WorkerProc]] = deque()
+        self._waiters = FairWaiters()
         self.alive: dict[int, WorkerProc] = {}
         self._agents: set[str] = set()
         self._idle: dict[str, deque[WorkerProc]] = {}  # reset workers kept for their agent's next session
@@ -167,12 +226,11 @@ class WorkerPool:
         if self._closed:
             worker.kill()
             return
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(worker)
-                self._refill()
-                return
+        waiter = self._waiters.pop()
+        if waiter is not None:
+            waiter.set_result(worker)
+            self._refill()
+            return
         self._spares.append(worker)
 
     def _died(self, message: dict[str, Any]) -> None:
@@ -205,10 +263,9 @@ class WorkerPool:
             worker.closed({"op": "died", "pid": worker.pid, "code": -9, "oom": False})
         self.alive.clear()
         self._spares.clear()
-        for waiter in self._waiters:
+        for waiter in self._waiters.drain():
             if not waiter.done():
                 waiter.set_exception(WorkerGone("the worker zygote is gone"))
-        self._waiters.clear()
 
     # -- handing workers out -----------------------------------------------------------------------
 
@@ -249,9 +306,15 @@ class WorkerPool:
         if self._closed:
             raise WorkerGone("the server is stopping")
         waiter: asyncio.Future[WorkerProc] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+        self._waiters.add(agent, waiter)
         self._refill()
-        return await waiter
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            self._waiters.discard(agent, waiter)
+            if waiter.done() and not waiter.cancelled():  # handed a worker as the session went away
+                retire(waiter.result(), self.limits.interrupt_grace)
+            raise
 
     def keep(self, worker: WorkerProc) -> None:
         """A reset worker waits for its agent's next session (a few per agent, for a while):
@@ -306,8 +369,10 @@ class WorkerShell:
     job_control, limits); `cwd`, `exited` and `last_status` are the last a command reported,
     so the prompt never waits for a worker."""
 
-    def __init__(self, pool: WorkerPool, spec: dict[str, Any]) -> None:
+    def __init__(self, pool: WorkerPool, spec: dict[str, Any],
+                 admit: Callable[[], contextlib.AbstractAsyncContextManager[None]] = contextlib.nullcontext) -> None:
         self.pool = pool
+        self.admit = admit  # held while waiting for a worker: one of the agent's start slots (limits.AgentStarts)
         self.spec = dict(spec, limits={**pool.limits.for_worker(), **spec.get("limits", {})})
         self.limits = pool.limits
         self.cwd: str = spec.get("cwd") or spec["home"]
@@ -350,7 +415,8 @@ class WorkerShell:
     async def _ensure(self) -> WorkerProc:
         if self._worker is not None:
             return self._worker
-        worker = await self.pool.acquire(self.spec["agent"], reuse=not self.spec.get("tty"))
+        async with self.admit():
+            worker = await self.pool.acquire(self.spec["agent"], reuse=not self.spec.get("tty"))
         if worker.reader is None:
             worker.reader, worker.writer = await asyncio.open_unix_connection(sock=worker.sock)
         reader, writer = worker.reader, worker.writer
