@@ -28,6 +28,7 @@ TABLE: dict[str, str] = {
     "curl": "net.curl:curl",
     "cut": "text.cut:cut",
     "date": "system.date:date",
+    "dd": "files.dd:dd",
     "df": "files.usage:df",
     "diff": "data.diff:diff",
     "dirname": "files.paths:dirname",
