@@ -44,6 +44,7 @@ TABLE: dict[str, str] = {
     "find": "files.find:find",
     "fold": "text.layout:fold",
     "gawk": "awk:awk",
+    "getopt": "system.getopt:getopt",
     "grep": "text.grep:grep",
     "groups": "system.groups:groups",
     "gunzip": "data.gzip:gunzip",
