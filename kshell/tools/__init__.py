@@ -73,6 +73,8 @@ TABLE: dict[str, str] = {
     "od": "data.dump:od",
     "paste": "text.merge:paste",
     "patch": "data.patch:patch",
+    "pgrep": "system.pgrep:pgrep",
+    "pkill": "system.pgrep:pkill",
     "printenv": "system.env:printenv",
     "ps": "jobs:ps",
     "readlink": "files.links:readlink",
