@@ -67,6 +67,7 @@ TABLE: dict[str, str] = {
     "mkfifo": "files.mkdir:mkfifo",
     "mktemp": "files.install:mktemp",
     "mv": "files.copy:mv",
+    "nice": "system.nice:nice",
     "nl": "text.layout:nl",
     "nohup": "jobs:nohup",
     "nproc": "system.identity:nproc",
