@@ -55,6 +55,7 @@ TABLE: dict[str, str] = {
     "help": "system.which:help_",
     "hexdump": "data.dump:hexdump",
     "hostname": "system.identity:hostname",
+    "iconv": "files.iconv:iconv",
     "id": "system.identity:id_",
     "install": "files.install:install",
     "jobs": "jobs:jobs",
