@@ -18,6 +18,7 @@ TABLE: dict[str, str] = {
 "awk": "awk:awk",
     "base64": "text.digest:base64",
     "basename": "files.paths:basename",
+    "bc": "system.bc:bc",
     "bg": "jobs:bg",
     "cat": "text.cat:cat",
     "chgrp": "files.owner:chgrp",
