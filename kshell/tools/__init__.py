@@ -43,6 +43,7 @@ TABLE: dict[str, str] = {
     "fgrep": "text.grep:fgrep",
     "file": "files.filetype:file",
     "find": "files.find:find",
+    "flock": "files.flock:flock",
     "fold": "text.layout:fold",
     "free": "system.memory:free",
     "gawk": "awk:awk",
