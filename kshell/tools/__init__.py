@@ -34,6 +34,7 @@ TABLE: dict[str, str] = {
     "dd": "files.dd:dd",
     "df": "files.usage:df",
     "diff": "data.diff:diff",
+    "diff3": "files.diff3:diff3",
     "dirname": "files.paths:dirname",
     "du": "files.usage:du",
     "egrep": "text.grep:egrep",
