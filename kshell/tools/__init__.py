@@ -88,6 +88,7 @@ TABLE: dict[str, str] = {
     "rev": "text.small:rev",
     "rm": "files.remove:rm",
     "rmdir": "files.mkdir:rmdir",
+    "sdiff": "files.sdiff:sdiff",
     "sed": "sed:sed",
     "seq": "text.seq:seq",
     "setsid": "jobs:setsid",
