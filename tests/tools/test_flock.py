@@ -4,6 +4,8 @@ synchronised by files the holder creates (no sleeps)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from differential import Case, Dir, assert_same, run_k
 
@@ -56,3 +58,29 @@ def test_a_blocked_flock_waits_for_the_holder() -> None:
     r = run_k("flock f sh -c 'touch held; until [ -e go ]; do :; done; echo first' & until [ -e held ]; do :; done; "
               "touch go; flock f echo second; wait")
     assert r.stdout == b"first\nsecond\n"
+
+
+def test_two_sessions_on_one_state_contend(tmp_path: Path) -> None:
+    import threading
+
+    from kfs.kstate import KState
+    from kfs.vfs import VFS, PathFS
+    from kshell import Shell
+
+    state = KState(tmp_path / "state", create=True)
+    try:
+        vfs = VFS(state, by="test")
+        PathFS(vfs, cwd="/").mkdir("/w")
+
+        def shell() -> Shell:
+            return Shell(PathFS(vfs, cwd="/w", home="/w"), name="bash", env={"HOME": "/w", "LC_ALL": "C"})
+
+        holder = threading.Thread(target=shell().run,
+                                  args=("flock f sh -c 'touch held; until [ -e go ]; do :; done'",))
+        holder.start()
+        other = shell()
+        assert other.run("until [ -e held ]; do :; done; flock -n f true; echo $?; touch go").stdout == b"1\n"
+        holder.join()
+        assert other.run("flock -n f echo free").stdout == b"free\n"
+    finally:
+        state.close()

@@ -44,10 +44,14 @@ class _Usage(Exception):
 
 
 def lock_file(sh: Interp, ino: int) -> int:
-    """A host descriptor on the lock file of K inode `ino` (created on first use)."""
-    where = Path(sh.fs.vfs.state.path) / "locks"
+    """A host descriptor on the lock file of K inode `ino` (created on first use); a fork's
+    files have locks of their own (`<fork>.<ino>`): a fork is a world apart from its parent."""
+    state = sh.fs.vfs.state
+    where = Path(state.path) / "locks"
     where.mkdir(mode=0o700, exist_ok=True)
-    return os.open(where / str(ino), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fork = getattr(state, "fork", None)
+    name = str(ino) if fork is None else f"{fork}.{ino}"
+    return os.open(where / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
 
 def acquire(sh: Interp, fd: int, shared: bool, wait: float | None) -> bool:
