@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from kfs.format import accounts
 from kshell.exec.jobs import Job, signal_number
+from kshell.tools.jobs import _program as program  # the name ps shows, one rule for both
 from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, translate
 
@@ -118,19 +119,6 @@ class Process:
     name: str
     command: str
     job: Job | None  # the session's own job (signalled directly), else another session's process
-
-
-def program(command: str) -> str:
-    """The name a process goes by (ps's CMD column): a subshell or group is bash; nohup, setsid
-    and exec give way to their command; a path is its last part."""
-    words = command.split()
-    while words and words[0] in ("nohup", "setsid", "exec"):
-        words = words[1:]
-    if not words:
-        return "?"
-    if words[0][0] in "({":
-        return "bash"
-    return words[0].rsplit("/", 1)[-1] or "?"
 
 
 def processes(sh: Interp) -> list[Process]:
