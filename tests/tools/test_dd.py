@@ -51,6 +51,9 @@ CASES = [
     Case("seek_on_pipe", "dd if=small bs=4 seek=2 status=noxfer | cat; echo ${PIPESTATUS[0]}", F),
     Case("seek_on_redirect", "dd if=small bs=2 seek=1 status=noxfer > out; od -c out", F),
     Case("stdin_file", "dd bs=3 count=2 status=noxfer < small", F),
+    Case("dev_zero_big_blocks", "dd if=/dev/zero of=/dev/null bs=1M count=2 status=noxfer", F),
+    Case("dev_zero_count", "dd if=/dev/zero bs=1k count=4 status=noxfer | wc -c", F),
+    Case("pipe_fullblock", "head -c 5000 /dev/zero | dd bs=1000 iflag=fullblock status=noxfer | wc -c", F),
     Case("fsync", "dd if=small of=g conv=fsync status=noxfer; cat g", F),
 ]
 

@@ -35,6 +35,7 @@ _IFLAGS = {"fullblock", "skip_bytes", "count_bytes", "direct", "dsync", "sync", 
 _OFLAGS = {"append", "seek_bytes", "direct", "dsync", "sync", "nonblock", "noatime", "nocache", "noctty",
            "nofollow", "directory", "binary", "text"}
 _STATUS = {"none", "noxfer", "progress"}
+_ENDLESS = (devices.ZeroSource, devices.FullDevice, devices.RandomSource)
 _NUMERIC = ("bs", "ibs", "obs", "cbs", "count", "skip", "seek", "iseek", "oseek")
 
 
@@ -111,6 +112,8 @@ class _Input:
             self.offset += len(data)
             return data
         assert self.stream is not None
+        if isinstance(self.stream, _ENDLESS):  # a character device fills every read
+            return self.stream.read(n)
         data = self.stream.read_some() if hasattr(self.stream, "read_some") else self.stream.read(n)
         if len(data) > n:
             self.stream.unread(data[n:])  # type: ignore[attr-defined]
