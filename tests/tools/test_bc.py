@@ -23,7 +23,7 @@ CASES = [
     bc("sqrt_length_scale", "sqrt(2); scale=10; sqrt(2); sqrt(16); length(123.450); length(0.001); scale(1.50); scale(7)"),
     bc("zero_and_signs", ".5; -0.5; 0.000; -0; 1.0; 00012.3400"),
     bc("ibase", "ibase=16; FF; A.8; ibase=2; 1010; 11.1; ibase=A; 99"),
-    bc("obase", "obase=16; 255; 10.5; 4096; obase=2; 5.25; 255; obase=20; 1234; obase=8; -64"),
+    bc("obase", "obase=16; 255; 10.5; 4096; obase=2; 5.25; 255; obase=20; 1234; obase=8; -64; obase=1000; 1234567.891"),
     bc("long_lines", "2^300; 10^67; 10^68; -10^68; scale=100; 1/7"),
     bc("line_length_env", "10^30", ""),
     bc("variables", "x=5; x++; x; ++x; x--; --x; y+=2; y; z^=2; z; abc_1 = 3; abc_1 * 2"),

@@ -168,11 +168,13 @@ def format_num(a: Num, obase: int) -> str:
             text += "." + str(frac).rjust(a.scale, "0")
         return ("-" if neg else "") + text
 
-    def digit(d: int) -> str:
+    def digit(d: int, space: bool = True) -> str:
+        """One digit: a letter up to base 16, else a zero-padded decimal group after a space
+        (none before the first digit of a fraction, as GNU bc)."""
         if obase <= 16:
             return "0123456789ABCDEF"[d]
         width = len(str(obase - 1))
-        return " " + str(d).rjust(width, "0")
+        return (" " if space else "") + str(d).rjust(width, "0")
 
     text = "".join(digit(d) for d in digits_of(whole, obase)) if whole or not a.scale else ""
     if a.scale:
@@ -183,7 +185,7 @@ def format_num(a: Num, obase: int) -> str:
         while place < limit:
             prod = f.n * obase
             d, rest = divmod(prod, 10 ** a.scale)
-            text += digit(d)
+            text += digit(d, space=not text.endswith("."))
             f = Num(rest, a.scale)
             place *= obase
     if a.n == 0:
