@@ -37,6 +37,7 @@ CASES = [
     bc("while_continue", "i = 0; while (i < 10) { i += 1; if (i % 2) continue; print i, \"\\n\" }"),
     bc("for_forms", "for (i = 0; i < 3; i++) i\nfor (;;) { j += 1; if (j > 3) break }\nj"),
     bc("if_else", "x = 5\nif (x > 3) { print \"big\\n\" } else { print \"small\\n\" }\nif (x < 3) 1 else 2"),
+    bc("define_starts_its_line", "a[0] = 1; define g(x[]) { return x[0] }\ng(a[])\n5", "2>/dev/null"),
     bc("void_function_returns_zero", "define v() { x = 1 }\nv()"),
     bc("strings_and_print", "\"plain string\\n\"\nprint \"a\\tb\\n\", 3, \"\\n\"\nprint \"q\\qq\\\\\\n\""),
     bc("last_and_dot", "3 + 4; last * 2; . + 1"),

@@ -71,6 +71,7 @@ class Parser:
     toks: list[Tok]
     i: int = 0
     funcs: dict[str, Func] = field(default_factory=dict)
+    depth: int = 0  # blocks and function bodies open
 
     def peek(self, k: int = 0) -> Tok:
         return self.toks[min(self.i + k, len(self.toks) - 1)]
@@ -122,6 +123,8 @@ class Parser:
                 return stmts
             if self.accept(";"):
                 continue
+            if self.at("define") and stmts:  # a definition starts its own line, as in GNU bc's grammar
+                raise SyntaxErr(t.line)
             stmts.append(self.statement())
             if self.peek().kind not in ("nl", "eof") and not self.at(";", "}"):
                 raise SyntaxErr(self.peek().line)
@@ -129,13 +132,17 @@ class Parser:
     def block(self) -> list:
         """Statements up to the closing brace (the opening one already taken)."""
         body = []
-        while True:
-            self.separators()
-            if self.accept("}"):
-                return body
-            if self.peek().kind == "eof":
-                raise SyntaxErr(self.peek().line)
-            body.append(self.statement())
+        self.depth += 1
+        try:
+            while True:
+                self.separators()
+                if self.accept("}"):
+                    return body
+                if self.peek().kind == "eof":
+                    raise SyntaxErr(self.peek().line)
+                body.append(self.statement())
+        finally:
+            self.depth -= 1
 
     def condition(self):
         self.expect("(")
@@ -157,6 +164,8 @@ class Parser:
                 self.i += 1
                 return (word,)
             if word == "define":
+                if self.depth:
+                    raise SyntaxErr(t.line)  # not inside a block or a function
                 return self.define()
             if word == "return":
                 self.i += 1
