@@ -6,7 +6,9 @@ closes); `quit` ends bc when it is read, so nothing on its line runs; a syntax e
 line (`(standard_in) N: syntax error`); a runtime error abandons the running line
 (`Runtime error (func=NAME, adr=0): Divide by zero`: K has no byte-code addresses to show).
 -l loads GNU's math library, written in bc (mathlib) and run by this interpreter, with scale 20.
-read() is refused (a K tool's standard input is the program).
+read() is refused (a K tool's standard input is the program). Standard input is read to its
+end before it runs: piped programs (what agents send) behave as GNU's; typed at a terminal, the
+results come at end of input (Ctrl-D), not line by line.
 """
 
 from __future__ import annotations
