@@ -54,6 +54,7 @@ CASES = [
     Case("dev_zero_big_blocks", "dd if=/dev/zero of=/dev/null bs=1M count=2 status=noxfer", F),
     Case("dev_zero_count", "dd if=/dev/zero bs=1k count=4 status=noxfer | wc -c", F),
     Case("pipe_fullblock", "head -c 5000 /dev/zero | dd bs=1000 iflag=fullblock status=noxfer | wc -c", F),
+    Case("shares_the_redirected_offset", "{ dd bs=3 count=1 status=none; echo; cat; } < small", F),
     Case("fsync", "dd if=small of=g conv=fsync status=noxfer; cat g", F),
 ]
 

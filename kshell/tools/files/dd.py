@@ -89,6 +89,7 @@ class _Input:
         self.name = name if name is not None else "standard input"
         self.handle = None
         self.stream: InStream | None = None
+        self.redirect: FileReader | None = None  # `dd < file`: left where dd stopped reading
         self.offset = 0
         if name is None:
             stream = sh.fds.get(0)
@@ -139,7 +140,7 @@ class _Input:
         return True
 
     def close(self) -> None:
-        if self.handle is not None and getattr(self, "redirect", None) is not None:
+        if self.redirect is not None:
             self.redirect.seek(self.offset)
         elif self.handle is not None:
             self.handle.close()
