@@ -175,6 +175,8 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     info_r, info_w = os.pipe()
     block = os.pipe() if d.config.network else None  # bwrap waits on it while K wires the sandbox's network
     terminal = terminal_of(sh)
+    if sh.niceness > 0:  # `nice -n N CMD`: the sandbox starts at the server's niceness, the host's nice raises it
+        argv = ["/usr/bin/nice", "-n", str(sh.niceness), *argv]
     if terminal is not None:  # the program is the foreground job of its own pty session
         argv = ["/usr/bin/python3", "-I", "-S", "-c", JOB_LEADER, *argv]
     command = bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=info_w,

@@ -192,6 +192,7 @@ class Interp(VarOps):
         self.dash_c = True  # running a -c string (syntax errors say `NAME: -c: line N:`)
         self.line_meter = None
         self.cpu_meters: tuple[timing.CpuMeter, ...] = ()  # the `time`s running (innermost last)
+        self.niceness = 0  # `nice -n N` (kshell.tools.system.nice): inherited, applied to delegated programs
         self._dispatch = {
             SimpleCommand: self.exec_simple,
             Pipeline: self.exec_pipeline,

@@ -247,6 +247,7 @@ def child_shell(sh: Interp) -> Interp:
     child.pid = sh.session.new_pid()
     child.call_depth = sh.call_depth + 1
     child.cpu_meters = sh.cpu_meters  # a running `time` counts its threads too
+    child.niceness = sh.niceness  # a new process starts at its parent's niceness
     if child.call_depth > sh.limits.recursion_depth:
         sh.error("maximum shell nesting level exceeded")
         raise ExitSignal(1)
