@@ -49,4 +49,14 @@ def builtin(*names: str) -> Callable[[Builtin], Builtin]:
     return register
 
 
-from kshell.builtins import aliases, flow, history, io, mapfile, test, vars  # noqa: E402,F401  (registration)
+from kshell.builtins import (  # noqa: E402,F401  (registration)
+    aliases,
+    flow,
+    help,
+    history,
+    io,
+    jobs,
+    mapfile,
+    test,
+    vars,
+)

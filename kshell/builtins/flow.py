@@ -1,5 +1,5 @@
 """Builtins for control flow and commands: true false : eval exec exit return break continue
-source . command builtin type cd pwd trap let wait sh bash."""
+source . command builtin type cd pwd trap let sh bash."""
 
 from __future__ import annotations
 
@@ -625,22 +625,6 @@ def let(sh: Interp, argv: list[str]) -> int:
             sh.error(f"let: {e.text}")
             return 1
     return 0 if value else 1
-
-
-@builtin("wait")
-def wait(sh: Interp, argv: list[str]) -> int:
-    """Wait for background jobs (kshell.tools.jobs has the job table's tools)."""
-    from kshell.tools.jobs import wait as wait_jobs
-
-    return wait_jobs(sh, argv)
-
-
-@builtin("disown")
-def disown(sh: Interp, argv: list[str]) -> int:
-    """Take jobs out of the table (kshell.tools.jobs)."""
-    from kshell.tools.jobs import disown as disown_jobs
-
-    return disown_jobs(sh, argv)
 
 
 @builtin("umask")
