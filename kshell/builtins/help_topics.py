@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (bash's synopses, one per line as bash prints them)
 """bash's help topics (its builtins and compound commands) as `help -s` and `help -d` print
 them: the synopsis and the one-line description of each, taken from bash 5.2. K prints these
 for `help NAME`; bash's long text that follows them is not reproduced."""
