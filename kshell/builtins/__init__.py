@@ -51,6 +51,7 @@ def builtin(*names: str) -> Callable[[Builtin], Builtin]:
 
 from kshell.builtins import (  # noqa: E402,F401  (registration)
     aliases,
+    dirstack,
     flow,
     help,
     history,

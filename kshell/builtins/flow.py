@@ -413,7 +413,9 @@ def _two_slashes(path: str) -> bool:
 
 @builtin("cd")
 def cd(sh: Interp, argv: list[str]) -> int:
-    args = argv[1:]
+    """bash's cd; its messages name argv[0], as bash's cd_builtin names the command that
+    called it (`pushd: x: No such file or directory`)."""
+    name, args = argv[0], argv[1:]
     physical = "P" in sh.opts
     while args and args[0].startswith("-") and len(args[0]) > 1:
         if args[0] == "--":
@@ -430,20 +432,20 @@ def cd(sh: Interp, argv: list[str]) -> int:
             physical = False
         args = args[1:]
     if len(args) > 1:
-        sh.error("cd: too many arguments")
+        sh.error(f"{name}: too many arguments")
         return 1
     print_dir = False
     if not args:
         target = sh.get_param_or_none("HOME")
         if target is None:
-            sh.error("cd: HOME not set")
+            sh.error(f"{name}: HOME not set")
             return 1
     else:
         target = args[0]
         if target == "-":
             target = sh.get_param_or_none("OLDPWD")
             if target is None:
-                sh.error("cd: OLDPWD not set")
+                sh.error(f"{name}: OLDPWD not set")
                 return 1
             print_dir = True
     if target == "":
@@ -487,7 +489,7 @@ def cd(sh: Interp, argv: list[str]) -> int:
             sh.out(logical + "\n")
         return 0
     assert last_error is not None
-    sh.error(f"cd: {args[0] if args else target}: {redir.os_message(last_error)}")
+    sh.error(f"{name}: {args[0] if args else target}: {redir.os_message(last_error)}")
     return 1
 
 
@@ -505,7 +507,7 @@ def pwd(sh: Interp, argv: list[str]) -> int:
             return 2
     cwd = sh.fs.cwd.decode("utf-8", "surrogateescape")
     pv = sh.get_param_or_none("PWD")
-    current = bool(pv) and pv.startswith("/") and native.normalize(pv.encode("utf-8", "surrogateescape")) == sh.fs.cwd
+    current = pv is not None and sh.working_directory() == pv
     if physical:
         try:
             cwd = sh.fs.realpath(cwd)
