@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 import native
-from kshell.builtins import BUILTINS, builtin, legal_number, numeric_arg
+from kshell.builtins import builtin, legal_number, numeric_arg
 from kshell.builtins.vars import (
     SET_LETTERS,
     list_options,
@@ -205,7 +205,7 @@ def exec_builtin(sh: Interp, argv: list[str]) -> int:
     if not args:
         return 0  # redirections were made permanent by the interpreter
     name = args[0]
-    if name not in BUILTINS and name not in sh.funcs and sh.tool(name) is None:
+    if name not in sh.builtins and name not in sh.funcs and sh.tool(name) is None:
         from kshell.exec.scripts import find_in_path
 
         if "/" not in name and find_in_path(sh, name)[0] is None:
@@ -220,7 +220,7 @@ def _lookup(sh: Interp, name: str, use_funcs: bool = True) -> tuple[str, str | N
         return "keyword", None
     if use_funcs and name in sh.funcs:
         return "function", None
-    if name in BUILTINS:
+    if name in sh.builtins:
         return "builtin", None
     if sh.tool(name) is not None:
         return "tool", f"/usr/bin/{name}"
@@ -283,7 +283,7 @@ def command_builtin(sh: Interp, argv: list[str]) -> int:
                     status = 1
         return status
     name = args[0]
-    builtin_fn = BUILTINS.get(name)
+    builtin_fn = sh.builtins.get(name)
     if builtin_fn is not None:
         return sh.call_builtin(builtin_fn, args)
     tool = sh.tool(name)
@@ -296,7 +296,7 @@ def command_builtin(sh: Interp, argv: list[str]) -> int:
 def builtin_builtin(sh: Interp, argv: list[str]) -> int:
     if len(argv) < 2:
         return 0
-    fn = BUILTINS.get(argv[1])
+    fn = sh.builtins.get(argv[1])
     if fn is None:
         sh.error(f"builtin: {argv[1]}: not a shell builtin")
         return 1
@@ -329,7 +329,7 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
             sh.out(f"{name} is a function\n{function_text(sh.funcs[name])}\n")
         if not all_:
             return True
-    if name in BUILTINS:
+    if name in sh.builtins:
         found = True
         if mode == "t":
             sh.out("builtin\n")

@@ -204,6 +204,7 @@ class Worker:
         shell_limits = Limits(**{name: cast(limits[key]) for key, name, cast in (
             ("wall_time", "wall_time", float), ("session_jobs", "threads", int)) if key in limits})
         self.shell = Shell(fs, name="k", env=spec.get("env") or {}, limits=shell_limits, drives=drives)
+        self.shell.interp.session.own_process = True  # `ulimit` sets this process's limits
         if spec.get("functions"):
             self._define(spec["functions"])
         if snapshot:
@@ -495,7 +496,8 @@ class Worker:
                 elif kind == wire.DETACH:
                     self.detach(bool(json.loads(payload).get("hangup")))
                 elif kind == wire.RESET and not self._running.is_set() and not self.live_jobs():
-                    return True
+                    # limits `ulimit` set on this process would be the next session's: it ends
+                    return not self.shell.interp.session.process_limits_set
         finally:
             with contextlib.suppress(Exception):
                 self.shell.hangup()
