@@ -103,7 +103,10 @@ def builtin(*names: str) -> Callable[[Builtin], Builtin]:
 
 from kshell.builtins import (  # noqa: E402,F401  (registration)
     aliases,
+    bind,
+    completion,
     dirstack,
+    fc,
     flow,
     help,
     history,

@@ -10,6 +10,7 @@ output meter, pids) lives in `Session`.
 from __future__ import annotations
 
 import contextlib
+import copy
 import threading
 import time
 from collections.abc import Callable
@@ -190,6 +191,7 @@ class Interp(VarOps):
         self.call_lines: list[int] = []  # the line each running function was called from (caller)
         self.disabled: dict[str, Builtin] = {}  # builtins `enable -n` took out of self.builtins
         self.rlimits: dict[int, tuple[int, int]] = {}  # limits `ulimit` set for this shell alone
+        self.completions: dict[str, Any] = {}  # `complete`'s specifications (kshell.builtins.completion)
         self.pending_tmp: list[str] = []
         self.pending_outsubs: list[tuple[str, Program]] = []
         self.trace_level = 1
@@ -239,6 +241,7 @@ class Interp(VarOps):
         child.dirstack = list(self.dirstack)
         child.call_lines = list(self.call_lines)
         child.rlimits = dict(self.rlimits)
+        child.completions = {k: copy.deepcopy(v) for k, v in self.completions.items()}
         if self.builtins is not self.session.builtins:  # `enable -n` gave this shell its own table
             child.builtins = dict(self.builtins)
             child.disabled = dict(self.disabled)

@@ -30,6 +30,13 @@ caller; echo $?
 caller 0; echo $?
 ## end
 
+#### enable lists the builtins
+enable
+echo ---
+enable -s
+echo ---
+n=0; while read -r line; do n=$((n + 1)); done < <(enable -p echo); echo $n
+
 #### enable -n disables a builtin, enable turns it on again
 enable -n times dirs
 type -t times; echo $?
