@@ -47,7 +47,7 @@ PUSH_CREDITS = 16  # stdin chunks the front end may send ahead of an exec comman
 # the interpreter state an interactive session keeps between commands (and across a parked or
 # replaced worker); everything else of an Interp is per command or per process
 SNAPSHOT_FIELDS = ("vars", "funcs", "aliases", "positional", "opts", "pipefail", "shopts", "noglob",
-                   "last_status", "traps", "dirstack", "getopts_pos", "last_arg", "pipestatus")
+                   "last_status", "traps", "dirstack", "getopts_pos", "last_arg", "pipestatus", "completions")
 
 
 class FrameFeed:
