@@ -29,6 +29,38 @@ def _listings(sh: Interp) -> dict[str, str]:
     return UTF8_LOCALE if sh.utf8_locale() else C_LOCALE
 
 
+_SET = re.compile(r"^\s*set\s+(\S+)\s*(.*?)\s*$")
+_LINE_V = re.compile(r"^set (\S+) (.*)$")
+
+
+def _defaults(listings: dict[str, str]) -> dict[str, str]:
+    """Readline's variables and their default values, in `bind -v` order."""
+    return {m.group(1): m.group(2) for m in map(_LINE_V.match, listings["v"].splitlines()) if m}
+
+
+def _set_variable(sh: Interp, line: str) -> None:
+    """A `set NAME VALUE` line (rl_variable_bind): a boolean is on for `on` or `1`, any other
+    value turns it off; an unknown name is reported in readline's words."""
+    m = _SET.match(line)
+    if m is None:
+        return
+    name, value = m.group(1), m.group(2)
+    defaults = _defaults(_listings(sh))
+    if name not in defaults:
+        sh.write_err(f"readline: {name}: unknown variable name\n")
+        return
+    if defaults[name] in ("on", "off"):
+        value = "on" if value.lower() in ("on", "1") else "off"
+    sh.readline_vars[name] = value
+
+
+def _variables(sh: Interp, listings: dict[str, str], style: str) -> str:
+    values = {**_defaults(listings), **sh.readline_vars}
+    if style == "v":
+        return "".join(f"set {n} {v}\n" for n, v in values.items())
+    return "".join(f"{n} is set to `{v}'\n" for n, v in values.items())
+
+
 def _query(sh: Interp, name: str) -> int:
     listings = _listings(sh)
     if name not in listings["l"].split():
@@ -57,17 +89,24 @@ def bind(sh: Interp, argv: list[str]) -> int:
             return 1
     listings = _listings(sh)
     for c, value in opts:
-        if c in listings:
+        if c in "vV":
+            sh.out(_variables(sh, listings, c))
+        elif c in listings:
             sh.out(listings[c])
         elif c == "f":
             try:
-                sh.fs.read_file(value)
+                text = sh.fs.read_file(value).decode("utf-8", "surrogateescape")
             except OSError as e:
                 sh.error(f"bind: {value}: cannot read: {redir.os_message(e)}")
                 status = 1
+                continue
+            for line in text.splitlines():
+                _set_variable(sh, line)
         elif c == "q":
             status = _query(sh, value) or status
         elif c == "x" and not value.lstrip().startswith('"'):
             sh.error(f"bind: {value}: first non-whitespace character is not `\"'")
             status = 1
+    for arg in args:
+        _set_variable(sh, arg)
     return status

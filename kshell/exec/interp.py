@@ -192,6 +192,7 @@ class Interp(VarOps):
         self.disabled: dict[str, Builtin] = {}  # builtins `enable -n` took out of self.builtins
         self.rlimits: dict[int, tuple[int, int]] = {}  # limits `ulimit` set for this shell alone
         self.completions: dict[str, Any] = {}  # `complete`'s specifications (kshell.builtins.completion)
+        self.readline_vars: dict[str, str] = {}  # readline variables `bind 'set NAME VALUE'` set
         self.pending_tmp: list[str] = []
         self.pending_outsubs: list[tuple[str, Program]] = []
         self.trace_level = 1
@@ -242,6 +243,7 @@ class Interp(VarOps):
         child.call_lines = list(self.call_lines)
         child.rlimits = dict(self.rlimits)
         child.completions = {k: copy.deepcopy(v) for k, v in self.completions.items()}
+        child.readline_vars = dict(self.readline_vars)
         if self.builtins is not self.session.builtins:  # `enable -n` gave this shell its own table
             child.builtins = dict(self.builtins)
             child.disabled = dict(self.disabled)

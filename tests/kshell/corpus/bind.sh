@@ -30,3 +30,25 @@ bind -q; echo $?
 #### bind accepts settings
 bind "set bell-style none"; echo $?
 bind '"\C-x": abort'; echo $?
+
+#### bind set changes readline variables that -v and -V show
+bind "set mark-directories off"
+bind "set bell-style visible"
+bind "set completion-query-items 50"
+bind "set nosuch 1"; echo $?
+bind "set enable-keypad yes"
+bind "set show-all-if-ambiguous On"
+bind -v
+bind -V
+( bind "set bell-style none"; bind -V ) > /dev/null
+bind -v
+
+#### bind -f reads set lines from a file
+bind -f rc; echo $?
+bind -v
+## file: rc
+set colored-stats on
+# a comment
+"\C-x": abort
+set history-size 5
+## end
