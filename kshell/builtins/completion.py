@@ -236,6 +236,27 @@ def _action_lists(sh: Interp, actions: set[str]) -> list[str]:
     return found
 
 
+def _wordlist(sh: Interp, text: str) -> list[str]:
+    """-W's words: the list read with the shell's quoting, each word expanded (parameters,
+    command substitution, arithmetic, tilde, braces) and split on IFS, never globbed."""
+    from kshell.expand.words import expand_words
+    from kshell.syntax import ShellSyntaxError, parse
+
+    try:
+        program = parse(": " + text)
+    except ShellSyntaxError:
+        return []
+    commands = program.commands
+    if len(commands) != 1 or not hasattr(commands[0], "words"):
+        return []
+    saved = sh.noglob
+    sh.noglob = True
+    try:
+        return expand_words(sh, commands[0].words[1:])
+    finally:
+        sh.noglob = saved
+
+
 def _function_matches(sh: Interp, name: str, word: str) -> list[str]:
     """-F: the function runs with the command name (none for compgen), the word and the word
     before it; what it leaves in COMPREPLY is offered (bash's gen_shell_function_matches)."""
@@ -267,10 +288,7 @@ def generate(sh: Interp, spec: CompSpec, word: str) -> list[str]:
         found += pattern.glob_paths(sh, spec.globpat) if pattern.has_magic(spec.globpat) else \
             ([spec.globpat] if pattern.fs_exists(sh.fs, spec.globpat) else [])
     if spec.words is not None:
-        ifs = sh.get_param_or_none("IFS")
-        seps = " \t\n" if ifs is None else ifs
-        words = "".join(" " if c in seps else c for c in spec.words).split() if seps else [spec.words]
-        found += [w for w in words if w.startswith(word)]
+        found += [w for w in _wordlist(sh, spec.words) if w.startswith(word)]
     if spec.function is not None:
         found += _function_matches(sh, spec.function, word)
     if spec.filterpat is not None:

@@ -118,3 +118,10 @@ complete -p -D
 complete -W a foo
 ( complete -W b foo; complete -p foo )
 complete -p foo
+
+#### compgen -W expands its words with the shell's quoting
+opts="--all --almost"
+compgen -W '$opts --bare' -- --al
+compgen -W '"a b" c$((1+1)) $(printf x)' 
+compgen -W '*' ; echo $?
+IFS=:; v="p:q"; compgen -W '$v'
