@@ -355,6 +355,7 @@ def _carry_on(old: Interp, session: Session, limits: Limits) -> Interp:
     while new.vars.frames:  # stopped inside a function: the shell itself is at the top level
         new.vars.pop_frame()
     new.funcnames = []
+    new.call_lines = []
     new.call_depth = new.loop_depth = new.source_depth = new.errexit_off = new.arith_depth = 0
     new.in_trap = False
     new.fds = {}

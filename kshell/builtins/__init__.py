@@ -14,8 +14,12 @@ from kshell.core.errors import DiscardCommand
 from kshell.exec.interp import Builtin, Interp
 
 BUILTINS: dict[str, Builtin] = {}
+# bash's special builtins (`enable -s`)
 SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly",
-                     "return", "set", "shift", "trap", "unset", "source"})
+                     "return", "set", "shift", "trap", "unset", "source", "times"})
+# K builtins that stand for programs bash runs from a file (/bin/sh, /bin/bash): not listed as
+# builtins by `enable` and `compgen -b`
+PROGRAMS = frozenset({"sh", "bash"})
 
 
 _LEGAL_NUMBER = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)[ \t]*\Z")
@@ -41,6 +45,54 @@ def numeric_arg(sh: Interp, name: str, args: list[str]) -> int | None:
     return value
 
 
+class Usage(Exception):
+    """A builtin's option error, already reported with its usage line: status 2 (EX_USAGE)."""
+
+
+def getopt(sh: Interp, name: str, args: list[str], spec: str,
+           usage: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """bash's internal_getopt for a builtin: options grouped (`-ns`), an argument of a letter
+    followed by `:` in `spec` taken from the rest of the word or the next one, `--` or a word
+    not starting with `-` (or a lone `-`) ending them; `;` after a letter (bash's optional
+    argument) takes only the rest of the word, `-n100`. An invalid option or a missing argument
+    is reported as bash does (`NAME: -x: invalid option` and the usage line) and raises Usage."""
+    found: list[tuple[str, str]] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or word == "-":
+            break
+        j = 1
+        while j < len(word):
+            c = word[j]
+            at = spec.find(c)
+            if at < 0 or c in ":;":
+                sh.error(f"{name}: -{c}: invalid option")
+                sh.write_err(f"{name}: usage: {usage}\n")
+                raise Usage
+            if spec[at + 1:at + 2] == ";":  # an optional argument: the rest of the word only
+                found.append((c, word[j + 1:]))
+                break
+            if spec[at + 1:at + 2] == ":":
+                value = word[j + 1:]
+                if not value:
+                    i += 1
+                    if i >= len(args):
+                        sh.error(f"{name}: -{c}: option requires an argument")
+                        sh.write_err(f"{name}: usage: {usage}\n")
+                        raise Usage
+                    value = args[i]
+                found.append((c, value))
+                break
+            found.append((c, ""))
+            j += 1
+        i += 1
+    return found, args[i:]
+
+
 def builtin(*names: str) -> Callable[[Builtin], Builtin]:
     def register(fn: Builtin) -> Builtin:
         for name in names:
@@ -49,4 +101,20 @@ def builtin(*names: str) -> Callable[[Builtin], Builtin]:
     return register
 
 
-from kshell.builtins import aliases, flow, history, io, mapfile, test, vars  # noqa: E402,F401  (registration)
+from kshell.builtins import (  # noqa: E402,F401  (registration)
+    aliases,
+    bind,
+    completion,
+    dirstack,
+    fc,
+    flow,
+    help,
+    history,
+    io,
+    jobs,
+    mapfile,
+    shell,
+    test,
+    ulimit,
+    vars,
+)

@@ -1,5 +1,5 @@
 """Builtins for control flow and commands: true false : eval exec exit return break continue
-source . command builtin type cd pwd trap let wait sh bash."""
+source . command builtin type cd pwd trap let sh bash."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 import native
-from kshell.builtins import BUILTINS, builtin, legal_number, numeric_arg
+from kshell.builtins import builtin, legal_number, numeric_arg
 from kshell.builtins.vars import (
     SET_LETTERS,
     list_options,
@@ -205,7 +205,7 @@ def exec_builtin(sh: Interp, argv: list[str]) -> int:
     if not args:
         return 0  # redirections were made permanent by the interpreter
     name = args[0]
-    if name not in BUILTINS and name not in sh.funcs and sh.tool(name) is None:
+    if name not in sh.builtins and name not in sh.funcs and sh.tool(name) is None:
         from kshell.exec.scripts import find_in_path
 
         if "/" not in name and find_in_path(sh, name)[0] is None:
@@ -220,7 +220,7 @@ def _lookup(sh: Interp, name: str, use_funcs: bool = True) -> tuple[str, str | N
         return "keyword", None
     if use_funcs and name in sh.funcs:
         return "function", None
-    if name in BUILTINS:
+    if name in sh.builtins:
         return "builtin", None
     if sh.tool(name) is not None:
         return "tool", f"/usr/bin/{name}"
@@ -283,7 +283,7 @@ def command_builtin(sh: Interp, argv: list[str]) -> int:
                     status = 1
         return status
     name = args[0]
-    builtin_fn = BUILTINS.get(name)
+    builtin_fn = sh.builtins.get(name)
     if builtin_fn is not None:
         return sh.call_builtin(builtin_fn, args)
     tool = sh.tool(name)
@@ -296,7 +296,7 @@ def command_builtin(sh: Interp, argv: list[str]) -> int:
 def builtin_builtin(sh: Interp, argv: list[str]) -> int:
     if len(argv) < 2:
         return 0
-    fn = BUILTINS.get(argv[1])
+    fn = sh.builtins.get(argv[1])
     if fn is None:
         sh.error(f"builtin: {argv[1]}: not a shell builtin")
         return 1
@@ -329,7 +329,7 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
             sh.out(f"{name} is a function\n{function_text(sh.funcs[name])}\n")
         if not all_:
             return True
-    if name in BUILTINS:
+    if name in sh.builtins:
         found = True
         if mode == "t":
             sh.out("builtin\n")
@@ -413,7 +413,9 @@ def _two_slashes(path: str) -> bool:
 
 @builtin("cd")
 def cd(sh: Interp, argv: list[str]) -> int:
-    args = argv[1:]
+    """bash's cd; its messages name argv[0], as bash's cd_builtin names the command that
+    called it (`pushd: x: No such file or directory`)."""
+    name, args = argv[0], argv[1:]
     physical = "P" in sh.opts
     while args and args[0].startswith("-") and len(args[0]) > 1:
         if args[0] == "--":
@@ -430,20 +432,20 @@ def cd(sh: Interp, argv: list[str]) -> int:
             physical = False
         args = args[1:]
     if len(args) > 1:
-        sh.error("cd: too many arguments")
+        sh.error(f"{name}: too many arguments")
         return 1
     print_dir = False
     if not args:
         target = sh.get_param_or_none("HOME")
         if target is None:
-            sh.error("cd: HOME not set")
+            sh.error(f"{name}: HOME not set")
             return 1
     else:
         target = args[0]
         if target == "-":
             target = sh.get_param_or_none("OLDPWD")
             if target is None:
-                sh.error("cd: OLDPWD not set")
+                sh.error(f"{name}: OLDPWD not set")
                 return 1
             print_dir = True
     if target == "":
@@ -487,7 +489,7 @@ def cd(sh: Interp, argv: list[str]) -> int:
             sh.out(logical + "\n")
         return 0
     assert last_error is not None
-    sh.error(f"cd: {args[0] if args else target}: {redir.os_message(last_error)}")
+    sh.error(f"{name}: {args[0] if args else target}: {redir.os_message(last_error)}")
     return 1
 
 
@@ -505,7 +507,7 @@ def pwd(sh: Interp, argv: list[str]) -> int:
             return 2
     cwd = sh.fs.cwd.decode("utf-8", "surrogateescape")
     pv = sh.get_param_or_none("PWD")
-    current = bool(pv) and pv.startswith("/") and native.normalize(pv.encode("utf-8", "surrogateescape")) == sh.fs.cwd
+    current = pv is not None and sh.working_directory() == pv
     if physical:
         try:
             cwd = sh.fs.realpath(cwd)
@@ -625,22 +627,6 @@ def let(sh: Interp, argv: list[str]) -> int:
             sh.error(f"let: {e.text}")
             return 1
     return 0 if value else 1
-
-
-@builtin("wait")
-def wait(sh: Interp, argv: list[str]) -> int:
-    """Wait for background jobs (kshell.tools.jobs has the job table's tools)."""
-    from kshell.tools.jobs import wait as wait_jobs
-
-    return wait_jobs(sh, argv)
-
-
-@builtin("disown")
-def disown(sh: Interp, argv: list[str]) -> int:
-    """Take jobs out of the table (kshell.tools.jobs)."""
-    from kshell.tools.jobs import disown as disown_jobs
-
-    return disown_jobs(sh, argv)
 
 
 @builtin("umask")

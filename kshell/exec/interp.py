@@ -10,6 +10,7 @@ output meter, pids) lives in `Session`.
 from __future__ import annotations
 
 import contextlib
+import copy
 import threading
 import time
 from collections.abc import Callable
@@ -118,6 +119,9 @@ class Session:
         self.preapproved: str | None = None  # a command decided `allow` while nobody waited: runs once
         # the image's command hooks: argv -> a rule-like decision (action, describe()) or None
         self.command_hook: Callable[[list[str]], Any] | None = None
+        self.own_process = False  # a worker's session: `ulimit` sets the process's real limits
+        self.process_limits_set = False  # and has: the process serves no other session
+        self.child_cpu = timing.CpuMeter()  # the threads that ended: `times`'s children line
         self.history: list[str] = []  # the `history` builtin's list (nothing enters it by itself)
         # the files this session's view shows under /sys (kshell.exec.system): name -> contents
         self.view_files: dict[str, Callable[[], bytes]] = {}
@@ -183,7 +187,12 @@ class Interp(VarOps):
         self.getopts_pos = 1
         self.in_trap = False
         self.pipestatus: list[int] = []  # unset until the first command (bash)
-        self.dirstack: list[str] = []
+        self.dirstack: list[str] = []  # pushd's stack below the working directory
+        self.call_lines: list[int] = []  # the line each running function was called from (caller)
+        self.disabled: dict[str, Builtin] = {}  # builtins `enable -n` took out of self.builtins
+        self.rlimits: dict[int, tuple[int, int]] = {}  # limits `ulimit` set for this shell alone
+        self.completions: dict[str, Any] = {}  # `complete`'s specifications (kshell.builtins.completion)
+        self.readline_vars: dict[str, str] = {}  # readline variables `bind 'set NAME VALUE'` set
         self.pending_tmp: list[str] = []
         self.pending_outsubs: list[tuple[str, Program]] = []
         self.trace_level = 1
@@ -232,6 +241,13 @@ class Interp(VarOps):
         child.subshell = self.subshell + 1
         child.pid = self.session.new_pid()
         child.dirstack = list(self.dirstack)
+        child.call_lines = list(self.call_lines)
+        child.rlimits = dict(self.rlimits)
+        child.completions = {k: copy.deepcopy(v) for k, v in self.completions.items()}
+        child.readline_vars = dict(self.readline_vars)
+        if self.builtins is not self.session.builtins:  # `enable -n` gave this shell its own table
+            child.builtins = dict(self.builtins)
+            child.disabled = dict(self.disabled)
         child.pending_tmp = []
         child.pending_outsubs = []
         child.is_top = False
@@ -268,8 +284,8 @@ class Interp(VarOps):
                      name: str | None = None) -> threading.Thread:
         """A thread for a job, a pipeline stage or an xargs command, if the session has room;
         else the command line is abandoned as after bash's failed fork."""
-        if self.cpu_meters:  # a `time` is running: the thread's CPU time counts for it
-            target = timing.metered(target, self.cpu_meters)
+        # the thread's CPU time counts for `times` and for each running `time`
+        target = timing.metered(target, (*self.cpu_meters, self.session.child_cpu))
         try:
             return self.session.threads.start(target, args, name)
         except ForkFailed:
@@ -719,6 +735,7 @@ class Interp(VarOps):
         saved_pos = self.positional
         self.positional = argv[1:]
         self.funcnames.append(func.name)
+        self.call_lines.append(self.lineno)
         self.vars.push_frame()
         self.call_depth += 1
         saved_loop = self.loop_depth
@@ -734,6 +751,7 @@ class Interp(VarOps):
             self.call_depth -= 1
             self.vars.pop_frame()
             self.funcnames.pop()
+            self.call_lines.pop()
             self.positional = saved_pos
         self.last_status = status
         return status

@@ -8,6 +8,7 @@ import re
 import time
 from typing import TYPE_CHECKING
 
+import native
 from kshell.core.errors import AbortCommand
 from kshell.core.variables import (
     ARRAY,
@@ -193,6 +194,8 @@ class VarOps:
             return self.funcnames[-1] if self.funcnames else None
         if name == "PIPESTATUS":
             return str(self.pipestatus[0]) if self.pipestatus else None
+        if name == "DIRSTACK":
+            return self.directory_stack()[0]
         if name == "BASH_SUBSHELL":
             return str(self.subshell)
         if name == "SRANDOM":
@@ -254,6 +257,18 @@ class VarOps:
             return 0
         return arith.value_of(self, special)
 
+    def working_directory(self: Interp) -> str:
+        """The shell's logical working directory, as `pwd` prints it (bash's
+        get_working_directory): $PWD while it still names the directory, else the real one."""
+        pv = self.get_param_or_none("PWD")
+        if pv and pv.startswith("/") and native.normalize(pv.encode("utf-8", "surrogateescape")) == self.fs.cwd:
+            return pv
+        return self.fs.cwd.decode("utf-8", "surrogateescape")
+
+    def directory_stack(self: Interp) -> list[str]:
+        """DIRSTACK: the working directory, then what pushd stacked (kshell.builtins.dirstack)."""
+        return [self.working_directory(), *self.dirstack]
+
     # ------------------------------------------------------------------ arrays
 
     def array_values(self: Interp, name: str) -> list[str]:
@@ -265,6 +280,8 @@ class VarOps:
                 return list(reversed(self.funcnames))
             if name == "PIPESTATUS":
                 return [str(s) for s in self.pipestatus]
+            if name == "DIRSTACK":
+                return self.directory_stack()
             return []
         value = var.value
         if value is None:
@@ -334,6 +351,9 @@ class VarOps:
             if name == "PIPESTATUS" and isinstance(key, int):
                 codes = self.pipestatus
                 return str(codes[key]) if -len(codes) <= key < len(codes) else None
+            if name == "DIRSTACK" and isinstance(key, int):
+                dirs = self.directory_stack()
+                return dirs[key] if -len(dirs) <= key < len(dirs) else None
             if key == 0 or key == "0":
                 return self.special_param(name)
             return None

@@ -47,7 +47,7 @@ PUSH_CREDITS = 16  # stdin chunks the front end may send ahead of an exec comman
 # the interpreter state an interactive session keeps between commands (and across a parked or
 # replaced worker); everything else of an Interp is per command or per process
 SNAPSHOT_FIELDS = ("vars", "funcs", "aliases", "positional", "opts", "pipefail", "shopts", "noglob",
-                   "last_status", "traps", "dirstack", "getopts_pos", "last_arg", "pipestatus")
+                   "last_status", "traps", "dirstack", "getopts_pos", "last_arg", "pipestatus", "completions")
 
 
 class FrameFeed:
@@ -204,6 +204,7 @@ class Worker:
         shell_limits = Limits(**{name: cast(limits[key]) for key, name, cast in (
             ("wall_time", "wall_time", float), ("session_jobs", "threads", int)) if key in limits})
         self.shell = Shell(fs, name="k", env=spec.get("env") or {}, limits=shell_limits, drives=drives)
+        self.shell.interp.session.own_process = True  # `ulimit` sets this process's limits
         if spec.get("functions"):
             self._define(spec["functions"])
         if snapshot:
@@ -495,7 +496,8 @@ class Worker:
                 elif kind == wire.DETACH:
                     self.detach(bool(json.loads(payload).get("hangup")))
                 elif kind == wire.RESET and not self._running.is_set() and not self.live_jobs():
-                    return True
+                    # limits `ulimit` set on this process would be the next session's: it ends
+                    return not self.shell.interp.session.process_limits_set
         finally:
             with contextlib.suppress(Exception):
                 self.shell.hangup()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -137,5 +138,25 @@ def test_a_worker_that_cannot_bind_says_why(state_dir: Path) -> None:
         assert err.startswith(b"K: the session's shell could not start: KeyError: 'home'"), err
         status, out, _, _ = await session(pool, spec(state_dir, "alice"), "echo fine")
         assert (status, out) == (0, b"fine\n")
+
+    with_pool(state_dir, body)
+
+
+def test_ulimit_sets_the_workers_own_limits_and_the_worker_serves_no_one_after(state_dir: Path) -> None:
+    """A worker is the session's process: `ulimit -Sn` lowers its real RLIMIT_NOFILE (what its
+    delegated programs inherit), and the worker is not handed to the agent's next session."""
+    async def body(pool: WorkerPool) -> None:
+        alice = spec(state_dir, "alice")
+        shell = WorkerShell(pool, alice)
+        status, out, err = await run(shell, "ulimit -Sn 100; ulimit -n")
+        assert (status, out, err) == (0, b"100\n", b"")
+        assert shell._worker is not None  # noqa: SLF001
+        pid = shell._worker.pid  # noqa: SLF001
+        limits = Path(f"/proc/{pid}/limits").read_text()
+        assert [line.split()[3] for line in limits.splitlines() if line.startswith("Max open files")] == ["100"]
+        await shell.hangup()
+        status, out, _, second = await session(pool, alice, "ulimit -n")
+        assert second != pid
+        assert (status, out.strip()) == (0, str(resource.getrlimit(resource.RLIMIT_NOFILE)[0]).encode())
 
     with_pool(state_dir, body)
