@@ -35,6 +35,7 @@ TABLE: dict[str, str] = {
     "egrep": "text.grep:egrep",
     "env": "system.env:env",
     "expand": "text.layout:expand",
+    "expr": "text.expr:expr",
     "fg": "jobs:fg",
     "fgrep": "text.grep:fgrep",
     "file": "files.filetype:file",
