@@ -96,6 +96,7 @@ TABLE: dict[str, str] = {
     "touch": "files.touch:touch",
     "tr": "text.tr:tr",
     "tree": "files.tree:tree",
+    "truncate": "text.truncate:truncate",
     "uname": "system.identity:uname",
     "uniq": "text.uniq:uniq",
     "wc": "text.wc:wc",
