@@ -16,11 +16,14 @@ if TYPE_CHECKING:
 
 TABLE: dict[str, str] = {
 "awk": "awk:awk",
+    "b2sum": "text.checksums:b2sum",
+    "base32": "text.digest:base32",
     "base64": "text.digest:base64",
     "basename": "files.paths:basename",
     "bg": "jobs:bg",
     "cat": "text.cat:cat",
     "chmod": "files.stat:chmod",
+    "cksum": "text.checksums:cksum",
     "cmp": "text.cmp:cmp",
     "column": "text.layout:column",
     "comm": "text.merge:comm",
@@ -88,6 +91,7 @@ TABLE: dict[str, str] = {
     "sort": "text.sort:sort",
     "split": "text.split:split",
     "stat": "files.stat:stat",
+    "sum": "text.checksums:sum_",
     "tac": "text.small:tac",
     "tail": "text.headtail:tail",
     "tar": "data.tar:tar",
