@@ -88,6 +88,7 @@ TABLE: dict[str, str] = {
     "sha256sum": "text.digest:sha256sum",
     "sha384sum": "text.digest:sha384sum",
     "sha512sum": "text.digest:sha512sum",
+    "shuf": "text.shuf:shuf",
     "sleep": "text.small:sleep",
     "sort": "text.sort:sort",
     "split": "text.split:split",
