@@ -105,6 +105,7 @@ TABLE: dict[str, str] = {
     "truncate": "text.truncate:truncate",
     "tsort": "text.factor:tsort",
     "uname": "system.identity:uname",
+    "unexpand": "text.unexpand:unexpand",
     "uniq": "text.uniq:uniq",
     "wc": "text.wc:wc",
     "wget": "net.curl:wget",
