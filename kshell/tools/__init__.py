@@ -93,6 +93,7 @@ TABLE: dict[str, str] = {
     "sort": "text.sort:sort",
     "split": "text.split:split",
     "stat": "files.stat:stat",
+    "strings": "text.strings:strings",
     "sum": "text.checksums:sum_",
     "tac": "text.small:tac",
     "tail": "text.headtail:tail",
