@@ -37,6 +37,7 @@ TABLE: dict[str, str] = {
     "du": "files.usage:du",
     "egrep": "text.grep:egrep",
     "env": "system.env:env",
+    "envsubst": "text.envsubst:envsubst",
     "expand": "text.layout:expand",
     "expr": "text.expr:expr",
     "factor": "text.factor:factor",
