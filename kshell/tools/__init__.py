@@ -71,6 +71,7 @@ TABLE: dict[str, str] = {
     "nl": "text.layout:nl",
     "nohup": "jobs:nohup",
     "nproc": "system.identity:nproc",
+    "numfmt": "text.numfmt:numfmt",
     "od": "data.dump:od",
     "paste": "text.merge:paste",
     "patch": "data.patch:patch",
