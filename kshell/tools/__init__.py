@@ -28,6 +28,7 @@ TABLE: dict[str, str] = {
     "column": "text.layout:column",
     "comm": "text.merge:comm",
     "cp": "files.copy:cp",
+    "csplit": "text.csplit:csplit",
     "curl": "net.curl:curl",
     "cut": "text.cut:cut",
     "date": "system.date:date",
