@@ -46,6 +46,7 @@ TABLE: dict[str, str] = {
     "fgrep": "text.grep:fgrep",
     "file": "files.filetype:file",
     "find": "files.find:find",
+    "fmt": "text.fmt:fmt",
     "fold": "text.layout:fold",
     "gawk": "awk:awk",
     "grep": "text.grep:grep",
