@@ -77,6 +77,7 @@ TABLE: dict[str, str] = {
     "od": "data.dump:od",
     "paste": "text.merge:paste",
     "patch": "data.patch:patch",
+    "pr": "text.pr:pr",
     "printenv": "system.env:printenv",
     "ps": "jobs:ps",
     "readlink": "files.links:readlink",
