@@ -1,4 +1,4 @@
-"""fmt (-w, -g, -s, -u, -p), as GNU coreutils 9.1: paragraphs refilled with GNU's least-cost
+"""fmt (-w, -g, -s, -u, -p, -c, -t), as GNU coreutils 9.1: paragraphs refilled with GNU's least-cost
 line breaking (lines near 93% of the width, ragged edges, breaks after sentences preferred and
 one-word last lines avoided), so reflowed text is the text a real fmt writes."""
 
@@ -119,6 +119,7 @@ def _fill(words: list[_Word], first: int, other: int, width: int, goal: int) -> 
 def fmt(sh: Interp, argv: list[str]) -> int:
     opts, files = parse(argv, "cp:stuw:g:", _LONG, digits="w")
     width, goal_given, split_only, uniform, prefix = 75, None, False, False, b""
+    margin = ""
     for key, value in opts:
         if key in ("w", "g"):
             if not value.isdigit():
@@ -129,6 +130,8 @@ def fmt(sh: Interp, argv: list[str]) -> int:
                 goal_given = int(value)
         elif key == "s":
             split_only = True
+        elif key in ("c", "t"):
+            margin = key
         elif key == "u":
             uniform = True
         elif key == "p":
@@ -150,7 +153,7 @@ def fmt(sh: Interp, argv: list[str]) -> int:
             sh.write_err(f"fmt: cannot open '{name}' for reading: {message(e)}\n")
             status = 1
             continue
-        out.write(_format(split_lines(data), width, goal, split_only, uniform, prefix))
+        out.write(_format(split_lines(data), width, goal, split_only, uniform, prefix, margin))
     out.flush()
     return status
 
@@ -161,7 +164,10 @@ def _indent(line: bytes) -> int:
     return len(wide) - len(wide.lstrip(b" "))
 
 
-def _format(lines: list[bytes], width: int, goal: int, split_only: bool, uniform: bool, prefix: bytes) -> bytes:
+def _format(lines: list[bytes], width: int, goal: int, split_only: bool, uniform: bool, prefix: bytes,
+            margin: str = "") -> bytes:
+    """Paragraphs refilled: lines of one indentation (-c: the first line's own, the rest the
+    second's; -t: the same, when the second differs from the first) and the same prefix."""
     out = bytearray()
     i = 0
     n = len(lines)
@@ -184,17 +190,30 @@ def _format(lines: list[bytes], width: int, goal: int, split_only: bool, uniform
         para = [line]
         i += 1
         if not split_only:
-            while i < n and body(lines[i]) is not None and _indent(lines[i]) == _indent(line) \
-                    and lines[i][: len(lead)] == lead:
+            follows = i < n and body(lines[i]) is not None
+            if margin and follows and (margin == "c" or _indent(lines[i]) != _indent(line)):
+                para.append(lines[i])
+                i += 1
+            alone = margin == "t" and len(para) == 1  # a tag line whose next line is not indented apart
+            model = para[-1]
+            model_lead = model[: len(model) - len(model.lstrip(b" \t"))]
+            while not alone and i < n and body(lines[i]) is not None and _indent(lines[i]) == _indent(model) \
+                    and lines[i][: len(model_lead)] == model_lead:
                 para.append(lines[i])
                 i += 1
         texts = [body(p) or b"" for p in para]
         after = [t[: len(t) - len(t.lstrip(b" \t"))] for t in texts]
         head = lead + prefix + after[0]
         col = len(head.expandtabs(8))
+        second = 1 if len(para) > 1 else 0
+        rest = para[second]
+        other_head = rest[: len(rest) - len(rest.lstrip(b" \t"))] + prefix + after[second]
+        if margin == "t" and len(para) == 1:  # a tag line alone: its continuation indented
+            other_head = b"   "
+        other = len(other_head.expandtabs(8))
         words = _words([t.strip(b" \t") for t in texts], uniform)
-        for start, stop in _fill(words, col, col, width, goal):
-            out += head
+        for start, stop in _fill(words, col, other, width, goal):
+            out += head if start == 0 else other_head
             for k in range(start, stop):
                 out += words[k].text
                 if k < stop - 1:
