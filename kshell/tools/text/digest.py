@@ -1,4 +1,4 @@
-"""base64 (-d -w -i) and md5sum/sha1sum/sha256sum/sha512sum (-b -t -c --quiet --status
+"""base64 and base32 (-d -w -i), and md5sum/sha1sum/sha256sum/sha512sum (-b -t -c --quiet --status
 --strict -w --tag), as GNU coreutils."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import contextlib
 import errno
 import hashlib
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, read_all
@@ -21,54 +22,88 @@ _B64_LONG = {"decode": ("d", NONE), "wrap": ("w", REQUIRED), "ignore-garbage": (
              "help": ("help", NONE), "version": ("version", NONE)}
 
 
-@tool("base64")
-def base64(sh: Interp, argv: list[str]) -> int:
-    opts, files = parse(argv, "dw:i", _B64_LONG)
-    decode = garbage = False
-    wrap = 76
-    for key, value in opts:
-        if key == "d":
-            decode = True
-        elif key == "i":
-            garbage = True
-        elif key == "w":
-            if not value.isdigit():
-                raise Fail(f"invalid wrap size: '{value}'")
-            wrap = int(value)
-        elif key == "help":
-            sh.out(b"Usage: base64 [OPTION]... [FILE]\n")
-            return 0
-    if len(files) > 1:
-        raise Usage(f"extra operand '{files[1]}'")
-    name = files[0] if files else "-"
-    try:
-        data = read_all(sh, name)
-    except OSError as e:
-        if e.errno == 21:
-            raise Fail(f"read error: {message(e)}") from None
-        raise Fail(f"{name}: {message(e)}") from None
-    out = Output(sh)
-    if decode:
-        clean = re.sub(rb"[^A-Za-z0-9+/=]", b"", data) if garbage else re.sub(rb"\s", b"", data)
+def _coder(name: str, encode: Callable[[bytes], bytes], decode: Callable[..., bytes], alphabet: bytes,
+           quantum: int) -> object:
+    """base64 or base32: one operand encoded and wrapped (-w), or decoded (-d; -i skips bytes
+    outside `alphabet`); a bad input writes what decoded before it, as GNU does."""
+
+    @tool(name)
+    def run(sh: Interp, argv: list[str]) -> int:
+        opts, files = parse(argv, "dw:i", _B64_LONG)
+        decoding = garbage = False
+        wrap = 76
+        for key, value in opts:
+            if key == "d":
+                decoding = True
+            elif key == "i":
+                garbage = True
+            elif key == "w":
+                if not value.isdigit():
+                    raise Fail(f"invalid wrap size: '{value}'")
+                wrap = int(value)
+            elif key == "help":
+                sh.out(f"Usage: {name} [OPTION]... [FILE]\n".encode())
+                return 0
+        if len(files) > 1:
+            raise Usage(f"extra operand '{files[1]}'")
+        source = files[0] if files else "-"
         try:
-            result = b64.b64decode(clean, validate=True)
-        except (binascii.Error, ValueError):
-            good = clean[: len(clean) // 4 * 4]
-            with contextlib.suppress(binascii.Error, ValueError):
-                out.write(b64.b64decode(re.sub(rb"[^A-Za-z0-9+/=].*", b"", good, flags=re.S)[: len(good) // 4 * 4]))
+            data = read_all(sh, source)
+        except OSError as e:
+            if e.errno == 21:
+                raise Fail(f"read error: {message(e)}") from None
+            raise Fail(f"{source}: {message(e)}") from None
+        out = Output(sh)
+        if decoding:
+            outside = rb"[^" + alphabet + rb"=]"
+            clean = re.sub(outside, b"", data) if garbage else data.replace(b"\n", b"")  # GNU skips newlines only
+            try:
+                result = decode(clean, validate=True) if quantum == 4 else decode(clean)
+            except (binascii.Error, ValueError):
+                out.write(_decoded_prefix(clean, decode, alphabet, quantum))
+                out.flush()
+                raise Fail("invalid input") from None
+            out.write(result)
             out.flush()
-            raise Fail("invalid input") from None
-        out.write(result)
+            return 0
+        enc = encode(data)
+        if wrap:
+            for i in range(0, len(enc), wrap):
+                out.write(enc[i : i + wrap] + b"\n")
+        else:
+            out.write(enc)
         out.flush()
         return 0
-    enc = b64.b64encode(data)
-    if wrap:
-        for i in range(0, len(enc), wrap):
-            out.write(enc[i : i + wrap] + b"\n")
-    else:
-        out.write(enc)
-    out.flush()
-    return 0
+
+    return run
+
+
+# The last input character each output byte of a quantum needs (gnulib's decode_4/decode_8).
+_NEEDS = {4: (1, 2, 3), 8: (1, 3, 4, 6, 7)}
+
+
+def _decoded_prefix(data: bytes, decode: Callable[..., bytes], alphabet: bytes, quantum: int) -> bytes:
+    """What GNU writes before `invalid input`: whole quanta, then the bytes of the bad quantum
+    whose characters are all valid; a short last quantum counts for base64 only."""
+    valid = re.compile(rb"[" + alphabet + rb"]*")
+    done = bytearray()
+    for i in range(0, len(data), quantum):
+        block = data[i : i + quantum]
+        if len(block) == quantum:
+            with contextlib.suppress(binascii.Error, ValueError):
+                done += decode(block)
+                continue
+        elif quantum == 8:
+            break
+        good = valid.match(block).end()  # type: ignore[union-attr]
+        count = sum(1 for need in _NEEDS[quantum] if need < good)
+        done += decode(block[:good] + b"A" * (quantum - good))[:count]
+        break
+    return bytes(done)
+
+
+base64 = _coder("base64", b64.b64encode, b64.b64decode, rb"A-Za-z0-9+/", 4)
+base32 = _coder("base32", b64.b32encode, b64.b32decode, rb"A-Z2-7", 8)
 
 
 _SUM_LONG = {"binary": ("b", NONE), "check": ("c", NONE), "tag": ("tag", NONE),
@@ -87,37 +122,53 @@ def _summer(algo: str, tag: str) -> object:
         if "help" in keys:
             sh.out(f"Usage: {name} [OPTION]... [FILE]...\n".encode())
             return 0
-        binary = "b" in keys
         _check_modes(keys, [k for k, _ in opts if k in ("b", "t", "tag")][-1:])
-        end = "\0" if "z" in keys else "\n"
         out = Output(sh)
         if "c" in keys:
-            return _check(sh, name, algo, files or ["-"], keys, out)
-        status = 0
-        for f in files or ["-"]:
-            try:
-                h = hashlib.new(algo)
-                for chunk in open_chunks(sh, f):
-                    h.update(chunk)
-            except OSError as e:
-                out.flush()
-                sh.write_err(f"{name}: {f}: {message(e)}\n")
-                status = 1
-                continue
-            shown = f
-            prefix = ""
-            if end == "\n" and ("\\" in shown or "\n" in shown or "\r" in shown):
-                prefix = "\\"
-                shown = shown.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
-            if "tag" in keys:
-                line = f"{prefix}{tag} ({shown}) = {h.hexdigest()}{end}"
-            else:
-                line = f"{prefix}{h.hexdigest()} {'*' if binary else ' '}{shown}{end}"
-            out.write(line.encode("utf-8", "surrogateescape"))
-        out.flush()
-        return status
+            return _check(sh, name, files or ["-"], keys, out, fixed_hasher(algo), algo.upper())
+        return print_digests(sh, name, files, lambda: hashlib.new(algo), tag, keys, out)
 
     return run
+
+
+Hasher = Callable[[], Any]
+
+
+def fixed_hasher(algo: str) -> Callable[[str | None, int], Hasher | None]:
+    """The hasher for a checksum line of a one-algorithm tool (md5sum): `algo` whatever the tag,
+    when the digest has its length."""
+    size = hashlib.new(algo).digest_size * 2
+    return lambda tag, length: (lambda: hashlib.new(algo)) if length == size else None
+
+
+def print_digests(sh: Interp, name: str, files: list[str], new: Hasher, tag: str, keys: set[str],
+                  out: Output) -> int:
+    """One line per operand, `DIGEST  NAME` (`*NAME` with -b) or with --tag `TAG (NAME) = DIGEST`;
+    a name with a backslash or newline is escaped and the line starts with a backslash."""
+    end = "\0" if "z" in keys else "\n"
+    status = 0
+    for f in files or ["-"]:
+        try:
+            h = new()
+            for chunk in open_chunks(sh, f):
+                h.update(chunk)
+        except OSError as e:
+            out.flush()
+            sh.write_err(f"{name}: {f}: {message(e)}\n")
+            status = 1
+            continue
+        shown = f
+        prefix = ""
+        if end == "\n" and ("\\" in shown or "\n" in shown or "\r" in shown):
+            prefix = "\\"
+            shown = shown.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+        if "tag" in keys:
+            line = f"{prefix}{tag} ({shown}) = {h.hexdigest()}{end}"
+        else:
+            line = f"{prefix}{h.hexdigest()} {'*' if 'b' in keys else ' '}{shown}{end}"
+        out.write(line.encode("utf-8", "surrogateescape"))
+    out.flush()
+    return status
 
 
 def _check_modes(keys: set[str], mode: list[str]) -> None:
@@ -138,10 +189,14 @@ def _check_modes(keys: set[str], mode: list[str]) -> None:
             raise Usage(f"the --{option} option is meaningful only when verifying checksums")
 
 
-def _check(sh: Interp, name: str, algo: str, files: list[str], keys: set[str], out: Output) -> int:
-    size = hashlib.new(algo).digest_size * 2
-    line_rx = re.compile(rf"^(\\?)([0-9a-fA-F]{{{size}}}) ([ *])(.*)$")
-    tag_rx = re.compile(rf"^(\\?)\w+ \((.*)\) = ([0-9a-fA-F]{{{size}}})$")
+def _check(sh: Interp, name: str, files: list[str], keys: set[str], out: Output,
+           pick: Callable[[str | None, int], Hasher | None], label: str) -> int:
+    """-c: verify every `DIGEST  NAME` or `TAG (NAME) = DIGEST` line of the listings. `pick`
+    gives the hasher for a line's tag (None untagged) and digest length, None when the line
+    does not fit the tool (a wrong length, an unknown tag); `label` names the algorithm in -w's
+    warnings."""
+    line_rx = re.compile(r"^(\\?)([0-9a-fA-F]+) ([ *])(.*)$")
+    tag_rx = re.compile(r"^(\\?)([\w-]+) \((.*)\) = ([0-9a-fA-F]+)$")
     status = 0
     quiet = "quiet" in keys
     silent = "status" in keys
@@ -160,22 +215,23 @@ def _check(sh: Interp, name: str, algo: str, files: list[str], keys: set[str], o
         ok_any = False
         for number, line in enumerate(text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"), 1):
             m = line_rx.match(line)
-            if m:
+            t = None if m else tag_rx.match(line)
+            new = pick(None, len(m.group(2))) if m else pick(t.group(2), len(t.group(4))) if t else None
+            if new is not None and m:
                 esc, digest, _, path = m.groups()
             else:
-                t = tag_rx.match(line)
-                if not t:
+                if new is None or t is None:
                     bad_format += 1
                     if "w" in keys:
                         sh.write_err(
-                            f"{name}: {listing}: {number}: improperly formatted {algo.upper()} checksum line\n"
+                            f"{name}: {listing}: {number}: improperly formatted {label} checksum line\n"
                         )
                     continue
-                esc, path, digest = t.groups()
+                esc, _, path, digest = t.groups()
             if esc:
                 path = path.replace("\\n", "\n").replace("\\\\", "\\")
             try:
-                h = hashlib.new(algo)
+                h = new()
                 for chunk in open_chunks(sh, path):
                     h.update(chunk)
             except OSError as e:
