@@ -167,7 +167,9 @@ class WorkerPool:
         self._spares: deque[WorkerProc] = deque()
         self._waiters = FairWaiters()
         self.alive: dict[int, WorkerProc] = {}
-        self._agents: set[str] = set()
+        # each agent's cgroup level, made once: the sessions that come while it is being made
+        # wait for the same making (a worker joining before its agent's directory exists fails)
+        self._agents: dict[str, asyncio.Future[None]] = {}
         self._idle: dict[str, deque[WorkerProc]] = {}  # reset workers kept for their agent's next session
         self._closed = False
         self.on_died: Callable[[int], None] = lambda pid: None  # a bound worker ended (its processes end too)
@@ -296,9 +298,16 @@ class WorkerPool:
                 return worker
             except WorkerGone:
                 retire(worker, self.limits.interrupt_grace)
-        if agent not in self._agents and self.cgroups is not None:
-            self._agents.add(agent)
-            await asyncio.to_thread(self.cgroups.ensure_agent, agent, self.limits.agent_bounds())
+        if self.cgroups is not None:
+            made = self._agents.get(agent)
+            if made is None:
+                made = self._agents[agent] = asyncio.ensure_future(
+                    asyncio.to_thread(self.cgroups.ensure_agent, agent, self.limits.agent_bounds()))
+            try:
+                await asyncio.shield(made)
+            except OSError:
+                self._agents.pop(agent, None)  # the next session tries again
+                raise
         if self._spares:
             worker = self._spares.popleft()
             self._refill()
