@@ -187,6 +187,24 @@ def release_session(state: KState, record: SessionRecord, holder: dict[str, Any]
     state.write(body)
 
 
+def end_session(state: KState, record: SessionRecord, holder: dict[str, Any], by: str) -> None:
+    """The session's own holder ends it for good (the SDK's `agent.close()`): its record and
+    lease go, and a `session.closed` event says so; a later login of that name starts afresh."""
+
+    def body(txn: Txn) -> None:
+        key = _key(record.agent, record.name)
+        raw = txn.get("leases", key)
+        if raw is not None:
+            lease = json.loads(raw)
+            if (lease["pid"], lease["start"], lease["serial"]) != (holder["pid"], holder["start"], holder["serial"]):
+                raise LeaseHeld(f"session {record.name!r} is held by another holder now")
+            txn.delete("leases", key)
+        txn.delete("sessions", key)
+        append_event(txn, "session.closed", agent=record.agent, session=record.name, by=by)
+
+    state.write(body)
+
+
 def close_session(state: KState, agent: str, name: str, by: str) -> bool:
     """An administrator ends a session: its lease goes (its connection is told at the holder's
     next renewal) and a `session.close` event says who did it; False when there is none."""

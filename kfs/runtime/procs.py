@@ -138,12 +138,26 @@ def _end_in(txn: Txn, row: dict[str, Any], status: int, signal: int, ended: int 
     append_event(txn, "proc.exit", **_provenance(row), status=status, signal=signal)
 
 
-def end(state: KState, pid: int, status: int, signal: int = 0, output: dict[str, Any] | None = None) -> None:
+def output_events(txn: Txn, pid: int, chunks: list[tuple[str, str]]) -> None:
+    """What a running process printed since the last of these: `process` events with
+    `status: "output"`, one per stream and chunk, while it runs (a follower of the event log
+    sees output as it comes, not only the summary at its end)."""
+    row = _get(txn, pid)
+    if row is None:
+        return
+    for stream, data in chunks:
+        append_event(txn, "process", **_provenance(row), status="output", stream=stream, data=data)
+
+
+def end(state: KState, pid: int, status: int, signal: int = 0, output: dict[str, Any] | None = None,
+        chunks: list[tuple[str, str]] | None = None) -> None:
     """The process ended with `status` (`signal`: the one that killed it, 0 when it exited);
     `output`: what it printed, per stream (head, tail, bytes, omitted), as `proc.output`
-    events before its `proc.exit`."""
+    events before its `proc.exit`; `chunks`: live output not published yet (output_events)."""
 
     def body(txn: Txn) -> None:
+        if chunks:
+            output_events(txn, pid, chunks)
         row = _get(txn, pid)
         if row is not None and row["state"] in LIVE:
             for stream, shown in (output or {}).items():

@@ -8,15 +8,11 @@ from __future__ import annotations
 import argparse
 import os
 import pwd
-import signal
-import subprocess
-import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kshell.cli import PROG, AddCommand
-from kshell.cli import state_path
+from kshell.cli import PROG, AddCommand, state_path
+from kshell.delegate.mounts import start_admin_mount, stop_admin_mount
 
 if TYPE_CHECKING:
     from kshell.server.app import KServer
@@ -117,53 +113,6 @@ def _default_mountpoint() -> Path:
     return Path("/mnt/komputer") if os.geteuid() == 0 else Path.home() / "komputer"
 
 
-def _start_mount(state_dir: Path, mountpoint: Path) -> tuple[subprocess.Popen[str] | None, str]:
-    """Run `komputer mount --foreground` as its own process (the FUSE daemon is a separate
-    service); returns the process once mounted, or None and the reason it is not."""
-    if not Path("/dev/fuse").exists():
-        return None, "/dev/fuse is missing (load the fuse module, or run the container with --device /dev/fuse)"
-    try:
-        import kfs.fuse.mount  # noqa: F401
-    except ImportError as e:
-        return None, f"the FUSE layer cannot load ({e})"
-    mountpoint.mkdir(parents=True, exist_ok=True)
-    # agents' delegated programs run as the agent's uid and reach their files through this mount
-    shared = ["-o", "allow_other"] if os.geteuid() == 0 else []
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kshell.cli", "mount", "--state", str(state_dir), str(mountpoint), "--foreground",
-         *shared],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    assert proc.stdout is not None
-    result: list[str] = []
-
-    def wait_ready() -> None:
-        line = proc.stdout.readline() if proc.stdout else ""
-        result.append(line)
-
-    waiter = threading.Thread(target=wait_ready, daemon=True)
-    waiter.start()
-    waiter.join(30)
-    if result and "mounted at" in result[0]:
-        return proc, ""
-    proc.terminate()
-    try:
-        _, err = proc.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        err = ""
-    return None, (err or "".join(result)).strip() or "the mount did not come up within 30 s"
-
-
-def _stop_mount(proc: subprocess.Popen[str]) -> None:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 def cmd_up(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -198,7 +147,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     if args.no_mount:
         print(f"{PROG} up: FUSE mount skipped (--no-mount)")
     else:
-        mount_proc, why = _start_mount(state_dir, mnt)
+        mount_proc, why = start_admin_mount(state_dir, mnt)
         if mount_proc is None:
             print(f"{PROG} up: FUSE mount not available: {why}")
         else:
@@ -221,7 +170,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             asyncio.run(serve_until_stopped(state, args.listen, config, ready=ready))
     finally:
         if mount_proc is not None:
-            _stop_mount(mount_proc)
+            stop_admin_mount(mount_proc)
             print(f"{PROG} up: unmounted {mnt}")
     print(f"{PROG} up: stopped", flush=True)
     return 0

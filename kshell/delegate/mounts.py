@@ -22,8 +22,10 @@ import json
 import logging
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,3 +192,50 @@ def stop_views(state_dir: str) -> None:
             subprocess.run(["fusermount3", "-uz", where], capture_output=True, check=False, timeout=30)
             with contextlib.suppress(OSError):
                 os.rmdir(where)
+
+
+def start_admin_mount(state_dir: Path, mountpoint: Path) -> tuple[subprocess.Popen[str] | None, str]:
+    """Run `komputer mount --foreground` as its own process (the FUSE daemon is a separate
+    service); returns the process once mounted, or None and the reason it is not."""
+    if not Path("/dev/fuse").exists():
+        return None, "/dev/fuse is missing (load the fuse module, or run the container with --device /dev/fuse)"
+    try:
+        import kfs.fuse.mount  # noqa: F401
+    except ImportError as e:
+        return None, f"the FUSE layer cannot load ({e})"
+    mountpoint.mkdir(parents=True, exist_ok=True)
+    # agents' delegated programs run as the agent's uid and reach their files through this mount
+    shared = ["-o", "allow_other"] if os.geteuid() == 0 else []
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kshell.cli", "mount", "--state", str(state_dir), str(mountpoint), "--foreground",
+         *shared],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    result: list[str] = []
+
+    def wait_ready() -> None:
+        line = proc.stdout.readline() if proc.stdout else ""
+        result.append(line)
+
+    waiter = threading.Thread(target=wait_ready, daemon=True)
+    waiter.start()
+    waiter.join(30)
+    if result and "mounted at" in result[0]:
+        return proc, ""
+    proc.terminate()
+    try:
+        _, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        err = ""
+    return None, (err or "".join(result)).strip() or "the mount did not come up within 30 s"
+
+
+def stop_admin_mount(proc: subprocess.Popen[str]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

@@ -1,0 +1,24 @@
+"""The K SDK: boot a computer on its state, log agents in, run their commands, read and write
+their files, follow their events, fork them, decide their approvals, recover their sessions, and
+keep many computers warm in a pool; or drive a remote appliance over SSH with the same calls.
+
+    from kshell.sdk import Komputer
+
+    async with Komputer.boot(state="/var/lib/k") as computer:
+        agent = await computer.login("alice")
+        print((await agent.exec("uname -a")).text)
+
+See docs/sdk.md. `kshell.sdk.blocking` has the same calls for scripts and notebooks.
+"""
+
+from kshell.sdk.computer import Booting, Komputer
+from kshell.sdk.options import local_remote, memory_state, ssh_remote
+from kshell.sdk.pool import KomputerPool
+from kshell.sdk.session import AgentSession, CommandTimeout
+from kshell.sdk.types import AgentNotFound, ExecResult, FileStat, KomputerClosed, LeaseHeld, SDKError, WalkEntry
+
+__all__ = [
+    "AgentNotFound", "AgentSession", "Booting", "CommandTimeout", "ExecResult", "FileStat", "Komputer",
+    "KomputerClosed", "KomputerPool", "LeaseHeld", "SDKError", "WalkEntry", "local_remote", "memory_state",
+    "ssh_remote",
+]

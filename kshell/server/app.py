@@ -500,9 +500,35 @@ class KServer:
         raise LeaseHeld(f"session {name!r} is in use by another connection; "
                         "it is free again when that connection ends or its lease expires")
 
-    def make_shell(self, agent: Agent, record: SessionRecord, env: dict[str, str], *, tty: bool = False) -> WorkerShell:
+    async def hold(self, agent: Agent, name: str | None) -> tuple[SessionRecord, dict[str, Any]]:
+        """Take the lease on `agent`'s session `name` for a front end with no connection (the
+        SDK): renewed with the connections' leases until `let_go`."""
+        holder = self.new_holder()
+        async with self.starts.slot(agent.name):
+            record = await self._acquire(agent, name, holder)
+        self._held[(agent.name, record.name)] = holder
+        return record, holder
+
+    def holds(self, record: SessionRecord, holder: dict[str, Any]) -> bool:
+        """Whether `holder` still has the lease (housekeeping drops one that was closed or taken)."""
+        return self._held.get((record.agent, record.name)) is holder
+
+    async def let_go(self, record: SessionRecord, holder: dict[str, Any], saved: dict[str, Any] | None) -> None:
+        """Save what the session leaves (cwd, exported variables, functions) and release its lease."""
+        if saved is not None and not record.ephemeral:
+            record.cwd = saved["cwd"]
+            record.shell = {"exported": saved["exported"], "functions": saved["functions"]}
+            await asyncio.to_thread(agents.save_session, self.state, record)
+        if self._held.get((record.agent, record.name)) is holder:
+            del self._held[(record.agent, record.name)]
+        await asyncio.to_thread(agents.release_session, self.state, record, holder)
+
+    def make_shell(self, agent: Agent, record: SessionRecord, env: dict[str, str], *, tty: bool = False,
+                   front: str | None = None, hosts: dict[str, Any] | None = None) -> WorkerShell:
         """The channel's shell, run in a worker when its first command comes: the agent's
-        identity and home, the session's saved cwd, exported variables and functions."""
+        identity and home, the session's saved cwd, exported variables and functions. `front`
+        names who acts in receipts and events (default: ssh exec / ssh pty); `hosts`: virtual
+        hosts in wire form (kshell.tools.net.hosts.hosts_to_wire) over the image's."""
         saved = record.shell or {}
         exported = {k: v for k, v in saved.get("exported", {}).items() if k not in CHANNEL_ENV}
         env = {**exported, **env, "HOSTNAME": self.hostname}
@@ -520,6 +546,10 @@ class KServer:
             "approvals_max_pending": self.config.approvals_max_pending,
             "memory_drives": None if self.memory_drives is None else str(self.memory_drives.directory),
         }
+        if front is not None:
+            spec["front"] = front
+        if hosts:
+            spec["hosts"] = hosts
         return WorkerShell(self.pool, spec, admit=lambda: self.starts.slot(agent.name))
 
     async def leave_session(self, c: Connection, record: SessionRecord, saved: dict[str, Any] | None) -> None:
@@ -666,13 +696,21 @@ class KServer:
 
     # -- listening ---------------------------------------------------------------------------
 
-    async def start(self, host: str, port: int) -> list[tuple[str, int]]:
-        """Listen on host:port (port 0 picks one); returns the bound addresses."""
+    async def start(self, host: str | None, port: int = 0) -> list[tuple[str, int]]:
+        """Start the computer's services and listen on host:port (port 0 picks one); returns the
+        bound addresses. Without a host (the SDK, kshell.sdk) nothing listens, and the worker
+        zygote loads in the background while the caller goes on."""
         cfg = self.config
-        share_line_editor_tables()
         await self.recover()
         self.memory_drives = await asyncio.to_thread(MemoryDrives.begin, self.state)  # empty: a new run
         await self._stop_views()  # a run that was killed left its agents' views
+        loop = asyncio.get_running_loop()
+        if host is None:
+            self.pool.start_soon()
+            self._housekeeping = loop.create_task(self._housekeep())
+            self._crons_task = loop.create_task(self.crons.run_forever())
+            return []
+        share_line_editor_tables()
         await self.pool.start()
         log.info("session workers bounded by %s", self.pool.describe())
         self._acceptor = await asyncssh.listen(
@@ -693,8 +731,8 @@ class KServer:
             reuse_address=True,
             encryption_algs=list(cfg.ciphers),
         )
-        self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
-        self._crons_task = asyncio.get_running_loop().create_task(self.crons.run_forever())
+        self._housekeeping = loop.create_task(self._housekeep())
+        self._crons_task = loop.create_task(self.crons.run_forever())
         return [s.getsockname()[:2] for s in self._acceptor.sockets]  # type: ignore[attr-defined]
 
     async def _stop_views(self) -> None:

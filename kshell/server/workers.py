@@ -173,6 +173,13 @@ class WorkerPool:
         self._idle: dict[str, deque[WorkerProc]] = {}  # reset workers kept for their agent's next session
         self._closed = False
         self.on_died: Callable[[int], None] = lambda pid: None  # a bound worker ended (its processes end too)
+        self._starting: asyncio.Task[None] | None = None
+
+    def start_soon(self) -> None:
+        """Start the zygote in the background: the first `acquire` waits for it (an SDK boot
+        returns before the shell is loaded; the first command pays for it, if it comes that soon)."""
+        if self._starting is None:
+            self._starting = asyncio.get_running_loop().create_task(self.start())
 
     async def start(self) -> None:
         """Start the zygote, wait until it has loaded the shell, and ask for spares."""
@@ -288,6 +295,8 @@ class WorkerPool:
     async def acquire(self, agent: str, *, reuse: bool = True) -> WorkerProc:
         """A worker for `agent`: one its last exec session left (with `reuse`), else a fresh one
         (waits while `max_workers` are alive)."""
+        if self._starting is not None and not self._starting.done():
+            await asyncio.shield(self._starting)
         idle = self._idle.get(agent)
         while idle and reuse:
             worker = idle.pop()
@@ -355,6 +364,8 @@ class WorkerPool:
     async def close(self) -> None:
         """Kill every worker and stop the zygote (it removes the cgroup tree)."""
         self._closed = True
+        if self._starting is not None and not self._starting.done():
+            await asyncio.gather(self._starting, return_exceptions=True)
         for worker in list(self.alive.values()):
             worker.kill()
         if self._sock is not None:
@@ -388,6 +399,7 @@ class WorkerShell:
         self.exited = False
         self.interrupted = False
         self.last_status = 0
+        self.last_pid = 0  # the process row of the last exec line (komputer ps), 0 when unrecorded
         self.snapshot: bytes | None = None  # the shell state after the last interactive command
         self.saved: dict[str, Any] | None = None  # cwd/exported/functions, for a named session
         self.cpu_used = 0.0  # CPU seconds the session used, as its worker last said: a new worker goes on from it
@@ -519,13 +531,15 @@ class WorkerShell:
     # -- what a session does -------------------------------------------------------------------------
 
     async def run(self, source: str, out: Writer, err: Writer, *, interactive: bool = False,
-                  stdin: bool = True) -> int:
+                  stdin: bool = True, keep: bool = False) -> int:
         """Run one command line in the worker; its exit status. Output reaches `out`/`err` in
-        order before this returns. Without `stdin` the command reads an empty input."""
+        order before this returns. Without `stdin` the command reads an empty input. `keep`: an
+        exec whose shell state lives on (an SDK session's), snapshotted as an interactive line's."""
         async with self._busy:
-            return await self._run(source, out, err, interactive, stdin)
+            return await self._run(source, out, err, interactive, stdin, keep)
 
-    async def _run(self, source: str, out: Writer, err: Writer, interactive: bool, stdin: bool) -> int:
+    async def _run(self, source: str, out: Writer, err: Writer, interactive: bool, stdin: bool,
+                   keep: bool = False) -> int:
         self.interrupted = False
         try:
             worker = await self._ensure()
@@ -539,7 +553,7 @@ class WorkerShell:
         self._credits = 0
         self._credit.clear()
         self.running = True
-        self._send(wire.RUN, json.dumps({"source": source, "interactive": interactive}).encode())
+        self._send(wire.RUN, json.dumps({"source": source, "interactive": interactive, "keep": keep}).encode())
         if not stdin:
             self._send(wire.STDIN_EOF)
         if self._interrupt_pending:
@@ -559,6 +573,7 @@ class WorkerShell:
                 self.exited = bool(result.get("exited"))
                 self.interrupted = bool(result.get("interrupted"))
                 self.cpu_used = float(result.get("cpu", self.cpu_used))
+                self.last_pid = int(result.get("pid") or 0)
                 status = int(result["status"])
             else:
                 frames = self._frames

@@ -22,8 +22,9 @@ def image_network(record: dict[str, Any] | None, agent: str) -> bool | list[str]
 
 
 def bind_image(shell: Any, state: KState, record: dict[str, Any] | None, agent: str,
-               network: bool | list[str]) -> None:
-    """Bind the image `record` (None: no image) into `shell` (a kshell.Shell) for `agent`."""
+               network: bool | list[str], extra_hosts: dict[str, Any] | None = None) -> None:
+    """Bind the image `record` (None: no image) into `shell` (a kshell.Shell) for `agent`;
+    `extra_hosts`: the SDK's own virtual hosts (Komputer.boot(hosts=...)), over the image's."""
 
     def secret(name: str) -> str:  # for the image's code (never the agent's shell)
         return secrets.reveal(state, name).decode("utf-8", "surrogateescape")
@@ -37,7 +38,7 @@ def bind_image(shell: Any, state: KState, record: dict[str, Any] | None, agent: 
 
         hosts = image_hosts(record, read, agent, secret)
         shell.interp.session.tools.update(image_commands(record, read, agent, secret))
-    shell.bind_hosts(hosts, network=network)
+    shell.bind_hosts({**hosts, **(extra_hosts or {})}, network=network)
     declared = {} if record is None else {n: s for n, s in record["spec"]["secrets"].items()
                                           if s["agents"] is None or agent in s["agents"]}
     stored = {h["name"] for h in secrets.handles(state, agent)}

@@ -66,11 +66,12 @@ class ProcRecorder:
             log.exception("no process row for %r", text)
             return None
 
-    def ended(self, pid: int, status: int, sig: int, output: dict[str, Any] | None = None) -> None:
+    def ended(self, pid: int, status: int, sig: int, output: dict[str, Any] | None = None,
+              live: LiveOutput | None = None) -> None:
         if pid >= procs.PID_BASE:
             shown = {name: c.summary() for name, c in (output or {}).items() if c.total}
             with contextlib.suppress(Exception):
-                procs.end(self.state, pid, status, sig, output=shown)
+                procs.end(self.state, pid, status, sig, output=shown, chunks=live.take() if live else None)
 
     def stopped(self, pid: int, stopped: bool) -> None:
         if pid >= procs.PID_BASE:
@@ -87,6 +88,61 @@ class ProcRecorder:
 
     def others(self) -> list[dict[str, Any]]:
         return [r for r in procs.rows(self.state, agent=self.agent, live=True) if r["owner"] != self.owner]
+
+
+class LiveOutput:
+    """An exec command's output as `process` events while it runs (kfs.runtime.procs.
+    output_events): gathered and written at most every `PERIOD` seconds, the rest with the
+    process's end in the same transaction. At most `LIMIT` bytes per command are published
+    (then one line says how much was left out): a command printing gigabytes must not copy
+    them into the event log."""
+
+    PERIOD = 0.1
+    LIMIT = 64 * 1024
+
+    def __init__(self, state: KState, pid: int) -> None:
+        self.state = state
+        self.pid = pid
+        self._chunks: list[tuple[str, bytes]] = []
+        self._published = 0
+        self._omitted = 0
+        self._last = time.monotonic()
+        self._lock = threading.Lock()
+
+    def write(self, stream: str, data: bytes) -> None:
+        with self._lock:
+            room = self.LIMIT - self._published
+            if room <= 0:
+                self._omitted += len(data)
+                return
+            if len(data) > room:
+                self._omitted += len(data) - room
+                data = data[:room]
+            self._published += len(data)
+            if self._chunks and self._chunks[-1][0] == stream:
+                self._chunks[-1] = (stream, self._chunks[-1][1] + data)
+            else:
+                self._chunks.append((stream, data))
+            if time.monotonic() - self._last < self.PERIOD:
+                return
+            chunks = self._text()
+            self._last = time.monotonic()
+        with contextlib.suppress(Exception):  # a full state must not stop the command
+            self.state.write(lambda txn: procs.output_events(txn, self.pid, chunks))
+
+    def _text(self) -> list[tuple[str, str]]:
+        chunks = [(stream, data.decode("utf-8", "surrogateescape")) for stream, data in self._chunks]
+        self._chunks = []
+        return chunks
+
+    def take(self) -> list[tuple[str, str]]:
+        """What is not published yet, with the count left out, for the process's end."""
+        with self._lock:
+            chunks = self._text()
+            if self._omitted:
+                chunks.append(("stderr", f"[{self._omitted} more bytes of output not published]"))
+                self._omitted = 0
+            return chunks
 
 
 class SignalInbox:

@@ -36,10 +36,11 @@ from kfs.values import replace
 from kfs.runtime.rules import Rule
 from kfs.vfs import VFS, Cred
 from kfs.vfs.policy import WritePolicy
+from kshell.tools.net.hosts import hosts_from_wire
 from kshell.worker import wire
 from kshell.worker.cgroups import Bounds, CGroups
 from kshell.worker.limits import WorkerLimits
-from kshell.worker.procs import ProcRecorder, SignalInbox
+from kshell.worker.procs import LiveOutput, ProcRecorder, SignalInbox
 
 SIGXCPU = 24  # what ends a session's work past its CPU time (bash: "CPU time limit exceeded", status 152)
 CPU_SPENT = 128 + SIGXCPU  # a worker's exit status when its CPU time ended it
@@ -144,7 +145,7 @@ class Worker:
         self.agent: str | None = None
         self._running = threading.Event()
         self._muted: threading.Event | None = None
-        self._lines: queue.SimpleQueue[tuple[str, bool]] | None = None
+        self._lines: queue.SimpleQueue[tuple[str, bool, bool]] | None = None
         self.recorder: ProcRecorder | None = None
         self.policy: WritePolicy | None = None
         self.approvals: Any = None  # kshell.worker.approvals.SessionApprovals, once bound
@@ -153,6 +154,7 @@ class Worker:
         self.python_drives: Any = None  # kshell.tools.image_drives.PythonDrives, once the image has any
         self.hooks: Any = None  # kshell.worker.hooks.Hooks of that image, when it has any for the agent
         self.start_verdict: Any = None  # a session_start hook's objection: refuses, or asks first
+        self.extra_hosts: dict[str, Any] = {}  # virtual hosts the SDK's boot(hosts=...) binds, over the image's
         self.network: bool | list[str] = False  # the real network curl, wget (and, when True, programs) reach
         self.hung_up = False  # the connection went away (not Ctrl-C): a pending approval waits for the resume
         self.detached = False  # the session's channel is gone; its jobs run on, their output dropped
@@ -193,6 +195,7 @@ class Worker:
         self.policy = gov.policy
         self.image = image.current(self.state)
         self._bind_hooks(spec, home)
+        self.extra_hosts = hosts_from_wire(spec.get("hosts"))
         drives = self._drives(spec)
         fs = DriveFS(self.vfs, drives=drives, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home,
                      policy=self.policy)
@@ -216,7 +219,7 @@ class Worker:
         self.network = self._network(spec, gov.settings)
         if spec.get("delegate") is not None:
             self.shell.interp.session.delegation = self._delegation(spec, gov, configured, cgroups)
-        session, front = spec.get("session") or "-", "ssh pty" if self.tty else "ssh exec"
+        session, front = spec.get("session") or "-", spec.get("front") or ("ssh pty" if self.tty else "ssh exec")
         self.vfs.by = f"{front} {spec['agent']}/{session}"  # every receipt names who did it
         self._govern(spec, session, front, gov)
         self.recorder = ProcRecorder(self.state, spec["agent"], session, front,
@@ -408,7 +411,7 @@ class Worker:
         """The image's hosts, network, commands and secrets' handles (kshell.tools.image_session)."""
         from kshell.tools.image_session import bind_image
 
-        bind_image(self.shell, self.state, self.image, agent, self.network)
+        bind_image(self.shell, self.state, self.image, agent, self.network, self.extra_hosts)
 
     def _tell(self, text: str) -> None:
         """A line for the agent on the channel's stderr, whatever the command redirected."""
@@ -478,7 +481,7 @@ class Worker:
                     self.interrupted = False
                     self._running.set()  # before a CALL that follows can ask whether it runs
                     self.feed = FrameFeed(self.frames, pull=self.tty)  # before any STDIN frame
-                    self._start(request["source"], bool(request.get("interactive")))
+                    self._start(request["source"], bool(request.get("interactive")), bool(request.get("keep")))
                 elif kind == wire.STDIN:
                     if self.feed is not None:
                         self.feed.put(payload)
@@ -546,6 +549,9 @@ class Worker:
             return None
         if method == "state":
             return self.state_record()
+        if method == "end_jobs":  # the session ends for good (the SDK's close): every job ends
+            shell.session.jobs.end_all(signal.SIGHUP)
+            return None
         if method == "snapshot":
             return None  # the bytes follow as a SNAPSHOT frame
         raise ValueError(f"unknown call {method!r}")
@@ -633,15 +639,15 @@ class Worker:
 
         threading.Thread(target=keep_flagging, name="k-interrupt", daemon=True).start()
 
-    def _start(self, source: str, interactive: bool) -> None:
+    def _start(self, source: str, interactive: bool, keep: bool = False) -> None:
         """Hand the line to the worker's run thread (started at the first line: the zygote
         forks single-threaded, and a thread per line would cost as much as a short command)."""
         if self._lines is None:
             self._lines = queue.SimpleQueue()
             threading.Thread(target=self._runner, args=(self._lines,), name="k-run", daemon=True).start()
-        self._lines.put((source, interactive))
+        self._lines.put((source, interactive, keep))
 
-    def _runner(self, lines: queue.SimpleQueue[tuple[str, bool]]) -> None:
+    def _runner(self, lines: queue.SimpleQueue[tuple[str, bool, bool]]) -> None:
         """A line that fails outside the shell's own error handling leaves no DONE: end the
         worker, so the front end reports it instead of waiting."""
         try:
@@ -651,16 +657,24 @@ class Worker:
             traceback.print_exc()
             os._exit(70)
 
-    def _run(self, source: str, interactive: bool) -> None:
-        """One command line, to completion; its output and then DONE go to the front end."""
+    def _run(self, source: str, interactive: bool, keep: bool = False) -> None:
+        """One command line, to completion; its output and then DONE go to the front end.
+        `keep`: an exec whose shell state lives on (an SDK session's): its snapshot follows,
+        as an interactive line's does, so a replaced worker resumes it."""
         frames = self.frames
         feed = self.feed
         muted = self._muted = threading.Event()
 
+        live: LiveOutput | None = None
+
         def emit(kind: int) -> Any:
+            stream = "stdout" if kind == wire.OUT else "stderr"
+
             def write(data: bytes) -> None:
                 if data and not muted.is_set() and not self.detached:
                     frames.send(kind, bytes(data))
+                if data and live is not None:
+                    live.write(stream, bytes(data))
 
             return write
 
@@ -672,6 +686,7 @@ class Worker:
             pid = self.recorder.started(source[:4096], cwd, "local")
             if pid is not None:
                 self.shell.interp.session.pid = pid
+                live = LiveOutput(self.state, pid)
         try:
             if self.approvals is not None:  # what was decided while nobody waited comes first
                 self._resume_approvals(emit(wire.OUT), emit(wire.ERR))
@@ -707,11 +722,11 @@ class Worker:
                 frames.send(wire.ERR, "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
         if pid is not None:
             killed = self.shell.interp.session.cancel.signal if self.interrupted or status > 128 else 0
-            self.recorder.ended(pid, status & 0xFF, killed)
-        if interactive:
+            self.recorder.ended(pid, status & 0xFF, killed, live=live)
+        if interactive or keep:
             frames.send(wire.SNAPSHOT, self.snapshot())
         frames.send_json(wire.DONE, {
-            "status": status, "interrupted": self.interrupted, "exited": self.shell.exited is not None,
+            "pid": pid or 0, "status": status, "interrupted": self.interrupted, "exited": self.shell.exited is not None,
             "cwd": self.shell.interp.fs.cwd.decode("utf-8", "surrogateescape"), "jobs": self.live_jobs(),
             "cpu": self.cpu_used() - self.cpu_base,
         })

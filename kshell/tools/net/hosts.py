@@ -246,3 +246,59 @@ def bind(sh_session: Any, hosts: Mapping[str, Any] | None, network: bool | list[
     table = HostTable(hosts, network=network)
     sh_session.hosts = table
     return table
+
+
+def hosts_to_wire(hosts: Mapping[str, Any]) -> dict[str, Any]:
+    """Virtual hosts given as Python values (Komputer.boot(hosts=...)), for a session worker:
+    workers are processes of their own, so only values cross (bytes, str, a Response, anything
+    JSON-serialisable); a handler (a callable) belongs in the image, where workers load it."""
+    import base64
+    import json
+
+    wire: dict[str, Any] = {}
+    for name, paths in hosts.items():
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"host name {name!r}: expected a non-empty string")
+        if not isinstance(paths, Mapping):
+            raise TypeError(f"host {name!r}: expected a mapping of path -> response (a handler belongs "
+                            "in the image's [hosts]: session workers cannot call this process's functions)")
+        table: dict[str, Any] = {}
+        for path, value in paths.items():
+            if callable(value):
+                raise TypeError(f"host {name!r} path {path!r}: a handler belongs in the image's [hosts]; "
+                                "boot(hosts=...) takes values (str, bytes, a Response or JSON)")
+            if isinstance(value, Response):
+                body = value.body
+                table[path] = {"response": [value.status, dict(value.headers),
+                                            base64.b64encode(body if isinstance(body, bytes) else
+                                                             str(body).encode()).decode()]}
+            elif isinstance(value, bytes):
+                table[path] = {"bytes": base64.b64encode(value).decode()}
+            elif isinstance(value, str):
+                table[path] = {"text": value}
+            else:
+                json.dumps(value)  # TypeError here, not in the worker
+                table[path] = {"json": value}
+        wire[name] = table
+    return wire
+
+
+def hosts_from_wire(wire: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The worker's side of hosts_to_wire."""
+    import base64
+
+    hosts: dict[str, Any] = {}
+    for name, table in (wire or {}).items():
+        paths: dict[str, Any] = {}
+        for path, value in table.items():
+            if "response" in value:
+                status, headers, body = value["response"]
+                paths[path] = Response(status, headers, base64.b64decode(body))
+            elif "bytes" in value:
+                paths[path] = base64.b64decode(value["bytes"])
+            elif "text" in value:
+                paths[path] = value["text"]
+            else:
+                paths[path] = value["json"]
+        hosts[name] = paths
+    return hosts

@@ -1,0 +1,363 @@
+"""`AgentSession`: one logged-in session of an agent, as `Komputer.login` hands it out.
+
+Its commands run in a session worker exactly as an SSH exec's do (kshell.server.workers): one
+worker for the session, kept between commands, so variables, functions, the working directory
+and background jobs live on from one `exec` to the next, as in a terminal; a worker that is
+replaced (killed past its wall time, or past Ctrl-C) resumes the shell state the last command
+left. Its lease is renewed by the computer's housekeeping until `detach` or `close`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import shlex
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from kfs.agents import Agent, SessionRecord
+from kshell.sdk.types import ExecResult, KomputerClosed, LeaseHeld
+
+if TYPE_CHECKING:
+    from kshell.sdk.computer import Komputer
+    from kshell.sdk.fs import AgentFS
+    from kshell.server.workers import WorkerShell
+
+__all__ = ["AgentSession", "CommandTimeout"]
+
+FRONT = "sdk"
+CHUNK = 65536
+
+
+class CommandTimeout(TimeoutError):
+    """`exec(timeout=...)` ran out: the command was interrupted as by Ctrl-C; `result` holds
+    what it printed until then (status 130)."""
+
+    def __init__(self, message: str, result: ExecResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+class AgentSession:
+    """An agent's session, with the authority an SSH login of that agent has."""
+
+    def __init__(self, computer: Komputer, agent: Agent, record: SessionRecord, holder: dict[str, Any], *,
+                 mode: str = "full", fork: int | None = None, runner: WorkerShell | None = None) -> None:
+        self.computer = computer
+        self.record = record
+        self.mode = mode
+        self.fork = fork  # the fork this session works in (None: the state's own tree)
+        self._agent = agent
+        self._holder: dict[str, Any] | None = holder
+        self._runner = runner
+        self._fs: AgentFS | None = None
+        self._forks: list[AgentSession] = []
+        self._ended = False
+        self._events_from = 0
+        self.last_used = asyncio.get_running_loop().time()
+        self.counters = {"execs": 0, "failed": 0}
+        from kfs.journal import last_event
+
+        self._events_from = last_event(computer.state)
+
+    @property
+    def agent(self) -> str:
+        return self._agent.name
+
+    @property
+    def id(self) -> str:
+        return self.record.name
+
+    @property
+    def home(self) -> str:
+        return self._agent.home
+
+    @property
+    def attached(self) -> bool:
+        """This program holds the session's lease."""
+        return self._holder is not None
+
+    @property
+    def jobs(self) -> int:
+        """Background jobs the session's worker runs (as its last command left them)."""
+        return self._runner._jobs if self._runner is not None and self._runner.alive else 0  # noqa: SLF001
+
+    @property
+    def has_jobs(self) -> bool:
+        return self._runner is not None and self._runner.has_jobs
+
+    def _check(self) -> None:
+        if self._ended or self.computer.closed:
+            raise KomputerClosed(f"session {self.agent}/{self.id} is closed")
+        if self._holder is None:
+            raise KomputerClosed(f"session {self.agent}/{self.id} is detached: log in again to use it")
+        if not self.computer.server.holds(self.record, self._holder):
+            self._holder = None
+            raise LeaseHeld(f"the lease on session {self.agent}/{self.id} was lost (closed by an "
+                            "administrator, or taken over after it expired)")
+
+    def _env(self) -> dict[str, str]:
+        env = {"HOME": self.home, "USER": self.agent, "LOGNAME": self.agent}
+        if self.mode != "full":
+            env["K_MODE"] = self.mode
+        if self.fork is not None:
+            env["K_FORK"] = str(self.fork)
+        return env
+
+    def _shell(self) -> WorkerShell:
+        if self._runner is None:
+            server = self.computer.server
+            saved = self.record.shell or {}
+            self._runner = server.make_shell(self._agent, self.record, self._env(), front=FRONT,
+                                             hosts=self.computer._hosts)  # noqa: SLF001
+            self._runner.saved = {"cwd": self.record.cwd, "exported": saved.get("exported", {}),
+                                  "functions": saved.get("functions", "")}
+        return self._runner
+
+    def take_runner(self) -> WorkerShell | None:
+        """The worker this detached session kept (its jobs), for the session that logs in again."""
+        runner, self._runner = self._runner, None
+        return runner
+
+    # -- commands ------------------------------------------------------------------------------
+
+    async def exec(self, command: str, *, stdin: bytes | str | None = None, env: dict[str, str] | None = None,
+                   cwd: str | None = None, timeout: float | None = None,
+                   on_output: Callable[[str, bytes], Any] | None = None) -> ExecResult:
+        """Run a command line in the session's K shell, as `ssh agent@k CMD` would: the same
+        worker, limits, delegation, rules, receipts and events (`process` events with
+        `status: "output"` follow the output as it comes). `env`, `cwd`: for this command only.
+        `on_output(stream, chunk)` ("stdout"/"stderr"), sync or async, as output arrives.
+        `timeout`: the command is interrupted as by Ctrl-C and CommandTimeout is raised."""
+        self._check()
+        runner = self._shell()
+        source = _scoped(command, env, cwd)
+        out: list[bytes] = []
+        err: list[bytes] = []
+
+        def writer(into: list[bytes], stream: str) -> Callable[[bytes], Any]:
+            async def write(data: bytes) -> None:
+                into.append(data)
+                if on_output is not None:
+                    answer = on_output(stream, data)
+                    if inspect.isawaitable(answer):
+                        await answer
+
+            return write
+
+        server = self.computer.server
+        await server.audit("sdk.exec", agent=self.agent, session=self.id, command=command[:4096])
+        loop = asyncio.get_running_loop()
+        run = loop.create_task(runner.run(source, writer(out, "stdout"), writer(err, "stderr"),
+                                          stdin=stdin is not None, keep=True))
+        pump = loop.create_task(_feed(runner, stdin)) if stdin is not None else None
+        timed_out = False
+        try:
+            if timeout is None:
+                status = await asyncio.shield(run)
+            else:
+                try:
+                    status = await asyncio.wait_for(asyncio.shield(run), timeout)
+                except TimeoutError:
+                    timed_out = True
+                    runner.interrupt()
+                    status = await run
+        except asyncio.CancelledError:
+            runner.interrupt()
+            with contextlib.suppress(Exception):
+                await run
+            raise
+        finally:
+            if pump is not None:
+                pump.cancel()
+                await asyncio.gather(pump, return_exceptions=True)
+            self.last_used = loop.time()
+        if runner.interrupted:
+            status = 130
+        self.counters["execs"] += 1
+        self.counters["failed"] += status != 0
+        self.computer.counters["execs"] += 1
+        result = ExecResult(b"".join(out), b"".join(err), status, runner.last_pid,
+                            await asyncio.to_thread(_receipt, self.computer.state, runner.last_pid))
+        if timed_out:
+            raise CommandTimeout(f"command timed out after {timeout:g} s", result)
+        return result
+
+    @property
+    def fs(self) -> AgentFS:
+        """The session's files, through the same view SFTP and the agent's mount use."""
+        if self._fs is None:
+            from kshell.sdk.fs import AgentFS
+
+            self._fs = AgentFS(self)
+        return self._fs
+
+    @property
+    def cwd(self) -> str:
+        """The working directory the last command left."""
+        return self._runner.cwd if self._runner is not None else self.record.cwd
+
+    # -- events, forks, approvals --------------------------------------------------------------
+
+    async def events(self, since: int | None = None, *, poll: float = 0.05) -> AsyncIterator[dict[str, Any]]:
+        """The agent's events in order (its sessions', processes', denials', approvals'),
+        following the log until the caller stops or the session is closed or detached, after
+        what was written by then. `since`: the sequence number after which to start (None:
+        from this login)."""
+        from kfs.journal import events_since
+
+        seq = self._events_from if since is None else since
+        state = self.computer.state
+        while True:
+            ended = self._ended or self._holder is None or self.computer.closed
+            batch = await asyncio.to_thread(events_since, state, seq) if not self.computer.closed else []
+            for event in batch:
+                seq = event["seq"]
+                if event.get("agent") == self.agent:
+                    yield event
+            if ended and not batch:
+                return
+            if not batch:
+                await asyncio.sleep(poll)
+
+    async def fork(self, *, mode: str = "full", hooks: bool = True, disk: str = "overlay",
+                   scope: list[str] | None = None) -> AgentSession:
+        """A session in a new fork of this session's tree (kfs.forks): `disk="overlay"` keeps
+        what it writes in the fork (the image's drives are read-only there), `"shared"` writes
+        through; its mode is never looser than this session's; `scope` bounds a limited fork's
+        writes (`~/...` is the agent's home). Registered with the computer: closed with it."""
+        from kfs import forks
+        from kfs.vfs.policy import stricter
+
+        self._check()
+        mode = stricter(self.mode, mode)
+        home = self.home
+        bounds = tuple(home + p[1:] if p.startswith("~/") or p == "~" else p for p in (scope or ()))
+        parent = self.fork if self.fork is not None else forks.STATE
+        number = await asyncio.to_thread(forks.create, self.computer.state, parent=parent, mode=mode, disk=disk,
+                                         hooks=hooks, scope=bounds, agent=self.agent,
+                                         by=f"{FRONT} {self.agent}/{self.id}")
+        server = self.computer.server
+        record, holder = await server.hold(self._agent, f"fork-{number}")
+        child = AgentSession(self.computer, self._agent, record, holder, mode=mode, fork=number)
+        self.computer._sessions[(self.agent, record.name)] = child  # noqa: SLF001 - released with the computer
+        self.computer.counters["forks"] += 1
+        self._forks.append(child)
+        return child
+
+    async def decide(self, id: int, decision: str, reason: str | None = None) -> dict[str, Any]:
+        """Allow or reject one of this agent's pending approvals (what `komputer decide` does);
+        the waiting command goes on, or fails with the reason."""
+        from kfs.runtime import approvals
+
+        if decision not in ("allow", "reject"):
+            raise ValueError(f"decision {decision!r}: expected 'allow' or 'reject'")
+        state = self.computer.state
+        record = await asyncio.to_thread(approvals.get, state, id)
+        if record is None or record.get("agent") != self.agent:
+            raise LookupError(f"no pending approval {id} of agent {self.agent}")
+        return await asyncio.to_thread(approvals.decide, state, id, decision == "allow",
+                                       f"{FRONT} {self.agent}/{self.id}", reason or "")
+
+    async def approvals(self) -> list[dict[str, Any]]:
+        """This agent's pending approvals (their ids for `decide`)."""
+        from kfs.runtime import approvals
+
+        rows = await asyncio.to_thread(approvals.listing, self.computer.state)
+        return [r for r in rows if r.get("agent") == self.agent]
+
+    def stats(self) -> dict[str, Any]:
+        """Local counters of this handle (no scan of durable history)."""
+        return {"agent": self.agent, "id": self.id, "attached": self.attached, "mode": self.mode,
+                "fork": self.fork, "jobs": self.jobs, "forks": len(self._forks),
+                "worker": self._runner is not None and self._runner.alive, **self.counters}
+
+    # -- ending ----------------------------------------------------------------------------------
+
+    async def _saved(self) -> dict[str, Any] | None:
+        if self._runner is None:
+            return None
+        with contextlib.suppress(Exception):
+            return await self._runner.state()
+        return None
+
+    async def detach(self, *, keep: bool = True) -> None:
+        """Release the lease only: the durable session stays (its cwd, variables, functions),
+        and a later `login(agent, id)` takes it up again; running jobs go on in its worker and
+        are back at that login when it is this computer's."""
+        if self._holder is None:
+            return
+        holder, self._holder = self._holder, None
+        saved = await self._saved()
+        await self.computer.server.let_go(self.record, holder, saved)
+        keep = keep and self.has_jobs and not self.computer.closed
+        if not keep and self._runner is not None:
+            await self._runner.hangup()
+            self._runner = None
+        self.computer._forget(self, keep=keep)  # noqa: SLF001
+
+    async def close(self) -> None:
+        """End the durable session: its jobs end (as at a hang-up), its record and lease go and
+        a `session.closed` event says so; event tails finish after what was written."""
+        from kfs.agents.sessions import end_session
+
+        if self._ended:
+            return
+        for child in self._forks:
+            with contextlib.suppress(Exception):
+                await child.detach(keep=False)
+        if self._runner is not None:
+            await self._runner.call("end_jobs")
+            await self._runner.hangup()
+            self._runner = None
+        holder, self._holder = self._holder, None
+        if holder is not None:
+            server = self.computer.server
+            if server.holds(self.record, holder):
+                server._held.pop((self.agent, self.id), None)  # noqa: SLF001
+            await asyncio.to_thread(end_session, self.computer.state, self.record, holder,
+                                    f"{FRONT} {self.agent}/{self.id}")
+        self._ended = True
+        self.computer._forget(self, keep=False)  # noqa: SLF001
+
+    async def __aenter__(self) -> AgentSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.detach(keep=False)
+
+
+def _scoped(command: str, env: dict[str, str] | None, cwd: str | None) -> str:
+    """The command line with `env` and `cwd` for it alone: a subshell, as `(cd DIR && VAR=v
+    cmd)` would be, so nothing of them stays in the session."""
+    if not env and cwd is None:
+        return command
+    parts = []
+    if cwd is not None:
+        parts.append(f"cd -- {shlex.quote(cwd)} || exit")
+    for name, value in (env or {}).items():
+        if not name.isidentifier():
+            raise ValueError(f"env: {name!r} is not a valid variable name")
+        parts.append(f"export {name}={shlex.quote(value)}")
+    return "(" + "\n".join(parts) + "\n" + command + "\n)"
+
+
+async def _feed(runner: WorkerShell, stdin: bytes | str) -> None:
+    """The command's standard input, a chunk each time the worker asks for one, then EOF."""
+    data = stdin.encode("utf-8", "surrogateescape") if isinstance(stdin, str) else bytes(stdin)
+    for start in range(0, len(data), CHUNK):
+        if not await runner.take_credit():
+            return
+        runner.send_stdin(data[start:start + CHUNK])
+    runner.send_eof()
+
+
+def _receipt(state: Any, pid: int) -> int:
+    """The receipt of the command's process row (0 when it has none)."""
+    if not pid:
+        return 0
+    from kfs.runtime import procs
+
+    row = procs.get(state, pid)
+    return int(row.get("receipt") or 0) if row is not None else 0
