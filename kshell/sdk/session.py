@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from kfs.agents import Agent, SessionRecord
+from kfs.agents.sessions import save_session
 from kshell.sdk.types import ExecResult, KomputerClosed, LeaseHeld
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class AgentSession:
         self.computer = computer
         self.record = record
         self.mode = mode
-        self.fork = fork  # the fork this session works in (None: the state's own tree)
+        self.fork_id = fork  # the fork this session works in (None: the state's own tree)
         self._agent = agent
         self._holder: dict[str, Any] | None = holder
         self._runner = runner
@@ -101,8 +102,8 @@ class AgentSession:
         env = {"HOME": self.home, "USER": self.agent, "LOGNAME": self.agent}
         if self.mode != "full":
             env["K_MODE"] = self.mode
-        if self.fork is not None:
-            env["K_FORK"] = str(self.fork)
+        if self.fork_id is not None:
+            env["K_FORK"] = str(self.fork_id)
         return env
 
     def _shell(self) -> WorkerShell:
@@ -175,6 +176,9 @@ class AgentSession:
             self.last_used = loop.time()
         if runner.interrupted:
             status = 130
+        if runner.cwd != self.record.cwd and not self.record.ephemeral:  # what a crash would lose
+            self.record.cwd = runner.cwd
+            await asyncio.to_thread(save_session, self.computer.state, self.record)
         self.counters["execs"] += 1
         self.counters["failed"] += status != 0
         self.computer.counters["execs"] += 1
@@ -234,7 +238,7 @@ class AgentSession:
         mode = stricter(self.mode, mode)
         home = self.home
         bounds = tuple(home + p[1:] if p.startswith("~/") or p == "~" else p for p in (scope or ()))
-        parent = self.fork if self.fork is not None else forks.STATE
+        parent = self.fork_id if self.fork_id is not None else forks.STATE
         number = await asyncio.to_thread(forks.create, self.computer.state, parent=parent, mode=mode, disk=disk,
                                          hooks=hooks, scope=bounds, agent=self.agent,
                                          by=f"{FRONT} {self.agent}/{self.id}")
@@ -270,7 +274,7 @@ class AgentSession:
     def stats(self) -> dict[str, Any]:
         """Local counters of this handle (no scan of durable history)."""
         return {"agent": self.agent, "id": self.id, "attached": self.attached, "mode": self.mode,
-                "fork": self.fork, "jobs": self.jobs, "forks": len(self._forks),
+                "fork": self.fork_id, "jobs": self.jobs, "forks": len(self._forks),
                 "worker": self._runner is not None and self._runner.alive, **self.counters}
 
     # -- ending ----------------------------------------------------------------------------------
@@ -297,6 +301,19 @@ class AgentSession:
             self._runner = None
         self.computer._forget(self, keep=keep)  # noqa: SLF001
 
+    async def _jobs_ended(self, grace: float) -> None:
+        """Wait (at most `grace` seconds) until the session's process rows have ended, so that
+        their ends come before the session's in the event log."""
+        from kfs.runtime import procs
+
+        state = self.computer.state
+        deadline = asyncio.get_running_loop().time() + grace
+        while asyncio.get_running_loop().time() < deadline:
+            rows = await asyncio.to_thread(procs.rows, state, agent=self.agent, live=True)
+            if not any(r["session"] == self.id for r in rows):
+                return
+            await asyncio.sleep(0.02)
+
     async def close(self) -> None:
         """End the durable session: its jobs end (as at a hang-up), its record and lease go and
         a `session.closed` event says so; event tails finish after what was written."""
@@ -309,6 +326,7 @@ class AgentSession:
                 await child.detach(keep=False)
         if self._runner is not None:
             await self._runner.call("end_jobs")
+            await self._jobs_ended(self._runner.limits.interrupt_grace)
             await self._runner.hangup()
             self._runner = None
         holder, self._holder = self._holder, None

@@ -144,6 +144,7 @@ class Worker:
         self.memory = 0
         self.agent: str | None = None
         self._running = threading.Event()
+        self.lines_run = 0  # RUN requests taken so far
         self._muted: threading.Event | None = None
         self._lines: queue.SimpleQueue[tuple[str, bool, bool]] | None = None
         self.recorder: ProcRecorder | None = None
@@ -479,6 +480,7 @@ class Worker:
                 if kind == wire.RUN:
                     request = json.loads(payload)
                     self.interrupted = False
+                    self.lines_run += 1
                     self._running.set()  # before a CALL that follows can ask whether it runs
                     self.feed = FrameFeed(self.frames, pull=self.tty)  # before any STDIN frame
                     self._start(request["source"], bool(request.get("interactive")), bool(request.get("keep")))
@@ -628,9 +630,10 @@ class Worker:
         if self.feed is not None:
             self.feed.cancel()
         shell = self.shell
+        line = self.lines_run  # this line's: a flagger of an earlier one must not cancel the next
 
         def keep_flagging() -> None:
-            while self._running.is_set():
+            while self._running.is_set() and self.lines_run == line:
                 current = shell.interp.session.cancel
                 current.reason = current.reason or "interrupted"
                 current.signal = current.signal or signal.SIGINT
