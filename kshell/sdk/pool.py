@@ -77,7 +77,8 @@ class KomputerPool:
         return await computer.login(agent, id, **options)
 
     @contextlib.asynccontextmanager
-    async def with_login(self, key: str, agent: str, id: str | None = None, **options: Any) -> AsyncIterator[AgentSession]:
+    async def with_login(self, key: str, agent: str, id: str | None = None,
+                         **options: Any) -> AsyncIterator[AgentSession]:
         """A session for the block, detached after it; with `max_warm=0` the computer is closed
         too, so nothing stays warm between calls."""
         session = await self.login(key, agent, id, **options)
