@@ -25,6 +25,10 @@ from kfs.vfs.handles import process_start_time
 _SESSION_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@+-]{0,63}\Z")
 
 
+# What each channel sets for itself: a resumed session does not carry them over
+CHANNEL_ENV = frozenset({"SSH_ORIGINAL_COMMAND", "SSH_CONNECTION", "SSH_CLIENT", "TERM", "COLUMNS", "LINES"})
+
+
 class BadSessionName(ValueError):
     """A session name (K_SESSION) that is not one."""
 
@@ -162,6 +166,23 @@ def renew_leases(state: KState, leases: list[tuple[str, str, dict[str, Any]]], t
         return kept
 
     return state.write(body)
+
+
+def resumed_env(record: SessionRecord) -> dict[str, str]:
+    """The variables a resumed session starts with: what it exported, less what each channel
+    sets for itself and PWD (the shell sets it from the saved cwd)."""
+    exported = (record.shell or {}).get("exported", {})
+    return {k: v for k, v in exported.items() if k not in CHANNEL_ENV and k != "PWD"}
+
+
+def keep_session(state: KState, record: SessionRecord, saved: dict[str, Any]) -> None:
+    """A named session keeps what its shell leaves (kshell.view.resumable: cwd, exported
+    variables, functions) for the next `K_SESSION` resume; an ephemeral one keeps nothing."""
+    if record.ephemeral:
+        return
+    record.cwd = saved["cwd"]
+    record.shell = {"exported": saved["exported"], "functions": saved["functions"]}
+    save_session(state, record)
 
 
 def save_session(state: KState, record: SessionRecord) -> None:
