@@ -147,7 +147,8 @@ def test_only_kshell_view_builds_a_session_view() -> None:
     assert sorted(name for name, _ in _calls(VIEW)) == ["DriveFS", "DriveFS", "governance"]
 
 
-@pytest.mark.parametrize("front", ["kshell/worker/worker.py", "kshell/server/app.py", "kshell/cli/mount.py"])
+@pytest.mark.parametrize("front", ["kshell/worker/worker.py", "kshell/server/app.py", "kshell/cli/mount.py",
+                                   "kshell/cli/shell.py"])
 def test_every_front_end_opens_the_one_view(front: str) -> None:
     tree = ast.parse((ROOT / front).read_text())
     assert any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "open_view"
