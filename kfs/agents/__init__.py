@@ -22,9 +22,11 @@ from kfs.agents.sessions import (
     LeaseHeld,
     SessionRecord,
     acquire_session,
+    keep_session,
     release_session,
     renew_lease,
     renew_leases,
+    resumed_env,
     save_session,
 )
 
@@ -41,6 +43,7 @@ __all__ = [
     "find_agent",
     "find_agent_by_uid",
     "host_key",
+    "keep_session",
     "list_agents",
     "list_keys",
     "parse_key_line",
@@ -48,6 +51,7 @@ __all__ = [
     "record_events",
     "release_session",
     "remove_agent",
+    "resumed_env",
     "remove_key",
     "renew_lease",
     "renew_leases",

@@ -25,6 +25,10 @@ from kfs.vfs.handles import process_start_time
 _SESSION_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@+-]{0,63}\Z")
 
 
+# What each channel sets for itself: a resumed session does not carry them over
+CHANNEL_ENV = frozenset({"SSH_ORIGINAL_COMMAND", "SSH_CONNECTION", "SSH_CLIENT", "TERM", "COLUMNS", "LINES"})
+
+
 class BadSessionName(ValueError):
     """A session name (K_SESSION) that is not one."""
 
@@ -78,10 +82,11 @@ def lease_alive(lease: dict[str, Any], now: int) -> bool:
 
 
 def acquire_session(
-    state: KState, agent: str, name: str | None, home: str, holder: dict[str, Any], ttl: float
+    state: KState, agent: str, name: str | None, home: str, holder: dict[str, Any], ttl: float, front: str = "ssh"
 ) -> SessionRecord:
     """Take the lease on `agent`'s session `name` (created if new; a fresh ephemeral one if None).
-    A name that is not one raises BadSessionName before anything is written."""
+    A name that is not one raises BadSessionName before anything is written. `front`: who
+    takes it, as events name it."""
     if name is not None:
         check_session_name(name)
 
@@ -103,18 +108,18 @@ def acquire_session(
                     "it is free again when that connection ends or its lease expires"
                 )
             if not mine:  # its holder died or stopped renewing: this one takes it over
-                append_event(txn, "lease.takeover", agent=agent, session=chosen, front="ssh", previous=lease["pid"],
+                append_event(txn, "lease.takeover", agent=agent, session=chosen, front=front, previous=lease["pid"],
                              expired=lease["expires"] < now)
         raw = txn.get("sessions", key)
         if raw is None:
             record = SessionRecord(agent, chosen, home, {}, now, now, ephemeral)
-            append_event(txn, "session.create", agent=agent, session=chosen, front="ssh")
+            append_event(txn, "session.create", agent=agent, session=chosen, front=front)
         else:
             record = SessionRecord(**json.loads(raw))
-            append_event(txn, "session.resume", agent=agent, session=chosen, front="ssh")
+            append_event(txn, "session.resume", agent=agent, session=chosen, front=front)
         txn.put("sessions", key, _encode(_record_dict(record)))
         txn.put("leases", key, _encode({**holder, "expires": now + int(ttl * 1e9)}))
-        append_event(txn, "lease.take", agent=agent, session=chosen, front="ssh", holder=holder["pid"])
+        append_event(txn, "lease.take", agent=agent, session=chosen, front=front, holder=holder["pid"])
         return record
 
     return state.write(body)
@@ -164,13 +169,30 @@ def renew_leases(state: KState, leases: list[tuple[str, str, dict[str, Any]]], t
     return state.write(body)
 
 
+def resumed_env(record: SessionRecord) -> dict[str, str]:
+    """The variables a resumed session starts with: what it exported, less what each channel
+    sets for itself and PWD (the shell sets it from the saved cwd)."""
+    exported = (record.shell or {}).get("exported", {})
+    return {k: v for k, v in exported.items() if k not in CHANNEL_ENV and k != "PWD"}
+
+
+def keep_session(state: KState, record: SessionRecord, saved: dict[str, Any]) -> None:
+    """A named session keeps what its shell leaves (kshell.view.resumable: cwd, exported
+    variables, functions) for the next `K_SESSION` resume; an ephemeral one keeps nothing."""
+    if record.ephemeral:
+        return
+    record.cwd = saved["cwd"]
+    record.shell = {"exported": saved["exported"], "functions": saved["functions"]}
+    save_session(state, record)
+
+
 def save_session(state: KState, record: SessionRecord) -> None:
     """Store the session's cwd and shell state (what the next `K_SESSION=name` resumes)."""
     record.updated = time.time_ns()
     state.write(lambda txn: txn.put("sessions", _key(record.agent, record.name), _encode(_record_dict(record))))
 
 
-def release_session(state: KState, record: SessionRecord, holder: dict[str, Any]) -> None:
+def release_session(state: KState, record: SessionRecord, holder: dict[str, Any], front: str = "ssh") -> None:
     """Drop the lease if `holder` has it; an ephemeral session's record goes with it."""
 
     def body(txn: Txn) -> None:
@@ -180,7 +202,7 @@ def release_session(state: KState, record: SessionRecord, holder: dict[str, Any]
             lease = json.loads(raw)
             if (lease["pid"], lease["start"], lease["serial"]) == (holder["pid"], holder["start"], holder["serial"]):
                 txn.delete("leases", key)
-                append_event(txn, "session.close", agent=record.agent, session=record.name, front="ssh")
+                append_event(txn, "session.close", agent=record.agent, session=record.name, front=front)
         if record.ephemeral:
             txn.delete("sessions", key)
 
@@ -234,12 +256,32 @@ def detach_idle(state: KState, idle: float, busy: set[tuple[str, str]], by: str)
             if (agent, name) in busy or not lease_alive(lease, now):
                 continue
             if now - lease.get("active", now) >= idle * 1e9:
-                txn.delete("leases", bytes(key))
-                append_event(txn, "session.detach", agent=agent, session=name, by=by, idle=round(idle, 3))
+                _detach(txn, agent, name, by, idle=round(idle, 3))
                 done.append((agent, name))
         return done
 
     return state.write(body)
+
+
+def detach_session(state: KState, agent: str, name: str, by: str) -> bool:
+    """An administrator detaches `agent`'s session `name`: its lease goes (the server closes
+    the connection holding it at its next renewal) and the session stays, its cwd and shell
+    state kept, to be resumed (`K_SESSION=name`); False when there is no such session."""
+
+    def body(txn: Txn) -> bool:
+        key = _key(agent, name)
+        if txn.get("sessions", key) is None:
+            return False
+        if txn.get("leases", key) is not None:
+            _detach(txn, agent, name, by)
+        return True
+
+    return state.write(body)
+
+
+def _detach(txn: Txn, agent: str, name: str, by: str, **more: Any) -> None:
+    txn.delete("leases", _key(agent, name))
+    append_event(txn, "session.detach", agent=agent, session=name, by=by, **more)
 
 
 def list_sessions(state: KState) -> list[tuple[SessionRecord, dict[str, Any] | None]]:

@@ -21,8 +21,10 @@ from typing import Any
 
 log = logging.getLogger("kfs.fuse")
 
-WriteHooks = Callable[[Any, str, str, Any], Any]
-"""(state, agent, home, policy) -> the policy with the image's write hooks joined (or None)."""
+AgentViewOf = Callable[[Any, int | None], Any]
+"""(the daemon's KState, the fork served or None) -> kfs.fuse.operations.AgentView: one agent's
+credentials and write policy, decided by the caller (kshell.view: kfs loads no image code, so
+it neither judges a write hook nor decides a session's view itself); MountError when it cannot."""
 
 PROG = "komputer mount"
 READAHEAD_KB = 1024  # the kernel's default is 128 KiB; FUSE requests carry up to 1 MiB
@@ -148,22 +150,20 @@ def raise_dirty_limit(mountpoint: Path, ratio: int = DIRTY_RATIO, sysfs: Path = 
 
 
 def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[[], None] | None = None,
-          agent: tuple[str, str | None, dict] | None = None, fork: int | None = None,
-          write_hooks: WriteHooks | None = None) -> None:
+          agent: tuple[str, AgentViewOf] | None = None, fork: int | None = None) -> None:
     """Mount, answer requests until unmounted or SIGINT/SIGTERM, then unmount. `agent`:
-    (name, mode, what komputer.toml says of it) for one agent's view (its uid for every
-    request, its policy, joined by `write_hooks`); `fork`: a fork's tree (kfs.forks) instead
-    of the state's."""
+    (name, what makes its view) for one agent's view (its uid for every request, its policy),
+    made here, on the daemon's own state (LMDB handles never cross a fork); `fork`: a fork's
+    tree (kfs.forks) instead of the state's."""
     import pyfuse3
     import trio
 
     from kfs.fuse.coherence import ChangeFollower
     from kfs.fuse.loop import one_worker
     from kfs.fuse.operations import Operations
+    from kfs.journal import append_event
     from kfs.kstate import KState
     from kfs.vfs import VFS
-
-    from kfs.journal import append_event
 
     state = KState(state_dir, create=fork is None)
     record = None
@@ -183,8 +183,7 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
         from kfs.runtime.rules import fork_policy
 
         # a restricted fork's mount writes only what its mode lets a session of it write
-        ops = Operations(vfs, agent=agent_view(state, *agent, fork=record, write_hooks=write_hooks)
-                         if agent is not None else None,
+        ops = Operations(vfs, agent=agent[1](state, fork) if agent is not None else None,
                          policy=fork_policy(state, record) if record is not None else None)
     except MountError:
         state.close()
@@ -233,31 +232,6 @@ def serve(state_dir: Path, mountpoint: Path, options: set[str], ready: Callable[
             pyfuse3.close(unmount=unmount)
             state.close()
     log.info("unmounted %s", mountpoint)
-
-
-def agent_view(state: Any, name: str, mode: str | None, configured: dict | None = None,
-               fork: dict | None = None, write_hooks: WriteHooks | None = None) -> Any:
-    """`--agent NAME [--mode M]`: the agent's credentials and the stricter of its own mode and
-    M, with the path rules in force for it (`configured`: what komputer.toml says of it), and
-    with `--fork N` the fork's mode and scope (`fork`: its record). `write_hooks` joins the
-    image's write hooks to the policy (kfs runs no image code: the command line hands it in);
-    without it, a write a hook would judge is refused (governance: fail closed)."""
-    from kfs.agents.records import find_agent
-    from kfs.fuse.operations import AgentView
-    from kfs.runtime.rules import governance
-    from kfs.vfs import Cred
-    from kfs.vfs.policy import MODES
-
-    found = find_agent(state, name)
-    if found is None:
-        raise MountError(f"no agent {name!r} (komputer agent list shows them)")
-    if mode is not None and mode not in MODES:
-        raise MountError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
-    policy = governance(state, name, found.home, mode or "full", configured, fork=fork,
-                        runs_hooks=write_hooks is not None).policy
-    if write_hooks is not None:
-        policy = write_hooks(state, name, found.home, policy)
-    return AgentView(name, Cred(found.uid, found.gid), policy)
 
 
 async def _main_loop() -> None:
@@ -324,9 +298,9 @@ def daemonise(run: Callable[[Callable[[], None]], None], mountpoint: Path, log_f
 
 def main(
     state_dir: Path, mountpoint: Path, requested: list[str], *, foreground: bool, log_file: str | None, debug: bool,
-    agent: str | None = None, mode: str | None = None, configured: dict | None = None, fork: int | None = None,
-    write_hooks: WriteHooks | None = None,
+    agent: str | None = None, view_of: AgentViewOf | None = None, fork: int | None = None,
 ) -> int:
+    """`komputer mount`; with `agent`, that agent's view, which `view_of` makes (AgentViewOf)."""
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.INFO,
         format="%(asctime)s komputer mount[%(process)d] %(levelname)s %(message)s",
@@ -334,7 +308,7 @@ def main(
     )
     state_dir = state_dir.resolve()  # the daemon works from /: a relative path would name another state
     options = mount_options(requested)
-    view = (agent, mode, configured or {}) if agent is not None else None
+    view = (agent, view_of) if agent is not None and view_of is not None else None
     if view is not None:  # the daemon checks as the agent: the kernel must not check as the caller
         options.discard("default_permissions")
     if not any(opt.startswith("fsname=") for opt in options):
@@ -347,10 +321,9 @@ def main(
         clear_stale_mount(mountpoint)
         if foreground:
             serve(state_dir, mountpoint, options, ready=lambda: print(f"{PROG}: mounted at {mountpoint}", flush=True),
-                  agent=view, fork=fork, write_hooks=write_hooks)
+                  agent=view, fork=fork)
             return 0
-        return daemonise(lambda ready: serve(state_dir, mountpoint, options, ready, agent=view, fork=fork,
-                                             write_hooks=write_hooks),
+        return daemonise(lambda ready: serve(state_dir, mountpoint, options, ready, agent=view, fork=fork),
                          mountpoint, log_file)
     except MountError as e:
         print(f"{PROG}: {e}", file=sys.stderr)

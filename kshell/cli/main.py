@@ -64,7 +64,8 @@ def _plain_sh(argv: list[str]) -> Any:
         rest = rest[2:]
     if rest and rest[0].startswith("-"):
         return None
-    return SimpleNamespace(command="sh", fn=cmd_sh, state=state, command_string=command, args=rest)
+    return SimpleNamespace(command="sh", fn=cmd_sh, state=state, command_string=command, args=rest,
+                           fork=None, agent=None, session=None, mode=None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -41,18 +42,33 @@ def cmd_mount(args: argparse.Namespace) -> int:
             return 1
     return mount_main(
         state_path(args), Path(args.mountpoint), args.options,
-        foreground=args.foreground, log_file=args.log, debug=args.debug, agent=args.agent, mode=args.mode,
-        configured=configured, fork=args.fork, write_hooks=_write_hooks,
+        foreground=args.foreground, log_file=args.log, debug=args.debug, agent=args.agent,
+        view_of=None if args.agent is None else functools.partial(_agent_view, args.agent, args.mode, configured),
+        fork=args.fork,
     )
 
 
-def _write_hooks(state: Any, agent: str, home: str, policy: Any) -> Any:
-    """An agent's mount (a container's, or a delegated program's view) runs the image's write
-    hooks as the shell and SFTP do, so a program writes what a hook lets the shell write."""
-    from kfs.runtime import image
-    from kshell.worker.hooks import judged, session_hooks
+def _agent_view(name: str, mode: str | None, configured: dict | None, state: Any, fork: int | None) -> Any:
+    """`--agent NAME [--mode M] [--fork N]`: the agent's session view (kshell.view), opened in
+    the mount's daemon on its own state: the agent's credentials, the stricter of its mode, M
+    and the fork's, the path rules in force (`configured`: what komputer.toml says of it) and
+    the image's write hooks, which the mount runs as the shell and SFTP do, so that a program
+    (a container's, or a delegated one's through its view) writes what a hook lets the shell
+    write."""
+    from kfs.fuse.mount import MountError
+    from kfs.fuse.operations import AgentView
+    from kfs.vfs.policy import MODES
+    from kshell.sdk.types import AgentNotFound
+    from kshell.view import SessionSpec, open_view
 
-    return judged(policy, session_hooks(state, image.current(state), agent, "mount"), home)
+    if mode is not None and mode not in MODES:
+        raise MountError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
+    try:
+        view = open_view(state, SessionSpec(name, "mount", "mount", mode=mode or "full", fork=fork,
+                                            configured=configured, drives=False))
+    except (AgentNotFound, PermissionError) as e:
+        raise MountError(str(e)) from None
+    return AgentView(name, view.fs.cred, view.policy)
 
 
 def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:

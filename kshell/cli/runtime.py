@@ -137,6 +137,24 @@ def cmd_sessions_close(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sessions_detach(args: argparse.Namespace) -> int:
+    """Detach AGENT/SESSION: its lease goes (its connection closes at the server's next
+    renewal), the session and what it keeps stay, to be resumed with K_SESSION."""
+    import os
+
+    from kfs.agents.sessions import detach_session
+
+    agent, _, name = args.target.partition("/")
+    if not agent or not name:
+        print(f"komputer sessions detach: {args.target}: expected AGENT/SESSION", file=sys.stderr)
+        return 2
+    if not detach_session(_state(args), agent, name, by=f"cli:{os.getuid()}"):
+        print(f"komputer sessions detach: {printable(args.target)}: no such session", file=sys.stderr)
+        return 1
+    print(f"detached {printable(agent)}/{printable(name)}")
+    return 0
+
+
 def cmd_sessions_detach_idle(args: argparse.Namespace) -> int:
     """Detach sessions idle past --idle seconds that run no process (their connections close;
     named ones can be resumed)."""
@@ -318,6 +336,10 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q = sessions_sub.add_parser("close", parents=[common],
                                 help="end AGENT/SESSION: SIGHUP then SIGKILL to its processes, its connection closed")
     q.set_defaults(fn=cmd_sessions_close)
+    q.add_argument("target", metavar="AGENT/SESSION")
+    q = sessions_sub.add_parser("detach", parents=[common],
+                                help="detach AGENT/SESSION: its connection closed, the session kept to resume")
+    q.set_defaults(fn=cmd_sessions_detach)
     q.add_argument("target", metavar="AGENT/SESSION")
     q = sessions_sub.add_parser("detach-idle", parents=[common],
                                 help="detach sessions idle for --idle seconds (those running processes stay)")

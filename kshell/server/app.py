@@ -41,13 +41,10 @@ from kfs.agents import Agent, LeaseHeld, SessionRecord
 from kfs.agents.authorized import authorized_lines
 from kfs.agents.sessions import holder_id
 from kfs.drives.memory import MemoryDrives
-from kfs.drives.view import DriveFS, mount
 from kfs.journal import prune_events, prune_receipts
 from kfs.kstate import KState
-from kfs.runtime import approvals, image, procs
-from kfs.runtime.drives import of_image
-from kfs.runtime.rules import governance
-from kfs.vfs import VFS, Cred
+from kfs.runtime import approvals, procs
+from kfs.vfs import VFS
 from kfs.vfs.policy import stricter
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
@@ -58,11 +55,11 @@ from kshell.server.session import accepted_env, bytes_mode, fork_refusal, run_se
 from kshell.server.sftp import VFSSFTPServer
 from kshell.server.workers import WorkerPool, WorkerShell
 from kshell.tools.system.identity import DEFAULT_HOST
+from kshell.view import SessionSpec, open_view
 
 log = logging.getLogger("kshell.server")
 
 # what the server sets for one channel: never restored from a saved session into another channel
-CHANNEL_ENV = frozenset({"SSH_ORIGINAL_COMMAND", "SSH_CONNECTION", "SSH_CLIENT", "TERM", "COLUMNS", "LINES"})
 RELEASE_WAIT = 5.0  # seconds a new connection waits for a just-closed one's lease to be released
 
 
@@ -409,32 +406,12 @@ class KServer:
                 log.warning("sftp for %s refused: %s", agent.name, refused)
                 raise PermissionError(refused)
             mode = stricter(stricter(self.config.mode, c.key_mode()), env.get("K_MODE") or "full")
-            fork = None
-            if "K_FORK" in env:
-                from kfs import forks
-
-                fork = forks.get(self.state, int(env["K_FORK"]))
-            policy = governance(self.state, agent.name, agent.home, mode,
-                                self.config.configured(agent.name), runs_hooks=True, fork=fork).policy
-            record = image.current(self.state)
-            if record is not None and record["spec"]["hooks"]:  # its write hooks judge SFTP's writes too
-                from kshell.worker.hooks import judged, session_hooks
-
-                policy = judged(policy, session_hooks(self.state, record, agent.name, "sftp"), agent.home)
-            records = of_image(record)
-            tree: Any = self.state
-            if "K_FORK" in env:
-                from kfs import forks
-                from kfs.values import replace
-
-                tree = forks.view(self.state, int(env["K_FORK"]))
-                if tree.record["disk"] == "overlay":  # what a fork writes stays in it: drives cannot
-                    records = [replace(d, readonly=True) for d in records]
-            vfs = VFS(tree, by=f"sftp {agent.name}@{c.peer_addr}")
-            drives = mount(records, vfs, self.memory_drives)  # as the shell has them
-            fs = DriveFS(vfs, drives=drives, cred=Cred(agent.uid, agent.gid), cwd=agent.home, home=agent.home,
-                         policy=policy)
-            return VFSSFTPServer(chan, fs, limits=self.config.limits, touch=c.touch)
+            # its write hooks judge SFTP's writes too; its python drives are not served here
+            view = open_view(self.state, SessionSpec(
+                agent.name, "sftp", "sftp", mode=mode, fork=int(env["K_FORK"]) if "K_FORK" in env else None,
+                configured=self.config.configured(agent.name), peer=f"sftp {agent.name}@{c.peer_addr}"),
+                memory_drives=self.memory_drives)
+            return VFSSFTPServer(chan, view.fs, limits=self.config.limits, touch=c.touch)
 
         process = SessionProcess(
             self, c,
@@ -530,8 +507,7 @@ class KServer:
         names who acts in receipts and events (default: ssh exec / ssh pty); `hosts`: virtual
         hosts in wire form (kshell.tools.net.hosts.hosts_to_wire) over the image's."""
         saved = record.shell or {}
-        exported = {k: v for k, v in saved.get("exported", {}).items() if k not in CHANNEL_ENV}
-        env = {**exported, **env, "HOSTNAME": self.hostname}
+        env = {**agents.resumed_env(record), **env, "HOSTNAME": self.hostname}
         env.pop("PWD", None)
         limits = self.config.limits
         spec = {
@@ -559,10 +535,8 @@ class KServer:
         channel afresh in the home directory, as sshd runs each multiplexed command in a new
         shell. The lease stays until the connection is gone and its last channel has left."""
         try:
-            if saved is not None and not record.ephemeral:
-                record.cwd = saved["cwd"]
-                record.shell = {"exported": saved["exported"], "functions": saved["functions"]}
-                await asyncio.to_thread(agents.save_session, self.state, record)
+            if saved is not None:
+                await asyncio.to_thread(agents.keep_session, self.state, record, saved)
         finally:
             c.session_users -= 1
             if c.closed and c.session_users == 0:

@@ -28,15 +28,11 @@ from collections import deque
 from typing import Any
 
 from kfs.drives.memory import MemoryDrives
-from kfs.drives.view import DriveFS, Drives, mount
 from kfs.kstate import KState
-from kfs.runtime import image, secrets
-from kfs.runtime.drives import of_image
-from kfs.values import replace
-from kfs.runtime.rules import Rule
-from kfs.vfs import VFS, Cred
+from kfs.vfs import VFS
 from kfs.vfs.policy import WritePolicy
 from kshell.tools.net.hosts import hosts_from_wire
+from kshell.view import SessionSpec, SessionView, govern_shell, open_view, resumable, session_network, start_refusal
 from kshell.worker import wire
 from kshell.worker.cgroups import Bounds, CGroups
 from kshell.worker.limits import WorkerLimits
@@ -134,8 +130,8 @@ class Worker:
     def __init__(self, frames: wire.FrameSocket, state: KState) -> None:
         self.frames = frames
         self.state = state
-        self.state_vfs = VFS(state, by="ssh")
-        self.vfs = self.state_vfs  # the session's tree: the state's, or a fork's (K_FORK)
+        self.view: SessionView | None = None  # the session's (kshell.view), once bound
+        self.vfs: VFS | None = None  # the session's tree: the state's, or a fork's (K_FORK)
         self.fork: dict[str, Any] | None = None  # the record of the session's fork
         self.shell: Any = None
         self.tty = False
@@ -154,8 +150,6 @@ class Worker:
         self.memory_drives: MemoryDrives | None = None  # the server run's, opened by this process
         self.python_drives: Any = None  # kshell.tools.image_drives.PythonDrives, once the image has any
         self.hooks: Any = None  # kshell.worker.hooks.Hooks of that image, when it has any for the agent
-        self.start_verdict: Any = None  # a session_start hook's objection: refuses, or asks first
-        self.extra_hosts: dict[str, Any] = {}  # virtual hosts the SDK's boot(hosts=...) binds, over the image's
         self.network: bool | list[str] = False  # the real network curl, wget (and, when True, programs) reach
         self.hung_up = False  # the connection went away (not Ctrl-C): a pending approval waits for the resume
         self.detached = False  # the session's channel is gone; its jobs run on, their output dropped
@@ -186,28 +180,19 @@ class Worker:
             _rlimit_fallback(self.memory)
         self.agent = spec["agent"]
         self.tty = bool(spec.get("tty"))
-        home = spec["home"]
-        from kfs.runtime.rules import governance
-
-        configured = self._bind_fork(spec)
-        # read once: settings (mode, lists, delegation), the write policy, the rules in force
-        gov = governance(self.state, spec["agent"], home, (spec.get("env") or {}).get("K_MODE") or "full",
-                         configured, runs_hooks=True, fork=self.fork)
-        self.policy = gov.policy
-        self.image = image.current(self.state)
-        self._bind_hooks(spec, home)
-        self.extra_hosts = hosts_from_wire(spec.get("hosts"))
-        drives = self._drives(spec)
-        fs = DriveFS(self.vfs, drives=drives, cred=Cred(spec["uid"], spec["gid"]), cwd=home, home=home,
-                     policy=self.policy)
-        cwd = spec.get("cwd") or home
-        if cwd != home:  # a resumed cwd that is gone (or no directory now) falls back to home
-            with contextlib.suppress(OSError):
-                if fs.stat(cwd).is_dir:
-                    fs = DriveFS(self.vfs, drives=drives, cred=fs.cred, cwd=cwd, home=home, policy=self.policy)
+        env = spec.get("env") or {}
+        session, front = spec.get("session") or "-", spec.get("front") or ("ssh pty" if self.tty else "ssh exec")
+        told = (spec["uid"], spec["gid"], spec["home"])  # who the front end logged in
+        view = self._open_view(spec, session, front)
+        if told != (view.agent.uid, view.agent.gid, view.agent.home):  # the agent changed meanwhile
+            raise PermissionError(f"agent {self.agent} is not the one the front end logged in")
+        self.view = view
+        self.vfs, self.fork, self.image, self.policy = view.vfs, view.fork, view.image, view.policy
+        self.hooks = view.hooks
+        gov, configured, drives, fs = view.governance, spec.get("configured"), view.drives, view.fs
         shell_limits = Limits(**{name: cast(limits[key]) for key, name, cast in (
             ("wall_time", "wall_time", float), ("session_jobs", "threads", int)) if key in limits})
-        self.shell = Shell(fs, name="k", env=spec.get("env") or {}, limits=shell_limits, drives=drives)
+        self.shell = Shell(fs, name="k", env=env, limits=shell_limits, drives=drives)
         self.shell.interp.session.own_process = True  # `ulimit` sets this process's limits
         if spec.get("functions"):
             self._define(spec["functions"])
@@ -217,12 +202,15 @@ class Worker:
             self.shell.interp.last_status = int(spec["status"])
         if spec.get("job_control"):
             self.shell.enable_job_control(interactive=True)
-        self.network = self._network(spec, gov.settings)
+        delegate = spec.get("delegate")
+        if delegate is not None:
+            from kshell.delegate.config import DelegateConfig
+
+            delegate = DelegateConfig.from_wire(delegate)
+        self.network = session_network(view, delegate)
         if spec.get("delegate") is not None:
             self.shell.interp.session.delegation = self._delegation(spec, gov, configured, cgroups)
-        session, front = spec.get("session") or "-", spec.get("front") or ("ssh pty" if self.tty else "ssh exec")
-        self.vfs.by = f"{front} {spec['agent']}/{session}"  # every receipt names who did it
-        self._govern(spec, session, front, gov)
+        self._govern(spec, front)
         self.recorder = ProcRecorder(self.state, spec["agent"], session, front,
                                      int(limits.get("process_output", WorkerLimits().process_output)),
                                      int(limits.get("agent_jobs", 0)))
@@ -301,118 +289,43 @@ class Worker:
                     txn, "session.limit", agent=recorder.agent, session=recorder.session, front=recorder.front,
                     limit="session_cpu", bound=self.session_cpu, used=round(used, 3)))
 
-    def _govern(self, spec: dict[str, Any], session: str, front: str, gov: Any) -> None:
-        """The rules in force for the agent (kfs.runtime.rules.governance): every tool asks the
-        command rules (programs ask in run_path), curl and wget the host rules, and the write
-        policy the path rules; a denial is an event, an `ask` waits for a decision
-        (kshell.worker.approvals). The real network is the agent's `network` setting."""
-        from kfs.journal import append_event
+    def _govern(self, spec: dict[str, Any], front: str) -> None:
+        """The view's rules on the session's shell (kshell.view.govern_shell), an `ask` told and
+        waited for on this session's channel (kshell.worker.approvals)."""
         from kshell.worker.approvals import SessionApprovals
 
-        agent = spec["agent"]
-        shell_session = self.shell.interp.session
         self.approvals = SessionApprovals(
             self.state, spec, front, self.policy, tell=self._tell,
             pause=lambda paused: self.frames.send_json(wire.PAUSE, paused),
             stop=lambda: self.interrupted, hung_up=lambda: self.hung_up, shell=lambda: self.shell.interp)
-        shell_session.approve = self.approvals.command
-        self._bind_image(agent)
-        hosts = shell_session.hosts
-        hosts.rules, hosts.approve = gov.of("host"), self.approvals.host
-        if self.policy is not None:
-            self.policy.approve = self.approvals.write
-        hook = self.hooks.command if self.hooks is not None and self.hooks.has("command") else None
-        if not gov.rules and hook is None:
-            return
-        self.shell.govern(list(gov.of("command")), hook)
+        assert self.view is not None
+        govern_shell(self.state, self.view, self.shell, self.approvals, self.network,
+                     hosts_from_wire(spec.get("hosts")))
 
-        def denied(command: str, rule: Any) -> None:
-            self.state.write(lambda txn: append_event(txn, "policy.deny", agent=agent, session=session, front=front,
-                                                      command=command[:4096], rule=rule.id))
-
-        shell_session.denied = denied
-
-    def _network(self, spec: dict[str, Any], settings: dict[str, Any]) -> bool | list[str]:
-        """The real network curl and wget reach (True: all, a list: the hosts matching it): the
-        `[delegate]` setting with the agent's own when they open it or the agent's closes it,
-        else the image's (its `[agents.NAME] network`, else its `[network] allow`)."""
-        from kshell.delegate.config import DelegateConfig, for_agent
-        from kshell.tools.image_session import image_network
-
-        if spec.get("delegate") is None:
-            opened = bool(settings.get("network"))
-        else:
-            opened = for_agent(DelegateConfig.from_wire(spec["delegate"]), settings).network
-        if opened or settings.get("network") is False:
-            return opened
-        return image_network(self.image, spec["agent"])
-
-    def _secret(self, name: str) -> str:
-        """A secret's value, for the image's code (never the agent's shell)."""
-        return secrets.reveal(self.state, name).decode("utf-8", "surrogateescape")
-
-    def _read_image(self, rel: str) -> bytes:
-        assert self.image is not None
-        return image.read_file(self.state, self.image["version"], rel)
-
-    def _drives(self, spec: dict[str, Any]) -> Drives:
-        """The image's drives, mounted for this session: memory drives in the directory of the
-        server run the front end names (opened once by this process), host drives as they are,
-        python drives over their objects, made and mounted once by this worker."""
+    def _open_view(self, spec: dict[str, Any], session: str, front: str) -> SessionView:
+        """The session's view (kshell.view): the agent's credentials, its fork's tree when the
+        front end let it name one (K_FORK, checked there), the rules and hooks in force, the
+        image's drives: memory drives in the directory of the server run the front end names
+        (opened once by this process), python drives made and mounted once by this worker."""
         where = spec.get("memory_drives")
         if where and (self.memory_drives is None or str(self.memory_drives.directory) != where):
             self.memory_drives = MemoryDrives(where)
-        records = of_image(self.image)
-        if self.fork is not None and self.fork["disk"] == "overlay":  # what a fork writes stays in it: drives cannot
-            records = [replace(d, readonly=True) for d in records]
-        python = None
-        if any(d.kind == "python" for d in records) or self.python_drives is not None:
+        if self.python_drives is None:
             from kshell.tools.image_drives import PythonDrives
 
-            self.python_drives = self.python_drives or PythonDrives()
-            python = self.python_drives.opener(self.image, self._read_image, spec["agent"], self._secret)
-        return mount(records, self.vfs, self.memory_drives, python)
+            self.python_drives = PythonDrives()
+        env = spec.get("env") or {}
+        fork = env.get("K_FORK")
+        return open_view(self.state, SessionSpec(
+            spec["agent"], front, session, mode=env.get("K_MODE") or "full", fork=int(fork) if fork else None,
+            configured=spec.get("configured"), cwd=spec.get("cwd")),
+            memory_drives=self.memory_drives, python_drives=self.python_drives)
 
     def unmount_drives(self) -> None:
         """The worker ends: the python drives it mounted are unmounted (their `unmount()`)."""
         if self.python_drives is not None:
             with contextlib.suppress(Exception):
                 self.python_drives.unmount()
-
-    def _bind_fork(self, spec: dict[str, Any]) -> dict[str, Any] | None:
-        """The tree the session works on: a fork's, when the front end let it name one
-        (K_FORK, checked there, its mode applied), else the state's. Returns what komputer.toml
-        says of the agent (the fork's mode and scope join the policy in `governance`)."""
-        fork = (spec.get("env") or {}).get("K_FORK")
-        configured = spec.get("configured")
-        self.fork = None
-        self.vfs = self.state_vfs
-        if fork:
-            from kfs import forks
-
-            self.fork = forks.get(self.state, int(fork))
-            self.vfs = VFS(forks.view(self.state, int(fork)), by="ssh")
-        return configured
-
-    def _bind_hooks(self, spec: dict[str, Any], home: str) -> None:
-        """The image's hooks for this agent: write hooks join the write policy, and a
-        session_start hook is asked now."""
-        from kshell.worker.hooks import judged, session_hooks
-
-        self.start_verdict = None  # a reused worker: nothing of the last session's
-        if self.fork is not None and not self.fork["hooks"]:
-            self.hooks = None  # a fork made --no-hooks
-            return
-        self.hooks = session_hooks(self.state, self.image, spec["agent"], spec.get("session") or "-")
-        if self.hooks is not None:
-            self.policy = judged(self.policy, self.hooks, home)
-            self.start_verdict = self.hooks.decide("session_start")
-
-    def _bind_image(self, agent: str) -> None:
-        """The image's hosts, network, commands and secrets' handles (kshell.tools.image_session)."""
-        from kshell.tools.image_session import bind_image
-
-        bind_image(self.shell, self.state, self.image, agent, self.network, self.extra_hosts)
 
     def _tell(self, text: str) -> None:
         """A line for the agent on the channel's stderr, whatever the command redirected."""
@@ -512,18 +425,8 @@ class Worker:
     def _session_refused(self) -> str:
         """Why a session_start hook keeps this line from running ("" when it does not): its
         `deny`, or an `ask` someone rejected (asked once, at the first line)."""
-        verdict = self.start_verdict
-        if verdict is None:
-            return ""
-        if verdict.action == "ask":
-            allowed, why = self.approvals.ask(self.shell.interp, "session", f"session of {self.agent}", verdict, None)
-            if allowed:
-                self.start_verdict = None
-                return ""
-            self.start_verdict = Rule(verdict.id, "deny", verdict.pattern, note=verdict.note,
-                                      reason=why or "not allowed")
-            verdict = self.start_verdict
-        return f"K: this session is refused ({verdict.describe()})\n"
+        assert self.view is not None
+        return start_refusal(self.view, self.approvals, self.shell.interp)
 
     def call(self, method: str, args: list[Any]) -> Any:
         """The questions a session asks its shell between (or, for `suspend`, during) commands."""
@@ -560,15 +463,7 @@ class Worker:
 
     def state_record(self) -> dict[str, Any]:
         """What a named session keeps for its next channel and `K_SESSION` resume."""
-        from kshell.syntax.printer import function_text
-
-        interp = self.shell.interp
-        return {
-            "cwd": interp.fs.cwd.decode("utf-8", "surrogateescape"),
-            "exported": dict(interp.exported_env()),
-            "functions": "".join(function_text(f) + "\n" for f in interp.funcs.values()),
-            "jobs": self.live_jobs(),
-        }
+        return {**resumable(self.shell.interp), "jobs": self.live_jobs()}
 
     def live_jobs(self) -> int:
         return len(self.shell.session.jobs.live())
