@@ -430,3 +430,40 @@ def test_parity_with_openssh(bench: Bench) -> None:
     statuses = {status for _, _, status in by_ssh}
     assert {0, 1, 3, 7, 127} <= statuses  # the cases do reach several exit statuses
     assert by_ssh[[c for c, _ in CASES].index("echo x > ~/outside.txt")][2] == 1  # the denied write
+
+
+def test_an_agent_holds_a_bounded_number_of_forks_it_made(tmp_path: Path) -> None:
+    """Each fork costs its parent's writes a copy: an agent cannot slow the appliance down by
+    making forks without end (`forks_max_per_agent`); the operator's forks do not count."""
+    b = make_bench(tmp_path, ServerConfig(penalties=CONFIG.penalties, forks_max_per_agent=2))
+    try:
+        (b.root / "known_hosts").write_text(
+            f"[127.0.0.1]:{b.port} {b.server.host_key.export_public_key().decode().strip()}\n")
+        forks.create(b.state, agent="alice", by="cli:0")  # the operator's
+
+        async def main() -> None:
+            async with await login(b) as agent:
+                for _ in range(2):
+                    await (await agent.fork()).detach()
+                with pytest.raises(PermissionError, match="forks_max_per_agent"):
+                    await agent.fork()
+
+        run(main())
+    finally:
+        close_bench(b)
+
+
+def test_the_server_refuses_unknown_subsystems(bench: Bench) -> None:
+    import asyncssh
+
+    async def main() -> None:
+        async with asyncssh.connect("127.0.0.1", bench.port, username="alice", client_keys=[str(bench.keys["alice"])],
+                                    known_hosts=str(bench.root / "known_hosts"), agent_path=None) as conn:
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.create_process(subsystem="no-such-subsystem")
+            api = await conn.create_process(subsystem="komputer-api", encoding=None)
+            hello = await api.stdout.readline()
+            assert b'"agent":"alice"' in hello
+            api.close()
+
+    run(main())
