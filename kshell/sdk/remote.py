@@ -179,11 +179,16 @@ async def connect(url: str, *, key: str | os.PathLike[str] | None = None,
 
 
 def _sftp_oserror(e: asyncssh.SFTPError, path: str) -> OSError:
-    """The OSError a Unix user expects for an SFTP status (FileNotFoundError, PermissionError...)."""
+    """The OSError a Unix user expects for an SFTP status: FileNotFoundError, and so on. A v3
+    server sends the newer codes as FX_FAILURE (and ENOTDIR as FX_NO_SUCH_FILE), so the errno
+    is read first from its message, which starts with the strerror (kshell.server.sftp); a
+    permission-denied status is always a PermissionError (a mode's refusal keeps EROFS, as
+    kfs.vfs.policy.Refusal does)."""
     reason = e.reason or ""
-    number = _SFTP_ERRNO.get(e.code)
-    if number is None:  # FX_FAILURE: the server's message starts with the strerror
-        number = next((n for text, n in _STRERROR.items() if reason.startswith(text)), errno.EIO)
+    number = next((n for text, n in _STRERROR.items() if reason.startswith(text)), None)
+    if e.code == asyncssh.FX_PERMISSION_DENIED:
+        return PermissionError(number or errno.EACCES, reason or os.strerror(errno.EACCES), path)
+    number = number or _SFTP_ERRNO.get(e.code, errno.EIO)
     return OSError(number, reason or os.strerror(number), path)
 
 
@@ -508,6 +513,8 @@ class RemoteFS:
             parts = p.strip("/").split("/")
             for i in range(1, len(parts) + 1):
                 step = "/" + "/".join(parts[:i])
+                if await sftp.isdir(step):  # as mkdir -p: what exists is not made again (nor judged)
+                    continue
                 try:
                     await sftp.mkdir(step, asyncssh.SFTPAttrs(permissions=mode))
                 except asyncssh.SFTPError as e:
