@@ -144,9 +144,12 @@ class ApiChannel:
     async def events(self, since: Any) -> None:
         """Stream the agent's own events after `since` (0: from the oldest kept) until the client
         closes the channel or this session is closed (after what was written before that)."""
-        from kfs.journal import events_since
+        from kfs.journal import events_since, last_event
 
         seq = since if isinstance(since, int) and since >= 0 else 0
+        # a session.close of this name before now ended an earlier holding (a detach before this
+        # resume): only one after it ends this one
+        now = await asyncio.to_thread(last_event, self.server.state)
         name = self.agent.name
         assert self.record is not None
         session = self.record.name
@@ -160,7 +163,8 @@ class ApiChannel:
                     if event.get("agent") != name:
                         continue
                     self.send({"event": event})
-                    ended = ended or (event["type"] == "session.close" and event.get("session") == session)
+                    ended = ended or (event["type"] == "session.close" and event.get("session") == session
+                                      and event["seq"] > now)
                 if batch:
                     await self.process.stdout.drain()
                 if ended:

@@ -223,6 +223,18 @@ def test_detach_then_connect_with_the_same_id_restores_cwd_and_variables(bench: 
         again = await login(bench, session=name)
         assert again.id == name
         assert (await again.exec('pwd; echo "$KEEP"')).stdout == b"/home/alice/proj/keep\nkept value\n"
+        # the detach's session.close is in the log: following from the oldest goes on past it
+        events = again.events(since=0)
+        async for event in events:
+            if event.get("command") == 'pwd; echo "$KEEP"':
+                break
+        await again.exec("echo after-resume")
+        async for event in events:
+            if event.get("command") == "echo after-resume":
+                break
+        else:
+            pytest.fail("the events stopped at the detach's session.close")
+        await events.aclose()
         await again.detach()
 
     run(main())
