@@ -308,8 +308,9 @@ def test_limited_mode_refuses_a_write_via_exec_and_fs(bench: Bench) -> None:
             refused = await agent.exec("echo x > ~/outside.txt")
             assert refused.status == 1 and b"Read-only file system" in refused.stderr
             assert b"limited mode" in refused.stderr
-            with pytest.raises(PermissionError, match="limited mode"):
+            with pytest.raises(PermissionError, match="limited mode") as e:
                 await agent.fs.write_file("~/outside.txt", "x")
+            assert e.value.errno == errno.EROFS  # as the VFS's Refusal: a read-only file system to this session
             with pytest.raises(PermissionError):
                 await agent.fs.mkdir("~/outside-dir")
             assert not await agent.fs.exists("~/outside.txt")
