@@ -232,6 +232,7 @@ class RemoteSession:
         self._sftp: asyncssh.SFTPClient | None = None
         self._sftp_lock = asyncio.Lock()
         self._closed = False
+        self._slots = asyncio.Semaphore(1)  # exec and events channels at once: set from the greeting
         self.agent = target.agent
         self.id = env["K_SESSION"]
         self.home = ""
@@ -281,6 +282,9 @@ class RemoteSession:
     async def _start(self) -> None:
         self._api, hello = await self._channel()  # it takes the session's lease (or LeaseHeld)
         self.id, self.home, self.mode, self.fork_number = hello["session"], hello["home"], hello["mode"], hello["fork"]
+        # the server's MaxSessions counts every channel of the connection: this one and SFTP's
+        # are kept open, the rest is for commands and event streams (more wait for a free one)
+        self._slots = asyncio.Semaphore(max(1, int(hello.get("channels", 10)) - 2))
 
     async def _request(self, op: str, **args: Any) -> dict[str, Any]:
         self._check()
@@ -302,7 +306,9 @@ class RemoteSession:
         if self._closed:
             raise KomputerClosed(f"session {self.agent}/{self.id} is detached or closed")
 
-    def _lost(self, e: BaseException | None) -> KomputerClosed:
+    def _lost(self, e: BaseException | None) -> Exception:
+        if isinstance(e, asyncssh.ChannelOpenError) and not self._conn.is_closed():
+            return SDKError(f"session {self.agent}/{self.id}: {self._target.host} refused a channel ({e.reason})")
         return KomputerClosed(f"session {self.agent}/{self.id}: the connection to {self._target.host} is gone"
                               + (f" ({e})" if e is not None and str(e) else ""))
 
@@ -320,6 +326,12 @@ class RemoteSession:
         is interrupted as Ctrl-C would and TimeoutError is raised."""
         self._check()
         line = _wrapped(command, env, cwd)
+        async with self._slots:
+            return await self._exec(command, line, stdin, timeout, on_output)
+
+    async def _exec(self, command: str, line: str, stdin: bytes | str | None, timeout: float | None,
+                    on_output: Callable[[str, bytes], Any] | None) -> ExecResult:
+        self._check()
         try:
             process = await self._conn.create_process(line, env=self._env, encoding=None)
         except (asyncssh.ChannelOpenError, asyncssh.ConnectionLost, asyncssh.DisconnectError) as e:
@@ -374,18 +386,19 @@ class RemoteSession:
         after `since` (None: from the oldest the appliance keeps), following new ones until the
         caller stops iterating, this session is closed, or it is detached."""
         self._check()
-        process, _ = await self._channel()
-        try:
-            process.stdin.write(json.dumps({"op": "events", "since": since or 0}).encode() + b"\n")
-            while True:
-                line = await self._line(process)
-                if line is None:
-                    return
-                if "event" not in line:
-                    raise _api_error(line)
-                yield line["event"]
-        finally:
-            process.close()
+        async with self._slots:
+            process, _ = await self._channel()
+            try:
+                process.stdin.write(json.dumps({"op": "events", "since": since or 0}).encode() + b"\n")
+                while True:
+                    line = await self._line(process)
+                    if line is None:
+                        return
+                    if "event" not in line:
+                        raise _api_error(line)
+                    yield line["event"]
+            finally:
+                process.close()
 
     async def fork(self, *, mode: str = "full", hooks: bool = True, disk: str = "overlay",
                    scope: list[str] | None = None) -> RemoteSession:

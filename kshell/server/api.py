@@ -84,6 +84,7 @@ class ApiChannel:
         try:
             self.send({"ok": True, "agent": self.agent.name, "session": self.record.name, "home": self.agent.home,
                        "uid": self.agent.uid, "gid": self.agent.gid, "mode": self.mode(),
+                       "channels": self.server.config.max_sessions,  # a client's bound on channels at once
                        "fork": int(self.env["K_FORK"]) if "K_FORK" in self.env else None})
             await self.serve()
         except (asyncssh.Error, ConnectionError, BrokenPipeError):

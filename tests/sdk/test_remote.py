@@ -93,6 +93,17 @@ def test_env_and_cwd_apply_to_that_command_only(bench: Bench) -> None:
     run(main())
 
 
+def test_more_commands_at_once_than_the_server_has_channels_for_wait_their_turn(bench: Bench) -> None:
+    """MaxSessions (10) counts every channel of the connection: twenty commands at once all run."""
+    async def main() -> None:
+        async with await login(bench) as agent:
+            await agent.fs.exists("~")  # SFTP's channel open too
+            results = await asyncio.gather(*(agent.exec(f"sleep 0.2; echo {i}") for i in range(20)))
+            assert [r.stdout for r in results] == [f"{i}\n".encode() for i in range(20)]
+
+    run(main())
+
+
 def test_timeout_interrupts_the_command_and_raises(bench: Bench) -> None:
     async def main() -> None:
         async with await login(bench) as agent:
