@@ -456,17 +456,28 @@ def test_parity_with_openssh(bench: Bench) -> None:
     assert by_ssh[[c for c, _ in CASES].index("echo x > ~/outside.txt")][2] == 1  # the denied write
 
 
-def test_an_agent_holds_a_bounded_number_of_forks_it_made(tmp_path: Path) -> None:
-    """Each fork costs its parent's writes a copy: an agent cannot slow the appliance down by
-    making forks without end (`forks_max_per_agent`); the operator's forks do not count."""
-    b = make_bench(tmp_path, ServerConfig(penalties=CONFIG.penalties, forks_max_per_agent=2))
+def test_an_agents_forks_keep_the_images_hooks_and_are_bounded_in_number(tmp_path: Path) -> None:
+    """A fork without the image's hooks is the operator's. Each fork costs its parent's writes a
+    copy: an agent cannot slow the appliance down by making forks without end
+    (`forks_max_per_agent`); the operator's forks do not count."""
+    from kfs.runtime import image
+
+    b = make_bench(tmp_path / "bench", ServerConfig(penalties=CONFIG.penalties, forks_max_per_agent=2))
     try:
         (b.root / "known_hosts").write_text(
             f"[127.0.0.1]:{b.port} {b.server.host_key.export_public_key().decode().strip()}\n")
+        folder = tmp_path / "img"
+        folder.mkdir()
+        (folder / "komputer.toml").write_text('[[hooks]]\non = "session_start"\nhandler = "gate:start"\n'
+                                              'agents = ["bob"]\n')
+        (folder / "gate.py").write_text("def start(ctx):\n    return 'deny', 'not today'\n")
+        image.apply(b.state, image.load(folder), by="test")
         forks.create(b.state, agent="alice", by="cli:0")  # the operator's
 
         async def main() -> None:
             async with await login(b) as agent:
+                with pytest.raises(PermissionError, match="hooks"):
+                    await agent.fork(hooks=False)
                 for _ in range(2):
                     await (await agent.fork()).detach()
                 with pytest.raises(PermissionError, match="forks_max_per_agent"):
