@@ -256,16 +256,19 @@ class RemoteSession:
         """A new komputer-api channel of this session and the server's greeting."""
         try:
             process = await self._conn.create_process(subsystem=API_SUBSYSTEM, env=self._env, encoding=None)
-        except asyncssh.ChannelOpenError as e:
-            raise self._lost(e) from None
-        except asyncssh.Error as e:  # the subsystem request was refused
-            raise SDKError(f"{self._target.host}: the appliance offers no {API_SUBSYSTEM} subsystem "
-                           f"({e}): a K server with the SDK's API is needed") from None
-        hello = await self._line(process)
-        if hello is None:
+        except asyncssh.Error as e:
+            if self._conn.is_closed():
+                raise self._lost(e) from None
+            raise SDKError(f"{self._target.host} refused the {API_SUBSYSTEM} subsystem ({e.reason}): a K server "
+                           "with the SDK's API is needed, and a key without a forced command") from None
+        try:
+            hello = await self._line(process)
+        except ValueError:  # not JSON: something else answered (a forced command runs instead)
+            hello = None
+        if not isinstance(hello, dict) or "ok" not in hello:
             process.close()
-            raise SDKError(f"{self._target.host}: the {API_SUBSYSTEM} subsystem closed at once "
-                           "(a K server with the SDK's API is needed)")
+            raise SDKError(f"{self._target.host}: no {API_SUBSYSTEM} answered: a K server with the SDK's API is "
+                           "needed, and a key without a forced command")
         if not hello.get("ok"):
             process.close()
             raise _api_error(hello)

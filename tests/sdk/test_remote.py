@@ -502,3 +502,23 @@ def test_the_server_refuses_unknown_subsystems(bench: Bench) -> None:
             api.close()
 
     run(main())
+
+
+def test_a_key_with_a_forced_command_gets_no_api(bench: Bench) -> None:
+    """`command=` confines a key to one command: the SDK's session is refused, saying why."""
+    from kfs.agents import add_agent, add_key
+    from kfs.vfs import VFS
+    from kserver import keygen
+
+    from kshell.sdk.types import SDKError
+
+    add_agent(VFS(bench.state, by="test"), "carol")
+    key = bench.keys["carol"] = keygen(bench.root / "carol_key", "carol@test")
+    add_key(bench.state, "carol", 'command="echo forced" ' + (bench.root / "carol_key.pub").read_text())
+
+    async def main() -> None:
+        with pytest.raises(SDKError, match="forced command"):
+            await connect(url(bench, "carol"), key=key, known_hosts=bench.root / "known_hosts")
+
+    run(main())
+    assert bench.ssh("anything", user="carol").stdout == b"forced\n"  # what the key may do, it still does
