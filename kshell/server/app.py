@@ -46,6 +46,8 @@ from kfs.kstate import KState
 from kfs.runtime import approvals, procs
 from kfs.vfs import VFS
 from kfs.vfs.policy import stricter
+from kshell.server.api import SUBSYSTEM as API_SUBSYSTEM
+from kshell.server.api import run_api
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
 from kshell.server.crons import CronRunner
@@ -192,10 +194,12 @@ class SessionProcess(asyncssh.SSHServerProcess):
         self._counted = True
 
     def subsystem_requested(self, subsystem: str) -> bool:
+        """sftp, and komputer-api (kshell.server.api) for a key without a forced command; any
+        other name is refused, as sshd refuses a subsystem it has no `Subsystem` line for."""
         forced = self._k_conn.forced_command
-        if subsystem == "sftp" and forced is not None and forced != "internal-sftp":
-            return False
-        return super().subsystem_requested(subsystem)
+        if subsystem == "sftp":
+            return (forced is None or forced == "internal-sftp") and super().subsystem_requested(subsystem)
+        return subsystem == API_SUBSYSTEM and forced is None and super().subsystem_requested(subsystem)
 
     def session_started(self) -> None:
         """Without a PTY the session is bytes-exact: switch before the first data arrives
@@ -415,7 +419,8 @@ class KServer:
 
         process = SessionProcess(
             self, c,
-            process_factory=lambda process: run_session(self, c, process),
+            process_factory=lambda process: (run_api if process.subsystem == API_SUBSYSTEM else run_session)(
+                self, c, process),
             sftp_factory=sftp_factory,
             sftp_version=3,
             allow_scp=c.forced_command is None,

@@ -42,6 +42,17 @@ def accepted_env(client_env: dict[str, str], patterns: tuple[str, ...]) -> dict[
     }
 
 
+def client_env(server: KServer, conn: Connection, sent: Any) -> dict[str, str]:
+    """What a channel's client set (SendEnv/SetEnv) that the server accepts, with the mode
+    floored by the server's `mode` and the key's environment="K_MODE=...": floors the client
+    cannot lower (every channel kind, shell or komputer-api, reads its mode from here)."""
+    env = accepted_env(dict(sent or {}), server.config.accept_env)
+    floor = stricter(server.config.mode, conn.key_mode())
+    if floor != "full":
+        env["K_MODE"] = stricter(floor, env.get("K_MODE") or "full")
+    return env
+
+
 def fork_refusal(state: Any, agent: str, env: dict[str, str]) -> str | None:
     """Why a session naming a fork (K_FORK=N, or the session name K_SESSION=fork-N) may not run
     in it (None: it may; its mode is then the stricter of the session's and the fork's): the
@@ -129,10 +140,7 @@ class SessionHandler:
             cols, lines = p.term_size[:2]
             if cols:
                 env["COLUMNS"], env["LINES"] = str(cols), str(lines)
-        env.update(accepted_env(dict(p.env), self.server.config.accept_env))
-        floor = stricter(self.server.config.mode, self.conn.key_mode())
-        if floor != "full":  # the server's mode and the key's environment="K_MODE=...": floors the client cannot lower
-            env["K_MODE"] = stricter(floor, env.get("K_MODE") or "full")
+        env.update(client_env(self.server, self.conn, p.env))
         original = getattr(p.channel, "original_command", None)  # a forced command ran instead (app.py)
         if original is not None:
             env["SSH_ORIGINAL_COMMAND"] = original
@@ -348,4 +356,4 @@ async def run_session(server: KServer, conn: Connection, process: asyncssh.SSHSe
 
 
 Factory = Callable[[asyncssh.SSHServerProcess], Awaitable[None]]
-__all__ = ["SessionHandler", "accepted_env", "bytes_mode", "run_session"]
+__all__ = ["SessionHandler", "accepted_env", "bytes_mode", "client_env", "run_session"]

@@ -1,0 +1,283 @@
+"""The `komputer-api` SSH subsystem: what an agent's program needs beyond exec and SFTP (its own
+events, forks of its own tree, counters, the end of its session), for `kshell.sdk.remote`.
+
+It runs with exactly the authority of the agent's login, nothing more: the channel joins the
+connection's agent session as a shell channel does (K_SESSION, K_FORK, K_MODE and their floors,
+the same lease), so holding it open holds the session; the events it shows are the agent's own;
+a fork it makes is of the session's tree (the state, or the fork the session works in), for
+this agent only, at least as restricted as the session (mode, a fork's scope, the image's hooks);
+approvals are the operator's (`komputer decide`), never an agent's.
+
+The protocol is JSON lines: the server first sends a greeting (`{"ok": true, "agent": ...,
+"session": ..., "home": ..., "mode": ..., "fork": ...}` or `{"ok": false, "error": KIND,
+"message": ...}`), then answers each request line (`{"op": "stats"}`, `{"op": "fork", "mode":
+..., "disk": ..., "hooks": ..., "scope": [...]}`, `{"op": "close"}`, `{"op": "decide", ...}`) with
+one line. `{"op": "events", "since": SEQ}` makes the channel a stream of `{"event": {...}}` lines
+that follows the log until the client closes the channel or the session is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import TYPE_CHECKING, Any
+
+import asyncssh
+
+from kfs.agents import BadSessionName, LeaseHeld, SessionRecord
+from kfs.agents.records import agent_settings, merged_settings
+from kfs.vfs.policy import MODES, effective_mode, stricter
+from kshell.server.session import client_env, fork_refusal
+
+if TYPE_CHECKING:
+    from kshell.server.app import Connection, KServer
+
+SUBSYSTEM = "komputer-api"
+POLL = 0.05  # seconds between reads of the event log while nothing new came (LMDB has no notification)
+
+
+class Refused(Exception):
+    """A request the agent may not make, or one that is wrong; `kind` names the Python error the
+    client raises (PermissionError, ValueError, LookupError)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class ApiChannel:
+    """One `komputer-api` channel of an authenticated agent."""
+
+    def __init__(self, server: KServer, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
+        self.server = server
+        self.conn = conn
+        self.process = process
+        agent = conn.agent
+        assert agent is not None
+        self.agent = agent
+        self.env = client_env(server, conn, process.env)
+        self.record: SessionRecord | None = None
+
+    # -- the channel ---------------------------------------------------------------------------
+
+    def send(self, obj: dict[str, Any]) -> None:
+        self.process.stdout.write(json.dumps(obj, separators=(",", ":")).encode() + b"\n")
+
+    async def run(self) -> None:
+        refused = fork_refusal(self.server.state, self.agent.name, self.env)
+        if refused is not None:
+            self.send({"ok": False, "error": "PermissionError", "message": refused})
+            self.process.exit(1)
+            return
+        try:
+            self.record = await self.server.join_session(self.conn, self.env.get("K_SESSION"))
+        except LeaseHeld as e:
+            self.send({"ok": False, "error": "LeaseHeld", "message": str(e)})
+            self.process.exit(1)
+            return
+        except BadSessionName as e:
+            self.send({"ok": False, "error": "ValueError", "message": str(e)})
+            self.process.exit(1)
+            return
+        status = 0
+        try:
+            self.send({"ok": True, "agent": self.agent.name, "session": self.record.name, "home": self.agent.home,
+                       "uid": self.agent.uid, "gid": self.agent.gid, "mode": self.mode(),
+                       "channels": self.server.config.max_sessions,  # a client's bound on channels at once
+                       "fork": int(self.env["K_FORK"]) if "K_FORK" in self.env else None})
+            await self.serve()
+        except (asyncssh.Error, ConnectionError, BrokenPipeError):
+            status = 1  # the client went away
+        finally:
+            await self.server.leave_session(self.conn, self.record, None)  # a shell channel saves the shell
+        with contextlib.suppress(OSError, asyncssh.Error):
+            self.process.exit(status)
+
+    async def serve(self) -> None:
+        stdin = self.process.stdin
+        while True:
+            line = await stdin.readline()
+            if not line:
+                return
+            self.conn.touch()
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise ValueError("expected a JSON object")
+            except ValueError as e:
+                self.send({"ok": False, "error": "ValueError", "message": f"bad request: {e}"})
+                continue
+            op = request.get("op")
+            if op == "events":
+                await self.events(request.get("since"))
+                return
+            handler = {"stats": self.stats, "fork": self.fork, "close": self.close, "decide": self.decide}.get(op)
+            try:
+                if handler is None:
+                    raise Refused("ValueError", f"{op!r}: no such request (events, fork, stats, close)")
+                self.send({"ok": True, **await handler(request)})
+            except Refused as e:
+                self.send({"ok": False, "error": e.kind, "message": str(e)})
+            await self.process.stdout.drain()
+
+    # -- what the session is -------------------------------------------------------------------
+
+    def settings(self) -> dict[str, Any]:
+        configured = self.server.config.configured(self.agent.name)
+        return merged_settings(agent_settings(self.server.state, self.agent.name), configured.get("settings"))
+
+    def fork_record(self) -> dict[str, Any] | None:
+        if "K_FORK" not in self.env:
+            return None
+        from kfs import forks
+
+        return forks.get(self.server.state, int(self.env["K_FORK"]))
+
+    def mode(self) -> str:
+        """The session's mode as its shell obeys it: the client's K_MODE with the server's, the
+        key's, the fork's and the agent's own floors."""
+        mode = self.env.get("K_MODE") or "full"
+        return effective_mode(self.settings(), mode if mode in MODES else "readonly")
+
+    # -- requests ------------------------------------------------------------------------------
+
+    async def events(self, since: Any) -> None:
+        """Stream the agent's own events after `since` (0: from the oldest kept) until the client
+        closes the channel or this session is closed (after what was written before that)."""
+        from kfs.journal import events_since, last_event
+
+        seq = since if isinstance(since, int) and since >= 0 else 0
+        # a session.close of this name before now ended an earlier holding (a detach before this
+        # resume): only one after it ends this one
+        now = await asyncio.to_thread(last_event, self.server.state)
+        name = self.agent.name
+        assert self.record is not None
+        session = self.record.name
+        eof = asyncio.ensure_future(self.process.stdin.read())  # the client's end of the channel
+        try:
+            while not eof.done():
+                batch = await asyncio.to_thread(events_since, self.server.state, seq, 1000)
+                ended = False
+                for event in batch:
+                    seq = event["seq"]
+                    if event.get("agent") != name:
+                        continue
+                    self.send({"event": event})
+                    ended = ended or (event["type"] == "session.close" and event.get("session") == session
+                                      and event["seq"] > now)
+                if batch:
+                    await self.process.stdout.drain()
+                if ended:
+                    return
+                if len(batch) < 1000:
+                    await asyncio.wait({eof}, timeout=POLL)
+        finally:
+            eof.cancel()
+            await asyncio.gather(eof, return_exceptions=True)
+
+    async def stats(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The agent's counters: its sessions (stored, and held by a connection), its processes
+        (live, and those of this session), its events kept and its forks."""
+        from kfs import forks
+        from kfs.agents.sessions import lease_alive, list_sessions
+        from kfs.journal.events import agent_counts
+        from kfs.runtime import procs
+
+        state, name = self.server.state, self.agent.name
+        assert self.record is not None
+
+        def count() -> dict[str, Any]:
+            import time
+
+            now = time.time_ns()
+            mine = [(r, lease) for r, lease in list_sessions(state) if r.agent == name]
+            live = procs.rows(state, agent=name, live=True)
+            return {"sessions": len(mine), "attached": sum(1 for _, lease in mine if lease and lease_alive(lease, now)),
+                    "processes": len(live),
+                    "session_processes": sum(1 for r in live if r["session"] == self.record.name),  # type: ignore[union-attr]
+                    "events": agent_counts(state).get(name, 0),
+                    "forks": sum(1 for f in forks.forks(state) if f.get("agent") == name)}
+
+        return {"agent": name, "session": self.record.name, "mode": self.mode(),
+                "fork": int(self.env["K_FORK"]) if "K_FORK" in self.env else None, **await asyncio.to_thread(count)}
+
+    async def fork(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A new fork of the session's tree for this agent, never less restricted than the
+        session: its mode at least the session's, inside the session's fork's scope, and with the
+        image's hooks when the image has any."""
+        from kfs import forks
+        from kfs.runtime import image
+
+        mode = request.get("mode") or "full"
+        disk = request.get("disk") or "overlay"
+        hooks = request.get("hooks", True)
+        scope = request.get("scope") or []
+        if mode not in MODES:
+            raise Refused("ValueError", f"mode {mode!r}: expected one of {', '.join(MODES)}")
+        if disk not in forks.DISKS:
+            raise Refused("ValueError", f"disk {disk!r}: expected overlay or shared")
+        if not isinstance(scope, list) or not all(isinstance(p, str) for p in scope):
+            raise Refused("ValueError", "scope: expected a list of paths")
+        if not hooks:
+            record = image.current(self.server.state)
+            if record is not None and record["spec"]["hooks"]:
+                raise Refused("PermissionError", "a fork without the image's hooks is the operator's "
+                                                 "(komputer fork create --no-hooks); an agent's forks keep them")
+        parent = self.fork_record()
+        bound = tuple(parent.get("scope") or ()) if parent is not None else ()
+        if bound:
+            scope = scope or list(bound)
+            home = self.agent.home
+            for path in scope:
+                if not any(_inside(path, b, home) for b in bound):
+                    raise Refused("PermissionError", f"scope {path}: outside the scope of fork {parent['id']}"  # type: ignore[index]
+                                                     f" ({', '.join(bound)})")
+        mode = stricter(mode, self.mode())
+        assert self.record is not None
+        bound = self.server.config.forks_max_per_agent
+        by = f"ssh {self.agent.name}/"  # what `by` of the forks this agent made itself starts with
+        if bound > 0 and sum(1 for f in await asyncio.to_thread(forks.forks, self.server.state)
+                             if f.get("agent") == self.agent.name and str(f.get("by", "")).startswith(by)) >= bound:
+            raise Refused("PermissionError", f"agent {self.agent.name} already has {bound} forks of its own "
+                                             "(forks_max_per_agent); the operator merges or discards them "
+                                             "(komputer fork list, komputer fork discard N)")
+        number = await asyncio.to_thread(
+            forks.create, self.server.state, parent=forks.STATE if parent is None else parent["id"], mode=mode,
+            disk=disk, hooks=bool(hooks), scope=tuple(scope), agent=self.agent.name,
+            by=by + self.record.name,
+        )
+        return {"fork": number, "mode": mode, "session": f"fork-{number}"}
+
+    async def close(self, request: dict[str, Any]) -> dict[str, Any]:
+        """End this durable session: once the connection is gone and its channels have left, the
+        record goes with the lease (nothing to resume) and `session.close` is on record."""
+        assert self.record is not None
+        self.record.ephemeral = True  # the connection's record: its release deletes it
+        return {"session": self.record.name}
+
+    async def decide(self, request: dict[str, Any]) -> dict[str, Any]:
+        raise Refused("PermissionError", "approvals are decided by the operator (komputer decide ID allow|reject), "
+                                         "not by an agent's session")
+
+
+def _inside(path: str, bound: str, home: str) -> bool:
+    """Whether `path` is `bound` or under it (`~` is the agent's home)."""
+    import posixpath
+
+    def norm(p: str) -> str:
+        if p == "~" or p.startswith("~/"):
+            p = home + p[1:]
+        elif not p.startswith("/"):
+            p = posixpath.join(home, p)
+        return posixpath.normpath(p)
+
+    path, bound = norm(path), norm(bound)
+    return path == bound or path.startswith(bound.rstrip("/") + "/")
+
+
+async def run_api(server: KServer, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
+    await ApiChannel(server, conn, process).run()
+
+
+__all__ = ["SUBSYSTEM", "ApiChannel", "run_api"]
