@@ -506,10 +506,10 @@ def test_the_server_refuses_unknown_subsystems(bench: Bench) -> None:
 
 def test_a_key_with_a_forced_command_gets_no_api(bench: Bench) -> None:
     """`command=` confines a key to one command: the SDK's session is refused, saying why."""
-    from kfs.agents import add_agent, add_key
-    from kfs.vfs import VFS
     from kserver import keygen
 
+    from kfs.agents import add_agent, add_key
+    from kfs.vfs import VFS
     from kshell.sdk.types import SDKError
 
     add_agent(VFS(bench.state, by="test"), "carol")
