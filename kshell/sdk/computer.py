@@ -66,8 +66,9 @@ class Komputer:
 
     def __init__(self, state: KState, server: KServer, *, memory: MemoryState | None = None,
                  mount: subprocess.Popen[str] | None = None, hosts: dict[str, Any] | None = None,
-                 remote: Remote | None = None) -> None:
+                 remote: Remote | None = None, owned: bool = True) -> None:
         self.state = state
+        self._owned = owned  # closed with the computer (not a KState the caller opened)
         self.server = server
         self.remote = remote
         self._memory = memory
@@ -80,11 +81,12 @@ class Komputer:
     # -- booting -------------------------------------------------------------------------------
 
     @staticmethod
-    def boot(image: str | os.PathLike[str] | Any = None, *, state: str | os.PathLike[str] | MemoryState | None = None,
+    def boot(image: str | os.PathLike[str] | Any = None, *,
+             state: str | os.PathLike[str] | MemoryState | KState | None = None,
              remotes: Mapping[str, Remote] | None = None, hosts: Mapping[str, Any] | None = None,
              config: ServerConfig | None = None) -> Booting:
-        """Open (or create) the computer on `state` (a directory, or `memory_state(...)`; None:
-        a memory state), put `image` in force when it differs from the one in force (a folder
+        """Open (or create) the computer on `state` (a directory, `memory_state(...)`, or a
+        KState this program opened, which it closes itself; None: a memory state), put `image` in force when it differs from the one in force (a folder
         with komputer.toml, or a kfs.runtime.image.Image), and start its session host.
         `remotes`: where programs K does not have run (the first is used; none: nowhere, they
         are "command not found"); `hosts`: virtual hosts for curl and wget, as Python values
@@ -107,9 +109,14 @@ class Komputer:
         delegate = remote.config() if remote is not None else replace(config.delegate, remote="none")
         config = replace(config, delegate=delegate)
         memory = where if isinstance(where, MemoryState) else MemoryState() if where is None else None
-        path = memory.make() if memory is not None else Path(where)
-        state = KState(path, create=True, max_map_size=memory.max_bytes) if memory is not None else \
-            await asyncio.to_thread(KState, path, create=True)
+        shared = isinstance(where, KState)  # the caller's open state: theirs to close
+        path = memory.make() if memory is not None else Path(where.path) if shared else Path(where)
+        if shared:
+            state = where
+        elif memory is not None:
+            state = KState(path, create=True, max_map_size=memory.max_bytes)
+        else:
+            state = await asyncio.to_thread(KState, path, create=True)
         mount = None
         try:
             if image is not None:
@@ -123,11 +130,12 @@ class Komputer:
                 from kshell.delegate.mounts import stop_admin_mount
 
                 await asyncio.to_thread(stop_admin_mount, mount)
-            state.close()
+            if not shared:
+                state.close()
             if memory is not None:
                 memory.remove(path)
             raise
-        return Komputer(state, server, memory=memory, mount=mount, hosts=wire_hosts, remote=remote)
+        return Komputer(state, server, memory=memory, mount=mount, hosts=wire_hosts, remote=remote, owned=not shared)
 
     @staticmethod
     async def connect(url: str, **options: Any) -> Any:
@@ -267,7 +275,8 @@ class Komputer:
 
             await asyncio.to_thread(stop_admin_mount, self._mount)
         path = Path(self.state.path)
-        self.state.close()
+        if self._owned:
+            self.state.close()
         if self._memory is not None:
             self._memory.remove(path)
 

@@ -1,6 +1,7 @@
 """One session view (kshell.view): the same `deny` path rule and the same restricted mode refuse
 the same writes through every front end, each saying so in its own interface's words: the K
-shell over ssh, SFTP, the agent's FUSE mount and `komputer sh --agent`."""
+shell over ssh, SFTP, scp, the agent's FUSE mount, `komputer sh --agent`, and the SDK's
+`agent.exec` and `agent.fs`."""
 
 from __future__ import annotations
 
@@ -89,3 +90,37 @@ def test_komputer_sh_as_the_agent_refuses_both(served: Bench) -> None:
     done = komputer("sh", "--state", state, "--agent", "alice", "-c", "echo x > ~/fine; cat ~/fine; rm ~/fine",
                     check=False)
     assert (done.returncode, done.stdout) == (0, "x\n"), done.stderr
+
+
+def test_scp_refuses_both(served: Bench, tmp_path: Path) -> None:
+    (tmp_path / "up.txt").write_text("x\n")
+
+    def scp(target: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        argv = [need("scp"), *served.ssh_options(port_flag="-P"), *extra, str(tmp_path / "up.txt"),
+                f"alice@127.0.0.1:{target}"]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+    for done in (scp(DENIED), scp(NOTES, "-o", "SetEnv=K_MODE=readonly")):
+        assert done.returncode != 0 and "Permission denied" in done.stderr, done.stderr
+
+
+def test_the_sdk_refuses_both(served: Bench) -> None:
+    import asyncio
+
+    from kshell.sdk import Komputer
+
+    async def main() -> None:
+        async with Komputer.boot(state=served.state) as computer:
+            agent = await computer.login("alice")
+            done = await agent.exec(f"echo x > {DENIED}")
+            assert done.status == 1 and b"Permission denied" in done.stderr, done.stderr
+            with pytest.raises(PermissionError):
+                await agent.fs.write_file(DENIED, "x")
+            readonly = await computer.login("alice", mode="readonly")
+            done = await readonly.exec(f"echo x > {NOTES}")
+            assert done.status == 1 and b"Read-only file system" in done.stderr, done.stderr
+            with pytest.raises(OSError) as e:
+                await readonly.fs.write_file(NOTES, "x")
+            assert e.value.errno == errno.EROFS
+
+    asyncio.run(asyncio.wait_for(main(), 120))
