@@ -86,12 +86,13 @@ class Komputer:
              remotes: Mapping[str, Remote] | None = None, hosts: Mapping[str, Any] | None = None,
              config: ServerConfig | None = None) -> Booting:
         """Open (or create) the computer on `state` (a directory, `memory_state(...)`, or a
-        KState this program opened, which it closes itself; None: a memory state), put `image` in force when it differs from the one in force (a folder
-        with komputer.toml, or a kfs.runtime.image.Image), and start its session host.
-        `remotes`: where programs K does not have run (the first is used; none: nowhere, they
-        are "command not found"); `hosts`: virtual hosts for curl and wget, as Python values
-        (`{"api": {"/hello": "hello\\n", "/data.json": {"ok": True}}}`); `config`: the
-        settings komputer.toml's [ssh], [limits] and [agents] sections give a server."""
+        KState this program opened, which it closes itself; None: a memory state), put `image`
+        in force when it differs from the one in force (a folder with komputer.toml, or a
+        kfs.runtime.image.Image), and start its session host. `remotes`: where programs K does
+        not have run (the first is used; none: nowhere, they are "command not found"); `hosts`:
+        virtual hosts for curl and wget, as Python values (`{"api": {"/hello": "hello\\n",
+        "/data.json": {"ok": True}}}`); `config`: the settings komputer.toml's [ssh], [limits]
+        and [agents] sections give a server."""
         return Booting(Komputer._boot(image, state, dict(remotes or {}), dict(hosts or {}), config))
 
     @staticmethod

@@ -182,8 +182,7 @@ class AgentSession:
         self.counters["execs"] += 1
         self.counters["failed"] += status != 0
         self.computer.counters["execs"] += 1
-        result = ExecResult(b"".join(out), b"".join(err), status, runner.last_pid,
-                            await asyncio.to_thread(_receipt, self.computer.state, runner.last_pid))
+        result = ExecResult(b"".join(out), b"".join(err), status, runner.last_pid, runner.last_receipt)
         if timed_out:
             raise CommandTimeout(f"command timed out after {timeout:g} s", result)
         return result
@@ -369,13 +368,3 @@ async def _feed(runner: WorkerShell, stdin: bytes | str) -> None:
             return
         runner.send_stdin(data[start:start + CHUNK])
     runner.send_eof()
-
-
-def _receipt(state: Any, pid: int) -> int:
-    """The receipt of the command's process row (0 when it has none)."""
-    if not pid:
-        return 0
-    from kfs.runtime import procs
-
-    row = procs.get(state, pid)
-    return int(row.get("receipt") or 0) if row is not None else 0

@@ -400,6 +400,7 @@ class WorkerShell:
         self.interrupted = False
         self.last_status = 0
         self.last_pid = 0  # the process row of the last exec line (komputer ps), 0 when unrecorded
+        self.last_receipt = 0  # ... and that row's receipt
         self.snapshot: bytes | None = None  # the shell state after the last interactive command
         self.saved: dict[str, Any] | None = None  # cwd/exported/functions, for a named session
         self.cpu_used = 0.0  # CPU seconds the session used, as its worker last said: a new worker goes on from it
@@ -574,6 +575,7 @@ class WorkerShell:
                 self.interrupted = bool(result.get("interrupted"))
                 self.cpu_used = float(result.get("cpu", self.cpu_used))
                 self.last_pid = int(result.get("pid") or 0)
+                self.last_receipt = int(result.get("receipt") or 0)
                 status = int(result["status"])
             else:
                 frames = self._frames

@@ -29,6 +29,7 @@ from typing import Any
 
 from kfs.drives.memory import MemoryDrives
 from kfs.kstate import KState
+from kfs.runtime import procs
 from kfs.vfs import VFS
 from kfs.vfs.policy import WritePolicy
 from kshell.tools.net.hosts import hosts_from_wire
@@ -579,12 +580,15 @@ class Worker:
         self._running.set()
         status = 1
         pid = None
+        receipt = 0
         if not interactive and self.recorder is not None:  # an exec's command is a process, its pid $$
             cwd = self.shell.interp.fs.cwd.decode("utf-8", "surrogateescape")
             pid = self.recorder.started(source[:4096], cwd, "local")
             if pid is not None:
                 self.shell.interp.session.pid = pid
                 live = LiveOutput(self.state, pid)
+                row = procs.get(self.state, pid)
+                receipt = int(row["receipt"]) if row is not None else 0
         try:
             if self.approvals is not None:  # what was decided while nobody waited comes first
                 self._resume_approvals(emit(wire.OUT), emit(wire.ERR))
@@ -624,7 +628,8 @@ class Worker:
         if interactive or keep:
             frames.send(wire.SNAPSHOT, self.snapshot())
         frames.send_json(wire.DONE, {
-            "pid": pid or 0, "status": status, "interrupted": self.interrupted, "exited": self.shell.exited is not None,
+            "pid": pid or 0, "receipt": receipt, "status": status, "interrupted": self.interrupted,
+            "exited": self.shell.exited is not None,
             "cwd": self.shell.interp.fs.cwd.decode("utf-8", "surrogateescape"), "jobs": self.live_jobs(),
             "cpu": self.cpu_used() - self.cpu_base,
         })
