@@ -44,7 +44,7 @@ class AgentFS:
             session = self._session
             server = session.computer.server
             spec = SessionSpec(agent=session.agent, front="sdk fs", session=session.id, mode=session.mode,
-                               fork=session.fork_id, hooks=True, configured=server.config.configured(session.agent))
+                               fork=session.fork_number, hooks=True, configured=server.config.configured(session.agent))
             self._view = open_view(session.computer.state, spec, memory_drives=server.memory_drives)
         return self._view.fs
 

@@ -28,9 +28,7 @@ import ipaddress
 import json
 import os
 import posixpath
-import re
 import secrets
-import shlex
 import socket
 import stat as statmod
 from collections.abc import AsyncIterator, Callable
@@ -41,13 +39,13 @@ from urllib.parse import unquote, urlsplit
 
 import asyncssh
 
+from kshell.sdk.commands import scoped
 from kshell.sdk.types import ExecResult, FileStat, KomputerClosed, LeaseHeld, SDKError, WalkEntry
 
 __all__ = ["RemoteFS", "RemoteSession", "connect"]
 
 API_SUBSYSTEM = "komputer-api"  # kshell.server.api.SUBSYSTEM (not imported: a client needs no server code)
 INTERRUPT_GRACE = 10.0  # seconds an interrupted command has to end before its channel is closed
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _ERRORS = {"PermissionError": PermissionError, "ValueError": ValueError, "LookupError": LookupError}
 
 # SFTP status codes (v4+, which a v3 server sends as FX_FAILURE with the message) -> errno
@@ -192,30 +190,6 @@ def _sftp_oserror(e: asyncssh.SFTPError, path: str) -> OSError:
     return OSError(number, reason or os.strerror(number), path)
 
 
-def _shell_word(path: str) -> str:
-    """`path` quoted for the K shell, its leading `~` left to expand to the agent's home."""
-    if path == "~":
-        return "~"
-    if path.startswith("~/"):
-        return "~/" + shlex.quote(path[2:])
-    return shlex.quote(path)
-
-
-def _wrapped(command: str, env: dict[str, str] | None, cwd: str | None) -> str:
-    """`command` run in a subshell that first changes directory and exports `env`: the command
-    sees them, the session's own cwd and variables stay as they were."""
-    if not env and cwd is None:
-        return command
-    steps = []
-    if cwd is not None:
-        steps.append(f"cd -- {_shell_word(cwd)} || exit")
-    for name, value in (env or {}).items():
-        if not _ENV_NAME.match(name):
-            raise ValueError(f"env: {name!r}: not a valid variable name")
-        steps.append(f"export {name}={shlex.quote(value)}")
-    return "(" + "\n".join(steps) + "\neval " + shlex.quote(command) + "\n)"
-
-
 class RemoteSession:
     """One agent session on a remote appliance: the surface of the local `AgentSession`.
 
@@ -328,7 +302,7 @@ class RemoteSession:
         arrives (a coroutine function is awaited); `timeout`: seconds, after which the command
         is interrupted as Ctrl-C would and TimeoutError is raised."""
         self._check()
-        line = _wrapped(command, env, cwd)
+        line = scoped(command, env, cwd)
         async with self._slots:
             return await self._exec(command, line, stdin, timeout, on_output)
 

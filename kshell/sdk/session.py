@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import shlex
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from kfs.agents import Agent, SessionRecord
 from kfs.agents.sessions import save_session
+from kshell.sdk.commands import scoped
 from kshell.sdk.types import ExecResult, KomputerClosed, LeaseHeld
 
 if TYPE_CHECKING:
@@ -48,19 +48,15 @@ class AgentSession:
         self.computer = computer
         self.record = record
         self.mode = mode
-        self.fork_id = fork  # the fork this session works in (None: the state's own tree)
+        self.fork_number = fork  # the fork this session works in (None: the state's own tree)
         self._agent = agent
         self._holder: dict[str, Any] | None = holder
         self._runner = runner
         self._fs: AgentFS | None = None
         self._forks: list[AgentSession] = []
         self._ended = False
-        self._events_from = 0
         self.last_used = asyncio.get_running_loop().time()
         self.counters = {"execs": 0, "failed": 0}
-        from kfs.journal import last_event
-
-        self._events_from = last_event(computer.state)
 
     @property
     def agent(self) -> str:
@@ -102,8 +98,8 @@ class AgentSession:
         env = {"HOME": self.home, "USER": self.agent, "LOGNAME": self.agent}
         if self.mode != "full":
             env["K_MODE"] = self.mode
-        if self.fork_id is not None:
-            env["K_FORK"] = str(self.fork_id)
+        if self.fork_number is not None:
+            env["K_FORK"] = str(self.fork_number)
         return env
 
     def _shell(self) -> WorkerShell:
@@ -133,7 +129,7 @@ class AgentSession:
         `timeout`: the command is interrupted as by Ctrl-C and CommandTimeout is raised."""
         self._check()
         runner = self._shell()
-        source = _scoped(command, env, cwd)
+        source = scoped(command, env, cwd)
         out: list[bytes] = []
         err: list[bytes] = []
 
@@ -207,10 +203,10 @@ class AgentSession:
         """The agent's events in order (its sessions', processes', denials', approvals'),
         following the log until the caller stops or the session is closed or detached, after
         what was written by then. `since`: the sequence number after which to start (None:
-        from this login)."""
+        from the oldest the computer keeps, as over SSH)."""
         from kfs.journal import events_since
 
-        seq = self._events_from if since is None else since
+        seq = since or 0
         state = self.computer.state
         while True:
             ended = self._ended or self._holder is None or self.computer.closed
@@ -237,7 +233,7 @@ class AgentSession:
         mode = stricter(self.mode, mode)
         home = self.home
         bounds = tuple(home + p[1:] if p.startswith("~/") or p == "~" else p for p in (scope or ()))
-        parent = self.fork_id if self.fork_id is not None else forks.STATE
+        parent = self.fork_number if self.fork_number is not None else forks.STATE
         number = await asyncio.to_thread(forks.create, self.computer.state, parent=parent, mode=mode, disk=disk,
                                          hooks=hooks, scope=bounds, agent=self.agent,
                                          by=f"{FRONT} {self.agent}/{self.id}")
@@ -273,7 +269,7 @@ class AgentSession:
     def stats(self) -> dict[str, Any]:
         """Local counters of this handle (no scan of durable history)."""
         return {"agent": self.agent, "id": self.id, "attached": self.attached, "mode": self.mode,
-                "fork": self.fork_id, "jobs": self.jobs, "forks": len(self._forks),
+                "fork": self.fork_number, "jobs": self.jobs, "forks": len(self._forks),
                 "worker": self._runner is not None and self._runner.alive, **self.counters}
 
     # -- ending ----------------------------------------------------------------------------------
@@ -343,21 +339,6 @@ class AgentSession:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.detach(keep=False)
-
-
-def _scoped(command: str, env: dict[str, str] | None, cwd: str | None) -> str:
-    """The command line with `env` and `cwd` for it alone: a subshell, as `(cd DIR && VAR=v
-    cmd)` would be, so nothing of them stays in the session."""
-    if not env and cwd is None:
-        return command
-    parts = []
-    if cwd is not None:
-        parts.append(f"cd -- {shlex.quote(cwd)} || exit")
-    for name, value in (env or {}).items():
-        if not name.isidentifier():
-            raise ValueError(f"env: {name!r} is not a valid variable name")
-        parts.append(f"export {name}={shlex.quote(value)}")
-    return "(" + "\n".join(parts) + "\n" + command + "\n)"
 
 
 async def _feed(runner: WorkerShell, stdin: bytes | str) -> None:

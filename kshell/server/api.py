@@ -164,8 +164,8 @@ class ApiChannel:
                     if event.get("agent") != name:
                         continue
                     self.send({"event": event})
-                    ended = ended or (event["type"] == "session.close" and event.get("session") == session
-                                      and event["seq"] > now)
+                    ended = ended or (event["type"] in ("session.close", "session.closed")
+                                      and event.get("session") == session and event["seq"] > now)
                 if batch:
                     await self.process.stdout.drain()
                 if ended:
@@ -250,10 +250,17 @@ class ApiChannel:
         return {"fork": number, "mode": mode, "session": f"fork-{number}"}
 
     async def close(self, request: dict[str, Any]) -> dict[str, Any]:
-        """End this durable session: once the connection is gone and its channels have left, the
-        record goes with the lease (nothing to resume) and `session.close` is on record."""
+        """End this durable session now, as the local SDK's `agent.close()` does: its record and
+        lease go and `session.closed` is on record (kfs.agents.sessions.end_session); the
+        connection's channels save nothing more of it."""
+        from kfs.agents.sessions import end_session
+
         assert self.record is not None
-        self.record.ephemeral = True  # the connection's record: its release deletes it
+        self.record.ephemeral = True  # the connection's channels leave nothing to resume
+        holder = self.conn.session_holder
+        if holder is not None:
+            await asyncio.to_thread(end_session, self.server.state, self.record, holder,
+                                    f"sdk {self.agent.name}/{self.record.name}")
         return {"session": self.record.name}
 
     async def decide(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -263,7 +263,7 @@ def test_close_ends_the_durable_session(bench: Bench) -> None:
         return name
 
     name = run(main())
-    assert any(e["type"] == "session.close" and e.get("session") == name for e in events_since(bench.state, 0))
+    assert any(e["type"] == "session.closed" and e.get("session") == name for e in events_since(bench.state, 0))
 
 
 def test_async_with_detaches_and_leaves_no_thread(bench: Bench) -> None:

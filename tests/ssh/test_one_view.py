@@ -124,3 +124,23 @@ def test_the_sdk_refuses_both(served: Bench) -> None:
             assert e.value.errno == errno.EROFS
 
     asyncio.run(asyncio.wait_for(main(), 120))
+
+
+def test_sshfs_refuses_both(served: Bench, tmp_path: Path) -> None:
+    need("sshfs")
+    need("fusermount3")
+    options = (f"IdentityFile={served.keys['alice']},StrictHostKeyChecking=no,UserKnownHostsFile=/dev/null,"
+               "LogLevel=ERROR,BatchMode=yes,IdentitiesOnly=yes")
+    readonly = "ssh_command=ssh -o SetEnv=K_MODE=readonly"  # sshfs hands ssh only the options it knows
+    for extra, target, expected in ((None, "vault/f", errno.EACCES), (readonly, "notes", errno.EACCES)):
+        mnt = tmp_path / f"mnt-{target.replace('/', '-')}"
+        mnt.mkdir()
+        argv = ["sshfs", "-p", str(served.port), "-o", options + (f",{extra}" if extra else ""),
+                "alice@127.0.0.1:", str(mnt)]
+        subprocess.run(argv, check=True, timeout=30)
+        try:
+            with pytest.raises(OSError) as e:
+                (mnt / target).write_text("x")
+            assert e.value.errno == expected  # SFTP's "permission denied", as the kernel hands it on
+        finally:
+            subprocess.run(["fusermount3", "-u", str(mnt)], check=False, timeout=30)
