@@ -256,6 +256,19 @@ class Interp(VarOps):
         return child
 
     @property
+    def pipestatus(self) -> list[int]:
+        """The statuses `${PIPESTATUS[@]}` shows: the last pipeline's, or the last simple
+        command's, subshell's, `[[ ]]`'s or `(( ))`'s."""
+        return self._pipestatus
+
+    @pipestatus.setter
+    def pipestatus(self, codes: list[int]) -> None:
+        # bash sets PIPESTATUS after each of those whatever a script assigned to it
+        self._pipestatus = codes
+        if "PIPESTATUS" in self.vars.table:
+            del self.vars.table["PIPESTATUS"]
+
+    @property
     def errexit(self) -> bool:
         return "e" in self.opts
 
@@ -507,6 +520,7 @@ class Interp(VarOps):
             except CommandError as e:
                 self.error(e.message)
                 self.last_status = 1
+                self.pipestatus = [1]
                 self.failed(1, node)  # errexit holds for it too, as for any simple command
                 return 1
             finally:
@@ -514,6 +528,7 @@ class Interp(VarOps):
                     s.close()
         status = self.comsub_status or 0
         self.last_status = status
+        self.pipestatus = [status]  # bash: every simple command sets PIPESTATUS, `x=1` too
         if status:
             self.failed(status, node)
         return status
@@ -837,6 +852,7 @@ class Interp(VarOps):
             self.last_status = status
             return status
         status = self._with_redirects(node.redirects, body)
+        self.pipestatus = [status]  # bash waits for the subshell's process, which sets it
         if status:
             self.failed(status, node)
         return status
@@ -1184,7 +1200,8 @@ class Interp(VarOps):
                     self.errexit_off -= exempt
                     self.inverted = outer
                 status = 0 if status else 1
-                self.pipestatus = [status]
+                if type(commands[0]) in (Cond, ArithCommand):  # PIPESTATUS: their status as `!` left it
+                    self.pipestatus = [status]              # (bash), every other command's own
             else:
                 status = self.execute(commands[0])
             self.last_status = status
@@ -1310,6 +1327,7 @@ class Interp(VarOps):
             self.last_status = status
             return status
         status = self._with_redirects(node.redirects, run) if node.redirects else run()
+        self.pipestatus = [status]  # as bash's [[ ]] and (( )) set it
         if status:
             self.failed(status, node)
         return status
@@ -1402,6 +1420,7 @@ class Interp(VarOps):
             self.last_status = status
             return status
         status = self._with_redirects(node.redirects, run) if node.redirects else run()
+        self.pipestatus = [status]  # as bash's [[ ]] and (( )) set it
         if status:
             self.failed(status, node)
         return status

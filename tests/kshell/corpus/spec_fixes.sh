@@ -169,3 +169,22 @@ shopt -u patsub_replacement; x=abc; echo ${x/b/[&]}
 set -- '2 3' 'c d'; echo hi 1>& "$@"; echo "rc=$?"; echo hi >& "$@"; echo "rc=$?"
 x='a b'; echo hi >& $x; echo "rc=$?"; echo hi >& "$x"; cat "a b"
 ## tools: cat
+
+#### PIPESTATUS after simple commands, assignments, subshells, [[ ]] and (( ))
+false | true; x=1; echo "${PIPESTATUS[@]}"
+x=$(exit 5); echo "${PIPESTATUS[@]}"
+(exit 3); echo "${PIPESTATUS[@]}"
+{ false; (exit 2); }; echo "${PIPESTATUS[@]}"
+false | true; [[ a ]]; echo "${PIPESTATUS[@]}"
+false | true; (( 0 )); echo "${PIPESTATUS[@]}"
+(exit 3) >/dev/null; echo "${PIPESTATUS[@]}"
+f() { (exit 6); }; f; echo "${PIPESTATUS[@]}"
+
+#### PIPESTATUS under ! keeps the command's own status, but [[ ]] and (( )) keep the inverted one
+! false; echo "${PIPESTATUS[@]}"; ! (exit 3); echo "${PIPESTATUS[@]}"; ! { true; }; echo "${PIPESTATUS[@]}"
+! [[ a ]]; echo "${PIPESTATUS[@]}"; ! (( 0 )); echo "${PIPESTATUS[@]}"
+
+#### PIPESTATUS assigned or unset is set again by the next command
+PIPESTATUS=(9 9); echo "${PIPESTATUS[@]}"
+f() { local PIPESTATUS=(4 4); echo "${PIPESTATUS[@]}"; }; f; echo "${PIPESTATUS[@]}"
+unset PIPESTATUS; echo "${PIPESTATUS[@]}"
