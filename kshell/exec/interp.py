@@ -1384,28 +1384,38 @@ class Interp(VarOps):
         raise TypeError(t)
 
     def regex_match(self, text: str, word: Word) -> bool:
-        from kshell.exec.ere import ere_to_python
+        """`[[ text =~ word ]]`: bash's ERE for the word (kshell.exec.ere), matched by the
+        locale's characters (a byte each outside UTF-8) leftmost-longest; BASH_REMATCH set."""
+        import re
+
+        import regex
+
+        from kshell.exec.ere import EreError, bash_regex, ere_to_regex
         from kshell.expand.fields import QUO
         from kshell.expand.words import pattern_pieces
 
-        pieces = pattern_pieces(self, word)
-        import re
-
-        source = "".join(re.escape(t) if k == QUO else ere_to_python(t) for t, k in pieces)
-        flags = re.IGNORECASE if "nocasematch" in self.shopts else 0
+        utf8 = self.utf8_locale()
+        pieces = [(t if utf8 else _as_bytes(t), k == QUO) for t, k in pattern_pieces(self, word)]
+        flags = re.DOTALL | (0 if utf8 else re.ASCII)  # re's flags: regexes.compile maps them
+        if "nocasematch" in self.shopts:
+            flags |= re.IGNORECASE
         try:
-            rx = regexes.compile(source, flags, self.session.cancel)
-        except regexes.error:
+            rx = regexes.compile(ere_to_regex(bash_regex(pieces), utf8), flags, self.session.cancel,
+                                 posix=True)
+        except EreError:
             raise _RegexError() from None
-        m = rx.search(text)
+        except regex.error:
+            raise _RegexError() from None
+        m = rx.search(text if utf8 else _as_bytes(text))
         table = self.vars.table
         if m is None:
             table["BASH_REMATCH"] = Var({}, 8)
             return False
-        groups = {0: m.group(0)}
-        for i, g in enumerate(m.groups(), 1):
-            groups[i] = g or ""
-        table["BASH_REMATCH"] = Var(groups, 8)
+        groups = {i: g or "" for i, g in enumerate(m.groups(""), 1)}
+        groups[0] = m.group(0)
+        if not utf8:
+            groups = {i: _from_bytes(g) for i, g in groups.items()}
+        table["BASH_REMATCH"] = Var(dict(sorted(groups.items())), 8)
         return True
 
     def exec_arith_command(self, node: ArithCommand) -> int:
@@ -1615,6 +1625,15 @@ class Interp(VarOps):
 
 class _CondError(Exception):
     pass
+
+
+def _as_bytes(text: str) -> str:
+    """A text's bytes, one character each (what a C-locale regex sees)."""
+    return text.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def _from_bytes(text: str) -> str:
+    return text.encode("latin-1").decode("utf-8", "surrogateescape")
 
 
 class _RegexError(Exception):
