@@ -1,16 +1,13 @@
 """date: print a time (now, -d STRING, -r FILE) as +FORMAT, -I[TIMESPEC], -R or the C locale's
 default format, in $TZ (UTC when unset) or with -u in UTC.
 
--d understands the forms agents type: `@SECONDS`, `now`/`today`/`yesterday`/`tomorrow`,
-`YYYY-MM-DD`, `YYYY-MM-DD[ T]HH:MM[:SS[.frac]]` with an optional `Z`/`UTC`/`+HH:MM` zone, and
-relative items `[+-]N unit[s] [ago]` (second..year, week) after or instead of a date.
+-d takes GNU's free-form date strings (kshell.tools.system.datestr).
 """
 
 from __future__ import annotations
 
-import re
 import time
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 from kshell.tools.clock import zone
@@ -178,66 +175,11 @@ def strftime(dt: datetime, fmt: str, ns: int = 0) -> str:
     return "".join(out)
 
 
-_UNITS = {"sec": 1, "second": 1, "min": 60, "minute": 60, "hour": 3600, "day": 86400, "week": 604800,
-          "fortnight": 1209600}
-_ABS = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
-                  r"\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?", re.I)
-_REL = re.compile(r"([+-]?\d+)?\s*(year|month|fortnight|week|day|hour|minute|min|second|sec)s?(\s+ago)?", re.I)
-
-
 def parse_date(text: str, now_ns: int, tz: tzinfo) -> tuple[datetime, int]:
     """(aware datetime, nanoseconds) for -d STRING; ValueError when not understood."""
-    s = text.strip()
-    if s.startswith("@"):
-        m = re.fullmatch(r"@([+-]?\d+)(?:\.(\d{1,9})\d*)?", s)
-        if not m:
-            raise ValueError(text)
-        frac = int((m.group(2) or "0").ljust(9, "0"))
-        return datetime.fromtimestamp(int(m.group(1)), tz), frac
-    base = datetime.fromtimestamp(now_ns // 1_000_000_000, tz)
-    ns = now_ns % 1_000_000_000
-    low = s.lower()
-    m = _ABS.match(s)
-    if m:
-        y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
-        hh, mm, ss = int(m.group(4) or 0), int(m.group(5) or 0), int(m.group(6) or 0)
-        ns = int((m.group(7) or "0")[:9].ljust(9, "0"))
-        zone_text = m.group(8)
-        z: tzinfo = tz
-        if zone_text:
-            if zone_text.upper() in ("Z", "UTC", "GMT"):
-                z = UTC
-            else:
-                sign = -1 if zone_text[0] == "-" else 1
-                digits = zone_text[1:].replace(":", "")
-                z = timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
-        base = datetime(y, mo, d, hh, mm, ss, tzinfo=z).astimezone(tz)
-        low = s[m.end():].strip().lower()
-    elif low.startswith(("today", "now")):
-        low = low.split(None, 1)[1] if " " in low else ""
-    elif low.startswith("yesterday"):
-        base -= timedelta(days=1)
-        low = low[len("yesterday"):].strip()
-    elif low.startswith("tomorrow"):
-        base += timedelta(days=1)
-        low = low[len("tomorrow"):].strip()
-    pos = 0
-    while pos < len(low):
-        r = _REL.match(low, pos)
-        if not r or r.end() == pos:
-            raise ValueError(text)
-        n = int(r.group(1) or 1) * (-1 if r.group(3) else 1)
-        unit = r.group(2).lower()
-        if unit in ("year", "month"):
-            months = base.month - 1 + n * (12 if unit == "year" else 1)
-            y, mo = base.year + months // 12, months % 12 + 1
-            base = base.replace(year=y, month=mo)
-        else:
-            base += timedelta(seconds=n * _UNITS[unit])
-        pos = r.end()
-        while pos < len(low) and low[pos] == " ":
-            pos += 1
-    return base, ns
+    from kshell.tools.system.datestr import parse as parse_string
+
+    return parse_string(text, now_ns, tz)
 
 
 @tool("date")
