@@ -12,7 +12,7 @@ extensions stay: `\\<` `\\>` `\\b` `\\B` `\\w` `\\W` `\\s` `\\S` `` \\` `` `\\'`
 
 from __future__ import annotations
 
-from kshell.tools.text.regex import CLASSES
+from kshell.expand.pattern import POSIX_CLASSES as CLASSES
 
 _ERE_SPECIAL = frozenset(".[\\()*+?{|^$")  # what bash backslashes in a quoted part
 _DUP_MAX = 32767  # glibc's RE_DUP_MAX

@@ -1391,11 +1391,12 @@ class Interp(VarOps):
         import regex
 
         from kshell.exec.ere import EreError, bash_regex, ere_to_regex
+        from kshell.expand.charset import from_bytes, to_bytes
         from kshell.expand.fields import QUO
         from kshell.expand.words import pattern_pieces
 
         utf8 = self.utf8_locale()
-        pieces = [(t if utf8 else _as_bytes(t), k == QUO) for t, k in pattern_pieces(self, word)]
+        pieces = [(t if utf8 else to_bytes(t), k == QUO) for t, k in pattern_pieces(self, word)]
         flags = re.DOTALL | (0 if utf8 else re.ASCII)  # re's flags: regexes.compile maps them
         if "nocasematch" in self.shopts:
             flags |= re.IGNORECASE
@@ -1406,7 +1407,7 @@ class Interp(VarOps):
             raise _RegexError() from None
         except regex.error:
             raise _RegexError() from None
-        m = rx.search(text if utf8 else _as_bytes(text))
+        m = rx.search(text if utf8 else to_bytes(text))
         table = self.vars.table
         if m is None:
             table["BASH_REMATCH"] = Var({}, 8)
@@ -1414,7 +1415,7 @@ class Interp(VarOps):
         groups = {i: g or "" for i, g in enumerate(m.groups(""), 1)}
         groups[0] = m.group(0)
         if not utf8:
-            groups = {i: _from_bytes(g) for i, g in groups.items()}
+            groups = {i: from_bytes(g) for i, g in groups.items()}
         table["BASH_REMATCH"] = Var(dict(sorted(groups.items())), 8)
         return True
 
@@ -1625,15 +1626,6 @@ class Interp(VarOps):
 
 class _CondError(Exception):
     pass
-
-
-def _as_bytes(text: str) -> str:
-    """A text's bytes, one character each (what a C-locale regex sees)."""
-    return text.encode("utf-8", "surrogateescape").decode("latin-1")
-
-
-def _from_bytes(text: str) -> str:
-    return text.encode("latin-1").decode("utf-8", "surrogateescape")
 
 
 class _RegexError(Exception):
