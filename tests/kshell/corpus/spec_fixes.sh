@@ -188,3 +188,19 @@ f() { (exit 6); }; f; echo "${PIPESTATUS[@]}"
 PIPESTATUS=(9 9); echo "${PIPESTATUS[@]}"
 f() { local PIPESTATUS=(4 4); echo "${PIPESTATUS[@]}"; }; f; echo "${PIPESTATUS[@]}"
 unset PIPESTATUS; echo "${PIPESTATUS[@]}"
+
+#### nested backquotes, three levels, in and out of double quotes
+echo `echo \`echo \\\`echo hi\\\`\``
+echo "`echo \`echo hi\``"; echo `echo "\`echo hi\`"`
+echo `echo \$(echo hi)`; x=`printf "%s" "a\\\\b"`; echo "$x"
+
+#### foo\=bar is a word, not an assignment
+foo\=bar; echo $?; FOO\=bar=x; echo $?; echo foo\=bar; "a=b"; echo $?; a=1\=2; echo "$a"
+
+#### glob bracket expressions that start with [ or ]
+touch '[' ']' '-' a '[a' ']b' 'a]' '!' '^'
+echo [[]*; echo []]*; echo *[]]; echo []-]; echo [!]-]*; echo [\]]; echo [[]a; echo []a-]; echo [!!]; echo [a-]
+case ']' in []a]) echo y1;; esac; case '[' in [[]) echo y2;; esac; case x in [!]]) echo y3;; esac
+x=abc; echo ${x/[]a]/X} ${x//[![]/Y} ${x#[[]} ${x%[]c]}
+[[ ']' == []] ]] && echo e; [[ '[' == [[] ]] && echo d
+## tools: touch
