@@ -87,6 +87,9 @@ DATE_STRINGS = [
     Case("touch_date_strings", "touch -d '2024-01-31 +1 month' a; touch -d 'Jan 5, 2024 3pm' d; "
          "touch -d '@1700000000.25' old; date -r a '+%F %T'; date -r d '+%F %T'; date -r old +%s.%N; "
          "touch -d 'not a date' a; echo $?", F),
+    Case("date_file", "printf '2024-01-01\\nbad\\n@0\\n2024-03-01 +1 day\\n' > dl; date -f dl +%F; echo $?; "
+         "date -f dl -d 2024-01-01 +%F; echo $?; date -f nope; echo $?; printf '2024-01-05\\n' | date -f - +%F; "
+         "date --file=dl -u +%s", F),
     Case("touch_stdout", "touch - > f; touch -d 2020-01-02 - > f; date -r f +%F; touch - | cat; ls; "
          "touch - >&-; echo $?", F),
 ]

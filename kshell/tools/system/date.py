@@ -1,7 +1,7 @@
 """date: print a time (now, -d STRING, -r FILE) as +FORMAT, -I[TIMESPEC], -R or the C locale's
 default format, in $TZ (UTC when unset) or with -u in UTC.
 
--d takes GNU's free-form date strings (kshell.tools.system.datestr).
+-d (and -f, a string a line) takes GNU's free-form date strings (kshell.tools.system.datestr).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, t
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
-_LONG = {"date": ("d", REQUIRED), "utc": ("u", NONE), "universal": ("u", NONE), "iso-8601": ("I", OPTIONAL),
+_LONG = {"date": ("d", REQUIRED), "file": ("f", REQUIRED), "utc": ("u", NONE), "universal": ("u", NONE),
+         "iso-8601": ("I", OPTIONAL),
          "rfc-email": ("R", NONE), "reference": ("r", REQUIRED), "rfc-3339": ("rfc", REQUIRED),
          "help": ("help", NONE), "version": ("version", NONE)}
 _DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
@@ -184,7 +185,7 @@ def parse_date(text: str, now_ns: int, tz: tzinfo) -> tuple[datetime, int]:
 
 @tool("date")
 def date(sh: Interp, argv: list[str]) -> int:
-    opts, operands = parse(argv, "d:uI::Rr:", _LONG)
+    opts, operands = parse(argv, "d:f:uI::Rr:", _LONG)
     utc = any(k == "u" for k, _ in opts)
     tz: tzinfo = UTC if utc else zone(sh)
     fmt = "%a %b %e %H:%M:%S %Z %Y"
@@ -234,8 +235,34 @@ def date(sh: Interp, argv: list[str]) -> int:
         if chosen:
             raise Usage("multiple output formats specified", hint=False)
         fmt = operands[0][1:]
+    files = [v for k, v in opts if k == "f"]
+    if files:
+        if len(files) > 1 or any(k in ("d", "r") for k, _ in opts):
+            raise Usage("the options to specify dates for printing are mutually exclusive")
+        return _each_line(sh, files[0], fmt, now, tz)
     if when is None:
         when = (datetime.fromtimestamp(now // 1_000_000_000, tz), now % 1_000_000_000)
     dt, ns = when
     sh.out(strftime(dt, fmt, ns) + "\n")
     return 0
+
+
+def _each_line(sh: Interp, source: str, fmt: str, now: int, tz: tzinfo) -> int:
+    """-f FILE: each line a date string, printed in turn; an invalid one is reported and the
+    status is 1 (GNU)."""
+    from kshell.tools.text.textio import message, read_all
+
+    try:
+        data = read_all(sh, source)
+    except OSError as e:
+        raise Fail(f"{source}: {message(e)}") from None
+    status = 0
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
+        try:
+            dt, ns = parse_date(line, now, tz)
+        except (ValueError, OverflowError):
+            sh.write_err(f"date: invalid date '{line}'\n")
+            status = 1
+            continue
+        sh.out(strftime(dt, fmt, ns) + "\n")
+    return status
