@@ -27,6 +27,13 @@ ENV = [
     Case("env_i_empty", "env -i; echo $?", F),
     Case("env_tool_args", "env -i A=b cat a", F),
     Case("env_new_var_visible", "env Z=9 env | grep ^Z=", F),
+    Case("env_split_string", "env -S 'a=1 printenv a'; env -S'printf %s\\\\n x y'; env -S 'echo \"a b\" c'; "
+         "env -S 'echo a\\\\tb'; env -S 'echo a #comment'; env -S '-i b=2 printenv b'; env -iS 'c=3 printenv c'; "
+         "env -S 'echo \\\\c not'; env --split-string='echo 1' 2; env -S 'echo a\\\\_b \"c\\\\_d\"'; "
+         "env -S 'echo ${NOPE}x'", F),
+    Case("env_split_string_errors", "env -S 'echo \"unterminated'; echo $?; env -S 'echo \"a\\\\qb\"'; echo $?; "
+         "env -S 'echo $HOME'; echo $?", F),
+    Case("env_chdir", "env -C d pwd; env -C nope pwd; echo $?; env -C a pwd; echo $?", F),
     Case("printenv_one", "printenv HOME", F),
     Case("printenv_many", "printenv USER HOME", F),
     Case("printenv_missing", "printenv NOPE; echo $?", F),
