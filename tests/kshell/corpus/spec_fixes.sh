@@ -204,3 +204,7 @@ case ']' in []a]) echo y1;; esac; case '[' in [[]) echo y2;; esac; case x in [!]
 x=abc; echo ${x/[]a]/X} ${x//[![]/Y} ${x#[[]} ${x%[]c]}
 [[ ']' == []] ]] && echo e; [[ '[' == [[] ]] && echo d
 ## tools: touch
+
+#### declare -p shows the arrays the shell keeps: PIPESTATUS, DIRSTACK, FUNCNAME
+false | true; declare -p PIPESTATUS; (exit 3); declare -p PIPESTATUS
+declare -p DIRSTACK; f() { declare -p FUNCNAME; }; f
