@@ -110,7 +110,8 @@ DATE_NOW = [
     Case("date_now_weekdays", "w() { " + _AROUND + "[ $(date -d \"$1\" +%u%T) = $2 ] && [ $b -ge $((a - $3)) ] "
          "&& [ $b -le $((c + $4)) ] && echo ok $1; }; w monday 100:00:00 86400 518400; "
          "w 'next monday' 100:00:00 0 604800; w 'last friday' 500:00:00 691200 0; w sun 700:00:00 86400 518400; "
-         "w 'this wednesday' 300:00:00 86400 518400; w '' $(date +%u)00:00:00 86400 0", F),
+         "w 'this wednesday' 300:00:00 86400 518400; " + _AROUND.replace('"$1"', "''") + "[ $(date -d '' +%T) = "
+         "00:00:00 ] && [ $b -le $c ] && [ $b -gt $((a - 86400)) ] && echo ok empty", F),
 ]
 WHICH = [
     Case("which_missing", "which nosuchcmd; echo $?", F), Case("which_none", "which; echo $?", F),
