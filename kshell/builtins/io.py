@@ -428,7 +428,7 @@ def _format_once(sh: Interp, fmt: str, args: _Args, out: list[str]) -> bool:
                 return False
         elif conv == "q":
             arg = args.next()
-            out.append(_field(_printf_q(arg or ""), flags, width, prec))
+            out.append(_field(_printf_q(arg or "", sh.utf8_locale()), flags, width, prec))
         elif conv == "c":
             arg = args.next()
             # the first byte (in any locale, as bash), or a NUL byte for an empty argument
@@ -460,24 +460,38 @@ class _FormatError(Exception):
     pass
 
 
-_Q_SAFE = (r"[A-Za-z0-9@%+=:,./_^-]+\Z", 0)
+_Q_SAFE = (r"[A-Za-z0-9@%+=:./_-]+\Z", 0)
+_Q_SPECIAL = frozenset(" \t\n'\"\\|&;()<>!{}*[?]^$`,")  # bash's sh_backslash_quote table
 
 
-def _printf_q(text: str) -> str:
+def _printf_q(text: str, utf8: bool) -> str:
+    """bash's %q: shell metacharacters, quotes, glob, brace and expansion characters
+    backslashed (`^` and `,` too), `#` only at the start, `~` at the start or after `=`
+    or `:`; a text with control characters, or outside ASCII in a locale that is not
+    UTF-8, as $'...' (those bytes in octal)."""
     if text == "":
         return "''"
     if _re(*_Q_SAFE).match(text):
         return text
+    def raw(c: str) -> bool:  # a byte the locale has no character for
+        return ord(c) > 127 and (not utf8 or 0xDC80 <= ord(c) <= 0xDCFF)
+
+    if any(raw(c) for c in text):
+        from kshell.syntax.printer import quote_q
+
+        quoted = quote_q(text + "\x01")[:-5] + "'"  # $'...', whatever else it holds
+        return "".join("".join(f"\\{b:03o}" for b in c.encode("utf-8", "surrogateescape"))
+                       if raw(c) else c for c in quoted)
     if any(ord(c) < 32 or ord(c) == 127 for c in text):
         from kshell.syntax.printer import quote_q
 
         return quote_q(text)
     out = []
-    for c in text:
-        if c.isalnum() or c in "@%+=:,./_^-" or ord(c) > 127:
-            out.append(c)
-        else:
+    for i, c in enumerate(text):
+        if c in _Q_SPECIAL or (c == "#" and i == 0) or (c == "~" and (i == 0 or text[i - 1] in "=:")):
             out.append("\\" + c)
+        else:
+            out.append(c)
     return "".join(out)
 
 

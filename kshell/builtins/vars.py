@@ -298,6 +298,18 @@ def _declare_ref(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, clea
     return 0
 
 
+_DYNAMIC_ARRAYS = ("DIRSTACK", "FUNCNAME", "PIPESTATUS")  # kept by the shell, not in the table
+
+
+def _dynamic(sh: Interp, name: str) -> Var | None:
+    """An array bash keeps up to date itself (PIPESTATUS, DIRSTACK, FUNCNAME), as declare shows
+    it while it has elements; K computes them when read."""
+    if name not in _DYNAMIC_ARRAYS:
+        return None
+    values = sh.array_values(name)
+    return Var(dict(enumerate(values)), ARRAY) if values else None
+
+
 def _print_vars(sh: Interp, names: list[str], on: set[str], only: set[str] | None = None) -> int:
     status = 0
     table = sh.vars.table
@@ -306,7 +318,7 @@ def _print_vars(sh: Interp, names: list[str], on: set[str], only: set[str] | Non
         want |= _LETTER_FLAGS.get(c, 0)
     if names:
         for name in names:
-            var = table.get(name)
+            var = table.get(name) or _dynamic(sh, name)
             if var is None:
                 sh.error(f"declare: {name}: not found")
                 status = 1

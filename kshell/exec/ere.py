@@ -1,66 +1,249 @@
-"""POSIX extended regular expressions (as `[[ =~ ]]` uses them) translated to Python's `re`."""
+"""`[[ text =~ pattern ]]`: the pattern as bash hands it to glibc's regcomp(REG_EXTENDED),
+translated to the `regex` module's syntax, to be matched leftmost-longest (its POSIX flag).
+
+Bash builds the regular expression from the expanded word: an unquoted part as it is, a
+quoted part with a backslash before each character special to an ERE, except inside a
+bracket expression, where a quoted character is copied as it is (`["^"a]` negates).
+glibc then reads it without REG_NEWLINE: `.` and `[^a]` match a newline and `$` is the
+end of the text only. What glibc refuses (`a{`, `*a`, `(a`, `[b-a]`, `[[:foo:]]`, `\\1`
+before its group ends) is an `EreError`: status 2, BASH_REMATCH untouched. glibc's
+extensions stay: `\\<` `\\>` `\\b` `\\B` `\\w` `\\W` `\\s` `\\S` `` \\` `` `\\'`, back-references.
+"""
 
 from __future__ import annotations
 
-_CLASSES = {
-    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
-    "space": " \\t\\n\\r\\f\\v", "blank": " \\t", "punct": "!-/:-@\\[-`{-~", "xdigit": "0-9A-Fa-f",
-    "cntrl": "\\x00-\\x1f\\x7f", "print": "\\x20-\\x7e", "graph": "\\x21-\\x7e", "word": "a-zA-Z0-9_",
-}
+from kshell.expand.pattern import POSIX_CLASSES as CLASSES
+
+_ERE_SPECIAL = frozenset(".[\\()*+?{|^$")  # what bash backslashes in a quoted part
+_DUP_MAX = 32767  # glibc's RE_DUP_MAX
+_ESCAPES = {"w": r"\w", "W": r"\W", "s": r"\s", "S": r"\S", "b": r"\b", "B": r"\B",
+            "<": r"\m", ">": r"\M", "`": r"\A", "'": r"\Z"}
 
 
-def ere_to_python(src: str) -> str:
-    """Translate ERE syntax: bracket expressions with POSIX classes (where `\\` is literal),
-    and escape what Python would read differently."""
+class EreError(Exception):
+    """A pattern glibc's regcomp refuses."""
+
+
+def bash_regex(pieces: list[tuple[str, bool]]) -> str:
+    """The ERE bash compiles for a `=~` word, from its (text, quoted) pieces."""
     out: list[str] = []
-    i, n = 0, len(src)
+    chars = [(c, quoted) for text, quoted in pieces for c in text]
+    i, n = 0, len(chars)
     while i < n:
-        c = src[i]
+        c, quoted = chars[i]
+        if quoted:
+            out.append("\\" + c if c in _ERE_SPECIAL else c)
+            i += 1
+            continue
         if c == "\\" and i + 1 < n:
-            out.append("\\" + src[i + 1] if not src[i + 1].isalnum() else _escape_alnum(src[i + 1]))
+            out.append(c + chars[i + 1][0])
             i += 2
             continue
         if c == "[":
-            j = i + 1
-            items = ["["]
-            if j < n and src[j] == "^":
-                items.append("^")
-                j += 1
-            if j < n and src[j] == "]":
-                items.append("\\]")
-                j += 1
-            while j < n and src[j] != "]":
-                if src.startswith("[:", j):
-                    end = src.find(":]", j + 2)
-                    if end > 0:
-                        items.append(_CLASSES.get(src[j + 2 : end], ""))
-                        j = end + 2
-                        continue
-                ch = src[j]
-                if ch in "\\[":
-                    items.append("\\" + ch)
-                else:
-                    items.append(ch)
-                j += 1
-            if j >= n:
-                out.append("\\[")
-                i += 1
+            end = _bracket_end([ch for ch, _ in chars], i + 1)
+            if end > 0:  # its characters as they are, quoted or not
+                out.extend(ch for ch, _ in chars[i:end])
+                i = end
                 continue
-            items.append("]")
-            out.append("".join(items))
-            i = j + 1
-            continue
-        if c == "{" and not (i + 1 < n and (src[i + 1].isdigit() or src[i + 1] == ",")):
-            out.append("\\{")
-        else:
-            out.append(c)
+        out.append(c)
         i += 1
     return "".join(out)
 
 
-def _escape_alnum(c: str) -> str:
-    if c in "wWsSbB":
-        return "\\" + c
-    if c.isdigit():
-        return "\\" + c
-    return c
+def _bracket_end(s: list[str] | str, i: int) -> int:
+    """Index after the `]` closing the bracket expression whose body starts at s[i], or -1."""
+    n = len(s)
+    if i < n and s[i] == "^":
+        i += 1
+    if i < n and s[i] == "]":
+        i += 1
+    while i < n:
+        c = s[i]
+        if c == "]":
+            return i + 1
+        if c == "[" and i + 1 < n and s[i + 1] in ":.=":
+            kind = s[i + 1]
+            j = i + 2
+            while j + 1 < n and not (s[j] == kind and s[j + 1] == "]"):
+                j += 1
+            if j + 1 >= n:
+                return -1
+            i = j + 2
+            continue
+        i += 1
+    return -1
+
+
+class _Parser:
+    """glibc's ERE grammar, emitting the `regex` module's syntax."""
+
+    def __init__(self, src: str, unicode: bool) -> None:
+        self.src = src
+        self.i = 0
+        self.unicode = unicode
+        self.groups = 0
+        self.closed: set[int] = set()
+
+    def fail(self) -> EreError:
+        return EreError(self.src)
+
+    def parse(self) -> str:
+        out = self.alternation(0)
+        if self.i < len(self.src):  # only a `)` with no `(` stops it early
+            raise self.fail()
+        return out
+
+    def alternation(self, depth: int) -> str:
+        branches = [self.branch(depth)]
+        while self.i < len(self.src) and self.src[self.i] == "|":
+            self.i += 1
+            branches.append(self.branch(depth))
+        return "|".join(branches)
+
+    def branch(self, depth: int) -> str:
+        src = self.src
+        out: list[str] = []
+        while self.i < len(src):
+            c = src[self.i]
+            if c == "|" or (c == ")" and depth):
+                break
+            atom, quantifiable = self.atom(depth)
+            count = 0
+            while self.i < len(src) and (src[self.i] in "*+?" or src[self.i] == "{"):
+                q = self.quantifier()
+                if not quantifiable:
+                    raise self.fail()
+                atom = f"(?:{atom}){q}" if count else atom + q
+                count += 1
+            out.append(atom)
+        return "".join(out)
+
+    def quantifier(self) -> str:
+        src = self.src
+        c = src[self.i]
+        self.i += 1
+        if c != "{":
+            return c
+        end = src.find("}", self.i)
+        if end < 0:
+            raise self.fail()
+        body = src[self.i : end]
+        low, comma, high = body.partition(",")
+        if not all(part == "" or part.isdigit() for part in (low, high)) or (not low and not comma):
+            raise self.fail()
+        lo = int(low) if low else 0
+        hi = int(high) if high else None
+        if lo > _DUP_MAX or (hi is not None and (hi > _DUP_MAX or hi < lo)):
+            raise self.fail()
+        self.i = end + 1
+        if not comma:
+            return f"{{{lo}}}"
+        return f"{{{lo},{'' if hi is None else hi}}}"
+
+    def atom(self, depth: int) -> tuple[str, bool]:
+        """The next atom and whether a repetition may follow it."""
+        src = self.src
+        c = src[self.i]
+        self.i += 1
+        if c in "*+?{":  # a repetition with nothing before it
+            raise self.fail()
+        if c == "(":
+            self.groups += 1
+            number = self.groups
+            body = self.alternation(depth + 1)
+            if self.i >= len(src) or src[self.i] != ")":
+                raise self.fail()
+            self.i += 1
+            self.closed.add(number)
+            return f"({body})", True
+        if c == ")":  # no `(` before it: glibc takes it as itself
+            return r"\)", True
+        if c == "^":
+            return "^", False
+        if c == "$":
+            return r"\Z", False
+        if c == ".":
+            return ".", True
+        if c == "[":
+            return self.bracket(), True
+        if c == "\\":
+            if self.i >= len(src):
+                raise self.fail()
+            d = src[self.i]
+            self.i += 1
+            if d in "123456789":
+                if int(d) not in self.closed:
+                    raise self.fail()
+                return f"\\{d}", True
+            if d in _ESCAPES:
+                return _ESCAPES[d], d in "wWsS"
+            return _literal(d), True
+        return _literal(c), True
+
+    def bracket(self) -> str:
+        src = self.src
+        end = _bracket_end(src, self.i)
+        if end < 0:
+            raise self.fail()
+        i = self.i
+        negate = src[i] == "^"
+        i += negate
+        items: list[str] = []
+        prev: str | None = None  # the last single character, a range's possible start
+        first = True
+        while first or src[i] != "]":
+            first = False
+            c = src[i]
+            if c == "[" and src[i + 1] in ":.=":
+                kind = src[i + 1]
+                close = src.index(kind + "]", i + 2)
+                name = src[i + 2 : close]
+                i = close + 2
+                if kind == ":":
+                    if name not in CLASSES:
+                        raise self.fail()
+                    if i < end - 1 and src[i] == "-" and src[i + 1] != "]":
+                        raise self.fail()  # a range cannot start at a class
+                    items.append(f"[:{name}:]" if self.unicode else CLASSES[name])
+                    prev = None
+                    continue
+                if len(name) != 1:
+                    raise self.fail()
+                c = name
+            else:
+                i += 1
+            if c == "-" and prev is not None and src[i] != "]":
+                hi = src[i]
+                if hi == "[" and src[i + 1] in ".=":
+                    close = src.index(src[i + 1] + "]", i + 2)
+                    hi = src[i + 2 : close]
+                    if len(hi) != 1:
+                        raise self.fail()
+                    i = close + 2
+                else:
+                    i += 1
+                if ord(hi) < ord(prev):
+                    raise self.fail()
+                items.append("-" + _set_char(hi))
+                prev = None
+                if i < end - 1 and src[i] == "-" and src[i + 1] != "]":
+                    raise self.fail()  # `[a-c-e]`
+                continue
+            items.append(_set_char(c))
+            prev = c
+        self.i = end
+        return ("[^" if negate else "[") + "".join(items) + "]"
+
+
+def _literal(c: str) -> str:
+    return "\\" + c if not c.isalnum() and c != "_" and c.isascii() else c
+
+
+def _set_char(c: str) -> str:
+    return "\\" + c if c in "\\]^-[&|~" else c
+
+
+def ere_to_regex(src: str, unicode: bool) -> str:
+    """The `regex` module's source for glibc ERE `src` (compile it with DOTALL, and ASCII
+    unless `unicode`); raises EreError where regcomp fails."""
+    return _Parser(src, unicode).parse()

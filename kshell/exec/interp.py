@@ -256,6 +256,19 @@ class Interp(VarOps):
         return child
 
     @property
+    def pipestatus(self) -> list[int]:
+        """The statuses `${PIPESTATUS[@]}` shows: the last pipeline's, or the last simple
+        command's, subshell's, `[[ ]]`'s or `(( ))`'s."""
+        return self._pipestatus
+
+    @pipestatus.setter
+    def pipestatus(self, codes: list[int]) -> None:
+        # bash sets PIPESTATUS after each of those whatever a script assigned to it
+        self._pipestatus = codes
+        if "PIPESTATUS" in self.vars.table:
+            del self.vars.table["PIPESTATUS"]
+
+    @property
     def errexit(self) -> bool:
         return "e" in self.opts
 
@@ -507,6 +520,7 @@ class Interp(VarOps):
             except CommandError as e:
                 self.error(e.message)
                 self.last_status = 1
+                self.pipestatus = [1]
                 self.failed(1, node)  # errexit holds for it too, as for any simple command
                 return 1
             finally:
@@ -514,6 +528,7 @@ class Interp(VarOps):
                     s.close()
         status = self.comsub_status or 0
         self.last_status = status
+        self.pipestatus = [status]  # bash: every simple command sets PIPESTATUS, `x=1` too
         if status:
             self.failed(status, node)
         return status
@@ -837,6 +852,7 @@ class Interp(VarOps):
             self.last_status = status
             return status
         status = self._with_redirects(node.redirects, body)
+        self.pipestatus = [status]  # bash waits for the subshell's process, which sets it
         if status:
             self.failed(status, node)
         return status
@@ -1184,7 +1200,8 @@ class Interp(VarOps):
                     self.errexit_off -= exempt
                     self.inverted = outer
                 status = 0 if status else 1
-                self.pipestatus = [status]
+                if type(commands[0]) in (Cond, ArithCommand):  # PIPESTATUS: their status as `!` left it
+                    self.pipestatus = [status]              # (bash), every other command's own
             else:
                 status = self.execute(commands[0])
             self.last_status = status
@@ -1310,6 +1327,7 @@ class Interp(VarOps):
             self.last_status = status
             return status
         status = self._with_redirects(node.redirects, run) if node.redirects else run()
+        self.pipestatus = [status]  # as bash's [[ ]] and (( )) set it
         if status:
             self.failed(status, node)
         return status
@@ -1366,28 +1384,39 @@ class Interp(VarOps):
         raise TypeError(t)
 
     def regex_match(self, text: str, word: Word) -> bool:
-        from kshell.exec.ere import ere_to_python
+        """`[[ text =~ word ]]`: bash's ERE for the word (kshell.exec.ere), matched by the
+        locale's characters (a byte each outside UTF-8) leftmost-longest; BASH_REMATCH set."""
+        import re
+
+        import regex
+
+        from kshell.exec.ere import EreError, bash_regex, ere_to_regex
+        from kshell.expand.charset import from_bytes, to_bytes
         from kshell.expand.fields import QUO
         from kshell.expand.words import pattern_pieces
 
-        pieces = pattern_pieces(self, word)
-        import re
-
-        source = "".join(re.escape(t) if k == QUO else ere_to_python(t) for t, k in pieces)
-        flags = re.IGNORECASE if "nocasematch" in self.shopts else 0
+        utf8 = self.utf8_locale()
+        pieces = [(t if utf8 else to_bytes(t), k == QUO) for t, k in pattern_pieces(self, word)]
+        flags = re.DOTALL | (0 if utf8 else re.ASCII)  # re's flags: regexes.compile maps them
+        if "nocasematch" in self.shopts:
+            flags |= re.IGNORECASE
         try:
-            rx = regexes.compile(source, flags, self.session.cancel)
-        except regexes.error:
+            rx = regexes.compile(ere_to_regex(bash_regex(pieces), utf8), flags, self.session.cancel,
+                                 posix=True)
+        except EreError:
             raise _RegexError() from None
-        m = rx.search(text)
+        except regex.error:
+            raise _RegexError() from None
+        m = rx.search(text if utf8 else to_bytes(text))
         table = self.vars.table
         if m is None:
             table["BASH_REMATCH"] = Var({}, 8)
             return False
-        groups = {0: m.group(0)}
-        for i, g in enumerate(m.groups(), 1):
-            groups[i] = g or ""
-        table["BASH_REMATCH"] = Var(groups, 8)
+        groups = {i: g or "" for i, g in enumerate(m.groups(""), 1)}
+        groups[0] = m.group(0)
+        if not utf8:
+            groups = {i: from_bytes(g) for i, g in groups.items()}
+        table["BASH_REMATCH"] = Var(dict(sorted(groups.items())), 8)
         return True
 
     def exec_arith_command(self, node: ArithCommand) -> int:
@@ -1402,6 +1431,7 @@ class Interp(VarOps):
             self.last_status = status
             return status
         status = self._with_redirects(node.redirects, run) if node.redirects else run()
+        self.pipestatus = [status]  # as bash's [[ ]] and (( )) set it
         if status:
             self.failed(status, node)
         return status

@@ -52,14 +52,16 @@ def running(session: Any, fn: Callable[..., int], *args: Any) -> int:
         _current.session = previous
 
 
-def compile(source: str | bytes, flags: int = 0, cancel: Cancel | None = None) -> Compiled:  # noqa: A001
+def compile(source: str | bytes, flags: int = 0, cancel: Cancel | None = None,  # noqa: A001
+            posix: bool = False) -> Compiled:
     """`re.compile`; a pattern that can backtrack without bound is matched within `cancel`'s
-    deadline (by default the running tool's command's)."""
-    if not risky(source if isinstance(source, str) else source.decode("latin-1")):
+    deadline (by default the running tool's command's). With `posix`, `source` is in the
+    `regex` module's syntax and matches leftmost-longest, as POSIX's regexec does."""
+    if not posix and not risky(source if isinstance(source, str) else source.decode("latin-1")):
         return re.compile(source, flags)
     import regex
 
-    engine_flags = 0
+    engine_flags = regex.POSIX if posix else 0
     for name in _FLAG_NAMES:
         if flags & getattr(re, name):
             engine_flags |= getattr(regex, name)

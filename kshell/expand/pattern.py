@@ -22,6 +22,7 @@ _CLASSES = {
     "xdigit": r"0-9A-Fa-f", "cntrl": r"\x00-\x1f\x7f", "print": r"\x20-\x7e", "graph": r"\x21-\x7e",
     "word": r"a-zA-Z0-9_",
 }
+POSIX_CLASSES = {k: v for k, v in _CLASSES.items() if k != "word"}  # regcomp's: `word` is bash's globs' own
 
 
 def escape(text: str) -> str:

@@ -165,8 +165,28 @@ MKTEMP = [
     Case("mktemp_permission", "mktemp -p ro; echo $?", T, user=1000),
 ]
 
+# cp and mv options agents use beyond the common ones: -u, backups (-b, --backup, -S,
+# VERSION_CONTROL), --parents, --preserve/--no-preserve lists, -l, -s, --remove-destination
+B = {"s": "a\n", "t": File("b\n", 0o600, 946684800), "d/": Dir(), "d/x/": Dir(), "d/x/f": "q\n", "e/": Dir(),
+     "new": File("n\n", 0o644, 2000000000)}
+MORE = [
+    Case("cp_backup", "cp -b s t; ls; cat t~; cp --backup=numbered s t; cp --backup=numbered s t; ls; cp -bv s t; "
+         "cp -v --backup=existing s t; ls; cp -S .bak -b s t; ls", B),
+    Case("cp_backup_env_and_errors", "VERSION_CONTROL=numbered cp -b s t; ls; cp --backup=bogus s t; echo $?", B),
+    Case("cp_parents", "cp -v --parents d/x/f e; find e | sort; cp --parents d/x/f nodir; echo $?; "
+         "cp --parents d/x/f s; echo $?", B),
+    Case("cp_update", "cp -u s t; cat t; cp -u new s; cat s; cp -uv s new; cat new", B),
+    Case("cp_preserve_lists", "cp --preserve=mode,timestamps t t3; stat -c '%a %Y' t3; cp --preserve t t5; "
+         "stat -c '%a %Y' t5; cp -a --no-preserve=mode t t4; stat -c '%a %Y' t4; cp --preserve=bogus t v; echo $?", B),
+    Case("cp_links", "cp -l s hl; stat -c %h s hl; cp -s s sl; readlink sl; cat sl", B),
+    Case("cp_remove_destination_and_noops", "cp --remove-destination s t; cat t; cp -x s t5; cp --reflink=auto s t6; "
+         "cp --sparse=always s t7; ls t*; cp --strip-trailing-slashes d/ f; echo $?", B),
+    Case("mv_update_backup", "mv -u s t; cat t; mv -u new s; cat s; cp s s2; mv -bv s2 t; ls; cp t t2; "
+         "mv -b --suffix=.old t2 s; ls; cp s s3; mv --backup=numbered s3 t; ls", B),
+]
 
-@pytest.mark.parametrize("case", CP, ids=Case.id)
+
+@pytest.mark.parametrize("case", CP + MORE, ids=Case.id)
 def test_cp_matches_gnu(case: Case) -> None:
     assert_same(case)
 

@@ -179,8 +179,34 @@ PATCH = [
          " patch -p1 < p.diff; echo $?; ls; cat n; patch -p1 < p.diff; echo $?", P),
 ]
 
+# GNU patch's options agents use beyond -p -R -i -b --dry-run
+BAD3 = "sed -i 's/^24$/Q/;s/^26$/Q/;s/^23$/Q/' m; "
+PATCH_OPTIONS = [
+    Case("patch_forward", MK + "cp m2 m; patch -N < p.diff; echo $?; ls m*; rm m.rej; patch -N --dry-run < p.diff; "
+         "echo $?; ls m*", P),
+    Case("patch_force", MK + "cp m2 m; patch -f < p.diff; echo $?; ls m*", P),
+    Case("patch_batch", MK + "cp m2 m; patch -t < p.diff; echo $?; ls m*; cmp m sub/m && echo reversed; "
+         "patch -R -t < p.diff; echo $?; cmp m sub/m && echo still", P),
+    Case("patch_silent", MK + "patch -s < p.diff; echo $?; cp sub/m m; " + BAD3 + "patch --quiet < p.diff; echo $?", P),
+    Case("patch_output", MK + "patch -o out < p.diff; echo $?; cmp out m2 && echo same; cmp m sub/m && echo untouched; "
+         "patch -o - < p.diff | head -3", P),
+    Case("patch_reject_file", MK + BAD3 + "patch -r rej < p.diff; echo $?; ls; patch -R -r - m < p.diff; echo $?; ls", P),
+    Case("patch_remove_empty", "diff -u m /dev/null > p.diff; sed -i '1s/.*/--- m/;2s/.*/+++ m/' p.diff; "
+         "patch -E < p.diff; echo $?; ls m", P),
+    Case("patch_fuzz_factor", MK + "sed -i 's/^23$/Q/' m; patch -F0 < p.diff; echo $?; ls m*; patch -F x < p.diff; "
+         "echo $?", P),
+    Case("patch_ignore_whitespace", MK + "sed -i 's/^2$/2 /;s/^26$/  26/' m; patch -l < p.diff; echo $?; ls m*; "
+         "cat -A m | sed -n '1,4p;24,27p'; cp sub/m m; sed -i 's/^2$/2 /;s/^27/27\\t/' m; patch -l < p.diff; "
+         "cat -A m | sed -n '1,4p;24,28p'", P),
+    Case("patch_directory", MK + "mkdir -p dd e; cp m dd/m; patch -d dd < p.diff; echo $?; cmp dd/m m2 && echo same; "
+         "cp m e/m; patch -d e -i ../p.diff; echo $?; patch -d nodir < p.diff; echo $?", P),
+    Case("patch_backup_names", MK + "patch -b -z .bak < p.diff; ls m*; cp sub/m m; patch -b -B old/ < p.diff; echo $?; "
+         "ls old", P),
+    Case("patch_noop_options", MK + "patch -u --binary < p.diff; echo $?", P),
+]
 
-@pytest.mark.parametrize("case", PATCH, ids=Case.id)
+
+@pytest.mark.parametrize("case", PATCH + PATCH_OPTIONS, ids=Case.id)
 def test_patch(case: Case) -> None:
     assert_same(case)
 

@@ -69,6 +69,17 @@ CASES = [
     Case("find_permission_denied", "find p; echo $?", {"p/": Dir(0o000)}, user=1000),
     Case("find_file_as_start", "find d/x.py", ONE),
     Case("find_symlink_not_followed", "find l -type d; find l", {"t/": Dir(), "t/a": "1", "l": Link("t")}),
+    # -newerXY (a date string for t, as date -d reads it), -anewer/-cnewer, the a/c times,
+    # -executable/-readable/-writable, -links, -uid/-gid/-inum, -xdev
+    Case("find_newer_times", "find . -newermt '2023-01-01' -name '*.txt'; find . -newermt '2030-01-01'; "
+         "touch -d '2020-06-01' old; find . -maxdepth 1 ! -newermt '2021-01-01 00:00 +0200'; find . -maxdepth 1 "
+         "-newer old | sort; find . -maxdepth 1 -newermm old | sort; find . -newerct '1 hour ago' -name c.txt; "
+         "find . -newermt garbage; echo $?", CHAIN),
+    Case("find_access_change_times", "find . -atime -1 -name c.txt; find . -amin +1 -name c.txt; "
+         "find . -ctime -1 -name c.txt | wc -l; find . -cmin -60 -name c.txt | wc -l; touch x; find . -anewer x", CHAIN),
+    Case("find_permissions_and_ids", "find . -type f -executable; chmod +x a/b/c.txt; find . -type f -executable; "
+         "find . -readable -name c.txt; find . -writable -name .h; find . -links 3 -type d | sort; "
+         "find . -uid 0 -name c.txt; find . -gid +5 | wc -l; find . -xdev -mount -name c.txt", CHAIN),
 ]
 
 

@@ -69,7 +69,26 @@ CASES = [
     Case("long_total_symlinks", "ls -l", {"x": "1", "y": Link("x"), "z": File("q" * 9000)}),
 ]
 
+# GNU ls options agents use beyond the common ones: time styles, sort keys, shown times,
+# owner and group columns, hidden patterns, quoting, indicators, commas, --si; and their errors
+NAMES = {**SIMPLE, "f10": "", "f9": "", "f1": "", "x.c": "", "y.a": "", "z~": "", ".w~": "", "big": "x" * 5000}
+MORE = [
+    Case("time_styles", "ls -l --time-style=+%F a bb; ls -l --time-style=long-iso a bb; ls -l --time-style=full-iso a bb;"
+         " ls -l --time-style=iso a bb; ls --full-time c; ls -l --time-style=posix-long-iso a; "
+         "ls -l --time-style=$'+%F\\n%Y' a bb; ls -l --time-style='+%Y|%H' c", NAMES),
+    Case("sort_keys", "ls -v; ls -X; ls --sort=version -r; ls --sort=width; ls -l --sort=size a bb c; ls --sort=none | sort",
+         NAMES),
+    Case("shown_time", "ls -lt --time=mtime a bb c; ls -lu --time-style=+%Y a | wc -l; ls -l --time=ctime c | wc -l", NAMES),
+    Case("owner_group_columns", "ls -g a; ls -o a; ls -lgG a; ls -lG bb; ls --format=long c; ls -lh --si big", NAMES),
+    Case("hide_ignore", "ls --hide='f*'; ls -A --hide='f*' | head -3; ls -I 'f*' -I '*.?'; ls -B; ls -aB", NAMES),
+    Case("quote_indicators", "ls -Q a bb; ls -N a; ls -p; ls --indicator-style=slash; ls --file-type -l dlink d; "
+         "ls -F b", TREE),
+    Case("commas", "ls -m; ls -mQ; ls --format=commas -p; ls -m --format=single-column | head -2", {**NAMES, **TREE}),
+    Case("option_errors", "ls --sort=bad; echo $?; ls --time=bad; echo $?; ls --format=bad; echo $?; "
+         "ls --time-style=bad a; echo $?; ls -l --time-style=bad a; echo $?", NAMES),
+]
 
-@pytest.mark.parametrize("case", CASES, ids=Case.id)
+
+@pytest.mark.parametrize("case", CASES + MORE, ids=Case.id)
 def test_ls_matches_gnu(case: Case) -> None:
     assert_same(case)

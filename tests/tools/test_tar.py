@@ -60,8 +60,48 @@ TAR = [
     Case("tar_permission", "tar cf x.tar secret top.txt; echo $?; tar tf x.tar", F, user=1000),
 ]
 
+# GNU tar's options agents use beyond c/x/t: exclusion, name lists, stripping, standard output,
+# old files, wildcards, ownership and times written, formats; and their usage errors
+G = {**F, "d/x.log": "log\n", "d/.git/": Dir(), "d/.git/HEAD": "ref\n", "d/s/c.log": "c\n", "list": "top.txt\nd/a\n"}
+TAR_OPTIONS = [
+    Case("tar_exclude_glob", "tar cf x.tar --exclude='*.log' d; tar tf x.tar | sort", G),
+    Case("tar_exclude_component", "tar cf x.tar --exclude=s d top.txt; tar tf x.tar | sort", G),
+    Case("tar_exclude_path", "tar cf x.tar --exclude=d/s d; tar tf x.tar | sort", G),
+    Case("tar_exclude_vcs", "tar cf x.tar --exclude-vcs d; tar tf x.tar | sort", G),
+    Case("tar_exclude_on_list", "tar cf x.tar d; tar tf x.tar --exclude='*.log' | sort", G),
+    Case("tar_exclude_from", "printf '*.log\\n.git\\n' > ex; tar cf x.tar -X ex d; tar tf x.tar | sort", G),
+    Case("tar_files_from", "tar cf x.tar -T list; tar tf x.tar; cat list | tar cf y.tar -T -; tar tf y.tar", G),
+    Case("tar_files_from_null", "printf 'top.txt\\0d/a\\0' > l0; tar cf x.tar --null -T l0; tar tf x.tar", G),
+    Case("tar_strip_components", "tar cf x.tar d; tar xf x.tar -C out --strip-components=1; find out | sort; "
+         "rm -r out/*; tar xf x.tar -C out --strip-components 2; find out | sort", G),
+    Case("tar_to_stdout", "tar cf x.tar d/a top.txt; tar xOf x.tar; tar -xf x.tar -O d/a; tar xvOf x.tar", G),
+    Case("tar_auto_compress", "tar caf x.tar.gz d/a; gzip -t x.tar.gz && echo gz; tar caf x.tgz d/a; tar tf x.tgz; "
+         "tar caf x.tar.bz2 d/a; tar tjf x.tar.bz2; od -An -c -N3 x.tar.bz2", G),
+    Case("tar_keep_old_files", "tar cf x.tar top.txt; echo new > top.txt; tar xkf x.tar; echo $?; cat top.txt; "
+         "tar xf x.tar --skip-old-files; echo $?; cat top.txt; tar xf x.tar --overwrite; cat top.txt", G),
+    Case("tar_touch", "tar cf x.tar top.txt; tar xmf x.tar -C out; [ $(stat -c %Y out/top.txt) -gt 1000000000 ] "
+         "&& echo touched", G),
+    Case("tar_wildcards", "tar cf x.tar d; tar tf x.tar --wildcards '*.log' | sort; tar xf x.tar -C out "
+         "--wildcards 'd/s/*'; find out | sort; tar tf x.tar '*.log'; echo $?; tar tf x.tar --no-wildcards '*.log'", G),
+    Case("tar_dereference", "tar chf x.tar d/l; tar tvf x.tar | cut -c1-10", G),
+    Case("tar_no_recursion", "tar cf x.tar --no-recursion d d/a; tar tf x.tar", G),
+    Case("tar_remove_files", "cp -r d e; tar cf x.tar --remove-files e; echo $?; ls e; tar tf x.tar | sort", G),
+    Case("tar_owner_group", "tar cf x.tar --owner=0 --group=0 --numeric-owner top.txt; tar tvf x.tar | cut -d' ' -f2; "
+         "tar cf y.tar --owner=root:5 --group=wheel:7 top.txt; tar tvf y.tar --numeric-owner | cut -d' ' -f2; "
+         "tar tvf y.tar | cut -d' ' -f2; tar cf z.tar --owner=nosuch --group=nog top.txt; tar tvf z.tar | cut -d' ' -f2", G),
+    Case("tar_mtime", "tar cf x.tar --mtime='2024-01-02 03:04:05' top.txt; tar tvf x.tar | cut -d' ' -f4-; "
+         "tar cf y.tar --mtime=@0 --sort=name top.txt d/a; tar tvf y.tar | cut -d' ' -f4-", G),
+    Case("tar_format", "tar --format=ustar -cf x.tar top.txt; tar tf x.tar; tar --format=posix -cf y.tar top.txt; "
+         "tar tf y.tar", G),
+    Case("tar_option_errors", "tar cf x.tar --strip-components=x top.txt; echo $?; tar cf x.tar --sort=foo top.txt; "
+         "echo $?; tar cf x.tar --format=foo top.txt; echo $?; tar cf x.tar -T nope; echo $?; "
+         "tar cf x.tar -X nope top.txt; echo $?", G),
+    Case("tar_same_permissions_as_user", "tar cf x.tar d; umask 077; tar xf x.tar -C out; stat -c '%a %n' out/d/a; "
+         "rm -r out/d; tar xpf x.tar -C out; stat -c '%a %n' out/d/a", G, user=1000),
+]
 
-@pytest.mark.parametrize("case", TAR, ids=Case.id)
+
+@pytest.mark.parametrize("case", TAR + TAR_OPTIONS, ids=Case.id)
 def test_tar(case: Case) -> None:
     assert_same(case)
 

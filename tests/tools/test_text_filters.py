@@ -36,6 +36,8 @@ WC = [
 ]
 SORT = [
     Case("sort_plain", "sort words", F), Case("sort_reverse", "sort -r words", F),
+    Case("sort_b_whole_line", "printf '  b\\n a\\nc\\n' | sort -b; printf ' b\\na\\n' | sort -br; "
+         "printf '10\\n 9\\n-1\\n' | sort -bn", F),
     Case("sort_unique", "sort -u words", F), Case("sort_fold", "sort -f words", F),
     Case("sort_fold_unique", "sort -fu words", F),
     Case("sort_numeric", "sort -n nums", F), Case("sort_numeric_reverse", "sort -rn nums", F),

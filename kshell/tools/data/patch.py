@@ -1,6 +1,7 @@
 """patch on VFS files, as GNU patch applies unified diffs (those `diff -u` and `git diff`
-write): -p N, -R, --dry-run, -i FILE, standard input, an explicit file operand; offsets and
-fuzz (up to 2 lines) with GNU's messages, backups (`.orig`) when a hunk did not match exactly,
+write): -p N, -R, --dry-run, -i FILE, standard input, an explicit file operand, -d DIR, -N, -f,
+-t, -s, -o FILE (or -), -r FILE (or -), -E, -F N, -l, -b with -z/-B, -u and --binary (no-ops);
+offsets and fuzz (up to 2 lines, or -F's) with GNU's messages, backups (`.orig`) when a hunk did not match exactly,
 rejects (`.rej`), file creation and deletion, the reversed-patch check answered "no" as GNU
 patch does without a terminal. Statuses: 0 applied, 1 hunks failed, 2 trouble.
 Without -p a name is reduced to its last component (GNU's default), except in git diffs (-p1).
@@ -21,7 +22,12 @@ if TYPE_CHECKING:
 
 _HUNK = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _LONG = {"strip": ("p", REQUIRED), "reverse": ("R", NONE), "dry-run": ("dry-run", NONE),
-         "input": ("i", REQUIRED), "no-backup-if-mismatch": ("nobackup", NONE), "backup": ("b", NONE)}
+         "input": ("i", REQUIRED), "no-backup-if-mismatch": ("nobackup", NONE), "backup": ("b", NONE),
+         "directory": ("d", REQUIRED), "forward": ("N", NONE), "silent": ("s", NONE), "quiet": ("s", NONE),
+         "force": ("f", NONE), "batch": ("t", NONE), "output": ("o", REQUIRED), "reject-file": ("r", REQUIRED),
+         "remove-empty-files": ("E", NONE), "fuzz": ("F", REQUIRED), "ignore-whitespace": ("l", NONE),
+         "suffix": ("z", REQUIRED), "prefix": ("B", REQUIRED), "unified": ("u", NONE), "binary": ("binary", NONE),
+         "backup-if-mismatch": ("backup-if-mismatch", NONE)}
 
 
 @dataclass
@@ -169,16 +175,26 @@ def _split(data: bytes) -> list[bytes]:
     return out
 
 
-def _match(lines: list[bytes], at: int, pat: list[bytes], pre: int, suf: int) -> bool:
+def _match_lines(lines: list[bytes], at: int, pat: list[bytes], pre: int, suf: int, loose: bool = False) -> bool:
     if at < 0 or at + len(pat) > len(lines):
         return False
+    if loose:  # -l: a run of blanks matches any other run, trailing blanks are ignored (GNU's similar())
+        return all(_blanks(lines[at + k]) == _blanks(pat[k]) for k in range(pre, len(pat) - suf))
     return all(lines[at + k] == pat[k] for k in range(pre, len(pat) - suf))
 
 
-def _locate(lines: list[bytes], hunk: Hunk, reverse: bool, fuzz: int, offset: int, low: int = 0) -> int | None:
+def _blanks(line: bytes) -> bytes:
+    return re.sub(rb"[ \t]+", b" ", line.rstrip(b"\n").rstrip(b" \t"))
+
+
+def _locate(lines: list[bytes], hunk: Hunk, reverse: bool, fuzz: int, offset: int, low: int = 0,
+            loose: bool = False) -> int | None:
     """Where the hunk's old side starts (0-based), GNU's locate_hunk: None when not found.
     `offset` moves the hunk's own line number; nothing before `low` (what earlier hunks wrote)
     is matched."""
+    def _match(lines: list[bytes], at: int, pat: list[bytes], pre: int, suf: int) -> bool:
+        return _match_lines(lines, at, pat, pre, suf, loose)
+
     old, _, first, _ = hunk.sides(reverse)
     pre_ctx, suf_ctx = hunk.context()
     context = max(pre_ctx, suf_ctx)
@@ -221,8 +237,30 @@ class _Patcher:
         self.dry = dry
         self.backup = backup
         self.always = False
+        self.directory: str | None = None
+        self.forward = False
+        self.force = ""  # "f" (never reversed), "t" (reversed when it looks so), "" (ask: no)
+        self.silent = False
+        self.output: str | None = None
+        self.reject: str | None = None  # "-": none
+        self.remove_empty = False
+        self.fuzz = 2
+        self.loose = False
+        self.suffix = ".orig"
+        self.prefix = ""
 
-    def say(self, text: str) -> None:
+    def at(self, path: str) -> str:
+        """A path as seen from -d's directory."""
+        if self.directory is None or path.startswith("/") or path == "-":
+            return path
+        return self.directory.rstrip("/") + "/" + path
+
+    def say(self, text: str, always: bool = False) -> None:
+        if self.silent and not always:
+            return
+        if self.output == "-":  # the patched text has standard output
+            self.sh.write_err(text)
+            return
         self.out.write(text.encode("utf-8", "surrogateescape"))
 
     def stripped(self, name: str | None, git: bool) -> str | None:
@@ -240,7 +278,10 @@ class _Patcher:
             return None
         return "/".join(parts[strip:])
 
-    def apply(self, fp: FilePatch, explicit: str | None) -> int:
+    def rej_name(self, target: str) -> str | None:
+        return None if self.reject == "-" else self.reject or target + ".rej"
+
+    def apply(self, fp: FilePatch, explicit: str | None, turned: bool = False) -> int:
         old, new = fp.old, fp.new
         gone_old, gone_new = fp.absent[::-1] if self.reverse else fp.absent
         creating = gone_old and all(not h.sides(self.reverse)[0] and h.sides(self.reverse)[2] == 0 for h in fp.hunks)
@@ -251,7 +292,7 @@ class _Patcher:
             target = explicit
         else:
             cands = [self.stripped(n, fp.git) for n in (old, new) if n is not None]
-            target = next((c for c in cands if c is not None and self.sh.fs.exists(c)), None)
+            target = next((c for c in cands if c is not None and self.sh.fs.exists(self.at(c))), None)
             if target is None and (creating or deleting):
                 order = cands[::-1] if creating else cands
                 target = next((c for c in order if c is not None), None)
@@ -268,8 +309,8 @@ class _Patcher:
                     f"Skipping patch.\n{nhunks} out of {nhunks} {plural} ignored\n"
                 )
                 return 1
-        exists = self.sh.fs.exists(target)
-        if creating and exists and self.sh.fs.stat(target).size > 0:
+        exists = self.sh.fs.exists(self.at(target))
+        if creating and exists and self.sh.fs.stat(self.at(target)).size > 0:
             self.say(
                 f"The next patch would create the file {target},\nwhich already exists!  Assume -R? [n] \n"
                 f"Apply anyway? [n] \nSkipping patch.\n{nhunks} out of {nhunks} {plural} ignored\n"
@@ -281,9 +322,11 @@ class _Patcher:
                 f"Apply anyway? [n] \nSkipping patch.\n{nhunks} out of {nhunks} {plural} ignored\n"
             )
             return 1
-        self.say(f"{'checking' if self.dry else 'patching'} file {target}\n")
+        shown = target if self.output is None else f"{self.output} (read from {target})"
+        if not turned:
+            self.say(f"{'checking' if self.dry else 'patching'} file {shown}\n")
         try:
-            data = read_all(self.sh, target) if exists else b""
+            data = read_all(self.sh, self.at(target)) if exists else b""
         except OSError as e:
             raise Fail(f"**** Can't open file {target} : {message(e)}", 2) from None
         lines = _split(data)
@@ -296,16 +339,28 @@ class _Patcher:
             where = None
             fuzz = 0
             pre_ctx, suf_ctx = hunk.context()
-            maxfuzz = min(2, max(pre_ctx, suf_ctx))
+            maxfuzz = min(self.fuzz, max(pre_ctx, suf_ctx))
             while True:
-                where = _locate(lines, hunk, self.reverse, fuzz, offset + delta, low)
-                if where is None and number == 1 and \
-                        _locate(lines, hunk, not self.reverse, fuzz, offset + delta, low) is not None:
-                    what = ("Unreversed patch detected!  Ignore -R? [n] " if self.reverse
-                            else "Reversed (or previously applied) patch detected!  Assume -R? [n] ")
-                    saving = "" if self.dry else f" -- saving rejects to file {target}.rej"
-                    self.say(f"{what}\nApply anyway? [n] \nSkipping patch.\n"
-                             f"{nhunks} out of {nhunks} {plural} ignored{saving}\n")
+                where = _locate(lines, hunk, self.reverse, fuzz, offset + delta, low, self.loose)
+                if where is None and number == 1 and self.force != "f" and \
+                        _locate(lines, hunk, not self.reverse, fuzz, offset + delta, low, self.loose) is not None:
+                    detected = "Unreversed patch detected!" if self.reverse \
+                        else "Reversed (or previously applied) patch detected!"
+                    if self.force == "t" and not self.forward:
+                        self.say(f"{detected}  {'Ignoring' if self.reverse else 'Assuming'} -R.\n")
+                        self.reverse = not self.reverse
+                        try:
+                            return self.apply(fp, explicit, turned=True)
+                        finally:
+                            self.reverse = not self.reverse
+                    rej = self.rej_name(target)
+                    saving = "" if self.dry or rej is None else f" -- saving rejects to file {rej}"
+                    if self.forward:
+                        self.say(f"{detected}  Skipping patch.\n{nhunks} out of {nhunks} {plural} ignored{saving}\n")
+                    else:
+                        what = "Ignore -R? [n] " if self.reverse else "Assume -R? [n] "
+                        self.say(f"{detected}  {what}\nApply anyway? [n] \nSkipping patch.\n"
+                                 f"{nhunks} out of {nhunks} {plural} ignored{saving}\n")
                     if not self.dry:
                         self.write_rej(target, fp, fp.hunks)
                     return 1
@@ -330,6 +385,13 @@ class _Patcher:
             # keep the file's own lines where fuzz ignored context
             pre_f, suf_f = _fuzz_split(hunk, fuzz)
             repl = list(new_side)
+            if self.loose:  # context lines are the file's, as GNU copies them from its input
+                o = n = 0
+                for tag, _ in hunk.lines:
+                    if tag == b" ":
+                        repl[n] = lines[where + o]
+                    o += tag in (b" ", b"+" if self.reverse else b"-")
+                    n += tag in (b" ", b"-" if self.reverse else b"+")
             if pre_f:
                 repl[:pre_f] = lines[where : where + pre_f]
             if suf_f:
@@ -338,21 +400,32 @@ class _Patcher:
             delta += len(new_side) - len(old_side)
             low = where + len(new_side)
         if failed:
-            saving = "" if self.dry else f" -- saving rejects to file {target}.rej"
-            self.say(f"{len(failed)} out of {nhunks} {plural} FAILED{saving}\n")
+            rej = self.rej_name(target)
+            saving = "" if self.dry or rej is None else f" -- saving rejects to file {rej}"
+            self.say(f"{len(failed)} out of {nhunks} {plural} FAILED{saving}\n", always=True)
         if self.dry:
             return 1 if failed else 0
         result = b"".join(lines)
         fs = self.sh.fs
+        path = self.at(target)
         try:
-            if (self.always or mismatch and self.backup) and exists:
-                fs.write_file(target + ".orig", data)
-            if deleting and not result:
-                fs.unlink(target)
+            if self.output is not None:
+                if self.output == "-":
+                    self.out.write(result)
+                else:
+                    fs.write_file(self.at(self.output), result)
             else:
-                if not exists and "/" in target:
-                    fs.mkdir(target.rsplit("/", 1)[0], parents=True)
-                fs.write_file(target, result)
+                if (self.always or (mismatch or turned) and self.backup) and exists:
+                    backup = self.at(self.prefix + target + (self.suffix if not self.prefix else ""))
+                    if "/" in backup:
+                        fs.mkdir(backup.rsplit("/", 1)[0], parents=True)
+                    fs.write_file(backup, data)
+                if (deleting or self.remove_empty) and not result:
+                    fs.unlink(path)
+                else:
+                    if not exists and "/" in path:
+                        fs.mkdir(path.rsplit("/", 1)[0], parents=True)
+                    fs.write_file(path, result)
             if failed:
                 self.write_rej(target, fp, failed)
         except OSError as e:
@@ -360,7 +433,9 @@ class _Patcher:
         return 1 if failed else 0
 
     def write_rej(self, target: str, fp: FilePatch, hunks: list[Hunk]) -> None:
-        self.sh.fs.write_file(target + ".rej", b"".join(fp.diff_lines + [x for h in hunks for x in h.raw]))
+        rej = self.rej_name(target)
+        if rej is not None:
+            self.sh.fs.write_file(self.at(rej), b"".join(fp.diff_lines + [x for h in hunks for x in h.raw]))
 
 
 def _fuzz_split(hunk: Hunk, fuzz: int) -> tuple[int, int]:
@@ -372,7 +447,7 @@ def _fuzz_split(hunk: Hunk, fuzz: int) -> tuple[int, int]:
 @tool("patch", 2)
 def patch(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, operands = parse(argv, "p:Ri:b", _LONG)
+        opts, operands = parse(argv, "p:Ri:bd:Nsfto:r:EF:lz:B:u", _LONG)
     except Usage as e:
         raise Usage(e.message + "\npatch: Try 'patch --help' for more information.", hint=False) from None
     strip: int | None = None
@@ -380,6 +455,7 @@ def patch(sh: Interp, argv: list[str]) -> int:
     source: str | None = None
     backup = True
     always = False
+    settings: dict[str, object] = {}
     for k, v in opts:
         if k == "p":
             if not v.isdigit():
@@ -395,12 +471,47 @@ def patch(sh: Interp, argv: list[str]) -> int:
             backup = False
         elif k == "b":
             always = True
+        elif k == "backup-if-mismatch":
+            backup = True
+        elif k == "d":
+            settings["directory"] = v
+        elif k == "N":
+            settings["forward"] = True
+        elif k == "s":
+            settings["silent"] = True
+        elif k in ("f", "t"):
+            settings["force"] = k
+        elif k == "o":
+            settings["output"] = v
+        elif k == "r":
+            settings["reject"] = v
+        elif k == "E":
+            settings["remove_empty"] = True
+        elif k == "F":
+            if not v.isdigit():
+                raise Fail(f"**** fuzz factor {v} is not a number", 2)
+            settings["fuzz"] = int(v)
+        elif k == "l":
+            settings["loose"] = True
+        elif k == "z":
+            settings["suffix"] = v
+        elif k == "B":
+            settings["prefix"] = v
+    directory = settings.get("directory")
+    if directory is not None:
+        try:
+            if not sh.fs.stat(directory).is_dir:
+                raise OSError(20, "Not a directory")
+        except OSError as e:
+            raise Fail(f"**** Can't change to directory {directory} : {message(e)}", 2) from None
     explicit = operands[0] if operands else None
     if len(operands) > 1:
         source = operands[1]
     if len(operands) > 2:
         raise Usage(f"{operands[2]}: extra operand\npatch: Try 'patch --help' for more information.", hint=False)
     name = source or "-"
+    if directory is not None and name != "-" and not name.startswith("/"):
+        name = directory.rstrip("/") + "/" + name  # -d comes first, as GNU's chdir
     try:
         data = read_all(sh, name)
     except OSError as e:
@@ -413,6 +524,8 @@ def patch(sh: Interp, argv: list[str]) -> int:
     out = Output(sh)
     p = _Patcher(sh, out, strip, reverse, dry, backup)
     p.always = always
+    for key, value in settings.items():
+        setattr(p, key, value)
     status = 0
     try:
         for fp in patches:

@@ -1,6 +1,9 @@
-"""tar on VFS files, as GNU tar: create, extract and list (c x t) with -f -z (also -j -J) -v -C,
-old-style clusters (`tar czf out.tgz dir`), member operands on x and t, GNU's messages and
-statuses (2 on errors, 64 for usage). Archives are written by Python's tarfile in GNU format
+"""tar on VFS files, as GNU tar: create, extract and list (c x t) with -f -z (also -j -J, -a by
+the archive's suffix) -v -C, old-style clusters (`tar czf out.tgz dir`), member operands on x
+and t (patterns with --wildcards), --exclude/--exclude-vcs/-X, -T (with --null), -h,
+--no-recursion, --remove-files, --owner/--group/--numeric-owner/--mtime/--sort/--format on
+create; --strip-components, -O, -k/--skip-old-files/--overwrite, -m, -p/--no-same-owner on
+extract; GNU's messages and statuses (2 on errors, 64 for usage). Archives are written by Python's tarfile in GNU format
 from VFS bytes and read by it (any compression, as GNU tar detects it), so real tar reads what
 this writes and the other way round. Directories are archived in name order (GNU tar uses the
 directory's order, which on a real disk is arbitrary).
@@ -27,7 +30,25 @@ _LONG = {
     "create": ("c", NONE), "extract": ("x", NONE), "get": ("x", NONE), "list": ("t", NONE),
     "file": ("f", REQUIRED), "gzip": ("z", NONE), "gunzip": ("z", NONE), "ungzip": ("z", NONE),
     "bzip2": ("j", NONE), "xz": ("J", NONE), "verbose": ("v", NONE), "directory": ("C", REQUIRED),
+    "auto-compress": ("a", NONE), "exclude": ("exclude", REQUIRED), "exclude-from": ("X", REQUIRED),
+    "exclude-vcs": ("exclude-vcs", NONE), "files-from": ("T", REQUIRED), "null": ("null", NONE),
+    "no-null": ("no-null", NONE), "strip-components": ("strip", REQUIRED), "to-stdout": ("O", NONE),
+    "keep-old-files": ("k", NONE), "skip-old-files": ("skip-old", NONE), "overwrite": ("overwrite", NONE),
+    "touch": ("m", NONE), "preserve-permissions": ("p", NONE), "same-permissions": ("p", NONE),
+    "no-same-permissions": ("no-same-permissions", NONE), "same-owner": ("same-owner", NONE),
+    "no-same-owner": ("no-same-owner", NONE), "dereference": ("h", NONE), "wildcards": ("wildcards", NONE),
+    "no-wildcards": ("no-wildcards", NONE), "no-recursion": ("no-recursion", NONE),
+    "recursion": ("recursion", NONE), "remove-files": ("remove-files", NONE), "owner": ("owner", REQUIRED),
+    "group": ("group", REQUIRED), "numeric-owner": ("numeric-owner", NONE), "mtime": ("mtime", REQUIRED),
+    "sort": ("sort", REQUIRED), "format": ("H", REQUIRED), "one-file-system": ("one-file-system", NONE),
 }
+_VCS = frozenset({"CVS", "RCS", "SCCS", ".git", ".gitignore", ".gitattributes", ".gitmodules", ".cvsignore",
+                  ".svn", ".arch-ids", "{arch}", "=RELEASE-ID", "=meta-update", "=update", ".bzr", ".bzrignore",
+                  ".bzrtags", ".hg", ".hgignore", ".hgtags", "_darcs", "_MTN", ".arch-inventory"})
+_SUFFIXES = ((".tar.gz", "gz"), (".tgz", "gz"), (".taz", "gz"), (".tar.bz2", "bz2"), (".tbz", "bz2"),
+             (".tbz2", "bz2"), (".tb2", "bz2"), (".tar.xz", "xz"), (".txz", "xz"))
+_FORMATS = {"gnu": tarfile.GNU_FORMAT, "oldgnu": tarfile.GNU_FORMAT, "ustar": tarfile.USTAR_FORMAT,
+            "posix": tarfile.PAX_FORMAT, "pax": tarfile.PAX_FORMAT}
 _MODES = "ctx"
 
 
@@ -59,6 +80,35 @@ class _Tar:
         self.directory = directory
         self.failed = False
         self.info_fd = 1
+        self.excludes: list[str] = []
+        self.vcs = False
+        self.strip = 0
+        self.to_stdout = False
+        self.old_files = ""  # "k" (keep, an error), "skip", or "" (replace)
+        self.touch = False
+        self.same_perms: bool | None = None  # None: as the user is root or not
+        self.same_owner: bool | None = None
+        self.dereference = False
+        self.recursion = True
+        self.remove_files = False
+        self.wildcards: bool | None = None
+        self.owner: tuple[str, int] | None = None
+        self.group: tuple[str, int] | None = None
+        self.numeric = False
+        self.mtime: int | None = None
+        self.format = tarfile.GNU_FORMAT
+        self.added: list[str] = []
+
+    def excluded(self, name: str) -> bool:
+        """GNU's --exclude: a pattern against the name and each tail of it that starts at a
+        component (`*` matching `/` too); --exclude-vcs: a component of the VCS names."""
+        from fnmatch import fnmatchcase
+
+        parts = [p for p in name.rstrip("/").split("/") if p]
+        if self.vcs and any(p in _VCS for p in parts):
+            return True
+        tails = ["/".join(parts[i:]) for i in range(len(parts))]
+        return any(fnmatchcase(tail, pat.rstrip("/")) for pat in self.excludes for tail in tails)
 
     def err(self, text: str) -> None:
         self.sh.write_err(f"tar: {text}\n")
@@ -80,7 +130,7 @@ class _Tar:
 
     def create(self, names: list[str], compress: str) -> bytes:
         buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w:" + compress if compress else "w", format=tarfile.GNU_FORMAT) as tf:
+        with tarfile.open(fileobj=buf, mode="w:" + compress if compress else "w", format=self.format) as tf:
             warned = False
             for name in names:
                 member = name
@@ -92,10 +142,12 @@ class _Tar:
                 self.add(tf, self.path(name), member, name)
         return buf.getvalue()
 
-    def add(self, tf: tarfile.TarFile, path: str, member: str, shown: str) -> None:
+    def add(self, tf: tarfile.TarFile, path: str, member: str, shown: str, top: bool = True) -> None:
         fs = self.sh.fs
+        if (self.excludes or self.vcs) and self.excluded(member):
+            return
         try:
-            inode = fs.lstat(path)
+            inode = fs.stat(path) if self.dereference else fs.lstat(path)
         except OSError as e:
             self.err(f"{shown}: Cannot stat: {message(e)}")
             self.failed = True
@@ -105,7 +157,13 @@ class _Tar:
         info.uid, info.gid = inode.uid, inode.gid
         state = fs.vfs.state  # unknown ids: empty names, as GNU tar writes them
         info.uname, info.gname = user_name(state, inode.uid) or "", group_name(state, inode.gid) or ""
-        info.mtime = inode.mtime // 1_000_000_000
+        if self.owner is not None:
+            info.uname, info.uid = self.owner[0], self.owner[1] if self.owner[1] >= 0 else info.uid
+        if self.group is not None:
+            info.gname, info.gid = self.group[0], self.group[1] if self.group[1] >= 0 else info.gid
+        if self.numeric:
+            info.uname = info.gname = ""
+        info.mtime = inode.mtime // 1_000_000_000 if self.mtime is None else self.mtime
         data = None
         if st.S_ISDIR(inode.mode):
             info.type = tarfile.DIRTYPE
@@ -124,10 +182,12 @@ class _Tar:
             self.err(f"{member}: socket ignored")
             return
         tf.addfile(info, io.BytesIO(data) if data is not None else None)
+        if self.remove_files:
+            self.added.append(path)
         if self.verbose:
             slash = "/" if info.isdir() and not member.endswith("/") else ""
             self.note(self.shown(info) if self.verbose > 1 else member + slash)
-        if info.isdir():
+        if info.isdir() and self.recursion:
             try:
                 children = sorted(fs.readdir(path), key=lambda s: s.encode("utf-8", "surrogateescape"))
             except OSError as e:
@@ -138,7 +198,20 @@ class _Tar:
                 if child in (".", ".."):
                     continue
                 sep = "" if member.endswith("/") else "/"
-                self.add(tf, path.rstrip("/") + "/" + child, member + sep + child, member + sep + child)
+                self.add(tf, path.rstrip("/") + "/" + child, member + sep + child, member + sep + child, False)
+
+    def remove_added(self) -> None:
+        """--remove-files: what was archived, files first, then the directories emptied."""
+        fs = self.sh.fs
+        for path in reversed(self.added):
+            try:
+                if fs.lstat(path).is_dir:
+                    fs.rmdir(path)
+                else:
+                    fs.unlink(path)
+            except OSError as e:
+                self.err(f"{path}: Cannot unlink: {message(e)}")
+                self.failed = True
 
     # ------------------------------------------------------------------ list and extract
 
@@ -159,7 +232,7 @@ class _Tar:
         mode = st.filemode(kind | info.mode)
         if info.type == tarfile.LNKTYPE:
             mode = "h" + mode[1:]
-        owner = f"{info.uname or info.uid}/{info.gname or info.gid}"
+        owner = f"{info.uid}/{info.gid}" if self.numeric else f"{info.uname or info.uid}/{info.gname or info.gid}"
         size = str(info.size if info.isreg() else 0)
         pad = len(owner) + 1 + len(size)
         self.width = max(getattr(self, "width", 19), pad)
@@ -173,11 +246,21 @@ class _Tar:
         return text
 
     def members(self, tf: tarfile.TarFile, names: list[str]):
+        from fnmatch import fnmatchcase
+
         wanted = {n.rstrip("/"): False for n in names}
+
+        def hits(w: str, name: str) -> bool:
+            if self.wildcards and any(c in w for c in "*?["):  # None (not given) is False
+                return fnmatchcase(name, w) or any(fnmatchcase(name[:i], w) for i, c in enumerate(name) if c == "/")
+            return name == w or name.startswith(w + "/")
+
         try:
             for info in tf:
+                if (self.excludes or self.vcs) and self.excluded(info.name):
+                    continue
                 if wanted:
-                    hit = next((w for w in wanted if info.name == w or info.name.startswith(w + "/")), None)
+                    hit = next((w for w in wanted if hits(w, info.name.rstrip("/"))), None)
                     if hit is None:
                         continue
                     wanted[hit] = True
@@ -187,6 +270,9 @@ class _Tar:
             self.failed = True
         for w, found in wanted.items():
             if not found:
+                if self.wildcards is None and any(c in w for c in "*?["):
+                    self.err("Pattern matching characters used in file names")
+                    self.err("Use --wildcards to enable pattern matching, or --no-wildcards to suppress this warning")
                 self.err(f"{w}: Not found in archive")
                 self.failed = True
 
@@ -206,27 +292,49 @@ class _Tar:
             except OSError as e:
                 self.fatal(f"{self.directory}: Cannot open: {message(e)}")
         root = fs.cred.uid == 0
+        same_perms = root if self.same_perms is None else self.same_perms
+        same_owner = root if self.same_owner is None else self.same_owner and root
         dirs: list[tuple[str, tarfile.TarInfo]] = []
         for info in self.members(tf, names):
             name = info.name.lstrip("/")
+            if self.strip:
+                parts = [p for p in name.split("/") if p]
+                if len(parts) <= self.strip:
+                    continue
+                name = "/".join(parts[self.strip:]) + ("/" if info.isdir() else "")
             if self.verbose:
-                self.note(self.shown(info) if self.verbose > 1 else info.name + ("/" if info.isdir() else ""))
+                shown = self.shown(info) if self.verbose > 1 else info.name + ("/" if info.isdir() else "")
+                if self.to_stdout:  # the data has standard output
+                    self.sh.write_err(shown + "\n")
+                else:
+                    self.note(shown)
             if ".." in name.split("/"):
                 self.err(f"{info.name}: Member name contains '..'")
                 self.failed = True
+                continue
+            if self.to_stdout:
+                if info.isreg() or info.islnk():
+                    f = tf.extractfile(info)
+                    self.sh.out(f.read() if f is not None else b"")
                 continue
             path = self.path(name)
             try:
                 parent = path.rsplit("/", 1)[0] if "/" in path.rstrip("/") else None
                 if parent and not fs.exists(parent):
                     fs.mkdir(parent, parents=True)
-                mode = info.mode if root else info.mode & ~fs.umask
+                mode = info.mode if same_perms else info.mode & ~fs.umask
                 if info.isdir():
                     if not fs.exists(path):
                         fs.mkdir(path, 0o700)
                     dirs.append((path, info))
                     continue
                 if fs.exists(path) or _is_link(fs, path):
+                    if self.old_files == "skip":
+                        continue
+                    if self.old_files == "k":
+                        self.err(f"{name}: Cannot open: File exists")
+                        self.failed = True
+                        continue
                     if fs.lstat(path).is_dir:
                         raise OSError(21, "Is a directory")
                     fs.unlink(path)
@@ -234,27 +342,81 @@ class _Tar:
                     fs.symlink(info.linkname, path)
                     continue
                 if info.islnk():
-                    data = fs.read_file(self.path(info.linkname))
+                    target = info.linkname
+                    if self.strip:
+                        target = "/".join([p for p in target.split("/") if p][self.strip:])
+                    data = fs.read_file(self.path(target))
                 else:
                     f = tf.extractfile(info)
                     data = f.read() if f is not None else b""
                 fs.write_file(path, data)
                 fs.chmod(path, mode & 0o7777)
-                if root:
+                if same_owner:
                     fs.chown(path, info.uid, info.gid)
-                t = info.mtime * 1_000_000_000
-                fs.utime(path, t, t)
+                if not self.touch:
+                    t = info.mtime * 1_000_000_000
+                    fs.utime(path, t, t)
             except OSError as e:
                 self.err(f"{name}: Cannot open: {message(e)}")
                 self.failed = True
         for path, info in reversed(dirs):
             try:
-                fs.chmod(path, (info.mode if root else info.mode & ~fs.umask) & 0o7777)
-                t = info.mtime * 1_000_000_000
-                fs.utime(path, t, t)
+                fs.chmod(path, (info.mode if same_perms else info.mode & ~fs.umask) & 0o7777)
+                if not self.touch:
+                    t = info.mtime * 1_000_000_000
+                    fs.utime(path, t, t)
             except OSError as e:
                 self.err(f"{info.name}: Cannot change mode: {message(e)}")
                 self.failed = True
+
+
+def _read_list(sh: Interp, source: str, null: bool, what: str = "Cannot stat: ") -> list[str]:
+    """The names -T or -X reads, a line each (NUL-separated with --null); `-` is stdin."""
+    try:
+        data = read_all(sh, source)
+    except OSError as e:
+        sh.write_err(f"tar: {source}: {what}{message(e)}\n")
+        sh.write_err("tar: Error is not recoverable: exiting now\n")
+        raise _Fatal from None
+    text = data.decode("utf-8", "surrogateescape")
+    return text.split("\0") if null else text.splitlines()
+
+
+def _id_option(sh: Interp, value: str, kind: str) -> tuple[str, int]:
+    """--owner/--group NAME, NAME:ID, or +ID / a number (no name)."""
+    from kfs.format import accounts
+
+    name, _, number = value.partition(":")
+    if number:
+        if not number.isdigit():
+            raise Usage(f"{number}: Invalid {kind} ID")
+        return name, int(number)
+    if name.lstrip("+").isdigit():
+        return "", int(name.lstrip("+"))
+    table = accounts(sh.fs.vfs.state)
+    ids = table.users if kind == "owner" else table.groups
+    found = next((i for i, n in ids.items() if n == name), None)
+    return name, -1 if found is None else found  # -1: the file's own id, under this name
+
+
+def _mtime_option(sh: Interp, value: str) -> int:
+    """--mtime=DATE, or the time of a file when it starts with `/` or `.` (GNU)."""
+    import time
+
+    from kshell.tools.clock import zone
+    from kshell.tools.system.datestr import parse as parse_string
+
+    if value.startswith(("/", ".")):
+        try:
+            return sh.fs.stat(value).mtime // 1_000_000_000
+        except OSError as e:
+            sh.write_err(f"tar: {value}: Cannot stat: {message(e)}\n")
+            raise _Fatal from None
+    try:
+        when, _ = parse_string(value, time.time_ns(), zone(sh))
+    except (ValueError, OverflowError):
+        raise Usage(f"Substituting 1970-01-01 00:00:00 for unknown date format '{value}'") from None
+    return int(when.timestamp())
 
 
 def _is_link(fs, path: str) -> bool:
@@ -266,7 +428,7 @@ def _is_link(fs, path: str) -> bool:
 
 def tar(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, operands = parse(_expand(argv), "ctxvzjJf:C:", _LONG)
+        opts, operands = parse(_expand(argv), "ctxvzjJaf:C:X:T:OkmphH:", _LONG)
     except Usage as e:
         sh.write_err(f"tar: {e.message}\n{_HINT}")
         return 64
@@ -283,20 +445,82 @@ def tar(sh: Interp, argv: list[str]) -> int:
     compress = ""
     directory = None
     verbose = 0
-    for k, v in opts:
-        if k == "f":
-            archive = v
-        elif k == "z":
-            compress = "gz"
-        elif k == "j":
-            compress = "bz2"
-        elif k == "J":
-            compress = "xz"
-        elif k == "C":
-            directory = v
-        elif k == "v":
-            verbose += 1
     t = _Tar(sh, verbose, directory)
+    auto = False
+    lists: list[str] = []
+    null = False
+    try:
+        for k, v in opts:
+            if k == "f":
+                archive = v
+            elif k in ("z", "j", "J"):
+                compress = {"z": "gz", "j": "bz2", "J": "xz"}[k]
+            elif k == "a":
+                auto = True
+            elif k == "C":
+                directory = v
+            elif k == "v":
+                verbose += 1
+            elif k == "exclude":
+                t.excludes.append(v)
+            elif k == "exclude-vcs":
+                t.vcs = True
+            elif k == "X":
+                t.excludes.extend(line for line in _read_list(sh, v, False, "") if line)
+            elif k == "T":
+                lists.append(v)
+            elif k in ("null", "no-null"):
+                null = k == "null"
+            elif k == "strip":
+                if not v.isdigit():
+                    raise Usage(f"{v}: Invalid number of elements")
+                t.strip = int(v)
+            elif k == "O":
+                t.to_stdout = True
+            elif k in ("k", "skip-old", "overwrite"):
+                t.old_files = {"k": "k", "skip-old": "skip", "overwrite": ""}[k]
+            elif k == "m":
+                t.touch = True
+            elif k in ("p", "no-same-permissions"):
+                t.same_perms = k == "p"
+            elif k in ("same-owner", "no-same-owner"):
+                t.same_owner = k == "same-owner"
+            elif k == "h":
+                t.dereference = True
+            elif k in ("wildcards", "no-wildcards"):
+                t.wildcards = k == "wildcards"
+            elif k in ("recursion", "no-recursion"):
+                t.recursion = k == "recursion"
+            elif k == "remove-files":
+                t.remove_files = True
+            elif k in ("owner", "group"):
+                setattr(t, k, _id_option(sh, v, k))
+            elif k == "numeric-owner":
+                t.numeric = True
+            elif k == "mtime":
+                t.mtime = _mtime_option(sh, v)
+            elif k == "sort":
+                if v not in ("none", "name", "inode"):
+                    sh.write_err(f"tar: invalid argument '{v}' for '--sort'\nValid arguments are:\n"
+                                 "  - 'none'\n  - 'name'\n  - 'inode'\n")
+                    return 2
+            elif k == "H":
+                if v not in _FORMATS:
+                    raise Usage(f"{v}: Invalid archive format")
+                t.format = _FORMATS[v]
+    except Usage as e:
+        sh.write_err(f"tar: {e.message}\n{_HINT}")
+        return 2
+    except _Fatal:
+        return 2
+    if auto and mode == "c" and not compress:
+        compress = next((c for suffix, c in _SUFFIXES if archive.endswith(suffix)), "")
+    t.verbose, t.directory = verbose, directory
+    for source in lists:
+        try:
+            operands.extend(name for name in _read_list(sh, source, null) if name)
+        except _Fatal:
+            return 2
     try:
         if mode == "c":
             if not operands:
@@ -314,6 +538,8 @@ def tar(sh: Interp, argv: list[str]) -> int:
                 sh.out(data)
             else:
                 devices.write_file(sh, archive, data)
+            if t.remove_files:
+                t.remove_added()
         else:
             try:
                 data = read_all(sh, archive)

@@ -1,5 +1,6 @@
-"""cp (-r -R -a -p -P -d -n -f -T -v -t) and mv (-f -n -T -v -t): copying and moving on the
-VFS with GNU's target rules (into a directory, -T, -t), refusals and messages. A FIFO is read
+"""cp (-r -R -a -p -P -d -n -f -T -v -t -u -b -S -l -s, --backup, --parents, --preserve,
+--no-preserve, --remove-destination) and mv (-f -n -T -v -t -u -b -S, --backup): copying and
+moving on the VFS with GNU's target rules (into a directory, -T, -t), refusals and messages. A FIFO is read
 like a file, but copied as a FIFO under -R, as GNU cp does. mv between filesystems (K and a
 drive: EXDEV) copies and removes, as GNU mv does."""
 
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 from kshell.exec import devices
 from kshell.tools.files.names import fail, join, target_pairs
 from kshell.tools.files.paths import canonical
-from kshell.tools.options import NONE, REQUIRED, parse, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
@@ -21,10 +22,21 @@ if TYPE_CHECKING:
     from kfs.vfs.paths import PathFS
     from kshell.exec.interp import Interp
 
+_BACKUP_LONG = {"backup": ("backup", OPTIONAL), "suffix": ("S", REQUIRED), "update": ("u", NONE),
+                "strip-trailing-slashes": ("strip", NONE)}
 CP_LONG = {
+    **_BACKUP_LONG,
     "recursive": ("r", NONE),
     "archive": ("a", NONE),
-    "preserve": ("p", NONE),
+    "preserve": ("preserve", OPTIONAL),
+    "no-preserve": ("no-preserve", REQUIRED),
+    "parents": ("parents", NONE),
+    "link": ("l", NONE),
+    "symbolic-link": ("s", NONE),
+    "remove-destination": ("remove-destination", NONE),
+    "one-file-system": ("x", NONE),
+    "reflink": ("reflink", OPTIONAL),
+    "sparse": ("sparse", REQUIRED),
     "no-dereference": ("P", NONE),
     "dereference": ("L", NONE),
     "no-clobber": ("n", NONE),
@@ -35,6 +47,7 @@ CP_LONG = {
     "interactive": ("i", NONE),
 }
 MV_LONG = {
+    **_BACKUP_LONG,
     "force": ("f", NONE),
     "no-clobber": ("n", NONE),
     "no-target-directory": ("T", NONE),
@@ -77,6 +90,54 @@ def confirm(sh: Interp, prog: str, dst: str) -> bool:
     return answer.lstrip()[:1] in (b"y", b"Y")
 
 
+_ATTRS = ("mode", "timestamps", "ownership", "links", "context", "xattr", "all")
+_CONTROLS = {"none": "none", "off": "none", "numbered": "numbered", "t": "numbered", "existing": "existing",
+             "nil": "existing", "simple": "simple", "never": "simple"}
+
+
+def backup_setting(sh: Interp, prog: str, opts: list[tuple[str, str]]) -> tuple[str, str]:
+    """(control, suffix) from -b/--backup[=CONTROL] and -S (VERSION_CONTROL and
+    SIMPLE_BACKUP_SUFFIX otherwise, as GNU): control "" when no backup is made."""
+    env = sh.exported_env()
+    suffix = env.get("SIMPLE_BACKUP_SUFFIX") or "~"
+    control = ""
+    for k, v in opts:
+        if k == "S":
+            suffix = v
+        elif k in ("b", "backup"):
+            word = v if k == "backup" and v else env.get("VERSION_CONTROL") or "existing"
+            names = [c for c in _CONTROLS if c.startswith(word)]
+            if word not in _CONTROLS and len({_CONTROLS[c] for c in names}) != 1:
+                raise Usage(f"invalid argument {shell_quote(word)} for 'backup type'\nValid arguments are:\n"
+                            "  - 'none', 'off'\n  - 'simple', 'never'\n  - 'existing', 'nil'\n  - 'numbered', 't'")
+            control = _CONTROLS[word if word in _CONTROLS else names[0]]
+    if any(k == "S" for k, _ in opts) and not control:
+        control = _CONTROLS.get(env.get("VERSION_CONTROL") or "existing", "existing")
+    return ("" if control == "none" else control), suffix
+
+
+def make_backup(fs: PathFS, dst: str, control: str, suffix: str) -> str:
+    """Rename `dst` to its backup name (GNU's: `dst~`, or `dst.~N~` numbered); returns it."""
+    parent, _, base = dst.rpartition("/")
+    numbers = []
+    with contextlib.suppress(OSError):
+        for name, _ in fs.scandir(parent or "."):
+            if name.startswith(base + ".~") and name.endswith("~") and name[len(base) + 2 : -1].isdigit():
+                numbers.append(int(name[len(base) + 2 : -1]))
+    if control == "numbered" or (control == "existing" and numbers):
+        backup = f"{dst}.~{max(numbers, default=0) + 1}~"
+    else:
+        backup = dst + suffix
+    fs.rename(dst, backup)
+    return backup
+
+
+def _newer_or_same(fs: PathFS, src: str, dst: str) -> bool:
+    """-u: the destination exists and is not older than the source."""
+    a, b = _stat(fs, src), _stat(fs, dst)
+    return a is not None and b is not None and b.mtime >= a.mtime
+
+
 def _inside(fs: PathFS, src: str, dst: str) -> bool:
     """Whether `dst` lies in the directory `src` (or is it)."""
     try:
@@ -94,7 +155,26 @@ class Copier:
         self.prog = prog  # whose messages: cp's, or mv's when it copies across filesystems
         flags = {k for k, _ in opts}
         self.recursive = bool(flags & {"r", "R", "a"})
-        self.preserve = bool(flags & {"p", "a"})
+        self.attrs: set[str] = set()  # what --preserve keeps: mode, ownership, timestamps
+        for k, v in opts:
+            if k in ("p", "a") or (k == "preserve" and not v):
+                self.attrs |= {"mode", "ownership", "timestamps"}
+            elif k in ("preserve", "no-preserve"):
+                for word in v.split(","):
+                    if word not in _ATTRS:
+                        option = "--preserve" if k == "preserve" else "--no-preserve"
+                        raise Usage(f"invalid argument {shell_quote(word)} for {shell_quote(option)}\n"
+                                    "Valid arguments are:\n" + "".join(f"  - '{a}'\n" for a in _ATTRS).rstrip("\n"))
+                    named = {"mode", "ownership", "timestamps"} if word == "all" else {word}
+                    self.attrs = self.attrs | named if k == "preserve" else self.attrs - named
+        self.preserve = bool(self.attrs)
+        # --no-preserve=mode: a new file gets 0666 less the umask, not the source's mode
+        self.plain_mode = any(k == "no-preserve" and ("mode" in v.split(",") or "all" in v.split(","))
+                              for k, v in opts)
+        self.update = "u" in flags
+        self.link = "l" if "l" in flags else "s" if "s" in flags else ""
+        self.remove_first = "remove-destination" in flags
+        self.backup, self.suffix = backup_setting(sh, prog, opts)
         self.deref = "L" in flags or not (self.recursive or flags & {"P", "d", "a"})
         if "L" in flags:
             self.deref = True
@@ -130,6 +210,34 @@ class Copier:
                 return True
             if self.clobber == "i" and not inode.is_dir and not confirm(sh, self.prog, dst):
                 return True
+            if self.update and not inode.is_dir and _newer_or_same(fs, src, dst):
+                return True
+            backup = None
+            try:
+                if self.backup and not inode.is_dir:
+                    backup = make_backup(fs, dst, self.backup, self.suffix)
+                    existing = None
+                elif self.remove_first and not inode.is_dir:
+                    fs.unlink(dst)
+                    existing = None
+            except OSError as e:
+                fail(sh, self.prog, f"cannot backup {shell_quote(dst)}", e)
+                return False
+            self.backed_up = backup
+        if self.link and not inode.is_dir:
+            try:
+                if existing is not None:
+                    fs.unlink(dst)
+                if self.link == "l":
+                    fs.link(src, dst)
+                else:
+                    fs.symlink(src, dst)
+            except OSError as e:
+                what = "hard link" if self.link == "l" else "symbolic link"
+                fail(sh, self.prog, f"cannot create {what} {shell_quote(dst)}", e)
+                return False
+            self.say(src, dst)
+            return True
         if inode.is_dir:
             if _inside(fs, src, dst):
                 sh.write_err(f"{self.prog}: cannot copy a directory, {shell_quote(src)}, into itself, "
@@ -163,7 +271,7 @@ class Copier:
             fail(sh, self.prog, f"cannot open {shell_quote(src)} for reading", e)
             return False
         try:
-            devices.write_file(sh, dst, content, mode=inode.perm)
+            devices.write_file(sh, dst, content, mode=0o666 & ~fs.umask if self.plain_mode else inode.perm)
         except OSError as e:
             if e.errno == errno.EISDIR and existing is None and dst.endswith("/"):
                 e = OSError(errno.ENOTDIR, "", dst)
@@ -208,28 +316,71 @@ class Copier:
         if not self.preserve:
             return
         fs = self.fs
-        for action in (
-            lambda: fs.chown(dst, inode.uid, inode.gid),
-            lambda: fs.chmod(dst, inode.perm),
-            lambda: fs.utime(dst, inode.atime, inode.mtime),
-        ):
-            with contextlib.suppress(OSError):
-                action()
+        actions = {
+            "ownership": lambda: fs.chown(dst, inode.uid, inode.gid),
+            "mode": lambda: fs.chmod(dst, inode.perm),
+            "timestamps": lambda: fs.utime(dst, inode.atime, inode.mtime),
+        }
+        for name in ("ownership", "mode", "timestamps"):
+            if name in self.attrs:
+                with contextlib.suppress(OSError):
+                    actions[name]()
+
+    backed_up: str | None = None
 
     def say(self, src: str, dst: str) -> None:
         if self.verbose:
-            self.sh.out(f"{shell_quote(src)} -> {shell_quote(dst)}\n")
+            backup = f" (backup: {shell_quote(self.backed_up)})" if self.backed_up else ""
+            self.sh.out(f"{shell_quote(src)} -> {shell_quote(dst)}{backup}\n")
+        self.backed_up = None
 
 
 @tool("cp")
 def cp(sh: Interp, argv: list[str]) -> int:
-    opts, ops = parse(argv, "rRapPdLnfTt:vi", CP_LONG)
-    pairs = target_pairs(sh, dict(opts), ops)
+    opts, ops = parse(argv, "rRapPdLnfTt:viubS:lsx", CP_LONG)
+    keys = dict(opts)  # --strip-trailing-slashes changes nothing K's paths need
     copier = Copier(sh, opts)
+    if "parents" in keys:
+        return _copy_parents(sh, copier, keys, ops)
+    pairs = target_pairs(sh, keys, ops)
     status = 0
     for src, dst in pairs:
         if not copier.copy(src, dst, True):
             status = 1
+    return status
+
+
+def _copy_parents(sh: Interp, copier: Copier, keys: dict[str, str], ops: list[str]) -> int:
+    """--parents: each source's path made under the target directory, its directories
+    created as GNU makes them (`d -> e/d` with -v)."""
+    target = keys.get("t")
+    if target is None:
+        if len(ops) < 2:
+            raise Usage("missing destination file operand after " + shell_quote(ops[0]) if ops
+                        else "missing file operand")
+        *ops, target = ops
+    inode = _stat(sh.fs, target)
+    if inode is None or not inode.is_dir:
+        raise Usage("with --parents, the destination must be a directory")
+    status = 0
+    for src in ops:
+        parts = [p for p in src.split("/") if p]
+        made = target
+        for k, part in enumerate(parts[:-1]):
+            made = join(made, part)
+            here = "/".join(parts[: k + 1])
+            if _stat(sh.fs, made) is None:
+                try:
+                    sh.fs.mkdir(made, 0o755)
+                except OSError as e:
+                    fail(sh, "cp", f"cannot make directory {shell_quote(made)}", e)
+                    status = 1
+                    break
+                if copier.verbose:
+                    sh.out(f"{here} -> {made}\n")
+        else:
+            if not copier.copy(src, join(target, "/".join(parts)), True):
+                status = 1
     return status
 
 
@@ -257,11 +408,15 @@ def _move_across(sh: Interp, src: str, dst: str, existing: Inode | None) -> bool
 
 @tool("mv")
 def mv(sh: Interp, argv: list[str]) -> int:
-    opts, ops = parse(argv, "fnTt:vi", MV_LONG)
-    pairs = target_pairs(sh, dict(opts), ops)
+    opts, ops = parse(argv, "fnTt:viubS:", MV_LONG)
+    keys = dict(opts)
+    if "strip" in keys:
+        ops = [op.rstrip("/") or "/" for op in ops]
+    pairs = target_pairs(sh, keys, ops)
     fs = sh.fs
     clobber = _clobber_mode(opts)
-    verbose = "v" in dict(opts)
+    verbose = "v" in keys
+    control, suffix = backup_setting(sh, "mv", opts)
     status = 0
     for src, dst in pairs:
         try:
@@ -278,6 +433,8 @@ def mv(sh: Interp, argv: list[str]) -> int:
                 continue
             if clobber == "n" or clobber == "i" and not confirm(sh, "mv", dst):
                 continue
+            if "u" in keys and not inode.is_dir and _newer_or_same(fs, src, dst):
+                continue
             if inode.is_dir and not existing.is_dir:
                 sh.write_err(f"mv: cannot overwrite non-directory {shell_quote(dst)}"
                              f" with directory {shell_quote(src)}\n")
@@ -291,6 +448,15 @@ def mv(sh: Interp, argv: list[str]) -> int:
             sh.write_err(f"mv: cannot move {shell_quote(src)} to a subdirectory of itself, {shell_quote(dst)}\n")
             status = 1
             continue
+        backup = None
+        if control and existing is not None:
+            try:
+                backup = make_backup(fs, dst, control, suffix)
+                existing = None
+            except OSError as e:
+                fail(sh, "mv", f"cannot backup {shell_quote(dst)}", e)
+                status = 1
+                continue
         try:
             fs.rename(src, dst)
         except OSError as e:
@@ -302,5 +468,6 @@ def mv(sh: Interp, argv: list[str]) -> int:
                 status = 1
                 continue
         if verbose:
-            sh.out(f"renamed {shell_quote(src)} -> {shell_quote(dst)}\n")
+            shown = f" (backup: {shell_quote(backup)})" if backup else ""
+            sh.out(f"renamed {shell_quote(src)} -> {shell_quote(dst)}{shown}\n")
     return status

@@ -55,6 +55,7 @@ def _cmp_num(text: str) -> Callable[[int], bool]:
 _TYPES = {"f": st.S_IFREG, "d": st.S_IFDIR, "l": st.S_IFLNK, "p": st.S_IFIFO, "s": st.S_IFSOCK,
           "c": st.S_IFCHR, "b": st.S_IFBLK}
 _LETTERS = {kind: letter for letter, kind in _TYPES.items()}
+_TIME_FIELDS = {"a": "atime", "m": "mtime", "c": "ctime", "B": "btime"}
 _SIZE_UNITS = {"b": 512, "c": 1, "w": 2, "k": 1024, "M": 1024**2, "G": 1024**3}
 
 
@@ -166,20 +167,46 @@ class Find:
         elif tok == "-depth":
             self.depth_first = True
             t = lambda c: True  # noqa: E731
-        elif tok == "-newer":
+        elif tok in ("-newer", "-anewer", "-cnewer") or re.fullmatch(r"-newer[amcB][amcBt]", tok):
+            # -newerXY: the file's X time against the reference's Y time (t: a date string)
+            mine, theirs = {"-newer": ("m", "m"), "-anewer": ("a", "m"), "-cnewer": ("c", "m")}.get(tok, (tok[6:7], tok[7:]))
             ref = self.arg(tok)
-            try:
-                when = self.fs.stat(ref).mtime
-            except OSError as e:
-                raise FindError(f"{shell_quote(ref)}: {e.strerror or 'No such file or directory'}") from e
-            t = lambda c: c.inode.mtime > when  # noqa: E731
-        elif tok in ("-mtime", "-mmin"):
+            if theirs == "t":  # a date string, as date -d reads it
+                from kshell.tools.clock import zone
+                from kshell.tools.system.datestr import parse as parse_date
+
+                try:
+                    stamp, ns = parse_date(ref, self.now, zone(self.sh))
+                except (ValueError, OverflowError):
+                    raise FindError(f"I cannot figure out how to interpret {shell_quote(ref)} as a date or time") \
+                        from None
+                when = int(stamp.timestamp()) * 1_000_000_000 + ns
+            else:
+                try:
+                    when = getattr(self.fs.stat(ref), _TIME_FIELDS[theirs])
+                except OSError as e:
+                    raise FindError(f"{shell_quote(ref)}: {e.strerror or 'No such file or directory'}") from e
+            field = _TIME_FIELDS[mine]
+            t = lambda c: getattr(c.inode, field) > when  # noqa: E731
+        elif tok in ("-executable", "-readable", "-writable"):
+            import os
+
+            bit = {"-executable": os.X_OK, "-readable": os.R_OK, "-writable": os.W_OK}[tok]
+            t = lambda c: self.fs.access(c.path, bit)  # noqa: E731
+        elif tok in ("-xdev", "-mount", "-noleaf"):  # K's files are one file system
+            t = lambda c: True  # noqa: E731
+        elif tok in ("-links", "-uid", "-gid", "-inum"):
             test = _cmp_num(self.arg(tok))
-            unit = 86400 if tok == "-mtime" else 60
-            days = tok == "-mtime"
+            field = {"-links": "nlink", "-uid": "uid", "-gid": "gid", "-inum": "ino"}[tok]
+            t = lambda c: test(getattr(c.inode, field))  # noqa: E731
+        elif tok in ("-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin"):
+            test = _cmp_num(self.arg(tok))
+            unit = 86400 if tok.endswith("time") else 60
+            days = tok.endswith("time")
+            field = _TIME_FIELDS[tok[1]]
 
             def t(c: Ctx) -> bool:
-                age = self.now - c.inode.mtime
+                age = self.now - getattr(c.inode, field)
                 if days:  # whole days, rounded down; minutes rounded up, as GNU counts them
                     return test(int(age // 1_000_000_000 // unit))
                 return test(-(-age // (unit * 1_000_000_000)))

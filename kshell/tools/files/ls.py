@@ -1,4 +1,6 @@
-"""ls: GNU's listing (one entry a line, as on a pipe) with the long format's columns."""
+"""ls: GNU's listing (one entry a line, as on a pipe) with the long format's columns;
+--time-style/--full-time, --sort/-X/-v, --time/-c/-u, -g/-o/-G, --hide/-I/-B, -Q/-N, -p and
+--indicator-style, -m and --format, --si."""
 
 from __future__ import annotations
 
@@ -37,7 +39,29 @@ LONG = {
     "size": ("s", NONE),
     "indicator-style": ("indicator-style", REQUIRED),
     "group-directories-first": ("gdf", NONE),
+    "time-style": ("time-style", REQUIRED),
+    "full-time": ("full-time", NONE),
+    "sort": ("sort", REQUIRED),
+    "time": ("time", REQUIRED),
+    "no-group": ("G", NONE),
+    "hide": ("hide", REQUIRED),
+    "ignore": ("I", REQUIRED),
+    "ignore-backups": ("B", NONE),
+    "quote-name": ("Q", NONE),
+    "literal": ("N", NONE),
+    "file-type": ("file-type", NONE),
+    "format": ("format", REQUIRED),
+    "si": ("si", NONE),
 }
+_SORTS = {"none": "none", "size": "S", "time": "t", "version": "v", "extension": "X", "width": "width"}
+_TIMES = {"atime": "atime", "access": "atime", "use": "atime", "ctime": "ctime", "status": "ctime",
+          "birth": "btime", "creation": "btime"}
+_FORMATS = {"long": "l", "verbose": "l", "single-column": "1", "commas": "m", "across": "C",
+            "horizontal": "C", "vertical": "C"}
+_STYLES = {"full-iso": ("%Y-%m-%d %H:%M:%S.%N %z", None), "long-iso": ("%Y-%m-%d %H:%M", None),
+           "iso": ("%m-%d %H:%M", "%Y-%m-%d "), "locale": ("%b %e %H:%M", "%b %e  %Y")}
+_STYLE_HELP = ("  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n"
+               "  - +FORMAT (e.g., +%H:%M) for a 'date'-style format")
 
 
 @dataclass
@@ -55,7 +79,13 @@ class Lister:
         self.fs = sh.fs
         self.flags = flags
         self.sort = sort
-        self.long = "l" in flags or "n" in flags
+        self.long = bool({"l", "n", "g", "o"} & flags)
+        self.time = "mtime"  # the time shown and sorted by (--time, -c, -u)
+        self.style: tuple[str, str | None] = ("%b %e %H:%M", "%b %e  %Y")  # recent, older (None: same)
+        self.hide: list[str] = []  # --hide (not with -a/-A) and -I patterns
+        self.ignore: list[str] = []
+        self.quote = False
+        self.slash = False  # -p: `/` after directories
         self.status = 0
         self.first = True  # nothing printed yet (for the blank lines between directories)
         self.now = time.time_ns()
@@ -76,9 +106,15 @@ class Lister:
             return list(entries)
         entries = sorted(entries, key=lambda e: e.name.encode("utf-8", "surrogateescape"))
         if self.sort == "t":
-            entries.sort(key=lambda e: -(e.inode.mtime if e.inode else 0))
+            entries.sort(key=lambda e: -(getattr(e.inode, self.time) if e.inode else 0))
         elif self.sort == "S":
             entries.sort(key=lambda e: -(e.inode.size if e.inode else 0))
+        elif self.sort == "X":
+            entries.sort(key=lambda e: _extension(e.name))
+        elif self.sort == "v":
+            entries.sort(key=lambda e: _version_key(e.name))
+        elif self.sort == "width":
+            entries.sort(key=lambda e: len(e.name))
         if "gdf" in self.flags:
             entries.sort(key=lambda e: not (e.inode and self.is_dir(e)))
         if "r" in self.flags:
@@ -93,7 +129,9 @@ class Lister:
         return bool(e.inode.is_lnk and e.target_inode is not None and e.target_inode.is_dir)
 
     def indicator(self, inode: Inode | None) -> str:
-        if inode is None or "F" not in self.flags:
+        if inode is not None and self.slash and "F" not in self.flags and "file-type" not in self.flags:
+            return "/" if inode.is_dir else ""
+        if inode is None or not {"F", "file-type"} & self.flags:
             return ""
         if inode.is_dir:
             return "/"
@@ -104,9 +142,12 @@ class Lister:
             return "|"
         if kind == st.S_IFSOCK:
             return "="
-        if inode.is_reg and inode.mode & 0o111:
+        if inode.is_reg and inode.mode & 0o111 and "F" in self.flags:
             return "*"
         return ""
+
+    def shown_name(self, name: str) -> str:
+        return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"' if self.quote else name
 
     def fill_link(self, e: Entry) -> None:
         if e.inode is not None and e.inode.is_lnk:
@@ -116,13 +157,29 @@ class Lister:
             except OSError:
                 pass
 
-    def print_group(self, entries: list[Entry], total: bool) -> None:
+    def print_group(self, entries: list[Entry], total: bool, sizing: list[Entry] | tuple[()] = ()) -> None:
+        """Print `entries`; in the long format the columns are as wide as `sizing`'s too (GNU
+        sizes the operands' columns with the directory operands among them)."""
         lines: list[str] = []
+        if not self.long and "m" in self.flags:
+            words = [f"{self.shown_name(e.name)}{self.indicator(e.inode)}" for e in entries]
+            line = ""
+            for k, word in enumerate(words):
+                word += "," if k < len(words) - 1 else ""
+                if line and len(line) + 1 + len(word) > 80:  # GNU's 80 columns off a terminal
+                    lines.append(line + "\n")
+                    line = word
+                else:
+                    line = f"{line} {word}" if line else word
+            if line:
+                lines.append(line + "\n")
+            self.out("".join(lines))
+            return
         if not self.long:
             for e in entries:
                 ino = f"{e.inode.ino} " if "i" in self.flags and e.inode else ""
                 blocks = f"{_kblocks(e.inode)} " if "s" in self.flags and e.inode else ""
-                lines.append(f"{ino}{blocks}{e.name}{self.indicator(e.inode)}\n")
+                lines.append(f"{ino}{blocks}{self.shown_name(e.name)}{self.indicator(e.inode)}\n")
             if total and "s" in self.flags:
                 lines.insert(0, f"total {self.total(entries)}\n")
             self.out("".join(lines))
@@ -132,9 +189,11 @@ class Lister:
         show_ino = "i" in self.flags
         show_blocks = "s" in self.flags
         users, groups, modes, dates = self.users, self.groups, self.modes, self.dates
-        for e in entries:
+        shown = len(entries)
+        for e in [*entries, *sizing]:
             i = e.inode
             if i is None:
+                shown -= e in entries
                 continue
             if numeric:
                 owner, group = str(i.uid), str(i.gid)
@@ -148,18 +207,21 @@ class Lister:
             mode = modes.get(i.mode)
             if mode is None:
                 mode = modes[i.mode] = mode_string(i.mode)
-            date = dates.get(i.mtime)
+            stamp = getattr(i, self.time)
+            date = dates.get(stamp)
             if date is None:
-                date = dates[i.mtime] = self.date(i.mtime)
+                date = dates[stamp] = self.date(stamp)
             if i.kind in (st.S_IFCHR, st.S_IFBLK):
                 size = f"{i.rdev >> 8}, {i.rdev & 0xFF}"
+            elif "si" in self.flags:
+                size = human_size(i.size, si=True)
             else:
                 size = human_size(i.size) if "h" in self.flags else str(i.size)
-            name = e.name
+            name = self.shown_name(e.name)
             if i.is_lnk and e.target is not None:
                 name += (
                     " -> "
-                    + e.target
+                    + self.shown_name(e.target)
                     + (self.indicator(e.target_inode) if e.target_inode and not e.target_inode.is_lnk else "")
                 )
             elif not i.is_lnk:
@@ -181,13 +243,17 @@ class Lister:
         if total:
             lines.append(f"total {self.total(entries)}\n")
         w3, w4, w5, w6 = w[3], w[4], w[5], w[6]
-        for r in rows:
+        for r in rows[:shown]:
             pre = (f"{r[0]:>{w[0]}} " if show_ino else "") + (f"{r[1]:>{w[1]}} " if show_blocks else "")
             # GNU pads names on the right and right-aligns bare ids (-n, or an id without a name;
             # no K name is all digits)
-            owner = f"{r[4]:>{w4}}" if r[4].isdigit() else f"{r[4]:<{w4}}"
-            group = f"{r[5]:>{w5}}" if r[5].isdigit() else f"{r[5]:<{w5}}"
-            lines.append(f"{pre}{r[2]} {r[3]:>{w3}} {owner} {group} {r[6]:>{w6}} {r[7]} {r[8]}\n")
+            owner = f"{r[4]:>{w4}} " if r[4].isdigit() else f"{r[4]:<{w4}} "
+            group = f"{r[5]:>{w5}} " if r[5].isdigit() else f"{r[5]:<{w5}} "
+            if "g" in self.flags:
+                owner = ""
+            if {"o", "G"} & self.flags:
+                group = ""
+            lines.append(f"{pre}{r[2]} {r[3]:>{w3}} {owner}{group}{r[6]:>{w6}} {r[7]} {r[8]}\n")
         self.out("".join(lines))
 
     def total(self, entries: list[Entry]) -> str:
@@ -197,10 +263,13 @@ class Lister:
         return str((blocks + 1) // 2)
 
     def date(self, ns: int) -> str:
+        from kshell.tools.system.date import strftime
+
         when = datetime.fromtimestamp(ns // 1_000_000_000, self.tz)
+        recent_fmt, old_fmt = self.style
         recent = self.now - SIX_MONTHS_NS < ns <= self.now
-        fmt = "%b %e %H:%M" if recent else "%b %e  %Y"
-        return when.strftime(fmt)
+        fmt = recent_fmt if old_fmt is None or recent else old_fmt
+        return strftime(when, fmt, ns % 1_000_000_000)
 
     # -- operands and directories --------------------------------------------------------------
 
@@ -233,7 +302,7 @@ class Lister:
             else:
                 files.append(entry)
         if files:
-            self.print_group(self.ordered(files), total=False)
+            self.print_group(self.ordered(files), total=False, sizing=dirs)
             self.first = False
         headers = explicit and (len(operands) > 1 or "R" in self.flags) or "R" in self.flags
         for d in self.ordered(dirs):
@@ -255,8 +324,13 @@ class Lister:
             for dot in (".", ".."):
                 with contextlib.suppress(OSError):
                     entries.append(Entry(dot, join(path, dot), devices.stat(self.sh, join(path, dot))))
+        from fnmatch import fnmatchcase
+
+        hide = self.ignore + ([] if {"a", "A"} & self.flags else self.hide)
         for name, inode in listing:
             if name.startswith(".") and not ({"a", "A"} & self.flags):
+                continue
+            if hide and any(fnmatchcase(name, pat) for pat in hide):
                 continue
             entries.append(Entry(name, join(path, name), inode))
         for e in entries:
@@ -270,6 +344,18 @@ class Lister:
             for e in entries:
                 if e.inode is not None and e.inode.is_dir and e.name not in (".", ".."):
                     self.list_dir(e.path, True, top=False)
+
+
+def _extension(name: str) -> str:
+    dot = name.rfind(".")
+    return name[dot + 1 :] if dot > 0 else ""
+
+
+def _version_key(name: str) -> list[tuple[int, int | str]]:
+    """GNU's version sort, closely enough: digit runs compare as numbers."""
+    import re
+
+    return [(1, int(part)) if part.isdigit() else (0, part) for part in re.split(r"(\d+)", name) if part]
 
 
 def e_target_dir(e: Entry) -> bool:
@@ -287,14 +373,51 @@ def _kblocks(inode: Inode) -> int:
 
 @tool("ls", 2)
 def ls(sh: Interp, argv: list[str]) -> int:
-    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfC", LONG)
+    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpm", LONG)
     flags: set[str] = set()
     sort = "name"
+    settings: dict[str, object] = {}
+    hide: list[str] = []
+    ignore: list[str] = []
+    bad_style = ""
     for key, value in opts:
-        if key in ("t", "S"):
+        if key in ("t", "S", "X", "v"):
             sort = key
         elif key == "U":
             sort = "none"
+        elif key == "sort":
+            if value not in _SORTS:
+                return _bad_argument(sh, value, "--sort", "  - 'none'\n  - 'time'\n  - 'size'\n  - 'extension'\n"
+                                     "  - 'version'\n  - 'width'")
+            sort = _SORTS[value]
+        elif key in ("c", "u"):
+            settings["time"] = "ctime" if key == "c" else "atime"
+        elif key == "time":
+            if value not in _TIMES:
+                return _bad_argument(sh, value, "--time", "  - 'atime', 'access', 'use'\n  - 'ctime', 'status'\n"
+                                     "  - 'birth', 'creation'")
+            settings["time"] = _TIMES[value]
+        elif key == "time-style" or key == "full-time":
+            style = "full-iso" if key == "full-time" else value
+            if key == "full-time":
+                flags.add("l")
+            if style.startswith("posix-"):  # STYLE unless the locale is POSIX's
+                style = "locale" if _posix_locale(sh) else style[6:]
+            if style.startswith("+"):
+                older, _, recent = style[1:].partition("\n")  # GNU: older files first
+                settings["style"] = (recent, older) if recent else (older, None)
+            elif style in _STYLES:
+                settings["style"] = _STYLES[style]
+            else:
+                settings["style"] = None  # refused only where a long listing shows times (GNU)
+                bad_style = value
+        elif key == "format":
+            if value not in _FORMATS:
+                return _bad_argument(sh, value, "--format", "  - 'verbose', 'long'\n  - 'commas'\n"
+                                     "  - 'horizontal', 'across'\n  - 'vertical'\n  - 'single-column'")
+            flags.discard("m")
+            if _FORMATS[value] in ("l", "m"):
+                flags.add(_FORMATS[value])
         elif key == "color":
             if value not in (None, "never", "no", "none", "auto", "tty", "if-tty"):
                 sh.write_err(
@@ -304,10 +427,24 @@ def ls(sh: Interp, argv: list[str]) -> int:
                 )
                 return 1
         elif key == "1" or key == "C":
-            continue
+            flags.discard("m")
         elif key == "indicator-style":
+            flags -= {"F", "file-type"}
+            settings["slash"] = value == "slash"
             if value == "classify":
                 flags.add("F")
+            elif value == "file-type":
+                flags.add("file-type")
+        elif key == "p":
+            settings["slash"] = True
+        elif key == "hide":
+            hide.append(value)
+        elif key == "I":
+            ignore.append(value)
+        elif key == "B":
+            ignore.extend(("*~", ".*~"))
+        elif key in ("Q", "N"):
+            settings["quote"] = key == "Q"
         elif key == "a":
             flags.discard("A")
             flags.add("a")
@@ -316,4 +453,24 @@ def ls(sh: Interp, argv: list[str]) -> int:
             flags.add("A")
         else:
             flags.add(key)
-    return Lister(sh, flags, sort).run(operands)
+    if settings.get("style", "") is None:
+        if {"l", "n", "g", "o"} & flags:
+            return _bad_argument(sh, bad_style, "time style", _STYLE_HELP, 2)
+        del settings["style"]
+    lister = Lister(sh, flags, sort)
+    lister.hide, lister.ignore = hide, ignore
+    for name, value in settings.items():
+        setattr(lister, name, value)
+    return lister.run(operands)
+
+
+def _posix_locale(sh: Interp) -> bool:
+    env = sh.exported_env()
+    name = env.get("LC_ALL") or env.get("LC_TIME") or env.get("LANG") or "C"
+    return name in ("C", "POSIX")
+
+
+def _bad_argument(sh: Interp, value: str, option: str, valid: str, status: int = 1) -> int:
+    sh.write_err(f"ls: invalid argument {shell_quote(value)} for '{option}'\nValid arguments are:\n{valid}\n"
+                 "Try 'ls --help' for more information.\n")
+    return status

@@ -5,7 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import re
-from datetime import UTC, datetime, timedelta, timezone
+import time
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kfs.vfs import NOW
@@ -24,40 +25,19 @@ LONG = {
     "time": ("time", REQUIRED),
     "no-dereference": ("h", NONE),
 }
-_DATE = re.compile(
-    r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
-    r"\s*(Z|UTC|[+-]\d{2}:?\d{2})?$"
-)
 
 
 def parse_date(text: str, sh: Interp) -> int | None:
-    """The forms agents write for `touch -d`/`date -d`: @SECS, ISO dates and times, now."""
-    s = text.strip()
-    if s.startswith("@"):
-        try:
-            return int(float(s[1:]) * 1_000_000_000)
-        except ValueError:
-            return None
-    if s in ("now", ""):
+    """`-d STRING`: GNU's free-form date strings, as date -d reads them (nanoseconds)."""
+    from kshell.tools.system.datestr import parse as parse_string
+
+    if text.strip().lower() == "now":
         return NOW_SENTINEL
-    m = _DATE.match(s)
-    if m is None:
-        return None
-    y, mo, d, h, mi, sec, frac, tz = m.groups()
     try:
-        when = datetime(int(y), int(mo), int(d), int(h or 0), int(mi or 0), int(sec or 0))
-    except ValueError:
+        when, ns = parse_string(text, time.time_ns(), zone(sh))
+    except (ValueError, OverflowError):
         return None
-    if tz in ("Z", "UTC"):
-        when = when.replace(tzinfo=UTC)
-    elif tz:
-        sign = -1 if tz[0] == "-" else 1
-        digits = tz[1:].replace(":", "")
-        when = when.replace(tzinfo=timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))))
-    else:
-        when = when.replace(tzinfo=zone(sh))
-    ns = int(when.timestamp()) * 1_000_000_000
-    return ns + (int((frac or "0")[:9].ljust(9, "0")) if frac else 0)
+    return int(when.timestamp()) * 1_000_000_000 + ns
 
 
 NOW_SENTINEL = -(1 << 62)
@@ -113,6 +93,9 @@ def touch(sh: Interp, argv: list[str]) -> int:
         atime = None
     status = 0
     for path in operands:
+        if path == "-":  # GNU: the file standard output is open on, never one named `-`
+            status |= _touch_stdout(sh, atime, mtime)
+            continue
         try:
             fs.stat(path)
         except OSError as e:
@@ -133,3 +116,20 @@ def touch(sh: Interp, argv: list[str]) -> int:
             fail(sh, "touch", f"setting times of {shell_quote(path)}", e)
             status = 1
     return status
+
+
+def _touch_stdout(sh: Interp, atime: int | None, mtime: int | None) -> int:
+    """touch - : the times of the file standard output writes to (futimens), if it is one."""
+    from kshell.exec.streams import FileWriter
+
+    out = sh.fds.get(1)
+    if out is None:
+        sh.write_err("touch: setting times of '-': Bad file descriptor\n")
+        return 1
+    if isinstance(out, FileWriter):
+        try:
+            out.handle.setattr(atime=atime, mtime=mtime)
+        except OSError as e:
+            fail(sh, "touch", "setting times of '-'", e)
+            return 1
+    return 0

@@ -1,16 +1,13 @@
 """date: print a time (now, -d STRING, -r FILE) as +FORMAT, -I[TIMESPEC], -R or the C locale's
 default format, in $TZ (UTC when unset) or with -u in UTC.
 
--d understands the forms agents type: `@SECONDS`, `now`/`today`/`yesterday`/`tomorrow`,
-`YYYY-MM-DD`, `YYYY-MM-DD[ T]HH:MM[:SS[.frac]]` with an optional `Z`/`UTC`/`+HH:MM` zone, and
-relative items `[+-]N unit[s] [ago]` (second..year, week) after or instead of a date.
+-d (and -f, a string a line) takes GNU's free-form date strings (kshell.tools.system.datestr).
 """
 
 from __future__ import annotations
 
-import re
 import time
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
 from kshell.tools.clock import zone
@@ -19,7 +16,8 @@ from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, t
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
-_LONG = {"date": ("d", REQUIRED), "utc": ("u", NONE), "universal": ("u", NONE), "iso-8601": ("I", OPTIONAL),
+_LONG = {"date": ("d", REQUIRED), "file": ("f", REQUIRED), "utc": ("u", NONE), "universal": ("u", NONE),
+         "iso-8601": ("I", OPTIONAL),
          "rfc-email": ("R", NONE), "reference": ("r", REQUIRED), "rfc-3339": ("rfc", REQUIRED),
          "help": ("help", NONE), "version": ("version", NONE)}
 _DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
@@ -178,71 +176,16 @@ def strftime(dt: datetime, fmt: str, ns: int = 0) -> str:
     return "".join(out)
 
 
-_UNITS = {"sec": 1, "second": 1, "min": 60, "minute": 60, "hour": 3600, "day": 86400, "week": 604800,
-          "fortnight": 1209600}
-_ABS = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
-                  r"\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?", re.I)
-_REL = re.compile(r"([+-]?\d+)?\s*(year|month|fortnight|week|day|hour|minute|min|second|sec)s?(\s+ago)?", re.I)
-
-
 def parse_date(text: str, now_ns: int, tz: tzinfo) -> tuple[datetime, int]:
     """(aware datetime, nanoseconds) for -d STRING; ValueError when not understood."""
-    s = text.strip()
-    if s.startswith("@"):
-        m = re.fullmatch(r"@([+-]?\d+)(?:\.(\d{1,9})\d*)?", s)
-        if not m:
-            raise ValueError(text)
-        frac = int((m.group(2) or "0").ljust(9, "0"))
-        return datetime.fromtimestamp(int(m.group(1)), tz), frac
-    base = datetime.fromtimestamp(now_ns // 1_000_000_000, tz)
-    ns = now_ns % 1_000_000_000
-    low = s.lower()
-    m = _ABS.match(s)
-    if m:
-        y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
-        hh, mm, ss = int(m.group(4) or 0), int(m.group(5) or 0), int(m.group(6) or 0)
-        ns = int((m.group(7) or "0")[:9].ljust(9, "0"))
-        zone_text = m.group(8)
-        z: tzinfo = tz
-        if zone_text:
-            if zone_text.upper() in ("Z", "UTC", "GMT"):
-                z = UTC
-            else:
-                sign = -1 if zone_text[0] == "-" else 1
-                digits = zone_text[1:].replace(":", "")
-                z = timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
-        base = datetime(y, mo, d, hh, mm, ss, tzinfo=z).astimezone(tz)
-        low = s[m.end():].strip().lower()
-    elif low.startswith(("today", "now")):
-        low = low.split(None, 1)[1] if " " in low else ""
-    elif low.startswith("yesterday"):
-        base -= timedelta(days=1)
-        low = low[len("yesterday"):].strip()
-    elif low.startswith("tomorrow"):
-        base += timedelta(days=1)
-        low = low[len("tomorrow"):].strip()
-    pos = 0
-    while pos < len(low):
-        r = _REL.match(low, pos)
-        if not r or r.end() == pos:
-            raise ValueError(text)
-        n = int(r.group(1) or 1) * (-1 if r.group(3) else 1)
-        unit = r.group(2).lower()
-        if unit in ("year", "month"):
-            months = base.month - 1 + n * (12 if unit == "year" else 1)
-            y, mo = base.year + months // 12, months % 12 + 1
-            base = base.replace(year=y, month=mo)
-        else:
-            base += timedelta(seconds=n * _UNITS[unit])
-        pos = r.end()
-        while pos < len(low) and low[pos] == " ":
-            pos += 1
-    return base, ns
+    from kshell.tools.system.datestr import parse as parse_string
+
+    return parse_string(text, now_ns, tz)
 
 
 @tool("date")
 def date(sh: Interp, argv: list[str]) -> int:
-    opts, operands = parse(argv, "d:uI::Rr:", _LONG)
+    opts, operands = parse(argv, "d:f:uI::Rr:", _LONG)
     utc = any(k == "u" for k, _ in opts)
     tz: tzinfo = UTC if utc else zone(sh)
     fmt = "%a %b %e %H:%M:%S %Z %Y"
@@ -292,8 +235,34 @@ def date(sh: Interp, argv: list[str]) -> int:
         if chosen:
             raise Usage("multiple output formats specified", hint=False)
         fmt = operands[0][1:]
+    files = [v for k, v in opts if k == "f"]
+    if files:
+        if len(files) > 1 or any(k in ("d", "r") for k, _ in opts):
+            raise Usage("the options to specify dates for printing are mutually exclusive")
+        return _each_line(sh, files[0], fmt, now, tz)
     if when is None:
         when = (datetime.fromtimestamp(now // 1_000_000_000, tz), now % 1_000_000_000)
     dt, ns = when
     sh.out(strftime(dt, fmt, ns) + "\n")
     return 0
+
+
+def _each_line(sh: Interp, source: str, fmt: str, now: int, tz: tzinfo) -> int:
+    """-f FILE: each line a date string, printed in turn; an invalid one is reported and the
+    status is 1 (GNU)."""
+    from kshell.tools.text.textio import message, read_all
+
+    try:
+        data = read_all(sh, source)
+    except OSError as e:
+        raise Fail(f"{source}: {message(e)}") from None
+    status = 0
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
+        try:
+            dt, ns = parse_date(line, now, tz)
+        except (ValueError, OverflowError):
+            sh.write_err(f"date: invalid date '{line}'\n")
+            status = 1
+            continue
+        sh.out(strftime(dt, fmt, ns) + "\n")
+    return status

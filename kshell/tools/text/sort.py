@@ -399,7 +399,7 @@ def sort(sh: Interp, argv: list[str]) -> int:
     text: bytes | None = None
     ints = None
     if not simple and not keys and not check and not unique and sep == b"\n" \
-            and set(global_opts) <= {"n", "r", "b"} and _integral(data):
+            and "n" in global_opts and set(global_opts) <= {"n", "r", "b"} and _integral(data):
         if not stable:
             # the last resort first (the whole line, bytewise, reversed with -r), then a stable
             # sort on the numbers alone: ints compared in C beat (number, line) tuples

@@ -193,3 +193,10 @@ printf '%c%c\n' abc def
 
 #### printf %b with hex and octal escapes
 printf '%b\n' '\x41\0102'
+
+#### printf %q backslashes ^ and , always, # only first, ~ first or after = and :
+printf '%q\n' 'a^b,c' '^x' 'a{,2}' '~a' 'a~' '#a' 'a#' 'a=~b' 'a:~b' '%@+-./:=_' "a'b"
+
+#### printf %q writes bytes outside the locale's characters in octal
+printf '%q\n' 'é,ü' "$(printf 'a\001\377')"
+LC_ALL=C.UTF-8; printf '%q\n' 'é,ü' "$(printf 'a\377b')" "$(printf 'é\377')"

@@ -169,3 +169,42 @@ shopt -u patsub_replacement; x=abc; echo ${x/b/[&]}
 set -- '2 3' 'c d'; echo hi 1>& "$@"; echo "rc=$?"; echo hi >& "$@"; echo "rc=$?"
 x='a b'; echo hi >& $x; echo "rc=$?"; echo hi >& "$x"; cat "a b"
 ## tools: cat
+
+#### PIPESTATUS after simple commands, assignments, subshells, [[ ]] and (( ))
+false | true; x=1; echo "${PIPESTATUS[@]}"
+x=$(exit 5); echo "${PIPESTATUS[@]}"
+(exit 3); echo "${PIPESTATUS[@]}"
+{ false; (exit 2); }; echo "${PIPESTATUS[@]}"
+false | true; [[ a ]]; echo "${PIPESTATUS[@]}"
+false | true; (( 0 )); echo "${PIPESTATUS[@]}"
+(exit 3) >/dev/null; echo "${PIPESTATUS[@]}"
+f() { (exit 6); }; f; echo "${PIPESTATUS[@]}"
+
+#### PIPESTATUS under ! keeps the command's own status, but [[ ]] and (( )) keep the inverted one
+! false; echo "${PIPESTATUS[@]}"; ! (exit 3); echo "${PIPESTATUS[@]}"; ! { true; }; echo "${PIPESTATUS[@]}"
+! [[ a ]]; echo "${PIPESTATUS[@]}"; ! (( 0 )); echo "${PIPESTATUS[@]}"
+
+#### PIPESTATUS assigned or unset is set again by the next command
+PIPESTATUS=(9 9); echo "${PIPESTATUS[@]}"
+f() { local PIPESTATUS=(4 4); echo "${PIPESTATUS[@]}"; }; f; echo "${PIPESTATUS[@]}"
+unset PIPESTATUS; echo "${PIPESTATUS[@]}"
+
+#### nested backquotes, three levels, in and out of double quotes
+echo `echo \`echo \\\`echo hi\\\`\``
+echo "`echo \`echo hi\``"; echo `echo "\`echo hi\`"`
+echo `echo \$(echo hi)`; x=`printf "%s" "a\\\\b"`; echo "$x"
+
+#### foo\=bar is a word, not an assignment
+foo\=bar; echo $?; FOO\=bar=x; echo $?; echo foo\=bar; "a=b"; echo $?; a=1\=2; echo "$a"
+
+#### glob bracket expressions that start with [ or ]
+touch '[' ']' '-' a '[a' ']b' 'a]' '!' '^'
+echo [[]*; echo []]*; echo *[]]; echo []-]; echo [!]-]*; echo [\]]; echo [[]a; echo []a-]; echo [!!]; echo [a-]
+case ']' in []a]) echo y1;; esac; case '[' in [[]) echo y2;; esac; case x in [!]]) echo y3;; esac
+x=abc; echo ${x/[]a]/X} ${x//[![]/Y} ${x#[[]} ${x%[]c]}
+[[ ']' == []] ]] && echo e; [[ '[' == [[] ]] && echo d
+## tools: touch
+
+#### declare -p shows the arrays the shell keeps: PIPESTATUS, DIRSTACK, FUNCNAME
+false | true; declare -p PIPESTATUS; (exit 3); declare -p PIPESTATUS
+declare -p DIRSTACK; f() { declare -p FUNCNAME; }; f
