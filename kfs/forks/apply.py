@@ -77,6 +77,7 @@ def _place(c: _Changes, op: Op, child: int, parent: int, name: bytes, copied: di
 def _attributes(txn: Txn, ino: int, mine: Inode) -> None:
     """The fork's owner, mode and times on the parent's `ino` (links and size as they are)."""
     now = records.get_inode(txn, ino)
+    data.change_owner(txn, now, mine.uid)
     now.mode, now.uid, now.gid, now.atime, now.mtime = mine.mode, mine.uid, mine.gid, mine.atime, mine.mtime
     records.put_inode(txn, now)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kfs.kstate import quota
 from kfs.kstate.schema import U64
 from kfs.kstate.txn import Txn, ViewTxn
 
@@ -37,6 +38,7 @@ T = TypeVar("T")
 # the filesystem's databases, each a code in a layer row's key (fork u64 + code u8 + key)
 LAYERED: dict[str, int] = {"meta": 1, "inodes": 2, "dirents": 3, "parents": 4, "chunks": 5, "symlinks": 6,
                            "xattrs": 7, "opens": 8, "orphans": 9}
+CHUNKS = 5  # LAYERED["chunks"]: the rows whose bytes a fork's owner is charged for (kstate.quota)
 LAYERED_META = frozenset({b"next_ino", b"data_bytes"})  # a fork's own counters (the rest of meta is shared)
 CHANGED = 0x80  # code | CHANGED: a marker row
 # a layer row's first byte
@@ -76,6 +78,18 @@ def fork_record(txn: Txn, fork: int) -> dict[str, Any] | None:
     return json.loads(raw)
 
 
+def fork_owner(txn: Txn, fork: int) -> int:
+    """The uid a fork's stored bytes are charged to: its agent's (0, root's, for a fork of no
+    agent or of one made before forks recorded it)."""
+    record = fork_record(txn, fork)
+    return 0 if record is None else int(record.get("uid") or 0)
+
+
+def layer_bytes(txn: Txn, fork: int) -> int:
+    """The bytes of file data a fork's layer holds (its own chunks and the parent's it keeps)."""
+    return sum(len(row) - 1 for _, row in Txn.scan(txn, "layers", prefix(fork, CHUNKS)) if row[0] & HERE)
+
+
 class _LayeredRaw:
     """What `LayeredTxn.raw` hands out for a layered database: LMDB's `get` and `put` as the
     hot paths call them (the path walk, a handle's write), through the layers."""
@@ -100,7 +114,7 @@ class LayeredTxn(Txn):
     empty for the state's own view) whose writes preserve the snapshots of `forks` (module
     docstring)."""
 
-    __slots__ = ("chain", "forks", "views", "_layers")
+    __slots__ = ("chain", "forks", "views", "_layers", "_owners")
 
     def __init__(self, base: Txn, chain: tuple[int, ...], forks: tuple[int, ...]) -> None:
         Txn.__init__(self, base._t, base._dbs, base.write, base.seqs)
@@ -108,6 +122,14 @@ class LayeredTxn(Txn):
         self.forks = forks
         self.views = getattr(base, "views", isinstance(base, ViewTxn))
         self._layers = base._dbs["layers"]
+        self._owners: dict[int, int] = {}
+
+    def _owner(self, fork: int) -> int:
+        """`fork_owner`, read once per transaction (a large write charges chunk by chunk)."""
+        owner = self._owners.get(fork)
+        if owner is None:
+            owner = self._owners[fork] = fork_owner(self, fork)
+        return owner
 
     def _code(self, db: str, key: bytes) -> int | None:
         code = LAYERED.get(db)
@@ -216,6 +238,8 @@ class LayeredTxn(Txn):
                         found = self._below(db, code, key)
                         old = None if found is None else bytes(found)
                     t.put(where, bytes((HERE,)) + old if old is not None else b"\0", db=layers)
+                    if old and code == CHUNKS:  # kept for the fork: its owner's bytes, refused to nobody
+                        quota.charge(self, self._owner(fork), len(old), check=False)
                 elif row[0] & OWN:
                     t.put(prefix(fork, code | CHANGED) + key, b"", db=layers)
         if not self.chain:
@@ -238,6 +262,10 @@ class LayeredTxn(Txn):
             tag = OWN | (BASE if had else 0)
             if value is None and not had and row is None:
                 return  # nothing here, nothing below: nothing to hide
+        if code == CHUNKS:  # what the fork's layer gains or loses is its owner's
+            delta = (0 if value is None else len(value)) - (len(row) - 1 if row is not None and row[0] & HERE else 0)
+            if delta:
+                quota.charge(self, self._owner(fork), delta)
         t.put(where, bytes((tag | HERE,)) + value if value is not None else bytes((tag,)), db=layers)
 
     def put(self, db: str, key: bytes, value: bytes) -> None:

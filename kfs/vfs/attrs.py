@@ -63,6 +63,7 @@ def setattr(
                 raise fs_error(errno.EPERM, path)
             if new_gid != inode.gid and not cred.in_group(new_gid):
                 raise fs_error(errno.EPERM, path)
+        data.change_owner(op.txn, inode, new_uid)
         inode.uid, inode.gid = new_uid, new_gid
         if not inode.is_dir:
             inode.mode &= ~st.S_ISUID
