@@ -51,6 +51,14 @@ def find_inode(txn: Txn, ino: int) -> Inode | None:
     return None if raw is None else Inode.unpack(ino, raw)
 
 
+_unpack_uid = struct.Struct(">4xI").unpack_from  # the owner, right after the mode
+
+
+def count_owned(txn: Txn, uid: int) -> int:
+    """How many inodes `uid` owns (quota's files column): one pass over the inode records."""
+    return sum(1 for _, raw in txn.scan_views("inodes") if _unpack_uid(raw)[0] == uid)
+
+
 def put_inode(txn: Txn, inode: Inode) -> None:
     txn.put("inodes", pack_ino(inode.ino), inode.pack())
 
