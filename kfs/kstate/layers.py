@@ -38,7 +38,8 @@ T = TypeVar("T")
 # the filesystem's databases, each a code in a layer row's key (fork u64 + code u8 + key)
 LAYERED: dict[str, int] = {"meta": 1, "inodes": 2, "dirents": 3, "parents": 4, "chunks": 5, "symlinks": 6,
                            "xattrs": 7, "opens": 8, "orphans": 9}
-CHUNKS = 5  # LAYERED["chunks"]: the rows whose bytes a fork's owner is charged for (kstate.quota)
+# LAYERED's chunks, symlinks and xattrs: the rows whose bytes a fork's owner is charged for (kstate.quota)
+CHARGED = frozenset({5, 6, 7})
 LAYERED_META = frozenset({b"next_ino", b"data_bytes"})  # a fork's own counters (the rest of meta is shared)
 CHANGED = 0x80  # code | CHANGED: a marker row
 # a layer row's first byte
@@ -86,8 +87,10 @@ def fork_owner(txn: Txn, fork: int) -> int:
 
 
 def layer_bytes(txn: Txn, fork: int) -> int:
-    """The bytes of file data a fork's layer holds (its own chunks and the parent's it keeps)."""
-    return sum(len(row) - 1 for _, row in Txn.scan(txn, "layers", prefix(fork, CHUNKS)) if row[0] & HERE)
+    """The bytes of file data a fork's layer holds (its own chunks, symlink targets and extended
+    attributes, and the parent's it keeps)."""
+    return sum(len(row) - 1 for code in CHARGED for _, row in Txn.scan(txn, "layers", prefix(fork, code))
+               if row[0] & HERE)
 
 
 class _LayeredRaw:
@@ -238,7 +241,7 @@ class LayeredTxn(Txn):
                         found = self._below(db, code, key)
                         old = None if found is None else bytes(found)
                     t.put(where, bytes((HERE,)) + old if old is not None else b"\0", db=layers)
-                    if old and code == CHUNKS:  # kept for the fork: its owner's bytes, refused to nobody
+                    if old and code in CHARGED:  # kept for the fork: its owner's bytes, refused to nobody
                         quota.charge(self, self._owner(fork), len(old), check=False)
                 elif row[0] & OWN:
                     t.put(prefix(fork, code | CHANGED) + key, b"", db=layers)
@@ -262,7 +265,7 @@ class LayeredTxn(Txn):
             tag = OWN | (BASE if had else 0)
             if value is None and not had and row is None:
                 return  # nothing here, nothing below: nothing to hide
-        if code == CHUNKS:  # what the fork's layer gains or loses is its owner's
+        if code in CHARGED:  # what the fork's layer gains or loses is its owner's
             delta = (0 if value is None else len(value)) - (len(row) - 1 if row is not None and row[0] & HERE else 0)
             if delta:
                 quota.charge(self, self._owner(fork), delta)

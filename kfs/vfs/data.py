@@ -40,7 +40,14 @@ def _charge(txn: Txn, delta: int, owner: int, path: str | None = None, check: bo
         limit = txn.counter(MAX_BYTES)
         if limit and used > limit:
             raise fs_error(errno.ENOSPC, path)
-    if not getattr(txn, "chain", None):
+    charge_owner(txn, owner, delta, path, check)
+
+
+def charge_owner(txn: Txn, owner: int, delta: int, path: str | None = None, check: bool = True) -> None:
+    """Charge `owner` for `delta` bytes it stores (file data, a symlink's target, extended
+    attributes), EDQUOT past its quota when `check`; nothing in a fork's view, whose layer
+    charges the fork's owner (kfs.kstate.layers)."""
+    if delta and not getattr(txn, "chain", None):
         quota.charge(txn, owner, delta, path, check)
 
 
@@ -222,13 +229,27 @@ def stored_bytes(txn: Txn, ino: int) -> int:
     return sum(len(chunk) for _, chunk in txn.scan_views("chunks", U64.pack(ino)))
 
 
+def xattr_bytes(txn: Txn, ino: int) -> int:
+    """What a file's extended attributes take: each name and value (as `setxattr` charges)."""
+    return sum(len(key) - 8 + len(value) for key, value in txn.scan_views("xattrs", U64.pack(ino)))
+
+
+def owned_bytes(txn: Txn, inode: Inode) -> int:
+    """Everything charged to a file's owner for it: data, a symlink's target, extended attributes."""
+    held = stored_bytes(txn, inode.ino) if inode.is_reg and inode.size else 0
+    if inode.is_lnk:
+        target = txn.get_view("symlinks", U64.pack(inode.ino))
+        held += len(target) if target is not None else 0
+    return held + xattr_bytes(txn, inode.ino)
+
+
 def change_owner(txn: Txn, inode: Inode, uid: int) -> None:
     """Move the charge of `inode`'s data from its owner to `uid` (chown; the caller sets the
     field). Not refused: only root changes an owner, and Linux lets root's chown pass a quota.
     In a fork nothing moves: the fork's owner pays for what its layer holds, whoever owns it."""
-    if uid == inode.uid or not inode.is_reg or not inode.size or getattr(txn, "chain", None):
+    if uid == inode.uid or getattr(txn, "chain", None):
         return
-    moved = stored_bytes(txn, inode.ino)
+    moved = owned_bytes(txn, inode)
     if moved:
         quota.charge(txn, inode.uid, -moved)
         quota.charge(txn, uid, moved, check=False)
@@ -237,18 +258,20 @@ def change_owner(txn: Txn, inode: Inode, uid: int) -> None:
 def count_usage(txn: Txn) -> dict[int, int]:
     """Every uid's use counted from what is stored (the counters' truth, for fsck and for a
     state made before them): the state's chunks to their files' owners, each fork's layer to
-    the fork's owner. `txn` is the state's own (not a fork's view)."""
+    the fork's owner; symlink targets and extended attributes as file data. `txn` is the
+    state's own (not a fork's view)."""
     from kfs.vfs.records import find_inode  # records imports this module
 
     counts: dict[int, int] = {}
     owners: dict[int, int] = {}
-    for key, chunk in Txn.scan(txn, "chunks"):
-        ino = U64x2.unpack_from(key)[0]
-        uid = owners.get(ino)
-        if uid is None:
-            inode = find_inode(txn, ino)
-            uid = owners[ino] = inode.uid if inode is not None else 0
-        counts[uid] = counts.get(uid, 0) + len(chunk)
+    for db, extra in (("chunks", 0), ("symlinks", 0), ("xattrs", -8)):  # an xattr's name counts, not its ino
+        for key, value in Txn.scan(txn, db):
+            ino = U64.unpack_from(key)[0]
+            uid = owners.get(ino)
+            if uid is None:
+                inode = find_inode(txn, ino)
+                uid = owners[ino] = inode.uid if inode is not None else 0
+            counts[uid] = counts.get(uid, 0) + len(value) + (len(key) + extra if extra else 0)
     for key in Txn.scan_keys(txn, "forks"):
         if len(key) == 8:
             fork = U64.unpack(key)[0]

@@ -14,7 +14,7 @@ import struct
 
 from kfs.kstate import Txn
 from kfs.kstate.schema import U64, U64x2
-from kfs.vfs.data import drop_data
+from kfs.vfs.data import charge_owner, drop_data, xattr_bytes
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import NAME_MAX, ROOT_INO, Inode
 
@@ -260,12 +260,15 @@ def drop_inode(txn: Txn, inode: Inode, *, orphan: bool = True) -> None:
         drop_data(txn, inode)
     txn.delete("inodes", key)
     if kind == st.S_IFLNK:  # only a symlink has a target, only a directory a parent record,
+        target = txn.get("symlinks", key)
         txn.delete("symlinks", key)
+        charge_owner(txn, inode.uid, -len(target or b""))
     elif kind == st.S_IFDIR:
         txn.delete("parents", key)
         _forget_paths(txn, inode.ino)
     elif kind == st.S_IFREG and orphan:  # only a regular file is held open, so only it is orphaned
         txn.delete("orphans", key)
     if txn.has_prefix("xattrs", key):
+        charge_owner(txn, inode.uid, -xattr_bytes(txn, inode.ino))
         for xkey in txn.scan_keys("xattrs", key):
             txn.delete("xattrs", xkey)

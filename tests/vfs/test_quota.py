@@ -169,6 +169,10 @@ def test_a_forks_writes_are_charged_to_its_owner_and_refunded_when_it_goes(state
     assert used(state, BOB) == 200_000
     PathFS(vfs, cred=ROOT).write_file("/base", b"c" * 10)  # the parent's old chunks kept for the fork
     assert used(state, BOB) == 300_000
+    mine.setxattr("/new", b"user.a", b"v" * 1000)
+    mine.symlink("t" * 100, "/l")
+    assert used(state, BOB) == 301_100
+    assert check(state).clean  # fsck counts a fork's layer as its owner's
     forks.discard(state, number)
     assert used(state, BOB) == 0
     assert check(state).clean
@@ -216,3 +220,32 @@ def _set_fork_uid(txn: object, number: int, uid: int) -> None:
     record = json.loads(txn.get("forks", key))  # type: ignore[attr-defined]
     record["uid"] = uid
     txn.put("forks", key, json.dumps(record).encode())  # type: ignore[attr-defined]
+
+
+def test_extended_attributes_are_charged_and_given_back(state: KState, alice: PathFS) -> None:
+    alice.write_file("f", b"")
+    alice.setxattr("f", b"user.big", b"v" * 60_000)
+    assert used(state, ALICE) == len(b"user.big") + 60_000
+    alice.setxattr("f", b"user.big", b"w" * 10)
+    assert used(state, ALICE) == len(b"user.big") + 10
+    alice.removexattr("f", b"user.big")
+    alice.setxattr("f", b"user.x", b"1")
+    alice.unlink("f")
+    assert used(state, ALICE) == 0
+
+
+def test_a_setxattr_loop_stops_at_the_quota(state: KState, alice: PathFS) -> None:
+    limit(state, ALICE, 200_000)
+    alice.write_file("f", b"")
+    with pytest.raises(OSError) as e:  # noqa: PT012 (one of a bounded loop fails)
+        for i in range(10):
+            alice.setxattr("f", b"user.%d" % i, b"v" * 60_000)
+    assert e.value.errno == errno.EDQUOT
+    assert used(state, ALICE) <= 200_000
+
+
+def test_symlink_targets_are_charged_and_given_back(state: KState, alice: PathFS) -> None:
+    alice.symlink("t" * 3000, "l")
+    assert used(state, ALICE) == 3000
+    alice.unlink("l")
+    assert used(state, ALICE) == 0
