@@ -68,6 +68,7 @@ def _place(c: _Changes, op: Op, child: int, parent: int, name: bytes, copied: di
         records.put_inode(txn, made)
     for key, value in c.mine.scan("xattrs", U64.pack(child)):
         txn.put("xattrs", U64.pack(made.ino) + key[8:], value)
+    data.charge_owner(txn, made.uid, data.xattr_bytes(txn, made.ino), check=False)  # as setxattr would
     if mine.is_dir:
         for sub, grandchild, _, _ in records.list_entries(c.mine, child):
             _place(c, op, grandchild, made.ino, sub, copied)
@@ -116,9 +117,12 @@ def _update(c: _Changes, op: Op, ino: int) -> None:
         records.put_inode(txn, inode)
         op.changed(ChangeKind.DATA, ino)
     if any(row[0] & OWN for _, row in c.txn.scan("layers", prefix(c.fork, LAYERED["xattrs"]) + U64.pack(ino))):
+        owner = records.get_inode(txn, ino).uid
+        data.charge_owner(txn, owner, -data.xattr_bytes(txn, ino))
         for key in txn.scan_keys("xattrs", U64.pack(ino)):
             txn.delete("xattrs", key)
         for key, value in c.mine.scan("xattrs", U64.pack(ino)):
             txn.put("xattrs", key, value)
+        data.charge_owner(txn, owner, data.xattr_bytes(txn, ino), check=False)
     _attributes(txn, ino, mine)
     op.changed(ChangeKind.ATTR, ino)

@@ -249,3 +249,18 @@ def test_symlink_targets_are_charged_and_given_back(state: KState, alice: PathFS
     assert used(state, ALICE) == 3000
     alice.unlink("l")
     assert used(state, ALICE) == 0
+
+
+def test_a_merge_charges_the_parents_owners_and_gives_the_fork_back(state: KState, vfs: VFS, alice: PathFS) -> None:
+    alice.write_file("kept", b"k" * 1000)
+    number = forks.create(state)
+    state.write(lambda txn: _set_fork_uid(txn, number, BOB))
+    mine = PathFS(VFS(forks.view(state, number), by="test"), cred=Cred(ALICE, ALICE), cwd=f"/home/{ALICE}")
+    mine.write_file("made", b"m" * 5000)
+    mine.setxattr("made", b"user.a", b"v" * 100)
+    mine.write_file("kept", b"k" * 3000)
+    mine.setxattr("kept", b"user.b", b"w" * 10)
+    forks.merge(state, number)
+    assert used(state, BOB) == 0  # the fork is gone with its layer
+    assert used(state, ALICE) == 5000 + 6 + 100 + 3000 + 6 + 10  # alice's files in the state now
+    assert check(state).clean
