@@ -159,11 +159,13 @@ def _check(txn: Txn, *, repair: bool) -> Report:
         problem(f"stored-bytes counter says {txn.counter(DATA_BYTES)}, chunks hold {stored}")
         if repair:
             txn.put("meta", DATA_BYTES, U64.pack(stored))
-    counted = count_usage(txn)
+    counted, files = count_usage(txn)
     if quota.charged(txn) != counted:
         problem(f"per-owner use counters say {_uses(quota.charged(txn))}, the data is {_uses(counted)}")
-        if repair:
-            quota.store(txn, counted)
+    if quota.charged(txn, quota.FILES) != files:
+        problem(f"per-owner file counters say {_uses(quota.charged(txn, quota.FILES))}, the files are {_uses(files)}")
+    if repair and (quota.charged(txn) != counted or quota.charged(txn, quota.FILES) != files):
+        quota.store(txn, counted, files)
     if txn.counter(b"next_ino") < max(inodes):
         problem("inode counter is behind the highest inode number")
         if repair:

@@ -34,6 +34,7 @@ from kfs.kstate.layers import (
     fork_owner,
     fork_record,
     layer_bytes,
+    layer_files,
     prefix,
     set_children,
 )
@@ -140,7 +141,9 @@ def _drop(txn: Txn, fork: int) -> list[int]:
             gone += _drop(txn, U64.unpack(key)[0])
     record = fork_record(txn, fork)
     assert record is not None
-    quota.charge(txn, fork_owner(txn, fork), -layer_bytes(txn, fork))  # its layer's bytes go back
+    owner = fork_owner(txn, fork)  # what its layer holds goes back to its owner
+    quota.charge(txn, owner, -layer_bytes(txn, fork))
+    quota.charge(txn, owner, -layer_files(txn, fork), kind=quota.FILES)
     for key in txn.scan_keys("layers", U64.pack(fork)):
         txn.delete("layers", key)
     if record["disk"] == "overlay":

@@ -12,8 +12,9 @@ Compacting takes that byte exclusively and keeps it until the new file is in pla
 mount or shell found holding the state refuses the compaction, and one that starts meanwhile
 waits in its open for the new file (which it may grow back to the size it read before: KState
 sizes its map from the file before opening; nothing is lost). Run it in a process that has not
-opened the state itself: POSIX record locks do not conflict within one process. Our own copy opens the environment without the lock file,
-so nothing of ours drops that lock early (POSIX record locks go with any close of the file).
+opened the state itself: POSIX record locks do not conflict within one process. Our own copy
+opens the environment without the lock file, so nothing of ours drops that lock early (POSIX
+record locks go with any close of the file).
 """
 
 from __future__ import annotations

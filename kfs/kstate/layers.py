@@ -38,8 +38,10 @@ T = TypeVar("T")
 # the filesystem's databases, each a code in a layer row's key (fork u64 + code u8 + key)
 LAYERED: dict[str, int] = {"meta": 1, "inodes": 2, "dirents": 3, "parents": 4, "chunks": 5, "symlinks": 6,
                            "xattrs": 7, "opens": 8, "orphans": 9}
-# LAYERED's chunks, symlinks and xattrs: the rows whose bytes a fork's owner is charged for (kstate.quota)
+# LAYERED's chunks, symlinks and xattrs: the rows whose bytes a fork's owner is charged for
+# (kstate.quota); and inodes, each row one of its files
 CHARGED = frozenset({5, 6, 7})
+INODES = 2
 LAYERED_META = frozenset({b"next_ino", b"data_bytes"})  # a fork's own counters (the rest of meta is shared)
 CHANGED = 0x80  # code | CHANGED: a marker row
 # a layer row's first byte
@@ -84,6 +86,11 @@ def fork_owner(txn: Txn, fork: int) -> int:
     agent or of one made before forks recorded it)."""
     record = fork_record(txn, fork)
     return 0 if record is None else int(record.get("uid") or 0)
+
+
+def layer_files(txn: Txn, fork: int) -> int:
+    """The inode records a fork's layer holds (its own files and the parent's it keeps)."""
+    return sum(1 for _, row in Txn.scan(txn, "layers", prefix(fork, INODES)) if row[0] & HERE)
 
 
 def layer_bytes(txn: Txn, fork: int) -> int:
@@ -243,6 +250,8 @@ class LayeredTxn(Txn):
                     t.put(where, bytes((HERE,)) + old if old is not None else b"\0", db=layers)
                     if old and code in CHARGED:  # kept for the fork: its owner's bytes, refused to nobody
                         quota.charge(self, self._owner(fork), len(old), check=False)
+                    elif old is not None and code == INODES:
+                        quota.charge(self, self._owner(fork), 1, check=False, kind=quota.FILES)
                 elif row[0] & OWN:
                     t.put(prefix(fork, code | CHANGED) + key, b"", db=layers)
         if not self.chain:
@@ -269,6 +278,10 @@ class LayeredTxn(Txn):
             delta = (0 if value is None else len(value)) - (len(row) - 1 if row is not None and row[0] & HERE else 0)
             if delta:
                 quota.charge(self, self._owner(fork), delta)
+        elif code == INODES:
+            delta = (value is not None) - bool(row is not None and row[0] & HERE)
+            if delta:
+                quota.charge(self, self._owner(fork), delta, kind=quota.FILES)
         t.put(where, bytes((tag | HERE,)) + value if value is not None else bytes((tag,)), db=layers)
 
     def put(self, db: str, key: bytes, value: bytes) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kfs.kstate import Txn, ViewTxn, quota
-from kfs.kstate.layers import fork_owner, layer_bytes
+from kfs.kstate.layers import fork_owner, layer_bytes, layer_files
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import CHUNK_SIZE, Inode
@@ -43,12 +43,13 @@ def _charge(txn: Txn, delta: int, owner: int, path: str | None = None, check: bo
     charge_owner(txn, owner, delta, path, check)
 
 
-def charge_owner(txn: Txn, owner: int, delta: int, path: str | None = None, check: bool = True) -> None:
+def charge_owner(txn: Txn, owner: int, delta: int, path: str | None = None, check: bool = True,
+                 kind: quota.Resource = quota.BYTES) -> None:
     """Charge `owner` for `delta` bytes it stores (file data, a symlink's target, extended
-    attributes), EDQUOT past its quota when `check`; nothing in a fork's view, whose layer
-    charges the fork's owner (kfs.kstate.layers)."""
+    attributes) or files (kind=FILES), EDQUOT past its quota when `check`; nothing in a fork's
+    view, whose layer charges the fork's owner (kfs.kstate.layers)."""
     if delta and not getattr(txn, "chain", None):
-        quota.charge(txn, owner, delta, path, check)
+        quota.charge(txn, owner, delta, path, check, kind)
 
 
 def read(txn: Txn, inode: Inode, offset: int, length: int) -> bytes:
@@ -253,17 +254,23 @@ def change_owner(txn: Txn, inode: Inode, uid: int) -> None:
     if moved:
         quota.charge(txn, inode.uid, -moved)
         quota.charge(txn, uid, moved, check=False)
+    quota.charge(txn, inode.uid, -1, kind=quota.FILES)
+    quota.charge(txn, uid, 1, check=False, kind=quota.FILES)
 
 
-def count_usage(txn: Txn) -> dict[int, int]:
-    """Every uid's use counted from what is stored (the counters' truth, for fsck and for a
+def count_usage(txn: Txn) -> tuple[dict[int, int], dict[int, int]]:
+    """Every uid's use, bytes and files, counted from what is stored (the counters' truth, for fsck and for a
     state made before them): the state's chunks to their files' owners, each fork's layer to
     the fork's owner; symlink targets and extended attributes as file data. `txn` is the
     state's own (not a fork's view)."""
     from kfs.vfs.records import find_inode  # records imports this module
 
     counts: dict[int, int] = {}
+    files: dict[int, int] = {}
     owners: dict[int, int] = {}
+    for key, raw in Txn.scan(txn, "inodes"):
+        uid = owners[U64.unpack_from(key)[0]] = Inode.unpack(0, raw).uid
+        files[uid] = files.get(uid, 0) + 1
     for db, extra in (("chunks", 0), ("symlinks", 0), ("xattrs", -8)):  # an xattr's name counts, not its ino
         for key, value in Txn.scan(txn, db):
             ino = U64.unpack_from(key)[0]
@@ -275,8 +282,7 @@ def count_usage(txn: Txn) -> dict[int, int]:
     for key in Txn.scan_keys(txn, "forks"):
         if len(key) == 8:
             fork = U64.unpack(key)[0]
-            held = layer_bytes(txn, fork)
-            if held:
-                uid = fork_owner(txn, fork)
-                counts[uid] = counts.get(uid, 0) + held
-    return counts
+            uid = fork_owner(txn, fork)
+            counts[uid] = counts.get(uid, 0) + layer_bytes(txn, fork)
+            files[uid] = files.get(uid, 0) + layer_files(txn, fork)
+    return {u: n for u, n in counts.items() if n}, {u: n for u, n in files.items() if n}

@@ -75,7 +75,7 @@ def make_node(
     if stripped and kind != st.S_IFDIR and not op.cred.is_root and not op.cred.in_group(gid):
         perm &= ~st.S_ISGID
     size = DIR_SIZE if kind == st.S_IFDIR else len(target) if target is not None else 0
-    child = records.new_inode(txn, kind | perm, op.cred.uid, gid, op.now, rdev, size)
+    child = records.new_inode(txn, kind | perm, op.cred.uid, gid, op.now, rdev, size, not op.cred.is_root)
     if target is not None:
         data.charge_owner(txn, child.uid, len(target), path, not op.cred.is_root)
         txn.put("symlinks", U64.pack(child.ino), target)

@@ -12,7 +12,7 @@ import errno
 import stat as st
 import struct
 
-from kfs.kstate import Txn
+from kfs.kstate import Txn, quota
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs.data import charge_owner, drop_data, xattr_bytes
 from kfs.vfs.errors import fs_error
@@ -51,19 +51,15 @@ def find_inode(txn: Txn, ino: int) -> Inode | None:
     return None if raw is None else Inode.unpack(ino, raw)
 
 
-_unpack_uid = struct.Struct(">4xI").unpack_from  # the owner, right after the mode
-
-
-def count_owned(txn: Txn, uid: int) -> int:
-    """How many inodes `uid` owns (quota's files column): one pass over the inode records."""
-    return sum(1 for _, raw in txn.scan_views("inodes") if _unpack_uid(raw)[0] == uid)
-
-
 def put_inode(txn: Txn, inode: Inode) -> None:
     txn.put("inodes", pack_ino(inode.ino), inode.pack())
 
 
-def new_inode(txn: Txn, mode: int, uid: int, gid: int, now: int, rdev: int = 0, size: int = 0) -> Inode:
+def new_inode(
+    txn: Txn, mode: int, uid: int, gid: int, now: int, rdev: int = 0, size: int = 0, check: bool = True
+) -> Inode:
+    """A new inode owned by `uid`, counted as one of its files (EDQUOT past its limit when `check`)."""
+    charge_owner(txn, uid, 1, None, check, quota.FILES)
     ino = txn.incr(b"next_ino")
     if ino <= ROOT_INO:  # a fresh state: the root took ino 1
         ino = txn.incr(b"next_ino", ROOT_INO + 1 - ino)
@@ -259,6 +255,7 @@ def drop_inode(txn: Txn, inode: Inode, *, orphan: bool = True) -> None:
     if kind == st.S_IFREG and inode.size:  # no chunk lies at or past the size: an empty file has none
         drop_data(txn, inode)
     txn.delete("inodes", key)
+    charge_owner(txn, inode.uid, -1, kind=quota.FILES)
     if kind == st.S_IFLNK:  # only a symlink has a target, only a directory a parent record,
         target = txn.get("symlinks", key)
         txn.delete("symlinks", key)

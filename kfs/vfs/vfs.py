@@ -47,13 +47,14 @@ class StatFS:
 
 def count_usage(txn: Txn) -> None:
     """Set every uid's use counter from what the state stores (kfs.kstate.quota)."""
-    quota.store(txn, data.count_usage(txn))
+    quota.store(txn, *data.count_usage(txn))
 
 
 def _make_root(txn: Txn) -> None:
     if records.find_inode(txn, ROOT_INO) is None:
         now = time.time_ns()
         records.put_inode(txn, Inode(ROOT_INO, st.S_IFDIR | 0o755, 0, 0, 2, DIR_SIZE, now, now, now, now))
+        data.charge_owner(txn, 0, 1, kind=quota.FILES)
         if txn.counter(b"next_ino") < ROOT_INO:
             txn.incr(b"next_ino", ROOT_INO - txn.counter(b"next_ino"))
 
@@ -229,11 +230,16 @@ class VFS:
             files = txn.stat("inodes")["entries"]
             own = quota.limit(txn, uid) if uid else None
             mine = quota.usage(txn, uid) if own is not None else 0
+            own_files = quota.limit(txn, uid, quota.FILES) if uid else None
+            my_files = quota.usage(txn, uid, quota.FILES) if own_files is not None else 0
         free = max(limit - used, 0)
         if own is not None:
             limit, free = own, max(min(own - mine, free), 0)
         total = max(limit // BLOCK_SIZE, 1)
-        return StatFS(BLOCK_SIZE, total, free // BLOCK_SIZE, files, max(2**32 - files, 0))
+        files_free = max(2**32 - files, 0)
+        if own_files is not None:  # df -i: the agent's own files and what its limit leaves
+            files, files_free = my_files, max(min(own_files - my_files, files_free), 0)
+        return StatFS(BLOCK_SIZE, total, free // BLOCK_SIZE, files, files_free)
 
     def getxattr(self, ino: int, name: bytes, cred: Cred = ROOT) -> bytes:
         with self.state.read() as txn:

@@ -81,10 +81,13 @@ def cmd_agent_set(args: argparse.Namespace) -> int:
             commands = tuple(args.allow_command) if args.allow_command else None
             hosts = tuple(args.allow_host) if args.allow_host else None
             disk = _disk_setting(args.disk)
+            nfiles = _files_setting(args.files)
             now = set_agent_overrides(state, args.name, base=delegate, remote=args.remote, network=network,
                                       mode=args.mode, scope=scope, plan=args.plan, commands=commands, hosts=hosts)
             if args.disk is not None:
-                now = {**now, "disk": _set_disk(state, args.name, disk)}
+                now = {**now, "disk": _set_limit(state, args.name, disk, "disk")}
+            if args.files is not None:
+                now = {**now, "files": _set_limit(state, args.name, nfiles, "files")}
         except (LookupError, ValueError) as e:
             print(f"{PROG} agent set: {e.args[0]}", file=sys.stderr)
             return 1
@@ -103,19 +106,31 @@ def _disk_setting(text: str | None) -> int | None:
     return None if text is None or text == "default" else parse_size(text, "--disk")
 
 
-def _set_disk(state: Any, name: str, size: int | None) -> str:
-    """Store agent `name`'s own quota (None: the state's default again); how it reads now."""
+def _files_setting(text: str | None) -> int | None:
+    """--files's count; None for "default" (or no --files)."""
+    if text is None or text == "default":
+        return None
+    if not text.isdigit():
+        raise ValueError(f"--files: {text!r} is not a number of files")
+    return int(text)
+
+
+def _set_limit(state: Any, name: str, size: int | None, what: str) -> str:
+    """Store agent `name`'s own limit of bytes (`what` "disk") or files (None: the state's
+    default again); how it reads now."""
     from kfs.agents.records import find_agent_in
     from kfs.kstate import quota
     from kshell.worker.limits import size_text
+
+    kind = quota.BYTES if what == "disk" else quota.FILES
 
     def change(txn: Any) -> str:
         agent = find_agent_in(txn, name)
         if agent is None:
             raise LookupError(f"no agent {name}")
-        quota.set_limit(txn, agent.uid, size)
-        bound = quota.limit(txn, agent.uid)
-        return "none" if bound is None else size_text(bound)
+        quota.set_limit(txn, agent.uid, size, kind)
+        bound = quota.limit(txn, agent.uid, kind)
+        return "none" if bound is None else size_text(bound) if kind is quota.BYTES else str(bound)
 
     return state.write(change)
 
@@ -204,6 +219,9 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q.add_argument("--disk", metavar="SIZE",
                    help="the agent's disk quota (bytes, or with K, M, G, T; 0: none; default: the state's "
                         "default for agents, `komputer init --agent-disk`); past it writes fail with EDQUOT")
+    q.add_argument("--files", metavar="N",
+                   help="how many files the agent may own (0: none; default: the state's default for agents, "
+                        "`komputer init --agent-files`)")
     q.add_argument("--config", metavar="FILE",
                    help="the server's komputer.toml (default STATE/komputer.toml): "
                         "its [delegate] completes the settings")

@@ -35,13 +35,15 @@ def test_quota_lists_each_agents_use_and_limit(tmp_path: Path) -> None:
     assert komputer(state, "init", "--agent-disk", "8M").returncode == 0
     assert komputer(state, "agent", "add", "alice").returncode == 0
     assert komputer(state, "agent", "add", "bob").returncode == 0
-    done = komputer(state, "agent", "set", "bob", "--disk", "2M")
-    assert done.returncode == 0 and "disk=2 MiB" in done.stdout
+    done = komputer(state, "agent", "set", "bob", "--disk", "2M", "--files", "50")
+    assert done.returncode == 0 and "disk=2 MiB" in done.stdout and "files=50" in done.stdout
     write_as(state, "alice", "f", 3 * MIB)
     lines = komputer(state, "quota").stdout.splitlines()
-    assert lines[0].split() == ["User", "used", "limit"]
-    assert {line.split()[0]: line.split()[1:] for line in lines[1:]} == {
-        "root": ["0K", "none"], "alice": ["3072K", "8192K"], "bob": ["0K", "2048K"]}
+    assert lines[0].split() == ["User", "used", "limit", "files", "limit"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
+    assert rows["alice"] == ["3072K", "8192K", "2", "1000000"]  # her home and f
+    assert rows["bob"] == ["0K", "2048K", "1", "50"]
+    assert rows["root"][1:] == ["none", rows["root"][2], "none"]
 
 
 def test_agent_set_disk_zero_lifts_the_limit_and_default_restores_it(tmp_path: Path) -> None:

@@ -19,31 +19,42 @@ HEADER = "     Filesystem  blocks   quota   limit   grace   files   quota   limi
 
 
 @pytest.fixture
-def shells() -> Iterator[tuple[Shell, Shell]]:
+def state() -> Iterator[KState]:
+    with tempfile.TemporaryDirectory(prefix="ktools-quota-") as tmp, KState(Path(tmp) / "s", create=True) as made:
+        yield made
+
+
+@pytest.fixture
+def shells(state: KState) -> tuple[Shell, Shell]:
     """alice's shell (a quota of 2 MiB) and root's, on one fresh state."""
-    with tempfile.TemporaryDirectory(prefix="ktools-quota-") as tmp:
-        state = KState(Path(tmp) / "s", create=True)
-        try:
-            vfs = VFS(state, by="test")
-            alice = add_agent(vfs, "alice")
-            state.write(lambda txn: quota.set_limit(txn, alice.uid, 2 * MIB))
-            fs = PathFS(vfs, cred=Cred(alice.uid, alice.gid), cwd=alice.home, home=alice.home)
-            env = {"LC_ALL": "C"}
-            yield Shell(fs, name="bash", env=env), Shell(PathFS(vfs), name="bash", env=env)
-        finally:
-            state.close()
+    vfs = VFS(state, by="test")
+    alice = add_agent(vfs, "alice")
+    state.write(lambda txn: quota.set_limit(txn, alice.uid, 2 * MIB))
+    fs = PathFS(vfs, cred=Cred(alice.uid, alice.gid), cwd=alice.home, home=alice.home)
+    env = {"LC_ALL": "C"}
+    return Shell(fs, name="bash", env=env), Shell(PathFS(vfs), name="bash", env=env)
 
 
 def test_quota_shows_the_agents_use_and_limit(shells: tuple[Shell, Shell]) -> None:
     alice, _ = shells
     r = alice.run("head -c 1000000 /dev/zero > f; quota")
     assert r.stdout.decode() == ("Disk quotas for user alice (uid 100000): \n" + HEADER
-                                 + "            kfs     977       0    2048               2       0       0        \n")
+                                 + "            kfs     977       0    2048               2       0 1000000        \n")
 
 
 def test_quota_s_is_human_readable(shells: tuple[Shell, Shell]) -> None:
     alice, _ = shells
     assert alice.run("quota -s").stdout.decode().splitlines()[2].split()[:4] == ["kfs", "0", "0", "2.0M"]
+
+
+def test_quota_marks_a_full_file_limit_and_q_says_so(state: KState, shells: tuple[Shell, Shell]) -> None:
+    alice, _ = shells
+    state.write(lambda txn: quota.set_limit(txn, 100_000, 3, quota.FILES))  # her home, a and b
+    r = alice.run("touch a; touch b; touch c; echo $?; quota -q; quota | tail -1")
+    assert r.stderr.decode() == "touch: cannot touch 'c': Disk quota exceeded\n"
+    lines = r.stdout.decode().splitlines()
+    assert lines[:2] == ["1", "\tFile limit reached on kfs"]
+    assert lines[2].split()[4:7] == ["3*", "0", "3"]
 
 
 def test_quota_marks_a_full_quota_and_q_says_so(shells: tuple[Shell, Shell]) -> None:

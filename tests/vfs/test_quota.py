@@ -173,8 +173,9 @@ def test_a_forks_writes_are_charged_to_its_owner_and_refunded_when_it_goes(state
     mine.symlink("t" * 100, "/l")
     assert used(state, BOB) == 301_100
     assert check(state).clean  # fsck counts a fork's layer as its owner's
+    assert files(state, BOB) >= 2  # its own files' records, and the parent's it keeps
     forks.discard(state, number)
-    assert used(state, BOB) == 0
+    assert used(state, BOB) == 0 and files(state, BOB) == 0
     assert check(state).clean
 
 
@@ -264,3 +265,40 @@ def test_a_merge_charges_the_parents_owners_and_gives_the_fork_back(state: KStat
     assert used(state, BOB) == 0  # the fork is gone with its layer
     assert used(state, ALICE) == 5000 + 6 + 100 + 3000 + 6 + 10  # alice's files in the state now
     assert check(state).clean
+
+
+def files(state: KState, uid: int) -> int:
+    with state.read() as txn:
+        return quota.usage(txn, uid, quota.FILES)
+
+
+def test_files_are_counted_to_their_owner_and_given_back(state: KState, alice: PathFS) -> None:
+    before = files(state, ALICE)  # her home
+    alice.write_file("f", b"")
+    alice.mkdir("d")
+    alice.symlink("f", "l")
+    alice.link("f", "g")  # a second name, not a second file
+    assert files(state, ALICE) == before + 3
+    alice.unlink("f")
+    alice.unlink("g")
+    alice.rmdir("d")
+    alice.unlink("l")
+    assert files(state, ALICE) == before
+
+
+def test_a_file_past_the_file_limit_is_edquot(state: KState, alice: PathFS) -> None:
+    state.write(lambda txn: quota.set_limit(txn, ALICE, files(state, ALICE) + 2, quota.FILES))
+    alice.write_file("a", b"")
+    alice.mkdir("b")
+    with pytest.raises(OSError) as e:
+        alice.write_file("c", b"")
+    assert e.value.errno == errno.EDQUOT
+    assert not alice.exists("c")
+    info = alice.statfs()  # df -i: her files and what the limit leaves
+    assert (info.files, info.files_free) == (files(state, ALICE), 0)
+
+
+def test_agents_get_the_default_file_limit(state: KState) -> None:
+    with state.read() as txn:
+        assert quota.limit(txn, ALICE, quota.FILES) == quota.DEFAULT_AGENT_FILES
+        assert quota.limit(txn, 0, quota.FILES) is None

@@ -1,10 +1,9 @@
 """quota: the session's user's disk use and limit on K's filesystem, as quota-tools prints them.
 
-K keeps a byte limit per agent (kfs.kstate.quota), enforced as a hard limit: there is no soft
-limit, so no grace period, and no limit on the number of files (its column counts the files the
-user owns). Blocks are KiB, rounded up, as quota-tools shows them; the filesystem is "kfs", the
+K keeps a byte limit and a file limit per agent (kfs.kstate.quota), both hard limits: there is
+no soft limit, so no grace period. Blocks are KiB, rounded up, as quota-tools shows them; the filesystem is "kfs", the
 name df gives it. Options: -s (--human-readable), -v (--verbose: the line even with no limit),
--q (--quiet: only "Block limit reached on kfs" when at the limit), -u (users; the default).
+-q (--quiet: only "Block limit reached on kfs" or "File limit reached on kfs" at a limit), -u (users; the default).
 A user named as an operand is reported to root only, as quota-tools answers non-root callers.
 """
 
@@ -14,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from kfs.format import accounts
 from kfs.kstate import quota as quotas
-from kfs.vfs import records
 from kshell.tools.files.usage import human
 from kshell.tools.options import NONE, Fail, Usage, parse, tool
 
@@ -47,14 +45,17 @@ def quota(sh: Interp, argv: list[str]) -> int:
     for name, uid in who:
         with sh.fs.vfs.state.read() as txn:
             used, limit = quotas.usage(txn, uid), quotas.limit(txn, uid)
-            files = records.count_owned(txn, uid) if limit is not None or "v" in keys else 0
+            files, most = quotas.usage(txn, uid, quotas.FILES), quotas.limit(txn, uid, quotas.FILES)
         full = limit is not None and used >= limit
+        many = most is not None and files >= most
         if "q" in keys:
             if full:
                 sh.out(f"\tBlock limit reached on {DEVICE}\n")
+            if many:
+                sh.out(f"\tFile limit reached on {DEVICE}\n")
             continue
         sh.out(f"Disk quotas for user {name} (uid {uid}): ")
-        if limit is None and "v" not in keys:
+        if limit is None and most is None and "v" not in keys:
             sh.out("none\n")
             continue
         sh.out(f"\n{'Filesystem':>15}{'blocks':>8} {'quota':>7}{'limit':>8}{'grace':>8}{'files':>8} "
@@ -65,5 +66,5 @@ def quota(sh: Interp, argv: list[str]) -> int:
 
         shown_limit = size(limit) if limit is not None else "0"
         sh.out(f"{DEVICE:>15}{size(used):>8}{'*' if full else ' '}{'0':>7}{shown_limit:>8}{'':>8}"
-               f"{files:>8} {'0':>7}{'0':>8}{'':>8}\n")
+               f"{files:>8}{'*' if many else ' '}{'0':>7}{most or 0:>8}{'':>8}\n")
     return 0
