@@ -87,7 +87,7 @@ class VFS:
         if dirty and not state.readonly:
             state.write(handles.recover)
         if uncounted and not state.readonly:  # made before per-owner counts: count what it holds, once
-            getattr(state, "state", state).write(count_usage)
+            getattr(state, "state", state).write(count_usage, views=True)  # sizes read in place, not copied
 
     # -- plumbing ----------------------------------------------------------------------------
 

@@ -302,3 +302,17 @@ def test_agents_get_the_default_file_limit(state: KState) -> None:
     with state.read() as txn:
         assert quota.limit(txn, ALICE, quota.FILES) == quota.DEFAULT_AGENT_FILES
         assert quota.limit(txn, 0, quota.FILES) is None
+
+
+def test_a_merge_is_never_refused_for_a_quota_but_charges_the_owner(state: KState, alice: PathFS) -> None:
+    limit(state, ALICE, 10_000)
+    alice.write_file("kept", b"k" * 1000)
+    number = forks.create(state)
+    mine = PathFS(VFS(forks.view(state, number), by="test"), cred=ROOT)
+    mine.write_file(f"/home/{ALICE}/kept", b"k" * 50_000)  # root's write in the fork: the fork's owner pays
+    forks.merge(state, number)
+    assert used(state, ALICE) == 50_000
+    with pytest.raises(OSError) as e:
+        alice.write_file("more", b"m")
+    assert e.value.errno == errno.EDQUOT
+    assert check(state).clean
