@@ -40,8 +40,8 @@ LAYERED: dict[str, int] = {"meta": 1, "inodes": 2, "dirents": 3, "parents": 4, "
                            "xattrs": 7, "opens": 8, "orphans": 9}
 # LAYERED's chunks, symlinks and xattrs: the rows whose bytes a fork's owner is charged for
 # (kstate.quota); and inodes, each row one of its files
-CHARGED = frozenset({5, 6, 7})
-INODES = 2
+CHARGED = frozenset(LAYERED[db] for db in ("chunks", "symlinks", "xattrs"))
+INODES = LAYERED["inodes"]
 LAYERED_META = frozenset({b"next_ino", b"data_bytes"})  # a fork's own counters (the rest of meta is shared)
 CHANGED = 0x80  # code | CHANGED: a marker row
 # a layer row's first byte
@@ -248,7 +248,8 @@ class LayeredTxn(Txn):
                         found = self._below(db, code, key)
                         old = None if found is None else bytes(found)
                     t.put(where, bytes((HERE,)) + old if old is not None else b"\0", db=layers)
-                    if old and code in CHARGED:  # kept for the fork: its owner's bytes, refused to nobody
+                    # kept for the fork: its owner's, never refused (the parent's write is not the fork's)
+                    if old and code in CHARGED:
                         quota.charge(self, self._owner(fork), len(old), check=False)
                     elif old is not None and code == INODES:
                         quota.charge(self, self._owner(fork), 1, check=False, kind=quota.FILES)
