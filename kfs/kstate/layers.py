@@ -126,13 +126,14 @@ class LayeredTxn(Txn):
 
     __slots__ = ("chain", "forks", "views", "_layers", "_owners")
 
-    def __init__(self, base: Txn, chain: tuple[int, ...], forks: tuple[int, ...]) -> None:
+    def __init__(self, base: Txn, chain: tuple[int, ...], forks: tuple[int, ...],
+                 owners: dict[int, int] | None = None) -> None:
         Txn.__init__(self, base._t, base._dbs, base.write, base.seqs)
         self.chain = chain
         self.forks = forks
         self.views = getattr(base, "views", isinstance(base, ViewTxn))
         self._layers = base._dbs["layers"]
-        self._owners: dict[int, int] = {}
+        self._owners: dict[int, int] = dict(owners) if owners else {}  # fork -> its owner's uid, known
 
     def _owner(self, fork: int) -> int:
         """`fork_owner`, read once per transaction (a large write charges chunk by chunk)."""
@@ -354,6 +355,8 @@ class ForkState:
         self.record = record
         self.chain = tuple(record["chain"])
         self.layer = self.chain[0] if self.chain else STATE
+        # a fork's owner never changes: its writes charge it without reading its record again
+        self.owners = {fork: int(record.get("uid") or 0)} if self.layer == fork else {}
 
     def read(self, *, views: bool = False) -> _ForkRead:
         return _ForkRead(self, views)
@@ -362,7 +365,7 @@ class ForkState:
         def body(txn: Txn) -> T:
             if fork_record(txn, self.fork) is None:
                 raise OSError(116, f"fork {self.fork} is gone (discarded or merged)")  # ESTALE
-            return fn(LayeredTxn(txn, self.chain, children(txn, self.layer)), *args)
+            return fn(LayeredTxn(txn, self.chain, children(txn, self.layer), self.owners), *args)
 
         return self.state.write(body, views=views)
 
