@@ -80,4 +80,9 @@ def test_sftp_stops_at_the_quota(server: Bench, tmp_path: Path) -> None:
                            "alice@127.0.0.1"], capture_output=True, text=True, timeout=60)
     assert done.returncode != 0 and 'remote "/home/alice/other": Failure' in done.stderr
     assert alice_use(server) <= QUOTA
+    (tmp_path / "batch").write_text("df\n")  # statvfs@openssh.com: the agent's quota, as df shows it
+    done = subprocess.run([need("sftp"), *server.ssh_options(port_flag="-P"), "-b", str(tmp_path / "batch"),
+                           "alice@127.0.0.1"], capture_output=True, text=True, timeout=60)
+    size, used, avail = (int(n) for n in done.stdout.splitlines()[-1].split()[:3])
+    assert (size, used + avail) == (QUOTA // 1024, QUOTA // 1024)
     bob_goes_on(server)
