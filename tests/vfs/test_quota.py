@@ -316,3 +316,12 @@ def test_a_merge_is_never_refused_for_a_quota_but_charges_the_owner(state: KStat
         alice.write_file("more", b"m")
     assert e.value.errno == errno.EDQUOT
     assert check(state).clean
+
+
+def test_a_fork_of_an_agent_is_charged_to_that_agent(state: KState, vfs: VFS) -> None:
+    from kfs.agents import add_agent
+
+    carol = add_agent(vfs, "carol")
+    number = forks.create(state, agent="carol")
+    PathFS(VFS(forks.view(state, number), by="test"), cred=ROOT).write_file("/f", b"x" * 4000)
+    assert used(state, carol.uid) == 4000
