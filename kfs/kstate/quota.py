@@ -98,7 +98,7 @@ def charge(txn: Txn, uid: int, delta: int, path: str | None = None, check: bool 
         txn.put("meta", key, U64.pack(used))
     else:  # a refund past zero is a count made before this one: never below nothing
         txn.delete("meta", key)
-    if check and delta > 0:
+    if check and delta > 0 and uid:  # root is never held to a limit: no lookup for its many writes
         bound = limit(txn, uid, kind)
         if bound is not None and used > bound:
             raise OSError(errno.EDQUOT, os.strerror(errno.EDQUOT), *((path,) if path is not None else ()))
