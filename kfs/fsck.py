@@ -10,10 +10,10 @@ import stat as st
 from collections import Counter
 from dataclasses import dataclass, field
 
-from kfs.kstate import KState, Txn
+from kfs.kstate import KState, Txn, quota
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs import handles, records
-from kfs.vfs.data import DATA_BYTES
+from kfs.vfs.data import DATA_BYTES, count_usage
 from kfs.vfs.inode import CHUNK_SIZE, ROOT_INO, Inode
 
 LOST_FOUND = b"lost+found"
@@ -159,6 +159,13 @@ def _check(txn: Txn, *, repair: bool) -> Report:
         problem(f"stored-bytes counter says {txn.counter(DATA_BYTES)}, chunks hold {stored}")
         if repair:
             txn.put("meta", DATA_BYTES, U64.pack(stored))
+    counted, files = count_usage(txn)
+    if quota.charged(txn) != counted:
+        problem(f"per-owner use counters say {_uses(quota.charged(txn))}, the data is {_uses(counted)}")
+    if quota.charged(txn, quota.FILES) != files:
+        problem(f"per-owner file counters say {_uses(quota.charged(txn, quota.FILES))}, the files are {_uses(files)}")
+    if repair and (quota.charged(txn) != counted or quota.charged(txn, quota.FILES) != files):
+        quota.store(txn, counted, files)
     if txn.counter(b"next_ino") < max(inodes):
         problem("inode counter is behind the highest inode number")
         if repair:
@@ -190,3 +197,7 @@ def _reconnect(txn: Txn, inodes: dict[int, Inode], inode: Inode, want: int) -> i
 
 def _name(txn: Txn, parent: int, name: bytes) -> str:
     return records.child_path(txn, parent, name)
+
+
+def _uses(counts: dict[int, int]) -> str:
+    return ", ".join(f"uid {uid}: {used}" for uid, used in sorted(counts.items())) or "nothing"

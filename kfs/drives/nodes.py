@@ -282,8 +282,8 @@ class MountedVFS:
             raise fs_error(errno.EACCES)
         return None
 
-    def statfs(self) -> StatFS:
-        return self.vfs.statfs()
+    def statfs(self, uid: int = 0) -> StatFS:
+        return self.vfs.statfs(uid)
 
     def mknod(self, parent: int, name: bytes, mode: int, rdev: int, cred: Cred) -> Inode:
         d = self.drive(parent)

@@ -17,8 +17,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kfs.format import AGENT_RECORDS
 from kfs.journal import append_event
-from kfs.kstate import KState, Txn
+from kfs.kstate import KState, Txn, quota
 from kfs.kstate.layers import (
     BASE,
     CHANGED,
@@ -30,7 +31,10 @@ from kfs.kstate.layers import (
     LayeredTxn,
     children,
     children_key,
+    fork_owner,
     fork_record,
+    layer_bytes,
+    layer_files,
     prefix,
     set_children,
 )
@@ -80,8 +84,10 @@ def create(state: KState, *, parent: int = STATE, mode: str = "full", disk: str 
         number = txn.incr(b"next_fork")
         chain = (number, *above) if disk == "overlay" else above
         first_ino = LayeredTxn(txn, above, ()).counter(b"next_ino") + 1  # the fork's own files start here
+        owner = txn.get("keys", AGENT_RECORDS + agent.encode()) if agent else None
+        uid = json.loads(owner)["uid"] if owner is not None else 0  # whom its stored bytes are charged to
         record = {"id": number, "parent": parent, "chain": list(chain), "disk": disk, "mode": mode,
-                  "hooks": hooks, "scope": list(scope), "agent": agent, "first_ino": first_ino,
+                  "hooks": hooks, "scope": list(scope), "agent": agent, "uid": uid, "first_ino": first_ino,
                   "created": time.time(), "by": by}
         txn.put("forks", U64.pack(number), json.dumps(record).encode())
         if disk == "overlay":
@@ -135,6 +141,9 @@ def _drop(txn: Txn, fork: int) -> list[int]:
             gone += _drop(txn, U64.unpack(key)[0])
     record = fork_record(txn, fork)
     assert record is not None
+    owner = fork_owner(txn, fork)  # what its layer holds goes back to its owner
+    quota.charge(txn, owner, -layer_bytes(txn, fork))
+    quota.charge(txn, owner, -layer_files(txn, fork), kind=quota.FILES)
     for key in txn.scan_keys("layers", U64.pack(fork)):
         txn.delete("layers", key)
     if record["disk"] == "overlay":

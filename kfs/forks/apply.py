@@ -5,7 +5,9 @@ Entries the fork added or replaced come first, then the ones it removed, then th
 changed in place. A base file the fork gave a new name keeps its identity (a link, then the old
 name's removal: a rename); a base directory it moved is moved; what the fork made is copied
 (hard links among its files stay links). Of a base file changed in place only the chunks the
-fork wrote are written again."""
+fork wrote are written again. What it writes is charged to the files' owners (kfs.kstate.quota)
+and never refused for it: a merge is the operator's, as root's writes are, and what the fork
+holds was bounded by its owner's quota when it was written."""
 
 from __future__ import annotations
 
@@ -63,11 +65,12 @@ def _place(c: _Changes, op: Op, child: int, parent: int, name: bytes, copied: di
     copied[child] = made.ino
     if st.S_ISREG(mine.mode):
         for key, chunk in c.mine.scan("chunks", U64.pack(child)):
-            data.write(txn, made, U64x2.unpack(key)[1] * CHUNK_SIZE, chunk)
+            data.write(txn, made, U64x2.unpack(key)[1] * CHUNK_SIZE, chunk, check=False)
         data.truncate(txn, made, mine.size)
         records.put_inode(txn, made)
     for key, value in c.mine.scan("xattrs", U64.pack(child)):
         txn.put("xattrs", U64.pack(made.ino) + key[8:], value)
+    data.charge_owner(txn, made.uid, data.xattr_bytes(txn, made.ino), check=False)  # as setxattr would
     if mine.is_dir:
         for sub, grandchild, _, _ in records.list_entries(c.mine, child):
             _place(c, op, grandchild, made.ino, sub, copied)
@@ -77,6 +80,7 @@ def _place(c: _Changes, op: Op, child: int, parent: int, name: bytes, copied: di
 def _attributes(txn: Txn, ino: int, mine: Inode) -> None:
     """The fork's owner, mode and times on the parent's `ino` (links and size as they are)."""
     now = records.get_inode(txn, ino)
+    data.change_owner(txn, now, mine.uid)
     now.mode, now.uid, now.gid, now.atime, now.mtime = mine.mode, mine.uid, mine.gid, mine.atime, mine.mtime
     records.put_inode(txn, now)
 
@@ -110,14 +114,17 @@ def _update(c: _Changes, op: Op, ino: int) -> None:
             data.truncate(txn, inode, min(inode.size, mine.size))
         for index, row in rows:
             if index * CHUNK_SIZE < mine.size:
-                data.write(txn, inode, index * CHUNK_SIZE, row[1:])
+                data.write(txn, inode, index * CHUNK_SIZE, row[1:], check=False)
         data.truncate(txn, inode, mine.size)
         records.put_inode(txn, inode)
         op.changed(ChangeKind.DATA, ino)
     if any(row[0] & OWN for _, row in c.txn.scan("layers", prefix(c.fork, LAYERED["xattrs"]) + U64.pack(ino))):
+        owner = records.get_inode(txn, ino).uid
+        data.charge_owner(txn, owner, -data.xattr_bytes(txn, ino))
         for key in txn.scan_keys("xattrs", U64.pack(ino)):
             txn.delete("xattrs", key)
         for key, value in c.mine.scan("xattrs", U64.pack(ino)):
             txn.put("xattrs", key, value)
+        data.charge_owner(txn, owner, data.xattr_bytes(txn, ino), check=False)
     _attributes(txn, ino, mine)
     op.changed(ChangeKind.ATTR, ino)

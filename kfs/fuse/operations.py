@@ -402,7 +402,7 @@ class Operations(pyfuse3.Operations):
 
     @_translated
     async def statfs(self, ctx: Caller) -> StatvfsData:
-        fs = self.vfs.statfs()
+        fs = self.vfs.statfs(self.cred(ctx).uid)  # an agent sees its own quota (kfs.kstate.quota)
         out = StatvfsData()
         out.f_bsize = fs.block_size
         out.f_frsize = fs.block_size

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kfs.kstate import quota
 from kfs.kstate.schema import U64
 from kfs.kstate.txn import Txn, ViewTxn
 
@@ -37,6 +38,10 @@ T = TypeVar("T")
 # the filesystem's databases, each a code in a layer row's key (fork u64 + code u8 + key)
 LAYERED: dict[str, int] = {"meta": 1, "inodes": 2, "dirents": 3, "parents": 4, "chunks": 5, "symlinks": 6,
                            "xattrs": 7, "opens": 8, "orphans": 9}
+# LAYERED's chunks, symlinks and xattrs: the rows whose bytes a fork's owner is charged for
+# (kstate.quota); and inodes, each row one of its files
+CHARGED = frozenset(LAYERED[db] for db in ("chunks", "symlinks", "xattrs"))
+INODES = LAYERED["inodes"]
 LAYERED_META = frozenset({b"next_ino", b"data_bytes"})  # a fork's own counters (the rest of meta is shared)
 CHANGED = 0x80  # code | CHANGED: a marker row
 # a layer row's first byte
@@ -76,6 +81,25 @@ def fork_record(txn: Txn, fork: int) -> dict[str, Any] | None:
     return json.loads(raw)
 
 
+def fork_owner(txn: Txn, fork: int) -> int:
+    """The uid a fork's stored bytes are charged to: its agent's (0, root's, for a fork of no
+    agent or of one made before forks recorded it)."""
+    record = fork_record(txn, fork)
+    return 0 if record is None else int(record.get("uid") or 0)
+
+
+def layer_files(txn: Txn, fork: int) -> int:
+    """The inode records a fork's layer holds (its own files and the parent's it keeps)."""
+    return sum(1 for _, row in Txn.scan(txn, "layers", prefix(fork, INODES)) if row[0] & HERE)
+
+
+def layer_bytes(txn: Txn, fork: int) -> int:
+    """The bytes of file data a fork's layer holds (its own chunks, symlink targets and extended
+    attributes, and the parent's it keeps)."""
+    return sum(len(row) - 1 for code in CHARGED for _, row in Txn.scan(txn, "layers", prefix(fork, code))
+               if row[0] & HERE)
+
+
 class _LayeredRaw:
     """What `LayeredTxn.raw` hands out for a layered database: LMDB's `get` and `put` as the
     hot paths call them (the path walk, a handle's write), through the layers."""
@@ -100,14 +124,23 @@ class LayeredTxn(Txn):
     empty for the state's own view) whose writes preserve the snapshots of `forks` (module
     docstring)."""
 
-    __slots__ = ("chain", "forks", "views", "_layers")
+    __slots__ = ("chain", "forks", "views", "_layers", "_owners")
 
-    def __init__(self, base: Txn, chain: tuple[int, ...], forks: tuple[int, ...]) -> None:
+    def __init__(self, base: Txn, chain: tuple[int, ...], forks: tuple[int, ...],
+                 owners: dict[int, int] | None = None) -> None:
         Txn.__init__(self, base._t, base._dbs, base.write, base.seqs)
         self.chain = chain
         self.forks = forks
         self.views = getattr(base, "views", isinstance(base, ViewTxn))
         self._layers = base._dbs["layers"]
+        self._owners: dict[int, int] = dict(owners) if owners else {}  # fork -> its owner's uid, known
+
+    def _owner(self, fork: int) -> int:
+        """`fork_owner`, read once per transaction (a large write charges chunk by chunk)."""
+        owner = self._owners.get(fork)
+        if owner is None:
+            owner = self._owners[fork] = fork_owner(self, fork)
+        return owner
 
     def _code(self, db: str, key: bytes) -> int | None:
         code = LAYERED.get(db)
@@ -216,6 +249,11 @@ class LayeredTxn(Txn):
                         found = self._below(db, code, key)
                         old = None if found is None else bytes(found)
                     t.put(where, bytes((HERE,)) + old if old is not None else b"\0", db=layers)
+                    # kept for the fork: its owner's, never refused (the parent's write is not the fork's)
+                    if old and code in CHARGED:
+                        quota.charge(self, self._owner(fork), len(old), check=False)
+                    elif old is not None and code == INODES:
+                        quota.charge(self, self._owner(fork), 1, check=False, kind=quota.FILES)
                 elif row[0] & OWN:
                     t.put(prefix(fork, code | CHANGED) + key, b"", db=layers)
         if not self.chain:
@@ -238,6 +276,14 @@ class LayeredTxn(Txn):
             tag = OWN | (BASE if had else 0)
             if value is None and not had and row is None:
                 return  # nothing here, nothing below: nothing to hide
+        if code in CHARGED:  # what the fork's layer gains or loses is its owner's
+            delta = (0 if value is None else len(value)) - (len(row) - 1 if row is not None and row[0] & HERE else 0)
+            if delta:
+                quota.charge(self, self._owner(fork), delta)
+        elif code == INODES:
+            delta = (value is not None) - bool(row is not None and row[0] & HERE)
+            if delta:
+                quota.charge(self, self._owner(fork), delta, kind=quota.FILES)
         t.put(where, bytes((tag | HERE,)) + value if value is not None else bytes((tag,)), db=layers)
 
     def put(self, db: str, key: bytes, value: bytes) -> None:
@@ -309,6 +355,8 @@ class ForkState:
         self.record = record
         self.chain = tuple(record["chain"])
         self.layer = self.chain[0] if self.chain else STATE
+        # a fork's owner never changes: its writes charge it without reading its record again
+        self.owners = {fork: int(record.get("uid") or 0)} if self.layer == fork else {}
 
     def read(self, *, views: bool = False) -> _ForkRead:
         return _ForkRead(self, views)
@@ -317,7 +365,7 @@ class ForkState:
         def body(txn: Txn) -> T:
             if fork_record(txn, self.fork) is None:
                 raise OSError(116, f"fork {self.fork} is gone (discarded or merged)")  # ESTALE
-            return fn(LayeredTxn(txn, self.chain, children(txn, self.layer)), *args)
+            return fn(LayeredTxn(txn, self.chain, children(txn, self.layer), self.owners), *args)
 
         return self.state.write(body, views=views)
 

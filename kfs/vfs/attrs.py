@@ -63,6 +63,7 @@ def setattr(
                 raise fs_error(errno.EPERM, path)
             if new_gid != inode.gid and not cred.in_group(new_gid):
                 raise fs_error(errno.EPERM, path)
+        data.change_owner(op.txn, inode, new_uid)
         inode.uid, inode.gid = new_uid, new_gid
         if not inode.is_dir:
             inode.mode &= ~st.S_ISUID
@@ -149,11 +150,15 @@ def setxattr(op: Op, inode: Inode, name: bytes, value: bytes, flags: int = 0, pa
     if len(value) > XATTR_SIZE_MAX:
         raise fs_error(errno.E2BIG, path)
     key = _xattr_key(inode, name)
-    exists = op.txn.get("xattrs", key) is not None
+    old = op.txn.get("xattrs", key)
+    exists = old is not None
     if flags & XATTR_CREATE and exists:
         raise fs_error(errno.EEXIST, path)
     if flags & XATTR_REPLACE and not exists:
         raise fs_error(errno.ENODATA, path)
+    # an attribute takes room as data does: its owner pays for it (a loop of setfattr fills a disk)
+    charge = len(value) - len(old) if old is not None else len(name) + len(value)
+    data.charge_owner(op.txn, inode.uid, charge, path, not op.cred.is_root)
     op.txn.put("xattrs", key, value)
     inode.ctime = op.now
     records.put_inode(op.txn, inode)
@@ -163,8 +168,12 @@ def setxattr(op: Op, inode: Inode, name: bytes, value: bytes, flags: int = 0, pa
 
 def removexattr(op: Op, inode: Inode, name: bytes, path: str | None = None) -> None:
     _check_xattr(op, inode, name, W_OK, path)
-    if not op.txn.delete("xattrs", _xattr_key(inode, name)):
+    key = _xattr_key(inode, name)
+    old = op.txn.get("xattrs", key)
+    if old is None:
         raise fs_error(errno.ENODATA, path)
+    op.txn.delete("xattrs", key)
+    data.charge_owner(op.txn, inode.uid, -len(name) - len(old))
     inode.ctime = op.now
     records.put_inode(op.txn, inode)
     op.receipt("vfs.removexattr", path or f"ino {inode.ino}", name=name.decode("utf-8", "replace"))

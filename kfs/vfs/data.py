@@ -1,7 +1,9 @@
 """File contents as fixed-size chunks keyed by (ino, chunk index).
 
 Missing chunks and the gap past a short chunk read as zeros, which makes sparse files and
-truncate-up free. A meta counter tracks stored bytes for the `max_bytes` quota. No chunk lies
+truncate-up free. A meta counter tracks stored bytes for the `max_bytes` quota, and each
+file's stored bytes are charged to its owner for the per-agent quota (kfs.kstate.quota), in the
+same transaction as the write. No chunk lies
 at or past the file's size (truncate drops them; fsck checks it), so a write there needs no
 lookup of what was stored before.
 """
@@ -12,7 +14,8 @@ import errno
 from collections.abc import Callable
 from typing import Any
 
-from kfs.kstate import Txn, ViewTxn
+from kfs.kstate import Txn, ViewTxn, quota
+from kfs.kstate.layers import fork_owner, layer_bytes, layer_files
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import CHUNK_SIZE, Inode
@@ -26,8 +29,10 @@ Buffer = bytes | bytearray | memoryview
 _pack_key = U64x2.pack
 
 
-def _charge(txn: Txn, delta: int, path: str | None = None) -> None:
-    """Account stored bytes; growing past the quota raises ENOSPC and aborts the operation."""
+def _charge(txn: Txn, delta: int, owner: int, path: str | None = None, check: bool = True) -> None:
+    """Account stored bytes: growing past the state's quota raises ENOSPC, past the owner's
+    EDQUOT (unless not `check`: root's writes), and either aborts the operation. In a fork the
+    layer charges the fork's owner for what it stores (kfs.kstate.layers), not the file's."""
     if delta == 0:
         return
     used = txn.incr(DATA_BYTES, delta)
@@ -35,6 +40,16 @@ def _charge(txn: Txn, delta: int, path: str | None = None) -> None:
         limit = txn.counter(MAX_BYTES)
         if limit and used > limit:
             raise fs_error(errno.ENOSPC, path)
+    charge_owner(txn, owner, delta, path, check)
+
+
+def charge_owner(txn: Txn, owner: int, delta: int, path: str | None = None, check: bool = True,
+                 kind: quota.Resource = quota.BYTES) -> None:
+    """Charge `owner` for `delta` bytes it stores (file data, a symlink's target, extended
+    attributes) or files (kind=FILES), EDQUOT past its quota when `check`; nothing in a fork's
+    view, whose layer charges the fork's owner (kfs.kstate.layers)."""
+    if delta and not getattr(txn, "chain", None):
+        quota.charge(txn, owner, delta, path, check, kind)
 
 
 def read(txn: Txn, inode: Inode, offset: int, length: int) -> bytes:
@@ -98,9 +113,10 @@ def _zero(out: memoryview, lo: int, hi: int) -> None:
         lo += n
 
 
-def write(txn: Txn, inode: Inode, offset: int, data: Buffer, path: str | None = None) -> None:
-    """Write `data` at `offset`, growing the file; the caller stores the updated inode."""
-    inode.size = write_span(txn, inode.ino, inode.size, offset, data, path)
+def write(txn: Txn, inode: Inode, offset: int, data: Buffer, path: str | None = None, check: bool = True) -> None:
+    """Write `data` at `offset`, growing the file; the caller stores the updated inode.
+    `check`: hold the owner to its quota (kfs.kstate.quota; root's writes are not)."""
+    inode.size = write_span(txn, inode.ino, inode.size, offset, data, path, inode.uid, check)
 
 
 # A stored chunk at least this long that a write changes only inside is patched in place of
@@ -109,8 +125,11 @@ def write(txn: Txn, inode: Inode, offset: int, data: Buffer, path: str | None = 
 _PATCH_MIN = 8192
 
 
-def write_span(txn: Txn, ino: int, size: int, offset: int, data: Buffer, path: str | None = None) -> int:
-    """`write` of a file known by its ino and size; returns the new size."""
+def write_span(
+    txn: Txn, ino: int, size: int, offset: int, data: Buffer, path: str | None = None, owner: int = 0,
+    check: bool = True,
+) -> int:
+    """`write` of a file known by its ino, size and owner's uid; returns the new size."""
     if offset < 0:
         raise fs_error(errno.EINVAL, path)
     length = len(data)
@@ -133,7 +152,7 @@ def write_span(txn: Txn, ino: int, size: int, offset: int, data: Buffer, path: s
             pos += take
             index, within = index + 1, 0
     if delta:
-        _charge(txn, delta, path)
+        _charge(txn, delta, owner, path, check)
     return end if end > size else size
 
 
@@ -191,7 +210,7 @@ def truncate(txn: Txn, inode: Inode, size: int, path: str | None = None) -> None
             txn.delete("chunks", key)
         if cut is not None:
             txn.put("chunks", *cut)
-        _charge(txn, delta)
+        _charge(txn, delta, inode.uid)
     inode.size = size
 
 
@@ -203,4 +222,67 @@ def drop_data(txn: Txn, inode: Inode) -> None:
         delta -= len(chunk)
     for key in doomed:
         txn.delete("chunks", key)
-    _charge(txn, delta)
+    _charge(txn, delta, inode.uid)
+
+
+def stored_bytes(txn: Txn, ino: int) -> int:
+    """The bytes of data a file holds (its chunks; holes hold none)."""
+    return sum(len(chunk) for _, chunk in txn.scan_views("chunks", U64.pack(ino)))
+
+
+def xattr_bytes(txn: Txn, ino: int) -> int:
+    """What a file's extended attributes take: each name and value (as `setxattr` charges)."""
+    return sum(len(key) - 8 + len(value) for key, value in txn.scan_views("xattrs", U64.pack(ino)))
+
+
+def owned_bytes(txn: Txn, inode: Inode) -> int:
+    """Everything charged to a file's owner for it: data, a symlink's target, extended attributes."""
+    held = stored_bytes(txn, inode.ino) if inode.is_reg and inode.size else 0
+    if inode.is_lnk:
+        target = txn.get_view("symlinks", U64.pack(inode.ino))
+        held += len(target) if target is not None else 0
+    return held + xattr_bytes(txn, inode.ino)
+
+
+def change_owner(txn: Txn, inode: Inode, uid: int) -> None:
+    """Move the charge of `inode`'s data from its owner to `uid` (chown; the caller sets the
+    field). Not refused: only root changes an owner, and Linux lets root's chown pass a quota.
+    In a fork nothing moves: the fork's owner pays for what its layer holds, whoever owns it."""
+    if uid == inode.uid or getattr(txn, "chain", None):
+        return
+    moved = owned_bytes(txn, inode)
+    if moved:
+        quota.charge(txn, inode.uid, -moved)
+        quota.charge(txn, uid, moved, check=False)
+    quota.charge(txn, inode.uid, -1, kind=quota.FILES)
+    quota.charge(txn, uid, 1, check=False, kind=quota.FILES)
+
+
+def count_usage(txn: Txn) -> tuple[dict[int, int], dict[int, int]]:
+    """Every uid's use, bytes and files, counted from what is stored (the counters' truth, for fsck and for a
+    state made before them): the state's chunks to their files' owners, each fork's layer to
+    the fork's owner; symlink targets and extended attributes as file data. `txn` is the
+    state's own (not a fork's view)."""
+    from kfs.vfs.records import find_inode  # records imports this module
+
+    counts: dict[int, int] = {}
+    files: dict[int, int] = {}
+    owners: dict[int, int] = {}
+    for key, raw in Txn.scan(txn, "inodes"):
+        uid = owners[U64.unpack_from(key)[0]] = Inode.unpack(0, raw).uid
+        files[uid] = files.get(uid, 0) + 1
+    for db, extra in (("chunks", 0), ("symlinks", 0), ("xattrs", -8)):  # an xattr's name counts, not its ino
+        for key, value in Txn.scan(txn, db):
+            ino = U64.unpack_from(key)[0]
+            uid = owners.get(ino)
+            if uid is None:
+                inode = find_inode(txn, ino)
+                uid = owners[ino] = inode.uid if inode is not None else 0
+            counts[uid] = counts.get(uid, 0) + len(value) + (len(key) + extra if extra else 0)
+    for key in Txn.scan_keys(txn, "forks"):
+        if len(key) == 8:
+            fork = U64.unpack(key)[0]
+            uid = fork_owner(txn, fork)
+            counts[uid] = counts.get(uid, 0) + layer_bytes(txn, fork)
+            files[uid] = files.get(uid, 0) + layer_files(txn, fork)
+    return {u: n for u, n in counts.items() if n}, {u: n for u, n in files.items() if n}

@@ -522,8 +522,9 @@ class PathFS:
             yield from self.walk(top + "/" + name if top != "/" else "/" + name)
 
     def statfs(self, path: PathLike = "/") -> StatFS:
-        """The room of the filesystem holding `path` (here always K's own)."""
-        return self.vfs.statfs()
+        """The room of the filesystem holding `path` (here always K's own), as this view's
+        user sees it (an agent: its quota)."""
+        return self.vfs.statfs(self.cred.uid)
 
     def filesystems(self) -> list[Filesystem]:
         """The filesystems this view shows, as df lists them (here K's alone, on /)."""
@@ -566,7 +567,7 @@ class PathFS:
                 if not append and inode.size:
                     data.truncate(op.txn, inode, 0, path)
             if payload:
-                data.write(op.txn, inode, inode.size if append else 0, payload, path)
+                data.write(op.txn, inode, inode.size if append else 0, payload, path, not op.cred.is_root)
             mode_before = inode.mode
             attrs.drop_privileges_on_write(op, inode)
             if not created or payload or inode.mode != mode_before:  # a new file's times are op.now

@@ -12,9 +12,9 @@ import errno
 import stat as st
 import struct
 
-from kfs.kstate import Txn
+from kfs.kstate import Txn, quota
 from kfs.kstate.schema import U64, U64x2
-from kfs.vfs.data import drop_data
+from kfs.vfs.data import charge_owner, drop_data, xattr_bytes
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import NAME_MAX, ROOT_INO, Inode
 
@@ -55,7 +55,11 @@ def put_inode(txn: Txn, inode: Inode) -> None:
     txn.put("inodes", pack_ino(inode.ino), inode.pack())
 
 
-def new_inode(txn: Txn, mode: int, uid: int, gid: int, now: int, rdev: int = 0, size: int = 0) -> Inode:
+def new_inode(
+    txn: Txn, mode: int, uid: int, gid: int, now: int, rdev: int = 0, size: int = 0, check: bool = True
+) -> Inode:
+    """A new inode owned by `uid`, counted as one of its files (EDQUOT past its limit when `check`)."""
+    charge_owner(txn, uid, 1, None, check, quota.FILES)
     ino = txn.incr(b"next_ino")
     if ino <= ROOT_INO:  # a fresh state: the root took ino 1
         ino = txn.incr(b"next_ino", ROOT_INO + 1 - ino)
@@ -251,13 +255,17 @@ def drop_inode(txn: Txn, inode: Inode, *, orphan: bool = True) -> None:
     if kind == st.S_IFREG and inode.size:  # no chunk lies at or past the size: an empty file has none
         drop_data(txn, inode)
     txn.delete("inodes", key)
+    charge_owner(txn, inode.uid, -1, kind=quota.FILES)
     if kind == st.S_IFLNK:  # only a symlink has a target, only a directory a parent record,
+        target = txn.get("symlinks", key)
         txn.delete("symlinks", key)
+        charge_owner(txn, inode.uid, -len(target or b""))
     elif kind == st.S_IFDIR:
         txn.delete("parents", key)
         _forget_paths(txn, inode.ino)
     elif kind == st.S_IFREG and orphan:  # only a regular file is held open, so only it is orphaned
         txn.delete("orphans", key)
     if txn.has_prefix("xattrs", key):
+        charge_owner(txn, inode.uid, -xattr_bytes(txn, inode.ino))
         for xkey in txn.scan_keys("xattrs", key):
             txn.delete("xattrs", xkey)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from kfs.journal import ChangeKind, FixedReceipt, append_change_row, change_row
-from kfs.kstate import KState, Txn
+from kfs.kstate import KState, Txn, quota
 from kfs.values import value_class
 from kfs.vfs import attrs, data, handles, namespace, records
 from kfs.vfs.attrs import Time
@@ -26,7 +26,7 @@ T = TypeVar("T")
 BLOCK_SIZE = 4096
 
 # Fields of the packed inode record (inode.INODE_STRUCT) that a write changes in place.
-_mode_and_size = struct.Struct(f">I{SIZE_AT - MODE_AT - 4}xQ").unpack_from
+_mode_uid_size = struct.Struct(f">II{SIZE_AT - MODE_AT - 8}xQ").unpack_from  # mode, uid (right after it), size
 _pack_mode = struct.Struct(">I").pack_into
 _pack_size = struct.Struct(">Q").pack_into
 _pack_times = struct.Struct(">qq").pack_into  # mtime, then ctime right after it
@@ -45,10 +45,16 @@ class StatFS:
     name_max: int = NAME_MAX
 
 
+def count_usage(txn: Txn) -> None:
+    """Set every uid's use counter from what the state stores (kfs.kstate.quota)."""
+    quota.store(txn, *data.count_usage(txn))
+
+
 def _make_root(txn: Txn) -> None:
     if records.find_inode(txn, ROOT_INO) is None:
         now = time.time_ns()
         records.put_inode(txn, Inode(ROOT_INO, st.S_IFDIR | 0o755, 0, 0, 2, DIR_SIZE, now, now, now, now))
+        data.charge_owner(txn, 0, 1, kind=quota.FILES)
         if txn.counter(b"next_ino") < ROOT_INO:
             txn.incr(b"next_ino", ROOT_INO - txn.counter(b"next_ino"))
 
@@ -75,10 +81,13 @@ class VFS:
         with state.read() as txn:
             fresh = records.find_inode(txn, ROOT_INO) is None
             dirty = handles.needs_recovery(txn)
+            uncounted = not txn.counter(quota.COUNTED)
         if fresh and not state.readonly:
             state.write(_make_root)
         if dirty and not state.readonly:
             state.write(handles.recover)
+        if uncounted and not state.readonly:  # made before per-owner counts: count what it holds, once
+            getattr(state, "state", state).write(count_usage, views=True)  # sizes read in place, not copied
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -211,14 +220,26 @@ class VFS:
         if mode and not allowed(cred, inode, mode & (R_OK | W_OK | X_OK)):
             raise fs_error(errno.EACCES)
 
-    def statfs(self) -> StatFS:
+    def statfs(self, uid: int = 0) -> StatFS:
+        """The room left, as `uid` sees it: a uid with a quota sees its quota as the size and
+        its own use as the used part (df in an agent's session), with no more free than the
+        state has; any other (root) sees the state's whole quota or map."""
         with self.state.read() as txn:
             used = txn.counter(DATA_BYTES)
             limit = txn.counter(MAX_BYTES) or self.state.max_map_size
             files = txn.stat("inodes")["entries"]
+            own = quota.limit(txn, uid) if uid else None
+            mine = quota.usage(txn, uid) if own is not None else 0
+            own_files = quota.limit(txn, uid, quota.FILES) if uid else None
+            my_files = quota.usage(txn, uid, quota.FILES) if own_files is not None else 0
+        free = max(limit - used, 0)
+        if own is not None:
+            limit, free = own, max(min(own - mine, free), 0)
         total = max(limit // BLOCK_SIZE, 1)
-        free = max((limit - used) // BLOCK_SIZE, 0)
-        return StatFS(BLOCK_SIZE, total, free, files, max(2**32 - files, 0))
+        files_free = max(2**32 - files, 0)
+        if own_files is not None:  # df -i: the agent's own files and what its limit leaves
+            files, files_free = my_files, max(min(own_files - my_files, files_free), 0)
+        return StatFS(BLOCK_SIZE, total, free // BLOCK_SIZE, files, files_free)
 
     def getxattr(self, ino: int, name: bytes, cred: Cred = ROOT) -> bytes:
         with self.state.read() as txn:
@@ -446,8 +467,9 @@ class FileHandle:
         if raw is None:
             raise fs_error(errno.ENOENT, self.path)
         record = bytearray(raw)  # a view into the map, dead after the writes below: copied
-        mode, size = _mode_and_size(record)
-        end = data.write_span(txn, self.ino, size, size if self.append else offset, buf, self.path)
+        mode, owner, size = _mode_uid_size(record)
+        end = data.write_span(txn, self.ino, size, size if self.append else offset, buf, self.path, owner,
+                              not self.cred.is_root)
         if end != size:
             _pack_size(record, SIZE_AT, end)
         if mode & _SETID and mode & 0o170000 != 0o040000 and not self.cred.is_root:

@@ -80,8 +80,14 @@ def cmd_agent_set(args: argparse.Namespace) -> int:
             scope = tuple(args.scope) if args.scope else None
             commands = tuple(args.allow_command) if args.allow_command else None
             hosts = tuple(args.allow_host) if args.allow_host else None
+            disk = _disk_setting(args.disk)
+            nfiles = _files_setting(args.files)
             now = set_agent_overrides(state, args.name, base=delegate, remote=args.remote, network=network,
                                       mode=args.mode, scope=scope, plan=args.plan, commands=commands, hosts=hosts)
+            if args.disk is not None:
+                now = {**now, "disk": _set_limit(state, args.name, disk, "disk")}
+            if args.files is not None:
+                now = {**now, "files": _set_limit(state, args.name, nfiles, "files")}
         except (LookupError, ValueError) as e:
             print(f"{PROG} agent set: {e.args[0]}", file=sys.stderr)
             return 1
@@ -91,6 +97,42 @@ def cmd_agent_set(args: argparse.Namespace) -> int:
     shown = " ".join(f"{k}={text(v)}" for k, v in sorted(now.items()))
     print(f"{PROG}: agent {args.name}: {shown or 'server defaults'}")
     return 0
+
+
+def _disk_setting(text: str | None) -> int | None:
+    """--disk's size in bytes; None for "default" (or no --disk)."""
+    from kshell.worker.limits import parse_size
+
+    return None if text is None or text == "default" else parse_size(text, "--disk")
+
+
+def _files_setting(text: str | None) -> int | None:
+    """--files's count; None for "default" (or no --files)."""
+    if text is None or text == "default":
+        return None
+    if not text.isdigit():
+        raise ValueError(f"--files: {text!r} is not a number of files")
+    return int(text)
+
+
+def _set_limit(state: Any, name: str, size: int | None, what: str) -> str:
+    """Store agent `name`'s own limit of bytes (`what` "disk") or files (None: the state's
+    default again); how it reads now."""
+    from kfs.agents.records import find_agent_in
+    from kfs.kstate import quota
+    from kshell.worker.limits import size_text
+
+    kind = quota.BYTES if what == "disk" else quota.FILES
+
+    def change(txn: Any) -> str:
+        agent = find_agent_in(txn, name)
+        if agent is None:
+            raise LookupError(f"no agent {name}")
+        quota.set_limit(txn, agent.uid, size, kind)
+        bound = quota.limit(txn, agent.uid, kind)
+        return "none" if bound is None else size_text(bound) if kind is quota.BYTES else str(bound)
+
+    return state.write(change)
 
 
 def cmd_keys_add(args: argparse.Namespace) -> int:
@@ -174,6 +216,12 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
                    help="a limited agent may run only these tools and programs (names or command-line globs)")
     q.add_argument("--allow-host", nargs="+", metavar="PATTERN",
                    help="a limited agent's curl and wget reach only these hosts (globs); its delegated programs get no network")
+    q.add_argument("--disk", metavar="SIZE",
+                   help="the agent's disk quota (bytes, or with K, M, G, T; 0: none; default: the state's "
+                        "default for agents, `komputer init --agent-disk`); past it writes fail with EDQUOT")
+    q.add_argument("--files", metavar="N",
+                   help="how many files the agent may own (0: none; default: the state's default for agents, "
+                        "`komputer init --agent-files`)")
     q.add_argument("--config", metavar="FILE",
                    help="the server's komputer.toml (default STATE/komputer.toml): "
                         "its [delegate] completes the settings")

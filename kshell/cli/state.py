@@ -35,6 +35,17 @@ def cmd_init(args: argparse.Namespace) -> int:
         VFS(state)
         if args.max_bytes is not None:
             state.write(lambda txn: txn.put("meta", b"max_bytes", U64.pack(args.max_bytes)))
+        if args.agent_disk is not None:
+            from kfs.kstate import quota
+            from kshell.worker.limits import parse_size
+
+            size = None if args.agent_disk == "default" else parse_size(args.agent_disk, "--agent-disk")
+            state.write(lambda txn: quota.set_agent_default(txn, size))
+        if args.agent_files is not None:
+            from kfs.kstate import quota
+
+            count = None if args.agent_files == "default" else int(args.agent_files)
+            state.write(lambda txn: quota.set_agent_default(txn, count, quota.FILES))
         print(f"{PROG}: {'using existing' if existed else 'initialised'} state at {path} (uuid {state.fs_uuid})")
         if args.image is not None:
             from kshell.cli.image import apply_folder
@@ -142,6 +153,35 @@ def cmd_cat(args: argparse.Namespace) -> int:
     return status
 
 
+def cmd_compact(args: argparse.Namespace) -> int:
+    from kfs.kstate.compact import compact
+
+    done = compact(state_path(args))
+    print(f"{PROG} compact: data.mdb {done.before} -> {done.after} bytes "
+          f"({max(done.before - done.after, 0)} given back to the host)")
+    return 0
+
+
+def cmd_quota(args: argparse.Namespace) -> int:
+    """Every owner's use and limits (bytes in KiB, files), as repquota lists them (names from
+    K's agent records)."""
+    from kfs.agents import list_agents
+    from kfs.kstate import KState, quota
+
+    with KState(state_path(args)) as state:
+        agents = {a.uid: a.name for a in list_agents(state)}
+        with state.read() as txn:
+            used, owned = quota.charged(txn), quota.charged(txn, quota.FILES)
+            rows = [(uid, used.get(uid, 0), quota.limit(txn, uid), owned.get(uid, 0),
+                     quota.limit(txn, uid, quota.FILES)) for uid in sorted({*agents, *used, *owned})]
+    print(f"{'User':<20} {'used':>12} {'limit':>12} {'files':>10} {'limit':>10}")
+    for uid, use, bound, count, most in rows:
+        name = "root" if uid == 0 else agents.get(uid, f"#{uid}")
+        print(f"{name:<20} {-(-use // 1024):>11}K {'none' if bound is None else f'{bound // 1024}K':>12} "
+              f"{count:>10} {'none' if most is None else most:>10}")
+    return 0
+
+
 def cmd_receipts(args: argparse.Namespace) -> int:
     from kfs.journal import receipts_since
 
@@ -154,7 +194,16 @@ def cmd_receipts(args: argparse.Namespace) -> int:
 def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p = add("init", cmd_init, "create the state (if missing) with its root directory")
     p.add_argument("--max-bytes", type=int, metavar="N", help="quota for stored file data in bytes (0: none)")
+    p.add_argument("--agent-disk", metavar="SIZE",
+                   help="each agent's disk quota unless `agent set --disk` gives it its own (bytes, or with K, M, "
+                        "G, T; 0: none; default: 4G)")
+    p.add_argument("--agent-files", metavar="N",
+                   help="how many files each agent may own unless `agent set --files` says (0: none; default: "
+                        "1000000)")
     p.add_argument("--image", metavar="FOLDER", help="apply the image in FOLDER (see `image apply`)")
+    p = add("compact", cmd_compact, "give the host back the disk deleted files left in data.mdb (the state "
+                                    "must not be served or mounted meanwhile)")
+    add("quota", cmd_quota, "each agent's disk use and quota (KiB) and files and their limit, as repquota")
     p = add("fsck", cmd_fsck, "check every invariant of the state; exit 0 clean, 1 repaired, 4 problems left")
     p.add_argument("--repair", action="store_true", help="repair what is found, in one transaction")
     p = add("backup", cmd_backup, "copy the state, even while it runs, into a new directory DEST")

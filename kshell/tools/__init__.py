@@ -88,6 +88,7 @@ TABLE: dict[str, str] = {
     "pr": "text.pr:pr",
     "printenv": "system.env:printenv",
     "ps": "jobs:ps",
+    "quota": "system.quota:quota",
     "readlink": "files.links:readlink",
     "realpath": "files.paths:realpath",
     "rev": "text.small:rev",
