@@ -165,7 +165,7 @@ class Komputer:
     def agent(self, name: str) -> Agent:
         found = find_agent(self.state, name)
         if found is None:
-            raise AgentNotFound(f"no such agent: {name} (komputer agent add {name}, or computer.add_agent)")
+            raise AgentNotFound(f"no agent {name!r} (komputer agent list shows them; computer.add_agent makes one)")
         return found
 
     async def login(self, agent: str, id: str | None = None, *, mode: str = "full") -> AgentSession:

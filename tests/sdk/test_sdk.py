@@ -122,7 +122,7 @@ def test_output_is_published_as_process_events(tmp_path: Path) -> None:
 def test_login_errors_and_lease_held_within_one_program(tmp_path: Path) -> None:
     async def main() -> None:
         async with await computer_with(tmp_path, "alice") as computer:
-            with pytest.raises(AgentNotFound, match="no such agent: mallory"):
+            with pytest.raises(AgentNotFound, match="no agent 'mallory'"):
                 await computer.login("mallory")
             with pytest.raises(ValueError, match="mode 'root'"):
                 await computer.login("alice", mode="root")
