@@ -465,13 +465,15 @@ class KServer:
             c.session_users += 1
             return record
 
-    async def _acquire(self, agent: Agent, name: str | None, holder: dict[str, Any]) -> SessionRecord:
+    async def _acquire(self, agent: Agent, name: str | None, holder: dict[str, Any],
+                       front: str = "ssh") -> SessionRecord:
         """Take the lease; if a connection of this server that just closed still holds it (its
         release is on the way), wait for that release instead of refusing."""
         for _ in range(2):
             try:
                 return await asyncio.to_thread(
-                    agents.acquire_session, self.state, agent.name, name, agent.home, holder, self.config.lease_ttl
+                    agents.acquire_session, self.state, agent.name, name, agent.home, holder, self.config.lease_ttl,
+                    front,
                 )
             except LeaseHeld:
                 releasing = self._releasing.get((agent.name, name or ""))
@@ -487,7 +489,7 @@ class KServer:
         SDK): renewed with the connections' leases until `let_go`."""
         holder = self.new_holder()
         async with self.starts.slot(agent.name):
-            record = await self._acquire(agent, name, holder)
+            record = await self._acquire(agent, name, holder, "sdk")
         self._held[(agent.name, record.name)] = holder
         return record, holder
 
@@ -503,7 +505,7 @@ class KServer:
             await asyncio.to_thread(agents.save_session, self.state, record)
         if self._held.get((record.agent, record.name)) is holder:
             del self._held[(record.agent, record.name)]
-        await asyncio.to_thread(agents.release_session, self.state, record, holder)
+        await asyncio.to_thread(agents.release_session, self.state, record, holder, "sdk")
 
     def make_shell(self, agent: Agent, record: SessionRecord, env: dict[str, str], *, tty: bool = False,
                    front: str | None = None, hosts: dict[str, Any] | None = None) -> WorkerShell:
