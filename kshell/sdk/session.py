@@ -143,9 +143,7 @@ class AgentSession:
 
             return write
 
-        server = self.computer.server
-        await server.audit("sdk.exec", agent=self.agent, session=self.id, command=command[:4096])
-        loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()  # the command is on record as its process row's proc.start
         run = loop.create_task(runner.run(source, writer(out, "stdout"), writer(err, "stderr"),
                                           stdin=stdin is not None, keep=True))
         pump = loop.create_task(_feed(runner, stdin)) if stdin is not None else None
