@@ -17,6 +17,7 @@ stored file's bytes, `image-current` the version in force (u64).
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
@@ -215,6 +216,41 @@ def load(folder: str | os.PathLike[str], *, check_handlers: bool = True,
     if check_handlers:
         _check_handlers(manifest, root, spec)
     return Image(spec, files, str(root))
+
+
+def of_record(state: KState, record: dict[str, Any] | None) -> Image:
+    """The image in force as an Image again (its declarations and stored files); an empty one
+    without a record."""
+    if record is None:
+        spec: dict[str, Any] = {"name": "", "description": "", "network": [], "hosts": {}, "agents": {},
+                                "secrets": {}, "commands": {}, "hooks": [], "crons": [], "drives": {}}
+        return Image(spec, {}, "")
+    files = {rel: read_file(state, record["version"], rel) for rel in record["files"]}
+    return Image(json.loads(json.dumps(record["spec"])), files, record["source"])
+
+
+def with_drives(image: Image, drives: dict[str, dict[str, Any]], files: dict[str, bytes], *,
+                state_dir: str | os.PathLike[str] | None = None) -> Image:
+    """`image` with more drives (name -> the keys a [drives.NAME] table has), each checked as
+    komputer.toml's are, a drive of the same name replaced; `files`: modules their python
+    handlers import, stored with the image (kshell.sdk's boot(drives=...))."""
+    import tempfile
+    from pathlib import Path
+
+    stored = {**image.files, **files}
+    spec = json.loads(json.dumps(image.spec))
+    with tempfile.TemporaryDirectory(prefix="k-image-") as folder:
+        root = Path(folder).resolve()
+        for rel, data in stored.items():  # a python drive's handler is looked for among them
+            if rel.endswith(".py"):
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_bytes(data)
+        manifest = _Manifest(root / MANIFEST, "")
+        for name, drive in drives.items():
+            earlier = {k: v for k, v in spec["drives"].items() if k != name}
+            spec["drives"][_name(manifest, "drives", name)] = _drive(manifest, root, name, drive, earlier,
+                                                                    state_dir)
+    return Image(spec, stored, image.source)
 
 
 def _check_table(manifest: _Manifest, table: str, value: Any, keys: dict[str, Any]) -> None:

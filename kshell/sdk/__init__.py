@@ -12,13 +12,13 @@ See docs/sdk.md. `kshell.sdk.blocking` has the same calls for scripts and notebo
 """
 
 from kshell.sdk.computer import Booting, Komputer
-from kshell.sdk.options import local_remote, memory_state, ssh_remote
+from kshell.sdk.options import host_drive, local_remote, memory_drive, memory_state, ssh_remote
 from kshell.sdk.pool import KomputerPool
 from kshell.sdk.session import AgentSession, CommandTimeout
 from kshell.sdk.types import AgentNotFound, ExecResult, FileStat, KomputerClosed, LeaseHeld, SDKError, WalkEntry
 
 __all__ = [
     "AgentNotFound", "AgentSession", "Booting", "CommandTimeout", "ExecResult", "FileStat", "Komputer",
-    "KomputerClosed", "KomputerPool", "LeaseHeld", "SDKError", "WalkEntry", "local_remote", "memory_state",
-    "ssh_remote",
+    "KomputerClosed", "KomputerPool", "LeaseHeld", "SDKError", "WalkEntry", "host_drive", "local_remote",
+    "memory_drive", "memory_state", "ssh_remote",
 ]

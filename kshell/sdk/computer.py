@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from kfs.agents import Agent, find_agent
 from kfs.agents.sessions import lease_alive, list_sessions
 from kfs.kstate import KState
-from kshell.sdk.options import LocalRemote, MemoryState, SSHRemote
+from kshell.sdk.options import LocalRemote, MemoryState, SSHRemote, drive_tables
 from kshell.sdk.types import AgentNotFound, KomputerClosed, LeaseHeld
 
 if TYPE_CHECKING:
@@ -84,20 +84,23 @@ class Komputer:
     def boot(image: str | os.PathLike[str] | Any = None, *,
              state: str | os.PathLike[str] | MemoryState | KState | None = None,
              remotes: Mapping[str, Remote] | None = None, hosts: Mapping[str, Any] | None = None,
-             config: ServerConfig | None = None) -> Booting:
+             drives: Mapping[str, Any] | None = None, config: ServerConfig | None = None) -> Booting:
         """Open (or create) the computer on `state` (a directory, `memory_state(...)`, or a
         KState this program opened, which it closes itself; None: a memory state), put `image`
         in force when it differs from the one in force (a folder with komputer.toml, or a
         kfs.runtime.image.Image), and start its session host. `remotes`: where programs K does
         not have run (the first is used; none: nowhere, they are "command not found"); `hosts`:
         virtual hosts for curl and wget, as Python values (`{"api": {"/hello": "hello\\n",
-        "/data.json": {"ok": True}}}`); `config`: the settings komputer.toml's [ssh], [limits]
-        and [agents] sections give a server."""
-        return Booting(Komputer._boot(image, state, dict(remotes or {}), dict(hosts or {}), config))
+        "/data.json": {"ok": True}}}`); `drives`: path -> `memory_drive(...)`, `host_drive(...)`
+        or a drive class, joined to the image (so every front end, SFTP and the mount too, sees
+        them); `config`: the settings komputer.toml's [ssh], [limits] and [agents] sections give
+        a server."""
+        return Booting(Komputer._boot(image, state, dict(remotes or {}), dict(hosts or {}), dict(drives or {}),
+                                      config))
 
     @staticmethod
     async def _boot(image: Any, where: Any, remotes: dict[str, Remote], hosts: dict[str, Any],
-                    config: ServerConfig | None) -> Komputer:
+                    drives: dict[str, Any], config: ServerConfig | None) -> Komputer:
         from dataclasses import replace
 
         from kshell.server.app import KServer
@@ -105,6 +108,7 @@ class Komputer:
         from kshell.tools.net.hosts import hosts_to_wire
 
         wire_hosts = hosts_to_wire(hosts)  # a bad value fails here, before anything starts
+        drive_spec = drive_tables(drives)
         remote = next(iter(remotes.values()), None)
         config = config or ServerConfig()
         delegate = remote.config() if remote is not None else replace(config.delegate, remote="none")
@@ -120,8 +124,8 @@ class Komputer:
             state = await asyncio.to_thread(KState, path, create=True)
         mount = None
         try:
-            if image is not None:
-                await asyncio.to_thread(_apply_image, state, image)
+            if image is not None or drives:
+                await asyncio.to_thread(_apply_image, state, image, *drive_spec)
             if isinstance(remote, LocalRemote):
                 mount = await asyncio.to_thread(_mount_state, path)
             server = KServer(state, config)
@@ -288,12 +292,18 @@ class Komputer:
         await self.close()
 
 
-def _apply_image(state: KState, image: Any) -> None:
-    """Put `image` in force unless the one in force is the same (its digest)."""
+def _apply_image(state: KState, image: Any, drives: dict[str, dict[str, Any]], files: dict[str, bytes]) -> None:
+    """Put `image` (None: the one in force) with `drives` in force, unless the one in force is
+    the same (its digest): booting again with the same arguments makes no new version."""
     from kfs.runtime import image as images
 
-    loaded = image if isinstance(image, images.Image) else images.load(image, state_dir=state.path)
     current = images.current(state)
+    if image is None:
+        loaded = images.of_record(state, current)
+    else:
+        loaded = image if isinstance(image, images.Image) else images.load(image, state_dir=state.path)
+    if drives:
+        loaded = images.with_drives(loaded, drives, files, state_dir=state.path)
     if current is None or current.get("digest") != loaded.digest():
         images.apply(state, loaded, by="sdk")
 

@@ -8,12 +8,15 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kshell.delegate.config import DelegateConfig
 
-__all__ = ["LocalRemote", "MemoryState", "SSHRemote", "local_remote", "memory_state", "ssh_remote"]
+__all__ = ["LocalRemote", "MemoryState", "SSHRemote", "drive_tables", "host_drive", "local_remote", "memory_drive",
+           "memory_state", "ssh_remote"]
 
 DEFAULT_MEMORY_STATE = 256 << 20
 
@@ -109,3 +112,50 @@ def bubblewrap_usable() -> bool:
         except (OSError, subprocess.SubprocessError):
             _BWRAP = False
     return _BWRAP
+
+
+def memory_drive(max_bytes: int, *, readonly: bool = False) -> dict[str, Any]:
+    """A fresh, bounded tree for each run of the computer (the image's `kind = "memory"`):
+    writes past `max_bytes` fail with ENOSPC, as on a full tmpfs. Not K-owned state: that is
+    `memory_state`."""
+    if readonly:
+        raise ValueError("memory_drive(readonly=True): a memory drive starts empty; nothing could be read")
+    return {"kind": "memory", "max_bytes": int(max_bytes)}
+
+
+def host_drive(source: str | os.PathLike[str], *, readonly: bool = False) -> dict[str, Any]:
+    """A directory of this host shown in the tree (`kind = "host"`), read-only or not."""
+    return {"kind": "host", "source": os.fspath(source), "readonly": readonly}
+
+
+def drive_tables(drives: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, bytes]]:
+    """`boot(drives={PATH: drive})` as the image's [drives.NAME] tables and the files they need.
+    A drive is `memory_drive(...)`, `host_drive(...)`, or a class with the python drive's calls
+    (`mount(ctx)`, `unmount()`, `stat`, `readdir`, `read`, and `write`... for a writable one;
+    docs/image.md, Drives): session workers are processes of their own, so the class's module is
+    stored with the image, as an image folder's would be, and must import from that source alone."""
+    import inspect
+    import re
+    import sys
+
+    tables: dict[str, dict[str, Any]] = {}
+    files: dict[str, bytes] = {}
+    for path, drive in drives.items():
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", path.strip("/")) or "root"
+        if isinstance(drive, type):
+            module = sys.modules.get(drive.__module__)
+            source = inspect.getsource(module) if module is not None else ""
+            stored = "sdk_" + name if drive.__module__ == "__main__" else drive.__module__
+            if "." in stored or not stored.isidentifier():
+                raise ValueError(f"drive {path}: class {drive.__qualname__} lives in {drive.__module__}: "
+                                 "give a class of a top-level module (or put the drive in the image)")
+            files[f"{stored}.py"] = source.encode()
+            table = {"kind": "python", "handler": f"{stored}:{drive.__name__}",
+                     "readonly": bool(getattr(drive, "readonly", False))}
+        elif isinstance(drive, dict):
+            table = dict(drive)
+        else:
+            raise TypeError(f"drive {path}: expected memory_drive(...), host_drive(...) or a drive class, "
+                            f"not {type(drive).__name__}")
+        tables[name] = {"path": path, **table}
+    return tables, files
