@@ -64,13 +64,15 @@ def _put(txn: Txn, record: dict[str, Any]) -> None:
 
 def _summary(record: dict[str, Any]) -> dict[str, Any]:
     """What an event says about an approval (never the replay's environment)."""
-    return {k: record[k] for k in ("agent", "session", "kind", "action", "rule")} | {"approval": record["id"]}
+    return ({k: record[k] for k in ("agent", "session", "kind", "action", "rule")} | {"approval": record["id"]}
+            | ({"why": record["why"]} if record.get("why") else {}))
 
 
 def ask(state: KState, *, agent: str, session: str, kind: str, action: str, rule: int,
         replay: dict[str, Any], timeout: float = 0.0, front: str = "", resumable: bool = True,
-        max_pending: int = MAX_PENDING) -> dict[str, Any]:
-    """A new pending approval, its waiter the calling process. `resumable`: its session has a
+        max_pending: int = MAX_PENDING, why: str = "") -> dict[str, Any]:
+    """A new pending approval, its waiter the calling process. `why`: what the image hook that
+    asked said (the operator reads it in `komputer approvals`). `resumable`: its session has a
     name an agent can resume (else the approval dies with its waiter: `abandon`). TooManyPending
     when `agent` has `max_pending` (> 0) pending already: the refusal is an event, no record."""
     now = time.time()
@@ -85,7 +87,8 @@ def ask(state: KState, *, agent: str, session: str, kind: str, action: str, rule
         record = {"id": txn.incr(b"next_approval"), "agent": agent, "session": session, "kind": kind,
                   "action": action, "rule": rule, "front": front, "status": "pending", "asked": now,
                   "expires": now + timeout if timeout > 0 else None, "waiter": owner_id(),
-                  "replay": replay, "by": None, "reason": "", "decided": None, "resumable": resumable}
+                  "replay": replay, "by": None, "reason": "", "decided": None, "resumable": resumable,
+                  "why": why}
         _put(txn, record)
         append_event(txn, "approval.ask", **_summary(record), front=front)
         return record

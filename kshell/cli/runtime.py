@@ -247,10 +247,12 @@ def cmd_policy_add(args: argparse.Namespace) -> int:
 
 
 def _approval_line(record: dict[str, Any]) -> str:
-    """ID AGENT/SESSION KIND AGE ACTION: one pending approval (ID first, for scripts)."""
+    """ID AGENT/SESSION KIND AGE ACTION [(WHY)]: one pending approval (ID first, for scripts);
+    WHY is what the image hook that asked said."""
     age = max(0, int(time.time() - record["asked"]))
+    why = f"  ({printable(record['why'])})" if record.get("why") else ""
     return (f"{record['id']} {record['agent']}/{printable(record['session'])} {record['kind']} {age}s "
-            f"{printable(record['action'])}")
+            f"{printable(record['action'])}{why}")
 
 
 def cmd_approvals(args: argparse.Namespace) -> int:

@@ -64,10 +64,12 @@ class SessionApprovals:
             record = approvals.ask(self.state, agent=self.agent, session=self.session, kind=kind,
                                    action=action[:4096], rule=rule.id,
                                    replay={"argv": argv, "cwd": cwd, "subject": subject}, timeout=self.timeout,
-                                   front=self.front, resumable=not self.ephemeral, max_pending=self.max_pending)
+                                   front=self.front, resumable=not self.ephemeral, max_pending=self.max_pending,
+                                   why=getattr(rule, "reason", "") or "")
         except approvals.TooManyPending as e:
             return False, str(e)
-        self.tell(f"K: waiting for approval {record['id']}: {action}\n")
+        why = f" ({record['why']})" if record.get("why") else ""
+        self.tell(f"K: waiting for approval {record['id']}: {action}{why}\n")
         cancel = sh.session.cancel
         left = cancel.deadline - time.monotonic()
         cancel.deadline = float("inf")  # waiting for a person is not the command's wall time

@@ -3,7 +3,8 @@ asked before a command runs, before a write, and when the session starts and end
 
 A hook is `def check(ctx)`; `ctx.event` is `command`, `write`, `session_start` or
 `session_end`, with `ctx.agent`, `ctx.session`, and `ctx.argv` / `ctx.command` (a command) or
-`ctx.path` (the path a write reaches), and `ctx.secret(name)`. A command hook is asked about
+`ctx.path` (the path a write reaches), `ctx.secret(name)`, and `ctx.ask(reason)` /
+`ctx.deny(reason)` to answer with a reason. A command hook is asked about
 each line the command runs that K sees, as the command rules are (kfs.runtime.command_lines:
 `nice git push` and `git -C d push` also as `git push`). It returns None or "allow" (no
 objection), "deny" or "ask", or a pair (decision, reason) whose reason the agent reads. The first
@@ -46,6 +47,15 @@ class HookContext:
 
     def secret(self, name: str) -> str:
         return self._secret(name)
+
+    def ask(self, reason: str = "") -> tuple[str, str]:
+        """The hook's answer that pauses the action for a decision (`return ctx.ask("why")`):
+        the same as returning ("ask", reason); `agent.decide` or `komputer decide` settles it."""
+        return ("ask", reason)
+
+    def deny(self, reason: str = "") -> tuple[str, str]:
+        """The answer that refuses the action, with its reason (as returning ("deny", reason))."""
+        return ("deny", reason)
 
 
 class Hooks:

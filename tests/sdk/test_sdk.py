@@ -389,3 +389,27 @@ def test_stats_are_local_counters(tmp_path: Path) -> None:
             json.dumps(computer.stats())
 
     run(main)
+
+
+def test_an_image_hooks_ctx_ask_is_decided_through_the_sdk(tmp_path: Path) -> None:
+    folder = tmp_path / "image"
+    folder.mkdir()
+    (folder / "komputer.toml").write_text('[[hooks]]\non = "command"\nhandler = "gate:check"\n')
+    (folder / "gate.py").write_text("def check(ctx):\n"
+                                    "    if ctx.argv[0] == 'touch':\n"
+                                    "        return ctx.ask('touching needs a look')\n")
+
+    async def main() -> None:
+        async with Komputer.boot(folder, state=tmp_path / "state") as computer:
+            await computer.add_agent("alice")
+            agent = await computer.login("alice")
+            waiting = asyncio.create_task(agent.exec("touch f && echo touched"))
+            while not (pending := await agent.approvals()):
+                await asyncio.sleep(0.05)
+            assert "touching needs a look" in json.dumps(pending[0])
+            await agent.decide(pending[0]["id"], "reject", reason="not now")
+            refused = await waiting
+            assert refused.status == 126 and b"not now" in refused.stderr
+            assert not await agent.fs.exists("~/f")
+
+    run(main)
