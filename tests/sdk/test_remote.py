@@ -22,6 +22,7 @@ from parity_cases import CASES  # noqa: E402
 from kfs import forks  # noqa: E402
 from kfs.agents.sessions import close_session  # noqa: E402
 from kfs.journal import events_since  # noqa: E402
+from kshell.sdk import Komputer  # noqa: E402
 from kshell.sdk.remote import RemoteSession, connect  # noqa: E402
 from kshell.sdk.types import KomputerClosed, LeaseHeld  # noqa: E402
 from kshell.server import ServerConfig  # noqa: E402
@@ -46,7 +47,9 @@ def url(bench: Bench, agent: str = "alice", host: str = "127.0.0.1") -> str:
 
 
 async def login(bench: Bench, agent: str = "alice", **kwargs: Any) -> RemoteSession:
-    return await connect(url(bench, agent), key=bench.keys[agent], known_hosts=bench.root / "known_hosts", **kwargs)
+    """Through `Komputer.connect`, the SDK's one entry point (kshell.sdk.remote.connect underneath)."""
+    return await Komputer.connect(url(bench, agent), key=bench.keys[agent], known_hosts=bench.root / "known_hosts",
+                                  **kwargs)
 
 
 def run(coro: Any) -> Any:
