@@ -55,6 +55,7 @@ from kshell.server.limits import AgentSessions, AgentStarts, SourcePenalties, St
 from kshell.server.memory import give_back
 from kshell.server.session import accepted_env, bytes_mode, fork_refusal, run_session
 from kshell.server.sftp import VFSSFTPServer
+from kshell.server.attach import AttachListener
 from kshell.server.terminals import Terminals
 from kshell.server.workers import WorkerPool, WorkerShell
 from kshell.tools.system.identity import DEFAULT_HOST
@@ -353,6 +354,7 @@ class KServer:
         self._housekeeping: asyncio.Task[None] | None = None
         self.crons = CronRunner(self)  # the image's crons (kshell.server.crons)
         self.terminals = Terminals(self)  # persistent terminals (kshell.server.terminals)
+        self.attach_listener = AttachListener(self)  # komputer attach's way to them (kshell.server.attach)
         self.addresses: list[tuple[str, int]] = []  # where it listens (none for an SDK computer until serve)
         self._crons_task: asyncio.Task[None] | None = None
         self.memory_drives: MemoryDrives | None = None  # those of this run, from start to stop
@@ -687,6 +689,7 @@ class KServer:
         self.memory_drives = await asyncio.to_thread(MemoryDrives.begin, self.state)  # empty: a new run
         await self._stop_views()  # a run that was killed left its agents' views
         loop = asyncio.get_running_loop()
+        await self.attach_listener.start()
         if host is None:
             self.pool.start_soon()
             self._housekeeping = loop.create_task(self._housekeep())
@@ -741,6 +744,7 @@ class KServer:
         if self._crons_task is not None:
             self._crons_task.cancel()
         await self.crons.stop()
+        await self.attach_listener.stop()
         await self.terminals.close()
         if self._acceptor is not None:
             self._acceptor.close()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 Writer = Callable[[bytes], Awaitable[None]]
 CTRL_C = 0x03
+LONE_LF = re.compile(rb"(?<!\r)\n")
 END_WAIT = 10.0  # seconds destroy waits for the command to end after the hang-up before killing
 
 
@@ -163,7 +165,8 @@ class PersistentTerminal:
                 await self.server.let_go(self.record, holder, saved)
 
     async def _output(self, data: bytes) -> None:
-        data = data.replace(b"\n", b"\r\n")  # what a viewer's channel shows (asyncssh's ONLCR), and a pty's
+        if not self._raw:  # a K command's output, on no pty: a newline starts the next line, as ONLCR makes it
+            data = LONE_LF.sub(b"\r\n", data)
         self.screen.feed(data)
         for viewer in list(self.viewers):
             await viewer.write(data)
