@@ -37,9 +37,16 @@ class TmuxRuntime:
 
     async def create(self, config: RuntimeCreateConfig) -> RuntimeHandle:
         env = [a for k, v in config.environment.items() for a in ("-e", f"{k}={v}")]
-        await self._tmux("new-session", "-d", "-s", config.session_id, "-x", str(self.size[0]), "-y", str(self.size[1]),
-                         "-c", os.path.abspath(config.workspace_path or "."), *env, "--", *config.launch_command)
-        await self._tmux("set-option", "-t", config.session_id, "remain-on-exit", "on")  # is_alive reads pane_dead
+        args = ["new-session", "-d", "-s", config.session_id, "-x", str(self.size[0]), "-y", str(self.size[1]),
+                "-c", os.path.abspath(config.workspace_path or "."), *env, "--", *config.launch_command,
+                ";", "set-option", "-t", f"={config.session_id}:", "remain-on-exit", "on"]  # is_alive reads pane_dead
+        for tries in range(3):
+            try:
+                await self._tmux(*args)
+                break
+            except RuntimeError_ as e:  # the last session's end stops tmux's server: a new one may meet it exiting
+                if "server exited unexpectedly" not in str(e) or tries == 2:
+                    raise
         self._started[config.session_id] = time.time()
         return RuntimeHandle(config.session_id, self.name, {"socket": self.socket})
 
