@@ -87,17 +87,35 @@ def cmd_ps(args: argparse.Namespace) -> int:
 def cmd_sessions(args: argparse.Namespace) -> int:
     from kfs.agents.sessions import lease_alive, list_sessions
     from kfs.runtime import procs
+    from kshell.cli import state_path
+    from kshell.server.attach import list_terminals
 
     state = _state(args)
     live = procs.rows(state, live=True)
     now = time.time_ns()
-    print(f"{'AGENT':<12} {'SESSION':<14} {'HOLDER':<8} {'LEASE EXPIRES':<19} PROCESSES")
+    terminals = {(t["agent"], t["session"]): t for t in list_terminals(state_path(args)) or []}
+    print(f"{'AGENT':<12} {'SESSION':<14} {'HOLDER':<8} {'LEASE EXPIRES':<19} {'PROCESSES':<9} TERMINAL")
     for record, lease in list_sessions(state):
         held = lease is not None and lease_alive(lease, now)
         count = sum(1 for r in live if r["agent"] == record.agent and r["session"] == record.name)
+        terminal = terminals.pop((record.agent, record.name), None)
         print(f"{record.agent:<12} {printable(record.name):<14} {lease['pid'] if held else '-'!s:<8} "
-              f"{_when(lease['expires']) if held else '-':<19} {count}")
+              f"{_when(lease['expires']) if held else '-':<19} {count:<9} {_terminal_word(terminal)}".rstrip())
+    for (agent, name), terminal in terminals.items():  # ended and ephemeral ones have no session record
+        print(f"{agent:<12} {printable(name):<14} {'-':<8} {'-':<19} {0:<9} {_terminal_word(terminal)}")
     return 0
+
+
+def _terminal_word(terminal: dict[str, Any] | None) -> str:
+    """A persistent terminal as `komputer sessions` shows it: detached or attached (how many
+    viewers) or ended (its status), and what runs in it."""
+    if terminal is None:
+        return "-"
+    if not terminal["alive"]:
+        state = f"ended ({terminal['status']})"
+    else:
+        state = f"attached ({terminal['viewers']})" if terminal["viewers"] else "detached"
+    return f"{state}: {printable(str(terminal['command']))[:80]}"
 
 
 DETACH_KEY = b"\x1d"  # Ctrl-]: leave the terminal running and go (as telnet's escape)

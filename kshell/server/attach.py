@@ -1,7 +1,7 @@
 """`komputer attach AGENT/SESSION`'s way in: a Unix socket of the running server, root's only,
 beside nothing a network reaches. A thin translator like the SSH session: the client says
 which terminal and its window size in one JSON line and gets one back (`{"ok": true}` or
-`{"error": ...}`); then the terminal's bytes come as they are, and the client sends frames
+`{"error": ...}`; `{"op": "list"}` gets the terminals as one JSON list instead); then the terminal's bytes come as they are, and the client sends frames
 (a kind byte, a 4-byte big-endian length, the payload): `d` keys, `w` a window size as two
 16-bit columns and lines."""
 
@@ -62,6 +62,12 @@ class AttachListener:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         hello = json.loads(await reader.readline())
+        if hello.get("op") == "list":  # komputer sessions: which sessions have a terminal, and its state
+            rows = [{"agent": t.agent.name, "session": t.record.name, "command": t.command, "alive": t.alive,
+                     "viewers": len(t.viewers), "status": t.status} for t in self.server.terminals.all()]
+            writer.write(json.dumps(rows).encode() + b"\n")
+            await writer.drain()
+            return
         agent, session = str(hello["agent"]), str(hello["session"])
         terminal = self.server.terminals.get(agent, session)
         if terminal is None:
@@ -100,4 +106,27 @@ class AttachListener:
             ended.cancel()
 
 
-__all__ = ["FRAME", "SIZE", "AttachListener", "socket_path"]
+def list_terminals(state_dir: str | os.PathLike[str], timeout: float = 5.0) -> list[dict[str, object]] | None:
+    """The terminals of the server running on the state (None: no server runs on it)."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(str(socket_path(state_dir)))
+            sock.sendall(b'{"op": "list"}\n')
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError:
+            return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+__all__ = ["FRAME", "SIZE", "AttachListener", "list_terminals", "socket_path"]

@@ -12,7 +12,7 @@ import sys
 import termios
 
 import pyte
-from delegation import ROOT
+from delegation import ROOT, komputer
 from kserver import Bench, need
 from ptyclient import PtySession
 
@@ -136,3 +136,24 @@ def test_komputer_attach_to_no_terminal_says_so(mounted: Bench) -> None:
     finally:
         s.close()
     assert ROOT.exists()
+
+
+def test_komputer_sessions_shows_which_terminals_are_detached_and_what_runs_in_them(mounted: Bench) -> None:
+    s = ssh(mounted, "list-1", "python3 -q")
+    try:
+        s.expect(b">>> ")
+        listed = komputer("sessions", "--state", str(mounted.root / "state"))
+        assert listed.returncode == 0, listed.stderr
+        row = next(line for line in listed.stdout.splitlines() if " list-1 " in line)
+        assert row.split()[0] == "alice" and row.endswith("attached (1): python3 -q")
+    finally:
+        s.close()
+    rows: list[str] = []
+    for _ in range(600):  # the server notices the dropped connection (a hang bound, not a timing)
+        listed = komputer("sessions", "--state", str(mounted.root / "state"))
+        rows = [line for line in listed.stdout.splitlines() if " list-1 " in line]
+        if rows and rows[0].endswith("detached: python3 -q"):
+            break
+    assert rows and rows[0].endswith("detached: python3 -q"), listed.stdout
+    assert "TERMINAL" in listed.stdout.splitlines()[0]
+    destroy(mounted, "list-1")
