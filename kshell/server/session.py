@@ -161,7 +161,7 @@ class SessionHandler:
             err.text(f"komputer: {refused}\n")
             process.exit(1)
             return
-        if self.pty and env.get("K_SESSION"):
+        if self.pty and env.get("K_SESSION") and self.conn.forced_command is None:
             if env.get("K_PERSIST") == "1" or self.server.terminals.get(agent.name, env["K_SESSION"]):
                 self._raw(True)  # keys typed ahead reach the terminal as typed, unechoed here
             terminal = self.server.terminals.get(agent.name, env["K_SESSION"])
@@ -231,7 +231,8 @@ class SessionHandler:
         out = Output(process.stdout, True, self.conn.touch)
         await self.server.audit("terminal.attach", agent=agent.name, session=terminal.record.name,
                                 peer=self.conn.peer_addr, front="ssh pty")
-        viewer = await terminal.attach(out.write, self._size())
+        mode = self._env().get("K_MODE") or "full"  # the login's, with the server's and the key's floors
+        viewer = await terminal.attach(out.write, self._size(), can_write=stricter(mode, terminal.mode) == terminal.mode)
         ended = asyncio.ensure_future(terminal.ended.wait())
         try:
             while not ended.done():

@@ -50,6 +50,7 @@ class Viewer:
 
     write: Writer
     size: tuple[int, int] | None = None
+    can_write: bool = True  # False: it watches only (a login in a stricter mode than the terminal's)
     attached_at: float = field(default_factory=time.time)
 
 
@@ -62,6 +63,7 @@ class PersistentTerminal:
         self.agent = agent
         self.record = record
         self.command = command
+        self.mode = runner.spec["env"].get("K_MODE") or "full"  # a login in a stricter mode only watches
         self.runner = runner
         self.screen = VTScreen(size[0], size[1], scrollback)
         self.size = size
@@ -234,11 +236,12 @@ class PersistentTerminal:
         if self.alive:
             await self.runner.resize(columns, lines)
 
-    async def attach(self, write: Writer, size: tuple[int, int] | None) -> Viewer:
-        """A new viewer: it becomes the writer, the terminal takes its size, and it gets the
-        screen painted (the program redraws itself too when the size changed)."""
-        viewer = Viewer(write, size)
-        if size is not None:
+    async def attach(self, write: Writer, size: tuple[int, int] | None, *, can_write: bool = True) -> Viewer:
+        """A new viewer: one that may write becomes the writer and the terminal takes its
+        size; every one gets the screen painted (the program redraws itself too when the size
+        changed)."""
+        viewer = Viewer(write, size, can_write)
+        if size is not None and can_write:
             await self.resize(*size)
         self.viewers.append(viewer)
         await write(self.screen.redraw())
@@ -249,7 +252,9 @@ class PersistentTerminal:
             self.viewers.remove(viewer)
 
     def is_writer(self, viewer: Viewer) -> bool:
-        return bool(self.viewers) and self.viewers[-1] is viewer
+        """The latest attached viewer that may write types and sets the size."""
+        writers = [v for v in self.viewers if v.can_write]
+        return bool(writers) and writers[-1] is viewer
 
     async def destroy(self) -> None:
         """End every process of the terminal: the command is hung up on (as when a terminal

@@ -5,9 +5,12 @@ with its status; a session another connection holds gets no terminal."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
-from kserver import Bench, need
+from kserver import Bench, keygen, need
 from ptyclient import PtySession
+
+from kfs.agents import add_key
 
 LOOP = 'while read l; do echo "got [$l]"; done; echo "input ended"; exit 3'
 
@@ -63,3 +66,33 @@ def test_a_session_held_by_another_connection_gets_no_terminal(bench: Bench) -> 
         assert bench.thread.call(lambda: bench.server.terminals.get("alice", "kheld")) is None
     finally:
         holder.close()
+
+
+def test_a_login_in_a_stricter_mode_only_watches_and_a_forced_command_key_never_attaches(
+        bench: Bench, tmp_path: Path) -> None:
+    keygen(tmp_path / "forced_key")
+    add_key(bench.state, "alice", 'command="echo forced" ' + (tmp_path / "forced_key.pub").read_text())
+    bench.keys["forced"] = tmp_path / "forced_key"
+    writer = ssh(bench, "K_SESSION=kro K_PERSIST=1", LOOP)
+    try:
+        writer.expect(b"\x1b[2J")
+        watcher = ssh(bench, "K_SESSION=kro K_MODE=readonly")
+        try:
+            watcher.expect(b"\x1b[2J")
+            watcher.send(b"ignored\r")
+        finally:
+            watcher.close()
+        for _ in range(2000):  # its keys were read before its channel closed (a hang bound)
+            if bench.thread.call(lambda: len(bench.server.terminals.get("alice", "kro").viewers)) == 1:
+                break
+        writer.send(b"shown\r")
+        writer.expect(b"got [shown]")
+        assert b"ignored" not in writer.seen
+        # a key whose forced command is `echo forced` never attaches: its command wants the
+        # session, which the terminal holds
+        forced = bench.ssh(None, key="forced", extra=["-tt", "-o", "SetEnv=K_SESSION=kro"])
+        assert forced.returncode == 1 and b"got [" not in forced.stdout
+        assert b"session 'kro' is in use" in forced.stdout
+    finally:
+        writer.close()
+    bench.thread.call(lambda: asyncio.ensure_future(bench.server.terminals.destroy("alice", "kro")))
