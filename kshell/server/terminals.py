@@ -32,7 +32,7 @@ from kshell.screen import VTScreen
 if TYPE_CHECKING:
     from kfs.agents import Agent, SessionRecord
     from kshell.server.app import KServer
-    from kshell.server.workers import WorkerShell
+    from kshell.server.workers import WorkerProc, WorkerShell
 
 Writer = Callable[[bytes], Awaitable[None]]
 CTRL_C = 0x03
@@ -76,6 +76,7 @@ class PersistentTerminal:
         self._line = bytearray()  # a K command's line being typed (no pty: the terminal edits it)
         self._input: asyncio.Queue[bytes] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self._worker: WorkerProc | None = None  # the worker the command ended in
         runner.on_raw = self._set_raw
 
     # -- what it is ----------------------------------------------------------------------------------
@@ -102,7 +103,10 @@ class PersistentTerminal:
 
     def cgroup_dirs(self) -> dict[str, Path]:
         """The cgroup leaf of the terminal's worker, by controller (empty without cgroups)."""
-        cgroups, pid = self.server.pool.cgroups, self.worker_pid
+        return self.cgroup_dirs_of(self.worker_pid)
+
+    def cgroup_dirs_of(self, pid: int) -> dict[str, Path]:
+        cgroups = self.server.pool.cgroups
         if cgroups is None or not pid:
             return {}
         leaf = (cgroups.agent_dir(self.agent.name), f"w{pid}")
@@ -150,6 +154,7 @@ class PersistentTerminal:
             pump.cancel()
             await asyncio.gather(pump, return_exceptions=True)
             self.status = status
+            self._worker = runner._worker  # noqa: SLF001 - its background jobs may keep it after the hang-up
             self.ended.set()
             await self._let_go()
 
@@ -258,22 +263,28 @@ class PersistentTerminal:
 
     async def destroy(self) -> None:
         """End every process of the terminal: the command is hung up on (as when a terminal
-        closes), and its worker, with everything left in its cgroup leaf, is killed if it has
-        not ended within END_WAIT."""
+        closes), then its worker, with everything left in its cgroup leaf (background jobs
+        too), is killed. The worker is the terminal's alone: a tty session's is never reused."""
+        task = self._task
         if self.alive:
             self.runner.interrupt(hangup=True)
-            task = self._task
             if task is not None:
                 with contextlib.suppress(asyncio.TimeoutError, Exception):
                     await asyncio.wait_for(asyncio.shield(task), END_WAIT)
-            worker = self.runner._worker  # noqa: SLF001
-            if worker is not None:
-                worker.kill()
-            if task is not None:
-                with contextlib.suppress(Exception):
-                    await task
+            if not self.ended.is_set():
+                worker = self.runner._worker  # noqa: SLF001
+                if worker is not None:
+                    worker.kill()
+        if task is not None:
+            with contextlib.suppress(Exception):
+                await task
         elif self._holder is not None:
             await self._let_go()
+        worker = self._worker
+        if worker is not None and not worker.died.done():
+            worker.kill()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(worker.died), END_WAIT)
 
 
 class Terminals:

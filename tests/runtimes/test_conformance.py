@@ -235,3 +235,24 @@ def test_ids_and_commands_are_checked() -> None:
         RuntimeCreateConfig("ok", "", "python3 -q")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="variable name"):
         RuntimeCreateConfig("ok", "", ["true"], {"A=B": "x"})
+
+
+def test_komputer_destroy_ends_the_session_background_jobs_too() -> None:
+    async def main() -> None:
+        tmp = Path(tempfile.mkdtemp(prefix="k-rt-", dir="/tmp"))
+        async with runtime_named("komputer", tmp) as rt:
+            computer = rt.computer
+            terminal = await computer.server.terminals.create(
+                computer.agent("alice"), "conf-5", "python3 -c 'import time; time.sleep(1000)' & python3 -q")
+            handle = RuntimeHandle("conf-5", "komputer")
+            await until(lambda: _has(rt, handle, ">>>"), "the REPL's prompt")
+            await rt.send_message(handle, "raise SystemExit(0)")  # the REPL ends; its background job runs on
+            await until(lambda: _not(rt.is_alive(handle)), "the REPL's end")
+            pids = {terminal._worker.pid} | {  # noqa: SLF001
+                int(p) for p in (terminal.cgroup_dirs_of(terminal._worker.pid)["pids"] / "cgroup.procs").read_text().split()}  # noqa: SLF001
+            assert len(running(pids)) >= 2  # the worker and the sleeping job at least
+            await rt.destroy(handle)
+            await until(lambda: _none(pids), "the background job and the worker gone from /proc")
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    asyncio.run(main())
