@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 
 import pyte
-from pyte.graphics import BG_ANSI, BG_AIXTERM, FG_ANSI, FG_AIXTERM
+from pyte.graphics import BG_AIXTERM, BG_ANSI, FG_AIXTERM, FG_ANSI
 from pyte.screens import Char, Margins, StaticDefaultDict
 
 SCROLLBACK = 1000  # lines kept above the screen (the default of [limits] terminal_scrollback)
@@ -59,7 +59,7 @@ class _Screen(pyte.Screen):
         super().index()
 
     def row_text(self, y: int) -> str:
-        row = self.buffer[y] if y in self.buffer else None
+        row = self.buffer.get(y)  # not self.buffer[y]: that would make the row
         if not row:
             return ""
         return "".join(row[x].data for x in range(self.columns)).rstrip()
@@ -110,7 +110,7 @@ class VTScreen:
         out = ["\x1b[0m\x1b[H\x1b[2J"]
         last: tuple[object, ...] | None = None
         for y in range(screen.lines):
-            row = screen.buffer[y] if y in screen.buffer else None
+            row = screen.buffer.get(y)
             if not row:
                 continue
             end = max(row.keys(), default=-1)

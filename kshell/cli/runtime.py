@@ -148,7 +148,8 @@ def cmd_attach(args: argparse.Namespace) -> int:
         return 1
     interactive = os.isatty(0)
     size = os.get_terminal_size(0) if interactive else None
-    hello = {"agent": agent, "session": session, "columns": size.columns if size else 0, "lines": size.lines if size else 0}
+    hello = {"agent": agent, "session": session,
+             "columns": size.columns if size else 0, "lines": size.lines if size else 0}
     sock.sendall(json.dumps(hello).encode() + b"\n")
     reply = b""
     while not reply.endswith(b"\n"):

@@ -15,7 +15,15 @@ import termios
 import time
 from dataclasses import dataclass, field
 
-from kshell.runtimes.base import TIMEOUT, AttachInfo, RuntimeCreateConfig, RuntimeError_, RuntimeHandle, RuntimeMetrics, check_id
+from kshell.runtimes.base import (
+    TIMEOUT,
+    AttachInfo,
+    RuntimeCreateConfig,
+    RuntimeError_,
+    RuntimeHandle,
+    RuntimeMetrics,
+    check_id,
+)
 from kshell.screen import VTScreen
 
 
@@ -79,10 +87,8 @@ class ProcessRuntime:
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.proc.pid, signal.SIGHUP)  # as a closing terminal does, then SIGKILL
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.to_thread(child.proc.wait), TIMEOUT)
-        except asyncio.TimeoutError:
-            pass
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.proc.pid, signal.SIGKILL)
         await asyncio.to_thread(child.proc.wait)

@@ -8,7 +8,15 @@ import os
 import shutil
 import time
 
-from kshell.runtimes.base import TIMEOUT, AttachInfo, RuntimeCreateConfig, RuntimeError_, RuntimeHandle, RuntimeMetrics, check_id
+from kshell.runtimes.base import (
+    TIMEOUT,
+    AttachInfo,
+    RuntimeCreateConfig,
+    RuntimeError_,
+    RuntimeHandle,
+    RuntimeMetrics,
+    check_id,
+)
 
 
 class TmuxRuntime:
@@ -27,7 +35,7 @@ class TmuxRuntime:
                                                     stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
             out, err = await asyncio.wait_for(proc.communicate(), TIMEOUT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             proc.kill()
             await proc.wait()
             raise RuntimeError_(f"tmux {args[0]}: no answer within {TIMEOUT:g} s") from None
@@ -88,4 +96,5 @@ class TmuxRuntime:
 
     async def get_attach_info(self, handle: RuntimeHandle) -> AttachInfo:
         tmux = shutil.which("tmux") or "tmux"
-        return AttachInfo("tmux", [tmux, "-L", self.socket, "attach-session", "-t", f"={check_id(handle.id)}"], handle.id)
+        command = [tmux, "-L", self.socket, "attach-session", "-t", f"={check_id(handle.id)}"]
+        return AttachInfo("tmux", command, handle.id)

@@ -48,6 +48,7 @@ from kfs.vfs import VFS
 from kfs.vfs.policy import stricter
 from kshell.server.api import SUBSYSTEM as API_SUBSYSTEM
 from kshell.server.api import run_api
+from kshell.server.attach import AttachListener
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
 from kshell.server.crons import CronRunner
@@ -55,7 +56,6 @@ from kshell.server.limits import AgentSessions, AgentStarts, SourcePenalties, St
 from kshell.server.memory import give_back
 from kshell.server.session import accepted_env, bytes_mode, fork_refusal, run_session
 from kshell.server.sftp import VFSSFTPServer
-from kshell.server.attach import AttachListener
 from kshell.server.terminals import Terminals
 from kshell.server.workers import WorkerPool, WorkerShell
 from kshell.tools.system.identity import DEFAULT_HOST
@@ -684,7 +684,6 @@ class KServer:
         """Start the computer's services and listen on host:port (port 0 picks one); returns the
         bound addresses. Without a host (the SDK, kshell.sdk) nothing listens, and the worker
         zygote loads in the background while the caller goes on."""
-        cfg = self.config
         await self.recover()
         self.memory_drives = await asyncio.to_thread(MemoryDrives.begin, self.state)  # empty: a new run
         await self._stop_views()  # a run that was killed left its agents' views

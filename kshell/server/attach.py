@@ -1,9 +1,9 @@
 """`komputer attach AGENT/SESSION`'s way in: a Unix socket of the running server, root's only,
 beside nothing a network reaches. A thin translator like the SSH session: the client says
 which terminal and its window size in one JSON line and gets one back (`{"ok": true}` or
-`{"error": ...}`; `{"op": "list"}` gets the terminals as one JSON list instead); then the terminal's bytes come as they are, and the client sends frames
-(a kind byte, a 4-byte big-endian length, the payload): `d` keys, `w` a window size as two
-16-bit columns and lines."""
+`{"error": ...}`; `{"op": "list"}` gets the terminals as one JSON list instead); then the
+terminal's bytes come as they are, and the client sends frames (a kind byte, a 4-byte
+big-endian length, the payload): `d` keys, `w` a window size as two 16-bit columns and lines."""
 
 from __future__ import annotations
 

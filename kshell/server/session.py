@@ -21,10 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
-from kfs.vfs.policy import stricter
-
 from kfs.agents import BadSessionName, LeaseHeld, SessionRecord
 from kfs.agents.sessions import shown_value
+from kfs.vfs.policy import stricter
 from kshell.server.terminals import TerminalError
 from kshell.server.workers import WorkerShell
 
@@ -232,7 +231,8 @@ class SessionHandler:
         await self.server.audit("terminal.attach", agent=agent.name, session=terminal.record.name,
                                 peer=self.conn.peer_addr, front="ssh pty")
         mode = self._env().get("K_MODE") or "full"  # the login's, with the server's and the key's floors
-        viewer = await terminal.attach(out.write, self._size(), can_write=stricter(mode, terminal.mode) == terminal.mode)
+        writes = stricter(mode, terminal.mode) == terminal.mode
+        viewer = await terminal.attach(out.write, self._size(), can_write=writes)
         ended = asyncio.ensure_future(terminal.ended.wait())
         try:
             while not ended.done():

@@ -308,7 +308,8 @@ class Terminals:
         if session is not None and (agent.name, session) in self._by_name:
             existing = self._by_name[(agent.name, session)]
             if existing.alive:
-                raise TerminalError(f"session {agent.name}/{session} already has a terminal (komputer attach {existing.name})")
+                raise TerminalError(f"session {agent.name}/{session} already has a terminal "
+                                    f"(komputer attach {existing.name})")
             await self.destroy(agent.name, session)
         server = self.server
         limits = server.config.limits

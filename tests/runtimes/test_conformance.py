@@ -156,10 +156,9 @@ def test_destroy_leaves_no_process(name: str) -> None:
             await rt.send_message(handle, "import subprocess; p = subprocess.Popen(['sleep', '1000'])")
             await rt.send_message(handle, "print('child', p.pid)")
             await until(lambda: _has(rt, handle, "child "), "the child's start")
+            pids = pids_of(rt, handle)
             if rt.name == "tmux":
                 pids = descendants(int(await rt._pane(handle, "#{pane_pid}")))  # noqa: SLF001
-            else:
-                pids = pids_of(rt, handle)
             assert len(running(pids)) >= 2  # the REPL and its sleep at least
             await rt.destroy(handle)
             await until(lambda: _none(pids), "every process of the session gone from /proc")
