@@ -164,7 +164,7 @@ class SessionHandler:
             if env.get("K_PERSIST") == "1" or self.server.terminals.get(agent.name, env["K_SESSION"]):
                 self._raw(True)  # keys typed ahead reach the terminal as typed, unechoed here
             terminal = self.server.terminals.get(agent.name, env["K_SESSION"])
-            if terminal is None and command is not None and env.get("K_PERSIST") == "1":
+            if (terminal is None or not terminal.alive) and command is not None and env.get("K_PERSIST") == "1":
                 try:
                     terminal = await self.server.terminals.create(
                         agent, env["K_SESSION"], command, env=env, size=self._size() or (80, 24), front="ssh pty")

@@ -255,3 +255,17 @@ def test_komputer_destroy_ends_the_session_background_jobs_too() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
     asyncio.run(main())
+
+
+def test_closing_the_computer_ends_its_terminals() -> None:
+    async def main() -> None:
+        tmp = Path(tempfile.mkdtemp(prefix="k-rt-", dir="/tmp"))
+        async with runtime_named("komputer", tmp) as rt:
+            handle = await repl(rt, "conf-6", tmp)
+            pids = pids_of(rt, handle)
+            assert len(running(pids)) >= 2
+        # closed: a terminal does not outlive the server process
+        await until(lambda: _none(pids), "the terminal's processes gone after close")
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    asyncio.run(main())

@@ -96,3 +96,25 @@ def test_a_login_in_a_stricter_mode_only_watches_and_a_forced_command_key_never_
     finally:
         writer.close()
     bench.thread.call(lambda: asyncio.ensure_future(bench.server.terminals.destroy("alice", "kro")))
+
+
+def test_an_ended_terminal_shows_its_last_screen_and_k_persist_starts_a_new_one(bench: Bench) -> None:
+    first = ssh(bench, "K_SESSION=kend K_PERSIST=1", "echo first run; exit 5")
+    try:
+        assert first.wait() == 5
+    finally:
+        first.close()
+    seen = ssh(bench, "K_SESSION=kend")  # attaching to the ended one: its screen, then its status
+    try:
+        seen.expect(b"first run")
+        assert seen.wait() == 5
+    finally:
+        seen.close()
+    again = ssh(bench, "K_SESSION=kend K_PERSIST=1", "echo second run; exit 6")
+    try:
+        again.expect(b"second run")
+        assert again.wait() == 6
+        assert b"first run" not in again.seen  # a new terminal, not the old screen
+    finally:
+        again.close()
+    bench.thread.call(lambda: asyncio.ensure_future(bench.server.terminals.destroy("alice", "kend")))
