@@ -62,7 +62,10 @@ class _Screen(pyte.Screen):
         row = self.buffer.get(y)  # not self.buffer[y]: that would make the row
         if not row:
             return ""
-        return "".join(row[x].data for x in range(self.columns)).rstrip()
+        keys = list(row)
+        if keys == list(range(len(keys))):  # drawn left to right from the first column: the usual line
+            return "".join([char.data for char in row.values()]).rstrip()
+        return "".join([row[x].data for x in range(min(max(keys) + 1, self.columns))]).rstrip()
 
 
 class VTScreen:

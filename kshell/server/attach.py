@@ -101,6 +101,8 @@ class AttachListener:
                     await terminal.type(payload)
                 elif kind == b"w":
                     await terminal.resize(*SIZE.unpack(payload))
+            if ended.done():
+                await terminal.flushed(viewer)  # its last output, before the connection ends
         finally:
             terminal.detach(viewer)
             ended.cancel()

@@ -260,6 +260,8 @@ class SessionHandler:
                 self.conn.touch()
                 if terminal.is_writer(viewer):
                     await terminal.type(data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data)
+            if ended.done():
+                await terminal.flushed(viewer)  # its last output, before the channel ends
         finally:
             terminal.detach(viewer)
             ended.cancel()

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import re
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 Writer = Callable[[bytes], Awaitable[None]]
 CTRL_C = 0x03
 LONE_LF = re.compile(rb"(?<!\r)\n")
+FEED_SLICE = 4096  # bytes of output fed to the emulator between turns of the event loop
+VIEWER_BACKLOG = 1 << 20  # bytes queued for a viewer that does not read before it is repainted instead
 END_WAIT = 10.0  # seconds destroy waits for the command to end after the hang-up before killing
 
 
@@ -46,12 +49,50 @@ class TerminalError(Exception):
 
 @dataclass(eq=False)
 class Viewer:
-    """One attached front end: where the terminal's bytes go."""
+    """One attached front end: where the terminal's bytes go, through a queue of its own, so a
+    viewer that stops reading (a stopped client, a full network window) never stalls the
+    program: past VIEWER_BACKLOG bytes queued, its backlog is dropped and it gets the screen
+    painted anew when it reads again, as tmux repaints a client that fell behind."""
 
     write: Writer
     size: tuple[int, int] | None = None
     can_write: bool = True  # False: it watches only (a login in a stricter mode than the terminal's)
     attached_at: float = field(default_factory=time.time)
+    chunks: deque[bytes] = field(default_factory=deque)
+    queued: int = 0
+    stale: bool = True  # the next thing it gets is the whole screen (at first, and after falling behind)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    idle: asyncio.Event = field(default_factory=asyncio.Event)  # set when all it was given is written
+    task: asyncio.Task[None] | None = None
+
+    def push(self, data: bytes) -> None:
+        self.idle.clear()
+        if self.stale:
+            return  # the repaint to come shows it
+        if self.queued + len(data) > VIEWER_BACKLOG:
+            self.chunks.clear()
+            self.queued = 0
+            self.stale = True
+        else:
+            self.chunks.append(data)
+            self.queued += len(data)
+        self.wake.set()
+
+    async def run(self, screen: VTScreen) -> None:
+        while True:
+            await self.wake.wait()
+            self.wake.clear()
+            while self.stale or self.chunks:
+                if self.stale:
+                    self.stale = False
+                    self.chunks.clear()
+                    self.queued = 0
+                    data = screen.redraw()
+                else:
+                    data = self.chunks.popleft()
+                    self.queued -= len(data)
+                await self.write(data)
+            self.idle.set()
 
 
 class PersistentTerminal:
@@ -174,9 +215,13 @@ class PersistentTerminal:
     async def _output(self, data: bytes) -> None:
         if not self._raw:  # a K command's output, on no pty: a newline starts the next line, as ONLCR makes it
             data = LONE_LF.sub(b"\r\n", data)
-        self.screen.feed(data)
-        for viewer in list(self.viewers):
-            await viewer.write(data)
+        for start in range(0, len(data), FEED_SLICE):
+            if start:
+                await asyncio.sleep(0)  # the emulator is Python: other sessions go on between slices
+            piece = data[start:start + FEED_SLICE]
+            self.screen.feed(piece)
+            for viewer in self.viewers:
+                viewer.push(piece)
 
     async def _pump(self) -> None:
         """Typed bytes to the command, a chunk each time it asks for one (b"": end of input)."""
@@ -249,12 +294,21 @@ class PersistentTerminal:
         if size is not None and can_write:
             await self.resize(*size)
         self.viewers.append(viewer)
-        await write(self.screen.redraw())
+        viewer.wake.set()  # stale: the screen is painted first
+        viewer.task = asyncio.get_running_loop().create_task(viewer.run(self.screen))
         return viewer
 
     def detach(self, viewer: Viewer) -> None:
         with contextlib.suppress(ValueError):
             self.viewers.remove(viewer)
+        if viewer.task is not None:
+            viewer.task.cancel()
+
+    async def flushed(self, viewer: Viewer) -> None:
+        """Wait until what was queued for `viewer` is written (before its channel ends with
+        the command's status), at most END_WAIT for a client that does not read."""
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(viewer.idle.wait(), END_WAIT)
 
     def is_writer(self, viewer: Viewer) -> bool:
         """The latest attached viewer that may write types and sets the size."""

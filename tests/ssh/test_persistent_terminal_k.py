@@ -118,3 +118,4 @@ def test_an_ended_terminal_shows_its_last_screen_and_k_persist_starts_a_new_one(
     finally:
         again.close()
     bench.thread.call(lambda: asyncio.ensure_future(bench.server.terminals.destroy("alice", "kend")))
+
