@@ -8,7 +8,9 @@ Rows (K's figure, the peer's or the goal, and the ratio K / peer):
 - memory per detached terminal that printed 1,000 lines (its scrollback full): the server's
   own memory for it (the screen and scrollback, traced by tracemalloc) against tmux's server
   RSS growth per session (goal: < 256 KiB); the session's cgroup (worker and program) printed
-  for reference beside the program's own RSS under tmux.
+  for reference beside the program's own RSS under tmux;
+- the emulator's throughput: MB/s of plain lines a terminal's screen takes in (pure Python:
+  what a program printing without pause costs the server's CPU), printed without a peer.
 
 Needs FUSE, bubblewrap and tmux; a row says why when it cannot run.
 
@@ -124,6 +126,18 @@ async def komputer_memory(computer: Komputer, count: int) -> tuple[float, float]
     return per, cgroup
 
 
+def emulator_throughput(megabytes: float) -> float:
+    """MB/s of 50-column lines fed to one screen with its scrollback."""
+    from kshell.screen import VTScreen
+
+    screen = VTScreen(80, 24)
+    data = b"".join(b"line %7d of the output of an agent, some words\r\n" % i for i in range(int(megabytes * 2e4)))
+    started = time.perf_counter()
+    for start in range(0, len(data), 4096):
+        screen.feed(data[start:start + 4096])
+    return len(data) / 1e6 / (time.perf_counter() - started)
+
+
 async def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer runs")
@@ -159,6 +173,8 @@ async def main(argv: list[str] | None = None) -> int:
                 row("  goal", k_mem / 1024, 256.0, "KiB", "goal")
                 row("  session cgroup (worker+program) / program RSS", k_cgroup / 1024, t_program / 1024, "KiB",
                     "tmux prog")
+                figure = emulator_throughput(0.5 if args.quick else 2.0)
+                print(f"{'emulator throughput, plain lines, MB/s':<44} {figure:>10.3f} MB/s")
             finally:
                 await tmux._tmux("kill-server", check=False)  # noqa: SLF001
     return 0

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import defaultdict, deque
 
 import pyte
+from pyte import charsets as cs
+from pyte import modes as mo
 from pyte.graphics import BG_AIXTERM, BG_ANSI, FG_AIXTERM, FG_ANSI
 from pyte.screens import Char, Margins, StaticDefaultDict
 
@@ -51,6 +53,29 @@ class _Screen(pyte.Screen):
         self.scrollback = scrollback
         chars: dict[Char, Char] = {}
         self.buffer = defaultdict(lambda: _Row(self.default_char, chars))
+        self._styled: dict[Char, dict[str, Char]] = {}  # by the cursor's attributes: each character's cell
+
+    def draw(self, data: str) -> None:
+        """pyte's draw, with a fast way for the usual run: ASCII text that fits on the line, in
+        replace mode and the Latin-1 charset. pyte makes a tuple per character drawn; this
+        takes each (attributes, character) cell from a table, some 5 times faster."""
+        x, cursor = self.cursor.x, self.cursor
+        if (x + len(data) > self.columns or not data.isascii() or not data.isprintable() or mo.IRM in self.mode
+                or (self.g1_charset if self.charset else self.g0_charset) is not cs.LAT1_MAP):
+            super().draw(data)
+            return
+        styled = self._styled.get(cursor.attrs)
+        if styled is None:
+            if len(self._styled) >= 64:
+                self._styled.clear()
+            styled = self._styled[cursor.attrs] = {}
+        row = self.buffer[cursor.y]
+        for i, char in enumerate(data):
+            cell = styled.get(char)
+            if cell is None:
+                cell = styled[char] = cursor.attrs._replace(data=char)
+            dict.__setitem__(row, x + i, cell)
+        cursor.x = x + len(data)
 
     def index(self) -> None:
         top, bottom = self.margins or Margins(0, self.lines - 1)

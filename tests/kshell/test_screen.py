@@ -76,3 +76,26 @@ def test_a_detached_screen_with_1000_lines_of_scrollback_stays_under_256_kib() -
     per = sum(stat.size_diff for stat in after.compare_to(before, "filename")) / len(screens)
     assert all(len(s.scrollback) == 1000 for s in screens)
     assert per < 256 * 1024, f"{per / 1024:.0f} KiB per screen"
+
+
+def test_the_screen_is_the_one_pyte_itself_makes() -> None:
+    """Drawing's fast way (ASCII runs on one line) against pyte's own screen, over wrapping,
+    colours, cursor moves, insert mode, the line-drawing charset, wide and combining characters."""
+    parts = [
+        b"plain text\r\n", b"\x1b[1;32mgreen bold\x1b[0m then plain\r\n", b"w" * 130 + b"\r\n",
+        b"\x1b[5;10Hmoved\x1b[2;3Hover", b"\x1b[4h" + b"inserted" + b"\x1b[4l", b"\x1b(0lqqk\x1b(B ascii",
+        "wide \u4e2d\u6587 and e\u0301 combined\r\n".encode(), b"\x1b[7mreverse\x1b[27m\r\n",
+        b"".join(b"row %d\r\n" % i for i in range(40)), b"x" * 79 + b"yz", b"\x1b[H\x1b[2Kcleared",
+    ]
+    ours = VTScreen(80, 24)
+    theirs = pyte.Screen(80, 24)
+    stream = pyte.ByteStream(theirs)
+    for part in parts:
+        ours.feed(part)
+        stream.feed(part)
+        mine = ours._screen  # noqa: SLF001
+        for y in range(24):
+            for x in range(80):
+                a, b = mine.buffer[y][x], theirs.buffer[y][x]
+                assert a == b, (part, x, y, a, b)
+        assert (mine.cursor.x, mine.cursor.y) == (theirs.cursor.x, theirs.cursor.y)
