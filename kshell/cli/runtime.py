@@ -87,16 +87,119 @@ def cmd_ps(args: argparse.Namespace) -> int:
 def cmd_sessions(args: argparse.Namespace) -> int:
     from kfs.agents.sessions import lease_alive, list_sessions
     from kfs.runtime import procs
+    from kshell.cli import state_path
+    from kshell.server.attach import list_terminals
 
     state = _state(args)
     live = procs.rows(state, live=True)
     now = time.time_ns()
-    print(f"{'AGENT':<12} {'SESSION':<14} {'HOLDER':<8} {'LEASE EXPIRES':<19} PROCESSES")
+    terminals = {(t["agent"], t["session"]): t for t in list_terminals(state_path(args)) or []}
+    print(f"{'AGENT':<12} {'SESSION':<14} {'HOLDER':<8} {'LEASE EXPIRES':<19} {'PROCESSES':<9} TERMINAL")
     for record, lease in list_sessions(state):
         held = lease is not None and lease_alive(lease, now)
         count = sum(1 for r in live if r["agent"] == record.agent and r["session"] == record.name)
+        terminal = terminals.pop((record.agent, record.name), None)
         print(f"{record.agent:<12} {printable(record.name):<14} {lease['pid'] if held else '-'!s:<8} "
-              f"{_when(lease['expires']) if held else '-':<19} {count}")
+              f"{_when(lease['expires']) if held else '-':<19} {count:<9} {_terminal_word(terminal)}".rstrip())
+    for (agent, name), terminal in terminals.items():  # ended and ephemeral ones have no session record
+        print(f"{agent:<12} {printable(name):<14} {'-':<8} {'-':<19} {0:<9} {_terminal_word(terminal)}")
+    return 0
+
+
+def _terminal_word(terminal: dict[str, Any] | None) -> str:
+    """A persistent terminal as `komputer sessions` shows it: detached or attached (how many
+    viewers) or ended (its status), and what runs in it."""
+    if terminal is None:
+        return "-"
+    if not terminal["alive"]:
+        state = f"ended ({terminal['status']})"
+    else:
+        state = f"attached ({terminal['viewers']})" if terminal["viewers"] else "detached"
+    return f"{state}: {printable(str(terminal['command']))[:80]}"
+
+
+DETACH_KEY = b"\x1d"  # Ctrl-]: leave the terminal running and go (as telnet's escape)
+
+
+def cmd_attach(args: argparse.Namespace) -> int:
+    """Attach this terminal to AGENT/SESSION's persistent terminal on the server running on the
+    state (kshell.server.attach): its screen painted at once, keys to it, the window's size its
+    size while attached; Ctrl-] detaches, leaving it running."""
+    import os
+    import select
+    import signal
+    import socket
+    import termios
+    import tty
+
+    from kshell.cli import PROG, state_path
+    from kshell.server.attach import FRAME, SIZE, socket_path
+
+    agent, _, session = args.target.partition("/")
+    if not agent or not session:
+        print(f"{PROG} attach: {args.target}: expected AGENT/SESSION", file=sys.stderr)
+        return 2
+    path = socket_path(state_path(args))
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(path))
+    except OSError as e:
+        print(f"{PROG} attach: no server runs on this state ({path}: {e.strerror})", file=sys.stderr)
+        return 1
+    interactive = os.isatty(0)
+    size = os.get_terminal_size(0) if interactive else None
+    hello = {"agent": agent, "session": session,
+             "columns": size.columns if size else 0, "lines": size.lines if size else 0}
+    sock.sendall(json.dumps(hello).encode() + b"\n")
+    reply = b""
+    while not reply.endswith(b"\n"):
+        chunk = sock.recv(1)
+        if not chunk:
+            break
+        reply += chunk
+    answer = json.loads(reply or b"{}")
+    if not answer.get("ok"):
+        print(f"{PROG} attach: {answer.get('error', 'the server closed the connection')}", file=sys.stderr)
+        return 1
+
+    def send(kind: bytes, payload: bytes) -> None:
+        sock.sendall(FRAME.pack(kind, len(payload)) + payload)
+
+    def winch(_signum: int, _frame: object) -> None:
+        with contextlib.suppress(OSError):
+            now = os.get_terminal_size(0)
+            send(b"w", SIZE.pack(now.columns, now.lines))
+
+    saved = termios.tcgetattr(0) if interactive else None
+    if interactive:
+        tty.setraw(0)
+        signal.signal(signal.SIGWINCH, winch)
+    detached = False
+    try:
+        while True:
+            ready, _, _ = select.select([0, sock], [], [])
+            if sock in ready:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                os.write(1, data)
+            if 0 in ready:
+                keys = os.read(0, 65536)
+                if not keys:
+                    break
+                if DETACH_KEY in keys:
+                    keys = keys[:keys.index(DETACH_KEY)]
+                    if keys:
+                        send(b"d", keys)
+                    detached = True
+                    break
+                send(b"d", keys)
+    finally:
+        if saved is not None:
+            termios.tcsetattr(0, termios.TCSADRAIN, saved)
+            signal.signal(signal.SIGWINCH, signal.SIG_DFL)
+        sock.close()
+    print(f"\r\n[{'detached from' if detached else 'ended:'} {agent}/{session}]", file=sys.stderr)
     return 0
 
 
@@ -331,6 +434,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
                    help="ended and lost processes too (each agent's most recent, [ssh] procs_keep_ended)")
     p.add_argument("--agent", metavar="A", help="only agent A's")
     p.add_argument("--json", action="store_true", help="one JSON object per process")
+    p = add("attach", cmd_attach, "attach this terminal to AGENT/SESSION's persistent terminal (Ctrl-] detaches)")
+    p.add_argument("target", metavar="AGENT/SESSION")
     p = add("sessions", cmd_sessions, "list the agents' sessions: holder, lease expiry, live processes")
     sessions_sub = p.add_subparsers(dest="sessions_command", metavar="ACTION")
     q = sessions_sub.add_parser("list", parents=[common], help="list the sessions (the default)")

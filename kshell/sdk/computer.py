@@ -234,6 +234,23 @@ class Komputer:
                 detached.append(f"{session.agent}/{session.id}")
         return detached
 
+    def runtime(self, name: str = "komputer", **options: Any) -> Any:
+        """The runtime `name` (kshell.runtimes; docs/runtimes.md): "komputer" runs each
+        orchestrated session in a persistent terminal of this computer (`agent=` names the
+        agent), "tmux" and "process" on the host."""
+        from kshell.runtimes import get_runtime
+
+        if name == "komputer":
+            options.setdefault("computer", self)
+        return get_runtime(name, **options)
+
+    async def serve(self, host: str = "127.0.0.1", port: int = 0) -> list[tuple[str, int]]:
+        """Listen for SSH on host:port (port 0 picks one), as `komputer serve` does: agents log
+        in with their keys, and a person attaches to a persistent terminal with `ssh -tt -o
+        SetEnv=K_SESSION=ID`. Returns the bound addresses."""
+        self._check()
+        return await self.server.listen(host, port)
+
     def stats(self) -> dict[str, Any]:
         """Local counters (no scan of durable history): sessions held and detached here, the
         workers and processes this computer runs, and what its image declares."""

@@ -48,6 +48,7 @@ from kfs.vfs import VFS
 from kfs.vfs.policy import stricter
 from kshell.server.api import SUBSYSTEM as API_SUBSYSTEM
 from kshell.server.api import run_api
+from kshell.server.attach import AttachListener
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
 from kshell.server.crons import CronRunner
@@ -55,6 +56,7 @@ from kshell.server.limits import AgentSessions, AgentStarts, SourcePenalties, St
 from kshell.server.memory import give_back
 from kshell.server.session import accepted_env, bytes_mode, fork_refusal, run_session
 from kshell.server.sftp import VFSSFTPServer
+from kshell.server.terminals import Terminals
 from kshell.server.workers import WorkerPool, WorkerShell
 from kshell.tools.system.identity import DEFAULT_HOST
 from kshell.view import SessionSpec, open_view
@@ -351,6 +353,9 @@ class KServer:
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._housekeeping: asyncio.Task[None] | None = None
         self.crons = CronRunner(self)  # the image's crons (kshell.server.crons)
+        self.terminals = Terminals(self)  # persistent terminals (kshell.server.terminals)
+        self.attach_listener = AttachListener(self)  # komputer attach's way to them (kshell.server.attach)
+        self.addresses: list[tuple[str, int]] = []  # where it listens (none for an SDK computer until serve)
         self._crons_task: asyncio.Task[None] | None = None
         self.memory_drives: MemoryDrives | None = None  # those of this run, from start to stop
         self._busy_since_trim = False  # connections came since the memory was last given back
@@ -681,19 +686,31 @@ class KServer:
         """Start the computer's services and listen on host:port (port 0 picks one); returns the
         bound addresses. Without a host (the SDK, kshell.sdk) nothing listens, and the worker
         zygote loads in the background while the caller goes on."""
-        cfg = self.config
         await self.recover()
         self.memory_drives = await asyncio.to_thread(MemoryDrives.begin, self.state)  # empty: a new run
         await self._stop_views()  # a run that was killed left its agents' views
         loop = asyncio.get_running_loop()
+        await self.attach_listener.start()
         if host is None:
             self.pool.start_soon()
             self._housekeeping = loop.create_task(self._housekeep())
             self._crons_task = loop.create_task(self.crons.run_forever())
             return []
-        share_line_editor_tables()
         await self.pool.start()
         log.info("session workers bounded by %s", self.pool.describe())
+        addresses = await self.listen(host, port)
+        self._housekeeping = loop.create_task(self._housekeep())
+        self._crons_task = loop.create_task(self.crons.run_forever())
+        return addresses
+
+    async def listen(self, host: str, port: int = 0) -> list[tuple[str, int]]:
+        """Accept SSH connections on host:port (port 0 picks one): at start, or later for a
+        computer the SDK booted without a listener (`Komputer.serve`, for `ssh` attaching to its
+        terminals). Returns the bound addresses."""
+        if self._acceptor is not None:
+            raise RuntimeError("the server already listens")
+        cfg = self.config
+        share_line_editor_tables()
         self._acceptor = await asyncssh.listen(
             host, port,
             server_factory=lambda: AgentAuth(self),
@@ -712,9 +729,8 @@ class KServer:
             reuse_address=True,
             encryption_algs=list(cfg.ciphers),
         )
-        self._housekeeping = loop.create_task(self._housekeep())
-        self._crons_task = loop.create_task(self.crons.run_forever())
-        return [s.getsockname()[:2] for s in self._acceptor.sockets]  # type: ignore[attr-defined]
+        self.addresses = [s.getsockname()[:2] for s in self._acceptor.sockets]  # type: ignore[attr-defined]
+        return self.addresses
 
     async def _stop_views(self) -> None:
         """Unmount the agents' views that workers mounted for delegated programs of this state
@@ -729,6 +745,8 @@ class KServer:
         if self._crons_task is not None:
             self._crons_task.cancel()
         await self.crons.stop()
+        await self.attach_listener.stop()
+        await self.terminals.close()
         if self._acceptor is not None:
             self._acceptor.close()
             for c in list(self.connections.values()):

@@ -21,14 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
-from kfs.vfs.policy import stricter
-
 from kfs.agents import BadSessionName, LeaseHeld, SessionRecord
 from kfs.agents.sessions import shown_value
+from kfs.vfs.policy import stricter
+from kshell.server.terminals import TerminalError
 from kshell.server.workers import WorkerShell
 
 if TYPE_CHECKING:
     from kshell.server.app import Connection, KServer
+    from kshell.server.terminals import PersistentTerminal
 
 INTERRUPTED = 130
 CTRL_Z = "\x1a"
@@ -159,6 +160,23 @@ class SessionHandler:
             err.text(f"komputer: {refused}\n")
             process.exit(1)
             return
+        if self.pty and env.get("K_SESSION") and self.conn.forced_command is None:
+            if env.get("K_PERSIST") == "1" or self.server.terminals.get(agent.name, env["K_SESSION"]):
+                self._raw(True)  # keys typed ahead reach the terminal as typed, unechoed here
+            terminal = self.server.terminals.get(agent.name, env["K_SESSION"])
+            if (terminal is None or not terminal.alive) and command is not None and env.get("K_PERSIST") == "1":
+                try:
+                    terminal = await self.server.terminals.create(
+                        agent, env["K_SESSION"], command, env=env, size=self._size() or (80, 24), front="ssh pty")
+                except (LeaseHeld, BadSessionName, TerminalError) as e:
+                    err.text(f"komputer: {e}\n")
+                    process.exit(1)
+                    return
+            if terminal is not None:
+                status = await self._attach(terminal)
+                with contextlib.suppress(OSError, asyncssh.Error):
+                    process.exit(status & 0xFF)
+                return
         try:
             self.record = await self.server.join_session(self.conn, env.get("K_SESSION"))  # the connection's
         except (LeaseHeld, BadSessionName) as e:
@@ -195,6 +213,59 @@ class SessionHandler:
             await self.server.leave_session(self.conn, self.record, saved)
         with contextlib.suppress(OSError, asyncssh.Error):
             process.exit(self.status & 0xFF)
+
+    def _size(self) -> tuple[int, int] | None:
+        cols, lines = self.process.term_size[:2]
+        return (cols, lines) if cols and lines else None
+
+    async def _attach(self, terminal: PersistentTerminal) -> int:
+        """Relay between this channel and a persistent terminal (kshell.server.terminals):
+        keys to it untouched (the line editor is off), its bytes here, a window change to its
+        program. The terminal goes on when the client goes away; the channel ends then, or
+        when the terminal's command ends (with its status)."""
+        process = self.process
+        agent = self.conn.agent
+        assert agent is not None
+        self._raw(True)
+        out = Output(process.stdout, True, self.conn.touch)
+        await self.server.audit("terminal.attach", agent=agent.name, session=terminal.record.name,
+                                peer=self.conn.peer_addr, front="ssh pty")
+        mode = self._env().get("K_MODE") or "full"  # the login's, with the server's and the key's floors
+        writes = stricter(mode, terminal.mode) == terminal.mode
+        viewer = await terminal.attach(out.write, self._size(), can_write=writes)
+        ended = asyncio.ensure_future(terminal.ended.wait())
+        try:
+            while not ended.done():
+                read = asyncio.ensure_future(process.stdin.read(65536))
+                await asyncio.wait({read, ended}, return_when=asyncio.FIRST_COMPLETED)
+                if not read.done():
+                    read.cancel()
+                    await asyncio.gather(read, return_exceptions=True)
+                    break
+                try:
+                    data = read.result()
+                except asyncssh.TerminalSizeChanged:
+                    size = self._size()
+                    if size is not None and terminal.is_writer(viewer):
+                        await terminal.resize(*size)
+                    continue
+                except asyncssh.BreakReceived:
+                    data = "\x03"
+                except asyncssh.SignalReceived:
+                    continue
+                except (asyncssh.Error, ConnectionError):
+                    break
+                if not data:
+                    break
+                self.conn.touch()
+                if terminal.is_writer(viewer):
+                    await terminal.type(data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data)
+            if ended.done():
+                await terminal.flushed(viewer)  # its last output, before the channel ends
+        finally:
+            terminal.detach(viewer)
+            ended.cancel()
+        return terminal.status if terminal.status is not None else 0
 
     def _bind_ctrl_z(self, out: Output) -> None:
         """Ctrl-Z reaches the line editor as a key: while a command runs, it stops the command

@@ -423,6 +423,7 @@ class WorkerShell:
         self.running = False
         self._interrupt_pending = self._hangup_pending = False
         self._left: float | None = None  # wall time left while the command waits for an approval
+        self.wall_time: float | None = None  # this shell's bound on one command (None: limits.wall_time)
 
     @property
     def alive(self) -> bool:
@@ -560,7 +561,7 @@ class WorkerShell:
         if self._interrupt_pending:
             self._interrupt_pending = False
             self.interrupt(self._hangup_pending)
-        wall = self.limits.wall_time
+        wall = self.wall_time or self.limits.wall_time
         self._deadline = loop.call_later(wall + max(self.limits.interrupt_grace, 1.0),
                                          self._escalate, worker, "wall", done)
         try:
@@ -612,7 +613,7 @@ class WorkerShell:
             self.interrupted = True
             return INTERRUPTED
         if reason == "wall":
-            await err(f"K: command exceeded the wall-time limit of {self.limits.wall_time:g} s\n".encode())
+            await err(f"K: command exceeded the wall-time limit of {self.wall_time or self.limits.wall_time:g} s\n".encode())
             return 124
         code = int(report.get("code", 1))
         await err(f"K: the session's shell ended unexpectedly ({_describe(code)})\n".encode())

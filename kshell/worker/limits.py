@@ -55,6 +55,8 @@ class WorkerLimits:
     wall_time: float = 300.0  # seconds one top-level command may run
     process_output: int = 4096  # bytes of a background job's output its events keep, from the start and the end
     interrupt_grace: float = 0.5  # after Ctrl-C, timeout or hang-up, seconds before the worker is killed
+    terminal_wall_time: float = 7 * 86400.0  # seconds the command of a persistent terminal may run
+    terminal_scrollback: int = 1000  # lines a persistent terminal keeps above its screen
     park_idle: float = 30.0  # an interactive session idle this long (no jobs) gives its worker back
     spare_workers: int = 2  # workers forked ahead of need, so a new command does not wait for a fork
     max_workers: int = 512  # workers alive at once on this server; more sessions wait for one

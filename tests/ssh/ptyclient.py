@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import select
+import struct
 import subprocess
+import termios
 import time
 
 
 class PtySession:
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], size: tuple[int, int] | None = None) -> None:
         self.master, slave = pty.openpty()
+        self.seen = b""  # every byte read, for a VT emulator to replay
+        if size is not None:  # (columns, lines) before the client starts: it reads them once
+            fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
         self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, close_fds=True,
                                      start_new_session=True)
         os.close(slave)
@@ -33,6 +39,7 @@ class PtySession:
                 if not chunk:
                     raise EOFError(f"{needle!r} not seen before end; got {self.buffer!r}")
                 self.buffer += chunk
+                self.seen += chunk
         i = self.buffer.index(needle) + len(needle)
         seen, self.buffer = self.buffer[:i], self.buffer[i:]
         return seen
@@ -60,6 +67,7 @@ class PtySession:
         except OSError:  # EIO: the terminal's other side is closed and empty
             return False
         self.buffer += chunk
+        self.seen += chunk
         return bool(chunk)
 
     def close(self) -> None:

@@ -1,0 +1,8 @@
+"""The runtimes' tests: tests/ssh's helpers (keys, OpenSSH through a real pty)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "ssh"))
