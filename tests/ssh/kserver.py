@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,19 @@ def need(program: str) -> str:
         pytest.fail(f"{program} is missing: install {CLIENTS.get(program, program)} (apt-get install -y "
                     f"{CLIENTS.get(program, program)})")
     return path
+
+
+HANG = 60.0  # seconds: a wait longer than this is a hang; never a claim about speed (a loaded machine is slow)
+
+
+def poll(check: Callable[[], object], what: str, timeout: float = HANG) -> float:
+    """Seconds until `check()` holds: the wait for an event a test can observe (a process row,
+    a worker gone, a file there) instead of a sleep; fails with `what` past `timeout`."""
+    t0 = time.monotonic()
+    while not check():
+        assert time.monotonic() - t0 < timeout, f"{what} after {timeout:.0f} s"
+        time.sleep(0.05)
+    return time.monotonic() - t0
 
 
 def keygen(path: Path, comment: str = "") -> Path:
