@@ -128,6 +128,13 @@ class Bench:
         assert self.thread.server is not None
         return self.thread.server
 
+    def audited(self) -> None:
+        """Returns once every audit event the server has queued is written: the server writes
+        them in order off its loop, so a barrier event queued from the loop is written last."""
+        loop = self.thread._loop  # noqa: SLF001
+        assert loop is not None
+        asyncio.run_coroutine_threadsafe(self.server.audit("test.barrier"), loop).result(HANG)
+
     def ssh_options(self, key: str = "alice", *, port_flag: str = "-p") -> list[str]:
         return [
             port_flag, str(self.port), "-i", str(self.keys[key]),
