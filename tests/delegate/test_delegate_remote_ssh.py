@@ -82,9 +82,9 @@ def test_streams_and_statuses_pass_through_ssh(over_ssh: Bench) -> None:
 
 
 def test_timeout_ends_the_remote_program_too(over_ssh: Bench) -> None:
-    status, out, _ = run(over_ssh, "timeout 1 python3 -c 'import time; open(\"alive\", \"w\").close(); "
-                                   "time.sleep(300)  # k-remote-timeout'; echo $?", timeout=HANG)
-    assert out.split() == ["124"]
+    status, out, err = run(over_ssh, "timeout 1 python3 -c 'import time; open(\"alive\", \"w\").close(); "
+                                     "time.sleep(300)  # k-remote-timeout'; echo $?", timeout=HANG)
+    assert out.split() == ["124"], (status, err)
 
     def leftover() -> str:  # the remote program, named by its own comment (no other test's sleep)
         return subprocess.run(["pgrep", "-f", "k-remote-timeout"], capture_output=True, text=True).stdout.strip()

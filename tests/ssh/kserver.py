@@ -89,7 +89,8 @@ class ServerThread:
     def start(self, state: KState) -> ServerThread:
         self.state = state
         self._thread.start()
-        self._ready.wait(30)
+        # a loaded machine starts it late, never "at port 0": only a hang fails
+        assert self._ready.wait(2 * HANG), f"the K server did not start within {2 * HANG:.0f} s"
         if self._error is not None:
             raise self._error
         return self
@@ -98,12 +99,12 @@ class ServerThread:
         """Run `fn()` on the server's loop thread and return its result."""
         assert self._loop is not None
         fut: asyncio.Future[Any] = asyncio.run_coroutine_threadsafe(_call(fn), self._loop)  # type: ignore[arg-type]
-        return fut.result(10)
+        return fut.result(HANG)
 
     def stop(self) -> None:
         if self._loop is not None and self._stop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(30)
+        self._thread.join(HANG)
 
 
 async def _call(fn: Any) -> Any:
