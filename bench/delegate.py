@@ -9,6 +9,8 @@ K's rate / the peer's rate).
   git       `git status` in a 5,000-file repository on the FUSE mount, against the same
             repository on tmpfs (/dev/shm) (goal: <= 3x)
 
+Each row's outputs must be the peer's (the loop's count, the pipe's byte count, git's status),
+or the bench stops before printing its ratio (bench/agree.py).
 Needs root (sshd, a bench user, the mount with allow_other), bubblewrap, git, openssh-server.
     .venv/bin/python bench/delegate.py [--quick]
 """
@@ -34,29 +36,41 @@ sshbench = importlib.util.module_from_spec(_spec)
 sys.modules["kbench_ssh"] = sshbench  # its dataclasses look themselves up there
 _spec.loader.exec_module(sshbench)
 
+from agree import agree  # noqa: E402
+
 from kshell.delegate.mounts import find_mount  # noqa: E402
 from kshell.delegate.sandbox import bwrap_argv, bwrap_path, make_view  # noqa: E402
 
 PIPE = "python3 -c 'print(\"x\" * 10**8)' | wc -c"
 
 
-def ssh(target, command: str) -> float:  # noqa: ANN001
+def ssh(target, command: str) -> tuple[float, bytes]:  # noqa: ANN001
+    """Seconds for `command` over ssh, and what it printed."""
     started = time.perf_counter()
     done = subprocess.run([*sshbench.ssh_argv(target), f"{target.user}@127.0.0.1", command],
                           capture_output=True, timeout=600)
     took = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"{target.name}: {command!r} failed ({done.returncode}): {done.stderr.decode()[-400:]}")
-    return took
+    return took, done.stdout
 
 
-def per_command(target, runs: int, repeat: int) -> float:  # noqa: ANN001
-    """Seconds per `/usr/bin/true` inside one session: a loop of `runs` less an empty loop."""
-    loop = f"for i in $(seq {runs}); do /usr/bin/true; done"
-    empty = f"for i in $(seq {runs}); do :; done"
-    full = statistics.median(ssh(target, loop) for _ in range(repeat))
-    base = statistics.median(ssh(target, empty) for _ in range(repeat))
-    return max(full - base, 1e-9) / runs
+def median_ssh(target, command: str, repeat: int) -> tuple[float, bytes]:  # noqa: ANN001
+    """The median seconds of `repeat` runs, and the output, the same in every run."""
+    runs = [ssh(target, command) for _ in range(repeat)]
+    for _, out in runs[1:]:
+        agree(f"{target.name}: {command!r} run again", out, runs[0][1], "its first run")
+    return statistics.median(took for took, _ in runs), runs[0][1]
+
+
+def per_command(target, runs: int, repeat: int) -> tuple[float, bytes]:  # noqa: ANN001
+    """Seconds per `/usr/bin/true` inside one session (a loop of `runs` less an empty loop),
+    and the count of commands the loop ran."""
+    loop = f"n=0; for i in $(seq {runs}); do /usr/bin/true && n=$((n+1)); done; echo $n"
+    empty = f"n=0; for i in $(seq {runs}); do : && n=$((n+1)); done; echo $n"
+    full, out = median_ssh(target, loop, repeat)
+    base, _ = median_ssh(target, empty, repeat)
+    return max(full - base, 1e-9) / runs, out
 
 
 def bare_bwrap(mount: str, home: str, uid: int, runs: int) -> float:
@@ -76,21 +90,23 @@ def bare_bwrap(mount: str, home: str, uid: int, runs: int) -> float:
     return statistics.median(times)
 
 
-def host_pipe(repeat: int) -> float:
-    return statistics.median(_timed(["bash", "-c", PIPE]) for _ in range(repeat))
+def host_pipe(repeat: int) -> tuple[float, bytes]:
+    runs = [_timed(["bash", "-c", PIPE]) for _ in range(repeat)]
+    return statistics.median(took for took, _ in runs), runs[0][1]
 
 
-def _timed(argv: list[str], **kwargs) -> float:  # noqa: ANN003
+def _timed(argv: list[str], **kwargs) -> tuple[float, bytes]:  # noqa: ANN003
     started = time.perf_counter()
-    subprocess.run(argv, check=True, capture_output=True, **kwargs)
-    return time.perf_counter() - started
+    done = subprocess.run(argv, check=True, capture_output=True, **kwargs)
+    return time.perf_counter() - started, done.stdout
 
 
-def git_status(where: Path, uid: int, repeat: int) -> float:
-    argv = ["git", "-c", "safe.directory=*", "status", "--porcelain"]
+def git_status(where: Path, uid: int, repeat: int) -> tuple[float, bytes]:
+    argv = ["git", "-c", "safe.directory=*", "status", "--porcelain", "--untracked-files=all"]
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
     _timed(argv, cwd=where, user=uid, env=env)  # warm the caches
-    return statistics.median(_timed(argv, cwd=where, user=uid, env=env) for _ in range(repeat))
+    runs = [_timed(argv, cwd=where, user=uid, env=env) for _ in range(repeat)]
+    return statistics.median(took for took, _ in runs), runs[0][1]
 
 
 def main() -> None:
@@ -118,14 +134,17 @@ def main() -> None:
         uid = (mnt / "home" / "bench").stat().st_uid
         mount = find_mount(str(state.resolve())).path
         print(f"delegation bench: {runs} commands per loop, median of {repeat}; {files}-file repository")
-        k_cmd = per_command(k, runs, repeat)
-        o_cmd = per_command(o, runs, repeat)
-        bare = bare_bwrap(mount, "/home/bench", uid, runs)
+        k_cmd, k_count = per_command(k, runs, repeat)
+        o_cmd, o_count = per_command(o, runs, repeat)
+        agree("latency", k_count, o_count, "sshd bash")
+        bare = bare_bwrap(mount, "/home/bench", uid, runs)  # each run's status is checked
         print(f"latency   K delegated true {k_cmd * 1e3:7.2f} ms | bare bwrap {bare * 1e3:7.2f} ms "
               f"({k_cmd / bare:4.2f}x, goal <= 1.5x) | sshd bash {o_cmd * 1e3:7.2f} ms ({k_cmd / o_cmd:5.1f}x)")
-        conn = statistics.median(ssh(k, ":") for _ in range(repeat))
-        k_pipe = statistics.median(ssh(k, PIPE) for _ in range(repeat)) - conn
-        h_pipe = host_pipe(repeat)
+        conn, _ = median_ssh(k, ":", repeat)
+        k_pipe, k_bytes = median_ssh(k, PIPE, repeat)
+        k_pipe -= conn
+        h_pipe, h_bytes = host_pipe(repeat)
+        agree("pipe", k_bytes, h_bytes, "host bash")
         print(f"pipe      K {100 / k_pipe:7.0f} MB/s | host pipe {100 / h_pipe:7.0f} MB/s "
               f"({h_pipe / k_pipe:4.2f}x of the host's rate, goal >= 0.5x)")
         ssh(k, f"mkdir -p repo && cd repo && git init -q && python3 -c 'import os\n"
@@ -136,9 +155,10 @@ def main() -> None:
         shm = Path(tempfile.mkdtemp(prefix="k-bench-git-", dir="/dev/shm"))
         shm.chmod(0o755)
         subprocess.run(["cp", "-a", str(on_mount), str(shm)], check=True)
-        g_mount = git_status(on_mount, uid, repeat)
-        g_tmpfs = git_status(shm / "repo", uid, repeat)
+        g_mount, s_mount = git_status(on_mount, uid, repeat)
+        g_tmpfs, s_tmpfs = git_status(shm / "repo", uid, repeat)
         shutil.rmtree(shm, ignore_errors=True)
+        agree("git", s_mount, s_tmpfs, "tmpfs")
         print(f"git       status on the mount {g_mount * 1e3:7.1f} ms | on tmpfs {g_tmpfs * 1e3:7.1f} ms "
               f"({g_mount / g_tmpfs:4.2f}x, goal <= 3x)")
     finally:

@@ -3,7 +3,8 @@
   follow    50 writer processes append events (20 each, a few ms apart); `komputer events
             --follow` prints them. Latency from commit to print, p50 and p99 (goal p99 <= 50 ms),
             against the same writers appending JSON lines to a file that `tail -F` prints
-            (ratio K / tail).
+            (ratio K / tail). Both must print every event, the same ones, or the bench stops
+            before the ratio (bench/agree.py).
   journal   what the journal costs inside a VFS operation: 4 KiB `write_file` calls, and the
             same number of receipt + change-row appends, as a share of the operation (goal
             <= 15%); and a process's start + end (its row, receipt rows and events).
@@ -33,6 +34,8 @@ from pathlib import Path
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from agree import agree  # noqa: E402
+
 from kfs.journal import ChangeKind, append_change, append_event, append_receipt, prune_events  # noqa: E402
 from kfs.kstate import KState  # noqa: E402
 from kfs.runtime import procs  # noqa: E402
@@ -58,7 +61,7 @@ def _file_writer(path: str, n: int) -> None:
     os.close(fd)
 
 
-def _collect(proc: subprocess.Popen[bytes], want: int, latencies: list[float]) -> None:
+def _collect(proc: subprocess.Popen[bytes], want: int, latencies: list[float], seen: list[int]) -> None:
     assert proc.stdout is not None
     while len(latencies) < want:
         line = proc.stdout.readline()
@@ -68,6 +71,7 @@ def _collect(proc: subprocess.Popen[bytes], want: int, latencies: list[float]) -
         event = json.loads(line)
         if event.get("type") == "bench.tick":
             latencies.append((now - event["t"]) / 1e6)
+            seen.append(event["i"])
 
 
 def _run_writers(target, arg: str) -> None:  # noqa: ANN001
@@ -95,15 +99,20 @@ def follow(tmp: Path) -> None:
     tail = subprocess.Popen(["tail", "-n", "0", "-F", str(log)], stdout=subprocess.PIPE)
     time.sleep(1.5)  # both followers are up
     results = {}
+    printed: dict[str, list[int]] = {}
     for name, proc, target, arg in (("K", k, _k_writer, str(state_dir)), ("tail", tail, _file_writer, str(log))):
         latencies: list[float] = []
-        reader = threading.Thread(target=_collect, args=(proc, want, latencies), daemon=True)
+        seen: list[int] = []
+        reader = threading.Thread(target=_collect, args=(proc, want, latencies, seen), daemon=True)
         reader.start()
         _run_writers(target, arg)
         reader.join(30)
         proc.kill()
         proc.wait()
         results[name] = (len(latencies), *_percentiles(latencies))
+        printed[name] = sorted(seen)
+    agree("follow: the events printed", printed["K"], printed["tail"], "tail -F")
+    agree("follow: every event printed", len(printed["K"]), want, "the writers")
     (kn, k50, k99), (tn, t50, t99) = results["K"], results["tail"]
     print(f"follow   {WRITERS} writers x {PER_WRITER}: K {kn}/{want} printed, p50 {k50:.1f} ms, p99 {k99:.1f} ms"
           f" (goal p99 <= 50 ms); tail -F {tn}/{want}, p50 {t50:.1f} ms, p99 {t99:.1f} ms;"

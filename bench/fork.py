@@ -10,7 +10,10 @@ Rows (goals in brackets):
 - `tar x` of a 200 MiB tree (at --scale 1) into a fork's FUSE mount vs the plain kfs mount vs
   fuse-overlayfs over tmpfs (apt-get install fuse-overlayfs), each on a parent that holds the
   100,000-file workspace for the forks.
-Ratios are K time / peer time (lower is better for K). Run as root.
+Ratios are K time / peer time (lower is better for K). Each row's work is checked before any row
+is printed (bench/agree.py): every fork holds its parent's workspace, the fork reads the parent's
+bytes, the fork's and the parent's files match after the same writes, and each target's
+extracted tree is the archive's source tree. Run as root.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.append(str(REPO / "bench"))  # after the repository: bench/native.py is not the native package
 
-from fs import make_tree, sh, tmpfs, wait_mounted  # noqa: E402
+from agree import agree  # noqa: E402
+from fs import make_tree, sh, tmpfs, tree_digest, wait_mounted  # noqa: E402
 
 from kfs import forks  # noqa: E402
 from kfs.kstate import KState  # noqa: E402
@@ -66,6 +70,9 @@ def creation(base: Path, files: int) -> float:
         workspace(state, files)
         made: list[int] = []
         took = median_time(lambda: made.append(forks.create(state, by="bench")), 21)
+        parent = PathFS(VFS(state, by="bench"))
+        fork = PathFS(VFS(forks.view(state, made[-1]), by="bench"))
+        agree(f"fork creation, {files:,} files", sorted(fork.readdir("/w")), sorted(parent.readdir("/w")), "parent")
     return took
 
 
@@ -75,6 +82,7 @@ def reads_and_copy_up(base: Path) -> tuple[float, float, float, float]:
         fork = PathFS(VFS(forks.view(state, forks.create(state, by="bench")), by="bench"))
         read_parent = median_time(lambda: parent.read_file("/w/read.bin"), 51)
         read_fork = median_time(lambda: fork.read_file("/w/read.bin"), 51)
+        agree("read 1 MiB untouched", fork.read_file("/w/read.bin"), parent.read_file("/w/read.bin"), "parent")
         block = os.urandom(4096)
         offsets = iter(range(0, 64 * MIB, 65536 * 8))  # a chunk the fork has not written yet, each time
 
@@ -87,6 +95,7 @@ def reads_and_copy_up(base: Path) -> tuple[float, float, float, float]:
         write_fork = median_time(first_write(fork), 51)
         offsets = iter(range(0, 64 * MIB, 65536 * 8))
         write_parent = median_time(first_write(parent), 51)
+        agree("first 4 KiB write", fork.read_file("/w/big.bin"), parent.read_file("/w/big.bin"), "parent")
     return read_fork, read_parent, write_fork, write_parent
 
 
@@ -98,12 +107,15 @@ def tar_x(base: Path, scale: float) -> dict[str, float]:
         tree = make_tree(src, max(int(2000 * scale), 10), total)
         archive = src / "tree.tar"
         sh("tar", "cf", str(archive), "-C", str(tree.parent), tree.name)
+        source = tree_digest(tree)
 
         def untar(into: Path) -> float:
             t = time.perf_counter()
             sh("tar", "xf", str(archive), "-C", str(into))
             os.sync()
-            return time.perf_counter() - t
+            took = time.perf_counter() - t
+            agree(f"tar x into {into.parent.name}", tree_digest(into / tree.name), source, "the source tree")
+            return took
 
         state_dir = base / "mounted"
         with KState(state_dir, create=True) as state:

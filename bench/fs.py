@@ -10,13 +10,17 @@ random reads and writes, create+stat+unlink of 10,000 files, `ls -l` of a 10,000
 directory, `grep -r` over 2,000 files, `tar c` and `tar x` of a 200 MiB tree. Prints one table
 and the ratios kfs/peer (higher is better for kfs). Run as root. On a shared or noisy machine,
 `--repeat N` runs every target N times, round-robin on fresh mounts, and keeps each
-workload's best result.
+workload's best result. Every workload also yields what it did (the file's digest, the blocks
+read, the listing's names and sizes, grep's counts, the archive's members and the tree
+extracted), which must be the same on every target as on the first, or the bench stops before
+its table (bench/agree.py): a rate for other work is no result.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import os
 import random
 import shutil
@@ -32,6 +36,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 MIB = 1 << 20
+
+from agree import agree  # noqa: E402  (bench/, the script's own directory, or fork.py's path)
+
+Result = tuple[float, str, object]  # value, unit, what the workload did (compared across targets)
 
 
 def sh(*cmd: str, **kw: object) -> subprocess.CompletedProcess[bytes]:
@@ -161,65 +169,88 @@ def target(name: str, base: Path) -> Iterator[Path]:
 # -- workloads: each returns (value, unit) -----------------------------------------------------
 
 
-def seq_write(root: Path, size: int) -> tuple[float, str]:
-    block = os.urandom(MIB)
+def digest(path: Path) -> str:
+    """The file's bytes, read outside every timing."""
+    h = hashlib.blake2b()
+    with open(path, "rb") as f:
+        while chunk := f.read(MIB):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def tree_digest(tree: Path) -> list[tuple[str, int, str]]:
+    """Each file's path, size and bytes, read outside every timing."""
+    return sorted((str(p.relative_to(tree)), p.stat().st_size, digest(p)) for p in tree.rglob("*") if p.is_file())
+
+
+def seq_write(root: Path, size: int) -> Result:
+    block = random.Random(5).randbytes(MIB)  # the same bytes on every target
     start = time.perf_counter()
     fd = os.open(root / "big", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     for _ in range(size // MIB):
         os.write(fd, block)
     os.fsync(fd)
     os.close(fd)
-    return size / MIB / (time.perf_counter() - start), "MiB/s"
+    rate = size / MIB / (time.perf_counter() - start)
+    return rate, "MiB/s", digest(root / "big")
 
 
-def seq_read(root: Path, size: int) -> tuple[float, str]:
+def seq_read(root: Path, size: int) -> Result:
     drop_caches()
+    h = hashlib.blake2b()  # on every target alike: a read of other bytes is no result
     start = time.perf_counter()
     fd = os.open(root / "big", os.O_RDONLY)
-    while os.read(fd, MIB):
-        pass
+    while chunk := os.read(fd, MIB):
+        h.update(chunk)
     os.close(fd)
-    return size / MIB / (time.perf_counter() - start), "MiB/s"
+    return size / MIB / (time.perf_counter() - start), "MiB/s", h.hexdigest()
 
 
-def rand_io(root: Path, size: int, ops: int, write: bool) -> tuple[float, str]:
+def rand_io(root: Path, size: int, ops: int, write: bool) -> Result:
     rng = random.Random(7)
-    block = os.urandom(4096)
+    block = random.Random(9).randbytes(4096)
     fd = os.open(root / "big", os.O_RDWR)
     blocks = size // 4096
+    h = hashlib.blake2b()
     start = time.perf_counter()
     for _ in range(ops):
         at = rng.randrange(blocks) * 4096
         if write:
             os.pwrite(fd, block, at)
         else:
-            os.pread(fd, 4096, at)
+            h.update(os.pread(fd, 4096, at))
     os.close(fd)
-    return ops / (time.perf_counter() - start), "ops/s"
+    rate = ops / (time.perf_counter() - start)
+    return rate, "ops/s", digest(root / "big") if write else h.hexdigest()
 
 
-def create_stat_unlink(root: Path, count: int) -> tuple[float, str]:
+def create_stat_unlink(root: Path, count: int) -> Result:
     d = root / "many"
     d.mkdir()
+    sizes = 0
     start = time.perf_counter()
     for i in range(count):
         os.close(os.open(d / f"f{i}", os.O_WRONLY | os.O_CREAT, 0o644))
     for i in range(count):
-        os.stat(d / f"f{i}")
+        sizes += os.stat(d / f"f{i}").st_size
     for i in range(count):
         os.unlink(d / f"f{i}")
-    return 3 * count / (time.perf_counter() - start), "ops/s"
+    rate = 3 * count / (time.perf_counter() - start)
+    return rate, "ops/s", (sizes, os.listdir(d))
 
 
-def ls_l(root: Path, count: int) -> tuple[float, str]:
+def ls_l(root: Path, count: int) -> Result:
     d = root / "listing"
     d.mkdir()
     for i in range(count):
         os.close(os.open(d / f"entry{i:06d}", os.O_WRONLY | os.O_CREAT, 0o644))
     drop_caches()
     start = time.perf_counter()
-    sh("ls", "-l", str(d))
-    return time.perf_counter() - start, "s"
+    listing = sh("ls", "-l", str(d)).stdout
+    elapsed = time.perf_counter() - start
+    # the mode, size and name of each entry (owners differ on sshfs, times on every target)
+    entries = [(f[0], f[4], f[-1]) for f in (line.split() for line in listing.splitlines()[1:])]
+    return elapsed, "s", entries
 
 
 def make_tree(root: Path, files: int, total: int) -> Path:
@@ -235,34 +266,36 @@ def make_tree(root: Path, files: int, total: int) -> Path:
     return tree
 
 
-def grep_r(root: Path, files: int) -> tuple[float, str]:
+def grep_r(root: Path, files: int) -> Result:
     tree = make_tree(root, files, files * 4096)
     drop_caches()
     start = time.perf_counter()
-    subprocess.run(["grep", "-r", "-c", "needle", str(tree)], capture_output=True, check=False)
+    done = subprocess.run(["grep", "-r", "-c", "needle", str(tree)], capture_output=True, check=False)
     elapsed = time.perf_counter() - start
     shutil.rmtree(tree)
-    return elapsed, "s"
+    counts = sorted(done.stdout.replace(str(tree).encode(), b"TREE").splitlines())
+    return elapsed, "s", (done.returncode, counts, done.stderr)
 
 
-def tar_c_x(root: Path, total: int) -> tuple[tuple[float, str], tuple[float, str]]:
+def tar_c_x(root: Path, total: int) -> tuple[Result, Result]:
     tree = make_tree(root, 2000, total)
     drop_caches()
     archive = Path(tempfile.gettempdir()) / f"bench-fs-{os.getpid()}.tar"
     start = time.perf_counter()
     sh("tar", "cf", str(archive), "-C", str(root), "tree")
     c = time.perf_counter() - start
+    members = sorted(sh("tar", "tf", str(archive)).stdout.splitlines())
     shutil.rmtree(tree)
     start = time.perf_counter()
     sh("tar", "xf", str(archive), "-C", str(root))
     x = time.perf_counter() - start
     archive.unlink()
-    return (c, "s"), (x, "s")
+    return (c, "s", members), (x, "s", tree_digest(root / "tree"))
 
 
-def run_all(root: Path, scale: float) -> dict[str, tuple[float, str]]:
+def run_all(root: Path, scale: float) -> dict[str, Result]:
     size = max(int(1024 * scale), 16) * MIB
-    out: dict[str, tuple[float, str]] = {}
+    out: dict[str, Result] = {}
     out["seq write+fsync"] = seq_write(root, size)
     out["seq read"] = seq_read(root, size)
     out["4K rand read"] = rand_io(root, size, int(20_000 * scale) or 1000, write=False)
@@ -275,17 +308,24 @@ def run_all(root: Path, scale: float) -> dict[str, tuple[float, str]]:
     return out
 
 
-def best(old: dict[str, tuple[float, str]], new: dict[str, tuple[float, str]]) -> dict[str, tuple[float, str]]:
+def best(old: dict[str, Result], new: dict[str, Result]) -> dict[str, Result]:
     """Each workload's better result: the higher rate, or the shorter time (unit "s")."""
     out = dict(new)
-    for w, (value, unit) in old.items():
+    for w, (value, unit, did) in old.items():
         if w in out and (value < out[w][0] if unit == "s" else value > out[w][0]):
-            out[w] = (value, unit)
+            out[w] = (value, unit, did)
     return out
 
 
-def cell(result: tuple[float, str]) -> str:
-    value, unit = result
+def same_work(name: str, results: dict[str, Result], first: tuple[str, dict[str, Result]] | None) -> None:
+    """Stop unless every workload on `name` did what it did on the first target."""
+    if first is not None:
+        for w, (_, _, did) in results.items():
+            agree(f"{name}: {w}", did, first[1][w][2], first[0])
+
+
+def cell(result: Result) -> str:
+    value, unit, _ = result
     return f"{value:16.3f}" if unit == "s" else f"{value:16.1f}"
 
 
@@ -296,7 +336,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1, help="runs per target, best kept (default 1)")
     args = parser.parse_args()
     names = args.only.split(",")
-    results: dict[str, dict[str, tuple[float, str]]] = {}
+    results: dict[str, dict[str, Result]] = {}
+    first: tuple[str, dict[str, Result]] | None = None  # the first target's results: what every other must do
     skipped: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="bench-fs.") as tmp:
         for run in range(args.repeat):
@@ -307,7 +348,10 @@ def main() -> int:
                     base = Path(tmp) / f"{run}"
                     base.mkdir(exist_ok=True)
                     with target(name, base) as root:
-                        results[name] = best(results.get(name, {}), run_all(root, args.scale))
+                        done = run_all(root, args.scale)
+                    same_work(name, done, first)
+                    first = first or (name, done)
+                    results[name] = best(results.get(name, {}), done)
                 except (OSError, RuntimeError, subprocess.CalledProcessError, FileNotFoundError) as e:
                     print(f"{name}: skipped ({e})", file=sys.stderr)
                     skipped.add(name)

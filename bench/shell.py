@@ -7,8 +7,9 @@ each (goal: under 0.06 s), what every short `ssh host cmd` an agent runs pays.
 
 K runs in-process (`kshell.Shell` on a fresh VFS, timed around `.run`); bash runs as `bash -c`
 (timed around the subprocess, so its start-up, about a millisecond, is included). Both must print
-the same output, or the row says so. Prints seconds for each and the ratio K/bash (lower is
-better; the target is 3x or less). Run: .venv/bin/python bench/shell.py [--repeat N] [--only a,c]
+the same output with the same status in every run, or the bench stops there (bench/agree.py).
+Prints seconds for each and the ratio K/bash (lower is better; the target is 3x or less).
+Run: .venv/bin/python bench/shell.py [--repeat N] [--only a,c]
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from collections.abc import Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # ahead of bench/, whose native.py would shadow the `native` package
+
+from agree import agree  # noqa: E402
 
 import kshell  # noqa: E402
 from kfs.kstate import KState  # noqa: E402
@@ -174,14 +177,17 @@ def main() -> None:
         b_runs = [run_bash(bash, script) for _ in range(args.repeat)]
         k_best = min(r[0] for r in k_runs)
         b_best = min(r[0] for r in b_runs)
-        same = k_runs[0][1:] == b_runs[0][1:]
-        note = "" if same else "   (output differs from bash)"
-        print(f"({key}) {title:<44}{k_best:>9.3f}{b_best:>9.3f}{k_best / b_best:>8.2f}x{note}")
+        for k_run, b_run in zip(k_runs, b_runs):
+            agree(f"({key}) {title}", k_run[1:], b_run[1:], "bash")
+        print(f"({key}) {title:<44}{k_best:>9.3f}{b_best:>9.3f}{k_best / b_best:>8.2f}x")
     if not wanted or "s" in wanted:
         state_dir = tempfile.mkdtemp(prefix="kbench-start-")
         try:
             komputer = [os.path.join(os.path.dirname(sys.executable), "komputer"), "sh", "--state", state_dir]
             subprocess.run([*komputer, "-c", "true"], check=True)  # the state's creation is not timed
+            said = [subprocess.run([*shell, "-c", "echo $((6*7)) ok"], capture_output=True).stdout
+                    for shell in (komputer, [bash])]
+            agree("(s) start-up", *said, "bash")  # both shells run and answer alike
             k_time = startup([*komputer, "-c", "true"])
             b_time = startup([bash, "-c", "true"])
         finally:

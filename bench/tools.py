@@ -10,7 +10,8 @@ same mtimes): K in a fresh KState/VFS under /home/agent, bash in a temp dir on /
 case is one script: K runs it in-process (`kshell.Shell(...).run`, a new Shell per run, timed
 around `.run`); bash runs it as `bash -c` (timed around the subprocess, start-up included).
 Outputs are compared (as sorted lines where the traversal order is the file system's own, by
-name, mode and size for ls -la); a mismatch is flagged in the last column, not fatal.
+name, mode and size for ls -la), with the exit status: a mismatch stops the bench before that
+row's ratio (bench/agree.py), since a ratio against a peer that did other work is no result.
 Prints seconds for each side and K/bash (lower is better; the target is 1.5x or less overall).
 Run: .venv/bin/python bench/tools.py [--quick] [--repeat N] [--only 1,4]
 """
@@ -32,6 +33,8 @@ from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # ahead of bench/, whose native.py would shadow the `native` package
+
+from agree import agree  # noqa: E402
 
 import kshell  # noqa: E402
 from kfs.kstate import KState  # noqa: E402
@@ -257,8 +260,8 @@ def main() -> None:
     if bash is None:
         sys.exit("bash not found: install bash to run this benchmark")
     missing = [t for t in ("jq", "gawk") if shutil.which(t) is None]
-    if missing:
-        sys.stderr.write(f"warning: not installed: {', '.join(missing)} (apt-get install {' '.join(missing)})\n")
+    if missing:  # bash's side would fail those cases: nothing to compare with
+        sys.exit(f"not installed: {', '.join(missing)}: install them (apt-get install -y {' '.join(missing)})")
 
     sizes = QUICK if args.quick else Sizes()
     files, dirs, txt = generate(sizes)
@@ -277,28 +280,22 @@ def main() -> None:
     width = 44
     print(f"{'case':<{width}}{'K s':>9}{'bash s':>9}{'K/bash':>9}  output")
     k_total = b_total = 0.0
-    all_same = True
     try:
         for case in todo:
             k_time, k_out, k_status = best_of(k_side.run, case.script, args.repeat, f"K ({case.key})")
             b_time, b_out, b_status = best_of(b_side.run, case.script, args.repeat, f"bash ({case.key})")
             b_out = b_out.replace(b_side.home.encode(), HOME.encode())
             k_norm, b_norm = normalise(k_out, case.compare), normalise(b_out, case.compare)
-            if k_norm == b_norm and k_status == b_status:
-                note = f"same ({len(k_out):,} B)"
-            else:
-                all_same = False
-                note = (f"DIFFERS: K {len(k_out):,} B {digest(k_norm)} st {k_status}, "
-                        f"bash {len(b_out):,} B {digest(b_norm)} st {b_status}")
+            title = f"({case.key}) {case.title}"
+            agree(title, (digest(k_norm), k_status, k_norm), (digest(b_norm), b_status, b_norm), "bash")
+            note = f"same ({len(k_out):,} B)"
             k_total += k_time
             b_total += b_time
-            title = f"({case.key}) {case.title}"
             print(f"{title:<{width}}{k_time:>9.3f}{b_time:>9.3f}{k_time / b_time:>8.2f}x  {note}", flush=True)
     finally:
         k_side.close()
         b_side.close()
-    note = "all outputs agree" if all_same else "some outputs differ"
-    print(f"{'total':<{width}}{k_total:>9.3f}{b_total:>9.3f}{k_total / max(b_total, 1e-9):>8.2f}x  {note}")
+    print(f"{'total':<{width}}{k_total:>9.3f}{b_total:>9.3f}{k_total / max(b_total, 1e-9):>8.2f}x  all outputs agree")
 
 
 if __name__ == "__main__":

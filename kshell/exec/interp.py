@@ -390,7 +390,11 @@ class Interp(VarOps):
         level each line is one command for the bounds: a fresh deadline, count and meter."""
         if self.is_top and not self.source_depth and not self.call_depth:
             session = self.session
-            session.cancel = Cancel(time.monotonic() + self.limits.wall_time)
+            deadline = time.monotonic() + self.limits.wall_time
+            if session.cancel.cancelled:  # the last line was ended: this one starts afresh
+                session.cancel = Cancel(deadline)
+            else:
+                session.cancel.renew(deadline)
             session.iterations = 0
             if self.line_meter is not None:
                 self.line_meter.count = 0

@@ -240,6 +240,9 @@ class MeteredSink(Stream):
         self.inner.flush()
 
 
+_PARKING = threading.Lock()  # counts parked threads (`Cancel.parked`); taken only on the way in and out of a stop
+
+
 class Cancel:
     """Shared by every thread of one top-level command (or one job): a deadline, a cancel flag
     and a stop switch, checked by loops, sleeps, reads and pipe waits, so that nothing blocks
@@ -249,7 +252,7 @@ class Cancel:
     cancelled; its wall-time clock does not run while it is stopped."""
 
     __slots__ = ("deadline", "cancelled", "reason", "quiet", "signal", "stop_signal", "stopped", "parent", "_go",
-                 "_left", "hup_ignored")
+                 "_left", "hup_ignored", "parked")
 
     def __init__(self, deadline: float, parent: Cancel | None = None) -> None:
         self.deadline = deadline
@@ -264,6 +267,7 @@ class Cancel:
         self._go = threading.Event()
         self._go.set()
         self._left = 0.0
+        self.parked = 0  # threads waiting in check() now: a stop has taken hold once all of them are
 
     def stop(self, sig: int = 19) -> None:
         """Park every thread of the command at its next checkpoint (the clock stops too)."""
@@ -274,6 +278,16 @@ class Cancel:
         self.stop_signal = sig
         self._go.clear()
         self.stopped = True
+
+    def renew(self, deadline: float) -> None:
+        """The next top-level line runs on this same switch with a wall time of its own. Not a
+        new switch: a Ctrl-Z that came as the line began has stopped this one and made it its
+        job's, so the line parks at its first checkpoint and `kill %1` reaches it."""
+        self.hup_ignored = False  # the last line's `nohup` was its own
+        if self.stopped:
+            self._left = deadline - time.monotonic()
+        else:
+            self.deadline = deadline
 
     def resume(self) -> None:
         """SIGCONT: let the parked threads go on, with the wall time they had left."""
@@ -298,8 +312,14 @@ class Cancel:
         if self.parent is not None:
             self.parent.check()
         if self.stopped:
-            while not self._go.wait(0.05) and not self.cancelled:
-                pass
+            with _PARKING:
+                self.parked += 1
+            try:
+                while not self._go.wait(0.05) and not self.cancelled:
+                    pass
+            finally:
+                with _PARKING:
+                    self.parked -= 1
         if self.cancelled:
             e = LimitExceeded(self.reason or "cancelled")
             e.quiet = self.quiet  # type: ignore[attr-defined]

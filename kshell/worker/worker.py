@@ -218,6 +218,7 @@ class Worker:
         self._bind_budget(spec, cgroups)
         self.shell.interp.session.jobs.recorder = self.recorder
         if self.tty:
+            from kshell.core.variables import EXPORT
             from kshell.delegate.terminal import Terminal
 
             env = spec.get("env") or {}
@@ -225,6 +226,12 @@ class Worker:
             shell.interp.session.terminal = Terminal(
                 lambda raw: self.frames.send_json(wire.RAW, raw),
                 int(env.get("COLUMNS") or 80), int(env.get("LINES") or 24), suspend=shell.suspend)
+            # the shell's own, as bash's checkwinsize sets them: exported, they would pin a
+            # program's ncurses (tput, less) to the size at its start, past every window change
+            for name in ("COLUMNS", "LINES"):
+                var = shell.interp.vars.table.get(name)
+                if var is not None:
+                    var.flags &= ~EXPORT
 
     def _bind_budget(self, spec: dict[str, Any], cgroups: CGroups | None) -> None:
         """The session's CPU time (`[limits] session_cpu`), counted from now plus what its

@@ -66,7 +66,7 @@ def _check(script: str) -> None:
     assert b"internal error" not in err, (script, err)
     assert b"Traceback" not in err, (script, err)
     assert 0 <= status <= 255
-    assert elapsed < 20, script
+    assert elapsed < 60, script  # a hang guard (LIMITS end a runaway long before), not a speed claim
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))

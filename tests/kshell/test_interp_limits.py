@@ -3,8 +3,6 @@ or a crash; concurrent pipelines end as soon as their reader does."""
 
 from __future__ import annotations
 
-import time
-
 from interp_support import run_k
 
 from kshell import Limits
@@ -28,25 +26,21 @@ def test_exit_trap_still_runs_after_a_limit() -> None:
 
 
 def test_wall_time_limit_stops_a_busy_command() -> None:
-    start = time.monotonic()
-    r = run_k("while :; do x=1; done", limits=Limits(wall_time=0.5))
-    assert time.monotonic() - start < 5
-    assert b"wall-time limit" in r.stderr
-    assert r.status == 1
+    r = run_k("while :; do x=1; done", limits=Limits(wall_time=0.5))  # the loop alone never ends
+    assert (r.stderr, r.status) == (b"bash: line 1: command exceeded the wall-time limit\n", 1)
 
 
 def test_wall_time_limit_stops_a_stuck_pipeline() -> None:
-    start = time.monotonic()
     r = run_k("while :; do echo y; done | while :; do read x; done", limits=Limits(wall_time=0.5))
-    assert time.monotonic() - start < 5
-    assert r.status != 0
+    assert r.stderr.endswith(b": command exceeded the wall-time limit\n") and r.status == 1
 
 
 def test_pipeline_ends_when_its_reader_ends() -> None:
-    start = time.monotonic()
-    r = run_k("while :; do echo y; done | { read a; read b; echo $a$b; }; echo ${PIPESTATUS[@]}")
-    assert time.monotonic() - start < 5
-    assert r.stdout == b"yy\n141 0\n"
+    """The writer ends by SIGPIPE (141), not by the wall time (a message and status 1; the
+    bound only ends a hang, whatever the machine's speed)."""
+    r = run_k("while :; do echo y; done | { read a; read b; echo $a$b; }; echo ${PIPESTATUS[@]}",
+              limits=Limits(wall_time=60))
+    assert (r.stdout, r.stderr, r.status) == (b"yy\n141 0\n", b"", 0)
 
 
 def test_pipeline_stages_run_concurrently_with_bounded_buffers() -> None:

@@ -78,12 +78,11 @@ def _norm(data: bytes) -> str:
 
 @pytest.mark.parametrize("script", CASES)
 def test_jobs_like_bash(bash, script):
-    started = time.monotonic()
+    """A job `kill` missed would end on its own later with another status than bash's: the
+    statuses say it, not a figure."""
     k = run_k(script)
-    elapsed = time.monotonic() - started
     b = run_bash(bash, script)
     assert (_norm(k.stdout), _norm(k.stderr), k.status) == (_norm(b.stdout), _norm(b.stderr), b.status), script
-    assert elapsed < 5, f"{script}: took {elapsed:.1f}s (a killed job must end promptly)"
 
 
 
@@ -97,11 +96,12 @@ def test_jobs_persist_across_runs(world):
 
 
 def test_background_runs_concurrently(world):
-    sh = world.shell()
-    started = time.monotonic()
-    r = sh.run("sleep 2 & sleep 2 & sleep 2 & wait; echo done")
-    assert r.stdout == b"done\n"
-    assert time.monotonic() - started < 5  # one after another would take 6 s
+    """Each job waits until all three have started: run one after another, the first would
+    wait for ever (until the 60 s wall time ends it and `done` is never printed)."""
+    sh = world.shell(limits=Limits(wall_time=60))
+    r = sh.run("for i in 1 2 3; do (touch m$i; until [ -e m1 -a -e m2 -a -e m3 ]; do sleep 0.02; done; echo $i) & "
+               "done; wait; echo done")
+    assert sorted(r.stdout.split()) == [b"1", b"2", b"3", b"done"] and r.stdout.endswith(b"done\n")
 
 
 def test_finished_job_reported_once(world):
@@ -169,8 +169,8 @@ def test_stop_and_continue_a_job(world):
 def test_wait_is_bounded_by_wall_time(world):
     sh = world.shell(limits=Limits(wall_time=0.5))
     started = time.monotonic()
-    r = sh.run("sleep 0.2; sleep 30 & wait; echo never")
-    assert time.monotonic() - started < 20  # the background sleep 30 would hold wait for 30 s
+    r = sh.run("sleep 0.2; sleep 300 & wait; echo never")
+    assert time.monotonic() - started < 60  # a hang guard: the background sleep 300 would hold wait for 300 s
     assert b"never" not in r.stdout and r.status != 0
     sh.run("kill %1")
 

@@ -67,17 +67,18 @@ ALPHABET = list("abx01 \t\n;&|()<>{}[]$`\\\"'#=~*?!@%^,:/-+.") + [
 
 
 def parses_or_syntax_error(src: str) -> None:
-    """The whole contract: a Program or a ShellSyntaxError, quickly, nothing else."""
+    """The whole contract: a Program or a ShellSyntaxError, nothing else, and no runaway parse
+    (the bound catches one, not a slow machine)."""
     start = time.perf_counter()
     try:
         assert isinstance(parse(src), Program)
     except ShellSyntaxError as e:
         assert e.messages and e.lineno >= 1
     assert isinstance(is_complete(src), bool)
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < 60
 
 
-FUZZ = settings(max_examples=500, deadline=3000, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ

@@ -8,7 +8,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -94,11 +93,10 @@ def test_a_handler_that_raises_or_hangs_on_import_is_named(folder: Path, monkeyp
     assert str(e.value).startswith(f"{handlers}:{original.count(chr(10)) + 2}: handler 'handlers:echo': ZeroDivisionError")
     handlers.write_text(original + "\nimport time\ntime.sleep(60)\n")
     monkeypatch.setattr(image, "HANDLER_TIMEOUT", 1.0)
-    started = time.monotonic()
+    # the error says the bound ended the wait: had the import been waited for, it would have loaded
     with pytest.raises(image.ImageError, match=r"img/handlers.py: handler 'handlers:echo': importing it did not "
                                                r"finish within 1 s"):
         image.load(folder)
-    assert time.monotonic() - started < 10
 
 
 def test_apply_rollback_and_the_image_in_force(state: KState, folder: Path) -> None:

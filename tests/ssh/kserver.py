@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,19 @@ def need(program: str) -> str:
         pytest.fail(f"{program} is missing: install {CLIENTS.get(program, program)} (apt-get install -y "
                     f"{CLIENTS.get(program, program)})")
     return path
+
+
+HANG = 60.0  # seconds: a wait longer than this is a hang; never a claim about speed (a loaded machine is slow)
+
+
+def poll(check: Callable[[], object], what: str, timeout: float = HANG) -> float:
+    """Seconds until `check()` holds: the wait for an event a test can observe (a process row,
+    a worker gone, a file there) instead of a sleep; fails with `what` past `timeout`."""
+    t0 = time.monotonic()
+    while not check():
+        assert time.monotonic() - t0 < timeout, f"{what} after {timeout:.0f} s"
+        time.sleep(0.05)
+    return time.monotonic() - t0
 
 
 def keygen(path: Path, comment: str = "") -> Path:
@@ -74,7 +89,8 @@ class ServerThread:
     def start(self, state: KState) -> ServerThread:
         self.state = state
         self._thread.start()
-        self._ready.wait(30)
+        # a loaded machine starts it late, never "at port 0": only a hang fails
+        assert self._ready.wait(2 * HANG), f"the K server did not start within {2 * HANG:.0f} s"
         if self._error is not None:
             raise self._error
         return self
@@ -83,12 +99,12 @@ class ServerThread:
         """Run `fn()` on the server's loop thread and return its result."""
         assert self._loop is not None
         fut: asyncio.Future[Any] = asyncio.run_coroutine_threadsafe(_call(fn), self._loop)  # type: ignore[arg-type]
-        return fut.result(10)
+        return fut.result(HANG)
 
     def stop(self) -> None:
         if self._loop is not None and self._stop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(30)
+        self._thread.join(HANG)
 
 
 async def _call(fn: Any) -> Any:
@@ -112,6 +128,13 @@ class Bench:
     def server(self) -> KServer:
         assert self.thread.server is not None
         return self.thread.server
+
+    def audited(self) -> None:
+        """Returns once every audit event the server has queued is written: the server writes
+        them in order off its loop, so a barrier event queued from the loop is written last."""
+        loop = self.thread._loop  # noqa: SLF001
+        assert loop is not None
+        asyncio.run_coroutine_threadsafe(self.server.audit("test.barrier"), loop).result(HANG)
 
     def ssh_options(self, key: str = "alice", *, port_flag: str = "-p") -> list[str]:
         return [

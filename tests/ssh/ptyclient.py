@@ -6,14 +6,19 @@ import fcntl
 import os
 import pty
 import select
+import signal
 import struct
 import subprocess
 import termios
 import time
 
+STARTED = b"go2"  # what `echo go$((1+1))` prints and its echoed command line does not hold
+
 
 class PtySession:
     def __init__(self, argv: list[str], size: tuple[int, int] | None = None) -> None:
+        """`size` (columns, lines) is the terminal's before the client starts: it sends it with
+        its pty request, so no window change has to race the first line."""
         self.master, slave = pty.openpty()
         self.seen = b""  # every byte read, for a VT emulator to replay
         if size is not None:  # (columns, lines) before the client starts: it reads them once
@@ -46,6 +51,17 @@ class PtySession:
 
     def send(self, data: bytes) -> None:
         os.write(self.master, data)
+
+    def start(self, command: bytes, timeout: float = 60.0) -> None:
+        """Types `command` at the prompt and returns once the line is running (it first prints
+        STARTED), so a key sent next reaches the command, not the prompt: no sleep guesses."""
+        self.send(b"echo go$((1+1)); " + command + b"\r")
+        self.expect(STARTED + b"\r\n", timeout)
+
+    def resize(self, rows: int, columns: int) -> None:
+        """The window changes, as a terminal emulator's does: new size, then SIGWINCH to the client."""
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        self.proc.send_signal(signal.SIGWINCH)
 
     def wait(self, timeout: float = 20.0) -> int:
         """The client's exit status, with everything it wrote before exiting read (what it

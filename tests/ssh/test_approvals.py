@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from kserver import Bench, keygen, need
+from kserver import HANG, Bench, keygen, need
 from test_process_recovery import free_port, serve
 
 from kfs.journal import events_since
@@ -147,7 +147,7 @@ def test_ctrl_c_withdraws_and_a_timeout_expires(make_server, tmp_path: Path) -> 
     add_rule(b.state, "ask", "rm *")
     started = time.monotonic()
     done = b.ssh("touch f; rm f; echo rm=$?; ls f")
-    assert done.stdout == b"rm=126\nf\n" and 1.0 <= time.monotonic() - started < 20
+    assert done.stdout == b"rm=126\nf\n" and 1.0 <= time.monotonic() - started < HANG  # waited its 1 s, no hang
     assert b"no decision within 1 s" in done.stderr
     p = subprocess.Popen([need("ssh"), "-tt", *b.ssh_options("alice"), "alice@127.0.0.1", "rm f; echo rm=$?"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 import paramiko
 import pytest
-from kserver import Bench, keygen, need
+from kserver import Bench, keygen, need, poll
 
 from kfs.agents import add_agent, add_key
 from kfs.journal import events_since
@@ -29,7 +28,7 @@ def login(bench: Bench, user: str, key: Path, *, source: str | None = None,
 
 
 def events(bench: Bench, type_: str) -> list[dict]:
-    time.sleep(0.2)  # audit events are written off the event loop
+    bench.audited()  # audit events are written off the event loop
     return [e for e in events_since(bench.state, 0) if e["type"] == type_]
 
 
@@ -129,7 +128,7 @@ def test_repeated_failures_penalise_the_source(make_server, tmp_path: Path) -> N
     b = make_server(ServerConfig(penalties=Penalties(authfail=5, min=15, max=600, exempt=())))
     for _ in range(4):  # 4 x 5 s pending > 15 s: the source is refused from now on
         assert login(b, "alice", b.keys["bob"], source="127.0.0.7").returncode != 0
-    time.sleep(0.2)
+    poll(lambda: any(e["peer"] == "127.0.0.7" for e in events(b, "ssh.penalty")), "no penalty for 127.0.0.7")
     blocked = login(b, "alice", b.keys["alice"], source="127.0.0.7")
     assert blocked.returncode != 0
     assert "Permission denied" not in blocked.stderr  # dropped before authentication
@@ -186,7 +185,7 @@ def test_max_startups_drops_unauthenticated_connections(make_server) -> None:
     finally:
         for s in held:
             s.close()
-    time.sleep(0.3)
+    poll(lambda: b.thread.call(lambda: b.server.gate.pending) == 0, "the closed connections still count as starting")
     assert login(b, "alice", b.keys["alice"]).returncode == 0
 
 
@@ -206,7 +205,8 @@ def test_max_sessions_per_connection(make_server) -> None:
                 await conn.start_sftp_client()
             first.exit()
             await first.wait_closed()
-            await asyncio.sleep(0.2)
+            slots = lambda: [c.sessions for c in b.server.connections.values()]  # noqa: E731
+            poll(lambda: b.thread.call(slots) == [1], "the closed session still holds its slot")
             third = await conn.start_sftp_client()  # a closed session frees its slot
             third.exit()
             second.exit()

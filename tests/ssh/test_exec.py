@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-import time
 
 import asyncssh
 import paramiko
-from kserver import Bench
+from kserver import Bench, poll
 from test_auth import events
 
 from kfs.agents import add_agent, add_key
+from kfs.runtime import procs
 
 
 def test_exit_statuses_come_back(bench: Bench) -> None:
@@ -85,8 +85,8 @@ def test_a_live_session_cannot_be_taken_twice(bench: Bench) -> None:
                                     client_keys=[str(bench.keys["alice"])])
 
         async with connect() as conn:
-            first = await conn.create_process("read x", env={"K_SESSION": "busy"})
-            await asyncio.sleep(0.5)
+            first = await conn.create_process("echo up; read x", env={"K_SESSION": "busy"})
+            assert await first.stdout.readline() == "up\n"  # it runs: the session is this connection's
             same = await conn.run("true", env={"K_SESSION": "busy"})
             assert same.exit_status == 0, same.stderr
             async with connect() as other:
@@ -109,20 +109,18 @@ def test_dropped_connection_cancels_the_command(bench: Bench) -> None:
     async def main() -> None:
         conn = await asyncssh.connect("127.0.0.1", bench.port, username="alice", known_hosts=None,
                                       client_keys=[str(bench.keys["alice"])])
-        await conn.create_process("while :; do :; done")
-        await asyncio.sleep(0.5)
+        process = await conn.create_process("echo up; while :; do :; done")
+        assert await process.stdout.readline() == "up\n"  # the loop runs
         conn.abort()
 
     asyncio.run(main())
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if not any(c.agent and c.agent.name == "alice" and c.sessions for c in bench.server.connections.values()):
-            break
-        time.sleep(0.1)
-    import threading
+    poll(lambda: not any(c.agent and c.agent.name == "alice" and c.sessions for c in bench.server.connections.values()),
+         "the dropped connection's session is still open")
 
-    time.sleep(0.5)
-    assert not [t for t in threading.enumerate() if t.name == "kshell-command"]
+    def loop() -> list[str]:
+        return [r["state"] for r in procs.rows(bench.state, agent="alice") if r["cmd"] == "echo up; while :; do :; done"]
+
+    poll(lambda: loop()[-1:] not in ([], ["running"]), "the dropped connection's loop still runs")
 
 
 def test_asyncssh_client_exec(bench: Bench) -> None:

@@ -1,9 +1,11 @@
 """A hostile agent must not stall, starve or crash the appliance for the others.
 
 Agent alice runs each runaway over real `ssh` while agent bob runs `echo ok` every 100 ms:
-bob keeps getting answers, each runaway ends within about a second of its disconnect, Ctrl-C or
-limit, and nothing of alice's (no worker process) remains after her session ends. Each session's
-shell runs in a worker process of its own (kshell.worker), bounded by cgroups.
+bob keeps getting answers, each runaway ends on its disconnect, Ctrl-C or limit (the session's
+wall time is far beyond the tests' hang bound, so only the cause under test can end it), and
+nothing of alice's (no worker process) remains after her session ends. Each session's shell runs
+in a worker process of its own (kshell.worker), bounded by cgroups. How fast each ends, and bob's
+latencies, are printed, never asserted: a loaded machine is slow, not wrong.
 """
 
 from __future__ import annotations
@@ -16,16 +18,16 @@ import time
 from pathlib import Path
 
 import pytest
-from kserver import Bench, need
+from kserver import HANG, Bench, need, poll
 from ptyclient import PtySession
 
 from kshell.server import ServerConfig
 from kshell.server.config import Penalties
 from kshell.worker.limits import MIB, WorkerLimits
 
-LIMITS = WorkerLimits(session_memory=192 * MIB, session_tasks=96, interrupt_grace=0.5, wall_time=20.0)
+# a wall time past HANG: a runaway the cause under test failed to end outlives the hang bound
+LIMITS = WorkerLimits(session_memory=192 * MIB, session_tasks=96, interrupt_grace=0.5, wall_time=4 * HANG)
 CONFIG = ServerConfig(hostname="k", penalties=Penalties(exempt=("127.0.0.1/32",)), limits=LIMITS)
-STALL = 5.0  # seconds: a reply later than this is a stall (the audit saw 631 s); p99 is reported
 # a match no engine finishes: `(a|aa)*b` no longer serves (the bounded engine answers it at
 # once); this one only a deadline or a kill ends, as the issue's `(a|aa)*b` did before
 REGEX = "echo " + "a" * 30 + " | grep -E '(.*){1,32000}[bc]'"
@@ -49,7 +51,7 @@ class Prober:
     def _main(self) -> None:
         while not self._stop.is_set():
             t0 = time.monotonic()
-            done = self.bench.ssh("echo ok", user="bob", timeout=60)
+            done = self.bench.ssh("echo ok", user="bob", timeout=2 * HANG)
             self.latencies.append(time.monotonic() - t0)
             if done.stdout != b"ok\n":
                 self.failures.append(done.stdout + done.stderr)
@@ -59,12 +61,16 @@ class Prober:
         self._thread.start()
         return self
 
+    def probed(self, more: int = 3) -> None:
+        """Returns once bob has had `more` further answers: the runaway burned while he asked."""
+        seen = len(self.latencies)
+        poll(lambda: len(self.latencies) >= seen + more or not self._thread.is_alive(), f"bob's {more} probes")
+
     def __exit__(self, *exc: object) -> None:
-        deadline = time.monotonic() + 30  # a runaway that ended fast still gets three probes
-        while len(self.latencies) < 3 and self._thread.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        if exc[0] is None:  # a runaway that ended fast still gets three probes
+            poll(lambda: len(self.latencies) >= 3 or not self._thread.is_alive(), "bob's first 3 probes")
         self._stop.set()
-        self._thread.join(120)
+        self._thread.join(3 * HANG)
 
     def check(self) -> None:
         assert not self.failures, self.failures[:3]
@@ -72,7 +78,7 @@ class Prober:
         p99 = statistics.quantiles(self.latencies, n=100)[98] if len(self.latencies) > 1 else self.latencies[0]
         print(f"bob's echo: {len(self.latencies)} runs, median {statistics.median(self.latencies) * 1000:.0f} ms, "
               f"p99 {p99 * 1000:.0f} ms, max {max(self.latencies) * 1000:.0f} ms")
-        assert max(self.latencies) < STALL
+        assert max(self.latencies) < HANG  # a stall (the audit saw 631 s), not a slow machine
 
 
 def alice_workers(bench: Bench) -> list[int]:
@@ -80,13 +86,9 @@ def alice_workers(bench: Bench) -> list[int]:
     return [w.pid for w in bench.server.pool.alive.values() if w.agent == "alice"]
 
 
-def wait_gone(bench: Bench, timeout: float = 3.0) -> float:
-    """Seconds until alice has no worker left (fails past `timeout`)."""
-    t0 = time.monotonic()
-    while alice_workers(bench):
-        assert time.monotonic() - t0 < timeout, f"alice's workers still alive: {alice_workers(bench)}"
-        time.sleep(0.02)
-    return time.monotonic() - t0
+def wait_gone(bench: Bench) -> float:
+    """Seconds until alice has no worker left (fails past the hang bound)."""
+    return poll(lambda: not alice_workers(bench), "alice's workers still alive")
 
 
 def start_alice(bench: Bench, command: str) -> subprocess.Popen[bytes]:
@@ -94,11 +96,8 @@ def start_alice(bench: Bench, command: str) -> subprocess.Popen[bytes]:
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def running(bench: Bench, timeout: float = 20.0) -> None:
-    t0 = time.monotonic()
-    while not alice_workers(bench):
-        assert time.monotonic() - t0 < timeout
-        time.sleep(0.02)
+def running(bench: Bench) -> None:
+    poll(lambda: alice_workers(bench), "alice's session never got a worker")
 
 
 @pytest.mark.parametrize("command", [
@@ -116,7 +115,7 @@ def test_a_runaway_ends_when_its_client_disconnects_and_others_stay_responsive(s
         alice = start_alice(server, command)
         try:
             running(server)
-            time.sleep(1.5)  # bob keeps probing while the runaway burns
+            bob.probed()  # bob keeps probing while the runaway burns
         finally:
             alice.kill()  # the client goes away, as a dropped connection does
             alice.wait()
@@ -125,20 +124,17 @@ def test_a_runaway_ends_when_its_client_disconnects_and_others_stay_responsive(s
     bob.check()
 
 
-def test_ctrl_c_stops_a_runaway_regex_within_a_second(server: Bench) -> None:
+def test_ctrl_c_stops_a_runaway_regex(server: Bench) -> None:
     s = PtySession([need("ssh"), "-tt", *server.ssh_options("alice"), "alice@127.0.0.1"])
     try:
         s.expect(b"alice@k:~$ ")
-        s.send(REGEX.encode() + b"\r")
-        running(server)
-        time.sleep(0.5)
+        s.start(REGEX.encode())
         t0 = time.monotonic()
         s.send(b"\x03")
-        s.expect(b"alice@k:~$ ", timeout=10)
-        stopped = time.monotonic() - t0
+        s.expect(b"alice@k:~$ ", timeout=HANG)  # only the interrupt ends it before the wall time
+        print(f"Ctrl-C took {time.monotonic() - t0:.2f} s")
         s.send(b"echo status=$? still=here\r")
         assert b"status=130 still=here" in s.expect(b"alice@k:~$ ")
-        assert stopped < 2.0, f"Ctrl-C took {stopped:.2f} s"
     finally:
         s.close()
 
@@ -149,11 +145,9 @@ def test_an_interactive_session_keeps_its_variables_after_its_worker_is_killed(s
         s.expect(b"alice@k:~$ ")
         s.send(b"kept=yes; cd /tmp 2>/dev/null || cd /; f() { echo fn-$kept; }\r")
         s.expect(b"$ ")
-        s.send(REGEX.encode() + b"\r")
-        running(server)
-        time.sleep(0.3)
+        s.start(REGEX.encode())
         s.send(b"\x03")
-        s.expect(b"$ ", timeout=10)
+        s.expect(b"$ ", timeout=HANG)
         s.send(b"f; echo $kept\r")
         seen = s.expect(b"$ ")
         assert b"fn-yes" in seen and b"yes" in seen
@@ -163,7 +157,7 @@ def test_an_interactive_session_keeps_its_variables_after_its_worker_is_killed(s
 
 def test_a_session_past_its_memory_limit_is_stopped_with_a_message(server: Bench) -> None:
     with Prober(server) as bob:
-        done = server.ssh("x=$(seq 1 3000000); set -- $x; echo $#", timeout=120)
+        done = server.ssh("x=$(seq 1 3000000); set -- $x; echo $#", timeout=2 * HANG)
     assert done.returncode == 137, done
     assert b"K: memory limit of 192 MiB reached" in done.stderr
     bob.check()
@@ -174,26 +168,24 @@ def test_a_session_past_its_memory_limit_is_stopped_with_a_message(server: Bench
 def test_the_wall_time_bound_ends_a_command(make_server) -> None:  # type: ignore[no-untyped-def]
     bench: Bench = make_server(ServerConfig(hostname="k", penalties=Penalties(exempt=("127.0.0.1/32",)),
                                             limits=WorkerLimits(wall_time=1.0, interrupt_grace=0.5)))
-    t0 = time.monotonic()
-    done = bench.ssh(REGEX, timeout=60)
-    elapsed = time.monotonic() - t0
+    done = bench.ssh(REGEX, timeout=HANG)  # the match alone never ends
     assert done.returncode != 0
     assert b"wall-time limit" in done.stderr
-    assert elapsed < 6.0, elapsed
 
 
 @pytest.mark.parametrize("runaway", [
     REGEX, "awk 'BEGIN{while(1){}}'", "sed ':a;ba' <<< x", "f(){ f | f & }; f; sleep 5",
 ], ids=["regex", "awk-loop", "sed-loop", "fork-bomb"])
-def test_timeout_ends_a_runaway_in_a_second_and_the_shell_goes_on(server: Bench, runaway: str) -> None:
+def test_timeout_ends_a_runaway_and_the_shell_goes_on(server: Bench, runaway: str) -> None:
     """Cooperative: the runaway's own checkpoints (or the match's deadline) see `timeout`, so
-    the worker lives on to run what follows; bob never notices."""
+    the worker lives on to run what follows (124, then `next`: the wall time would have killed
+    the worker and printed neither); bob never notices."""
     with Prober(server) as bob:
         t0 = time.monotonic()
-        done = server.ssh(f"timeout 1 sh -c {shlex.quote(runaway)} 2>/dev/null; echo status=$?; echo next")
-        elapsed = time.monotonic() - t0
+        done = server.ssh(f"timeout 1 sh -c {shlex.quote(runaway)} 2>/dev/null; echo status=$?; echo next",
+                          timeout=HANG)
+        print(f"{runaway!r}: timeout 1 returned after {time.monotonic() - t0:.2f} s")
     assert done.stdout == b"status=124\nnext\n", done
-    assert elapsed < 4.0, elapsed
     bob.check()
 
 
@@ -206,10 +198,8 @@ def test_workers_run_in_their_agent_cgroup_with_the_session_bounds(server: Bench
     try:
         running(server)
         pid = alice_workers(server)[0]
-        deadline = time.monotonic() + 10
-        while f"/a-alice/w{pid}" not in (cgroup := Path(f"/proc/{pid}/cgroup").read_text()):  # joins when bound
-            assert time.monotonic() < deadline, cgroup
-            time.sleep(0.02)
+        cgroup = Path(f"/proc/{pid}/cgroup")
+        poll(lambda: f"/a-alice/w{pid}" in cgroup.read_text(), f"worker {pid} never joined a-alice/w{pid}")  # when bound
         leaf = next(base for c, base in pool.cgroups.bases.items() if c == "memory") / "a-alice" / f"w{pid}"
         name = "memory.max" if pool.cgroups.version == 2 else "memory.limit_in_bytes"
         assert int((leaf / name).read_text()) == LIMITS.session_memory

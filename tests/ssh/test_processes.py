@@ -6,12 +6,13 @@ receipt (uncertain, then committed or failed under the same id) and start/exit e
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from kserver import Bench, need
+from kserver import HANG, Bench, need
 from ptyclient import PtySession
 
 from kfs.journal import events_since, receipts_since
@@ -86,7 +87,7 @@ def test_a_terminal_logout_hangs_up_its_jobs_but_not_nohup_ones(bench: Bench) ->
     s = PtySession([need("ssh"), "-tt", *bench.ssh_options(), "alice@127.0.0.1"])
     try:
         s.expect(b"$ ")
-        s.send(b"rm -f hup.txt nohup.txt; (sleep 1; echo bad > hup.txt) &\r")
+        s.send(b"rm -f hup.txt nohup.txt; (sleep 30; echo bad > hup.txt) &\r")
         s.expect(b"$ ")
         s.send(b"nohup sh -c 'sleep 1; echo ok > nohup.txt' > /dev/null &\r")
         s.expect(b"$ ")
@@ -94,8 +95,13 @@ def test_a_terminal_logout_hangs_up_its_jobs_but_not_nohup_ones(bench: Bench) ->
         s.wait()
     finally:
         s.close()
-    eventually(lambda: home_file(bench, "alice", "nohup.txt") == b"ok\n")
-    time.sleep(0.3)
+    eventually(lambda: home_file(bench, "alice", "nohup.txt") == b"ok\n", timeout=HANG)
+
+    def hup() -> list[tuple[str, int]]:  # the plain job's row: its 30 s sleep outlasts the hang bound
+        rows = procs.rows(bench.state, agent="alice")
+        return [(r["state"], r["signal"]) for r in rows if r["cmd"] == "( sleep 30; echo bad > hup.txt )"][-1:]
+
+    eventually(lambda: hup() == [("killed", 1)], timeout=20)  # ended by the logout's hang-up
     assert home_file(bench, "alice", "hup.txt") is None
 
 
@@ -116,11 +122,13 @@ def test_receipts_and_events_follow_each_process(bench: Bench) -> None:
 
 def test_komputer_events_filters_and_follows(bench: Bench) -> None:
     base = [sys.executable, "-m", "kshell.cli", "events", "--state", str(bench.root / "state")]
-    follow = subprocess.Popen([*base, "--follow", "--type", "proc", "--agent", "bob"], cwd=ROOT,
-                              stdout=subprocess.PIPE, text=True)
+    since = events_since(bench.state, 0, 1 << 30)[-1]["seq"]  # from here, whenever the follower starts
+    follow = subprocess.Popen([*base, "--follow", "--since", str(since), "--type", "proc", "--agent", "bob"],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
-        time.sleep(0.5)
         sh(bench, "true", user="bob")
+        ready, _, _ = select.select([follow.stdout], [], [], HANG)  # a hang fails, never blocks the suite
+        assert ready, "komputer events --follow printed nothing"
         line = follow.stdout.readline()  # type: ignore[union-attr]
         event = json.loads(line)
         assert event["type"] == "proc.start" and event["agent"] == "bob" and event["cmd"] == "true"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 import paramiko
-from kserver import Bench, need
-from ptyclient import PtySession
+from kserver import HANG, Bench, need
+from ptyclient import STARTED, PtySession
 
 PROMPT = b"alice@k:~$ "
 
@@ -46,7 +46,7 @@ def test_ctrl_c_clears_the_half_typed_line(bench: Bench) -> None:
     try:
         s.expect(PROMPT)
         s.send(b"echo never")
-        time.sleep(0.3)
+        s.expect(b"echo never")  # the line editor has the half-typed line
         s.send(b"\x03")
         s.expect(b"^C")
         s.expect(PROMPT)
@@ -61,10 +61,9 @@ def test_ctrl_c_interrupts_the_running_command(bench: Bench) -> None:
     s = session(bench)
     try:
         s.expect(PROMPT)
-        s.send(b"while :; do :; done\r")
-        time.sleep(0.5)
+        s.start(b"while :; do :; done")
         s.send(b"\x03")
-        s.expect(PROMPT, timeout=10)
+        s.expect(PROMPT, timeout=HANG)
         s.send(b"echo status=$?\r")
         assert b"status=130" in s.expect(PROMPT)
     finally:
@@ -72,9 +71,9 @@ def test_ctrl_c_interrupts_the_running_command(bench: Bench) -> None:
 
 
 def test_ctrl_c_ends_an_exec_with_130(bench: Bench) -> None:
-    s = session(bench, "while :; do :; done")
+    s = session(bench, "echo go$((1+1)); while :; do :; done")
     try:
-        time.sleep(1)
+        s.expect(STARTED)  # the loop runs: the interrupt reaches it, not the session's start
         s.send(b"\x03")
         assert s.wait() == 130
     finally:
@@ -100,7 +99,7 @@ def test_paramiko_pty_shell(bench: Bench) -> None:
     try:
         chan = client.invoke_shell(width=100, height=30)
         buf = b""
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HANG
         while PROMPT not in buf and time.monotonic() < deadline:
             buf += chan.recv(4096)
         chan.send(b'echo "cols=$COLUMNS"\r')

@@ -9,7 +9,6 @@ import shutil
 import signal
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -330,10 +329,10 @@ def test_a_map_grown_by_another_process_is_adopted_without_stalling(tmp_path: Pa
         fs.write_file("/mine", b"m")
         with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN) as pool:
             pool.submit(write_bulk, str(tmp_path), "/big", 3 * MIB).result(timeout=60)
-        started = time.monotonic()
+        # adopting the size waits for this process's reads to end: one of its own held open
+        # would stall it and fail with EBUSY, on a fast machine or a slow one
         assert fs.stat("/big").size == 3 * MIB
         fs.write_file("/after", b"a" * MIB)
-        assert time.monotonic() - started < 2, "adopting the bigger map stalled"
         assert fs.read_file("/mine") == b"m"
 
 
