@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import inspect
 import shlex
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from kfs.agents import Agent, SessionRecord
@@ -123,14 +123,16 @@ class AgentSession:
 
     # -- commands ------------------------------------------------------------------------------
 
-    async def exec(self, command: str, *, stdin: bytes | str | None = None, env: dict[str, str] | None = None,
+    async def exec(self, command: str, *, stdin: bytes | str | AsyncIterable[bytes | str] | None = None,
+                   env: dict[str, str] | None = None,
                    cwd: str | None = None, timeout: float | None = None,
                    on_output: Callable[[str, bytes], Any] | None = None) -> ExecResult:
         """Run a command line in the session's K shell, as `ssh agent@k CMD` would: the same
         worker, limits, delegation, rules, receipts and events (`process` events with
         `status: "output"` follow the output as it comes). `env`, `cwd`: for this command only.
         `on_output(stream, chunk)` ("stdout"/"stderr"), sync or async, as output arrives.
-        `timeout`: the command is interrupted as by Ctrl-C and CommandTimeout is raised."""
+        `timeout`: the command is interrupted as by Ctrl-C and CommandTimeout is raised.
+        `stdin`: bytes or text, or an async iterable of them sent as it yields (EOF at its end)."""
         self._check()
         runner = self._shell()
         source = _scoped(command, env, cwd)
@@ -361,13 +363,23 @@ def _scoped(command: str, env: dict[str, str] | None, cwd: str | None) -> str:
     return "(" + "\n".join(parts) + "\n" + command + "\n)"
 
 
-async def _feed(runner: WorkerShell, stdin: bytes | str) -> None:
-    """The command's standard input, a chunk each time the worker asks for one, then EOF."""
-    data = stdin.encode("utf-8", "surrogateescape") if isinstance(stdin, str) else bytes(stdin)
-    for start in range(0, len(data), CHUNK):
-        if not await runner.take_credit():
-            return
-        runner.send_stdin(data[start:start + CHUNK])
+async def _feed(runner: WorkerShell, stdin: bytes | str | AsyncIterable[bytes | str]) -> None:
+    """The command's standard input, a chunk each time the worker asks for one, then EOF; an
+    async iterable is sent as it yields (a pipe the caller writes to while the command runs)."""
+
+    async def pieces() -> AsyncIterator[bytes | str]:
+        if isinstance(stdin, (bytes, bytearray, memoryview, str)):
+            yield stdin
+        else:
+            async for piece in stdin:
+                yield piece
+
+    async for piece in pieces():
+        data = piece.encode("utf-8", "surrogateescape") if isinstance(piece, str) else bytes(piece)
+        for start in range(0, len(data), CHUNK):
+            if not await runner.take_credit():
+                return
+            runner.send_stdin(data[start:start + CHUNK])
     runner.send_eof()
 
 

@@ -72,6 +72,27 @@ def test_session_state_lives_between_execs_and_env_cwd_are_per_command(tmp_path:
     run(main)
 
 
+def test_stdin_from_an_async_iterable_is_fed_as_it_yields(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with await computer_with(tmp_path, "alice") as computer:
+            agent = await computer.login("alice")
+            echoed = asyncio.Event()
+
+            async def pipe() -> Any:
+                yield b"first\n"
+                await echoed.wait()  # the command has read and echoed the first line
+                yield "second\n"
+
+            def seen(stream: str, chunk: bytes) -> None:
+                if b"first" in chunk:
+                    echoed.set()
+
+            result = await agent.exec("while read -r line; do echo got $line; done", stdin=pipe(), on_output=seen)
+            assert (result.stdout, result.status) == (b"got first\ngot second\n", 0)
+
+    run(main)
+
+
 def test_timeout_interrupts_and_output_streams(tmp_path: Path) -> None:
     async def main() -> None:
         async with await computer_with(tmp_path, "alice") as computer:
