@@ -132,20 +132,27 @@ class AgentSession:
         `status: "output"` follow the output as it comes). `env`, `cwd`: for this command only.
         `on_output(stream, chunk)` ("stdout"/"stderr"), sync or async, as output arrives.
         `timeout`: the command is interrupted as by Ctrl-C and CommandTimeout is raised.
-        `stdin`: bytes or text, or an async iterable of them sent as it yields (EOF at its end)."""
+        `stdin`: bytes or text, or an async iterable of them sent as it yields (EOF at its end).
+        An `on_output` that raises ends the command (as Ctrl-C) and exec raises what it raised."""
         self._check()
         runner = self._shell()
         source = _scoped(command, env, cwd)
         out: list[bytes] = []
         err: list[bytes] = []
 
+        failed: list[Exception] = []  # what on_output raised: the command is ended and exec raises it
+
         def writer(into: list[bytes], stream: str) -> Callable[[bytes], Any]:
             async def write(data: bytes) -> None:
                 into.append(data)
-                if on_output is not None:
-                    answer = on_output(stream, data)
-                    if inspect.isawaitable(answer):
-                        await answer
+                if on_output is not None and not failed:
+                    try:
+                        answer = on_output(stream, data)
+                        if inspect.isawaitable(answer):
+                            await answer
+                    except Exception as e:  # noqa: BLE001 - never into the worker's frame reader
+                        failed.append(e)
+                        runner.interrupt()
 
             return write
 
@@ -156,16 +163,23 @@ class AgentSession:
                                           stdin=stdin is not None, keep=True))
         pump = loop.create_task(_feed(runner, stdin)) if stdin is not None else None
         timed_out = False
+        gone = self.computer.gone
         try:
-            if timeout is None:
-                status = await asyncio.shield(run)
-            else:
-                try:
-                    status = await asyncio.wait_for(asyncio.shield(run), timeout)
-                except TimeoutError:
-                    timed_out = True
-                    runner.interrupt()
-                    status = await run
+            await asyncio.wait((run, gone), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            if not run.done() and gone.done():  # the computer was closed under the command
+                run.cancel()
+                await asyncio.gather(run, return_exceptions=True)
+                raise KomputerClosed(f"the computer was closed while session {self.agent}/{self.id} ran a command")
+            if not run.done():
+                timed_out = True
+                runner.interrupt()
+                await asyncio.wait((run, gone), return_when=asyncio.FIRST_COMPLETED)
+                if not run.done():
+                    run.cancel()
+                    await asyncio.gather(run, return_exceptions=True)
+                    raise KomputerClosed(f"the computer was closed while session {self.agent}/{self.id} "
+                                         "ran a command")
+            status = run.result()
         except asyncio.CancelledError:
             runner.interrupt()
             with contextlib.suppress(Exception):
@@ -186,6 +200,8 @@ class AgentSession:
         self.computer.counters["execs"] += 1
         result = ExecResult(b"".join(out), b"".join(err), status, runner.last_pid,
                             await asyncio.to_thread(_receipt, self.computer.state, runner.last_pid))
+        if failed:
+            raise failed[0]
         if timed_out:
             raise CommandTimeout(f"command timed out after {timeout:g} s", result)
         return result
