@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 
 try:
-
+    import daytona as daytona_upstream
     import e2b as e2b_upstream
 except ImportError as e:  # a missing package fails, never skips
     raise ImportError(f"{e}: install the test extra (pip install -e '.[test]'), which brings e2b and daytona") from e
 
 
+from kshell.compat import daytona as k_daytona
 from kshell.compat import e2b as k_e2b
 
 MISSING = "<required>"
@@ -57,8 +58,6 @@ def fields(cls: type) -> list[tuple[str, Any]]:
 
 def members(cls: type[enum.Enum]) -> list[tuple[str, Any]]:
     return [(m.name, m.value) for m in cls]
-
-
 
 
 
@@ -108,3 +107,63 @@ def test_e2b_sandbox_state_and_error_tree_match_upstream() -> None:
         ours, theirs = getattr(k_e2b, name), getattr(e2b_upstream, name)
         assert [c.__name__ for c in ours.__mro__ if c.__name__ in {t.__name__ for t in theirs.__mro__}] == [
             c.__name__ for c in theirs.__mro__ if c.__name__ in {o.__name__ for o in ours.__mro__}]
+
+
+def _daytona_methods() -> list[tuple[type, type, str]]:
+    from daytona._sync.filesystem import FileSystem
+    from daytona._sync.process import Process
+
+    table = [
+        (k_daytona.Daytona, daytona_upstream.Daytona, ["__init__", "create", "get", "list", "start", "stop", "delete"]),
+        (k_daytona.Sandbox, daytona_upstream.Sandbox,
+         ["delete", "start", "stop", "fork", "get_user_home_dir", "get_work_dir", "get_user_root_dir", "set_labels",
+          "refresh_data", "create_ssh_access", "get_preview_link", "create_lsp_server", "update_network_settings",
+          "upload_url", "download_url", "archive", "pause"]),
+        (k_daytona.Process, Process,
+         ["exec", "code_run", "create_session", "get_session", "list_sessions", "delete_session",
+          "execute_session_command", "get_session_command", "get_session_command_logs",
+          "get_session_command_logs_async", "send_session_command_input", "create_pty_session",
+          "connect_pty_session", "get_entrypoint_logs"]),
+        (k_daytona.FileSystem, FileSystem,
+         ["create_folder", "delete_file", "download_file", "download_files", "upload_file", "upload_files",
+          "list_files", "get_file_info", "move_files", "find_files", "search_files", "replace_in_files",
+          "set_file_permissions"]),
+    ]
+    return [(ours, theirs, name) for ours, theirs, names in table for name in names]
+
+
+@pytest.mark.parametrize(("ours", "theirs", "name"), _daytona_methods(),
+                         ids=lambda v: v if isinstance(v, str) else v.__name__)
+def test_daytona_method_matches_upstream(ours: type, theirs: type, name: str) -> None:
+    assert shape(ours, name) == shape(theirs, name)
+
+
+def _daytona_models() -> list[tuple[type, type]]:
+    import daytona._sync.filesystem as fs
+    import daytona._sync.process as process
+
+    names = ["DaytonaConfig", "CreateSandboxBaseParams", "CreateSandboxFromSnapshotParams", "CreateSandboxFromImageParams", "ExecuteResponse",
+             "ExecutionArtifacts", "CodeRunParams", "SessionExecuteRequest", "SessionExecuteResponse", "FileUpload",
+             "FileDownloadRequest", "FileDownloadResponse"]
+    pairs = [(getattr(k_daytona, n), getattr(daytona_upstream, n)) for n in names]
+    pairs += [(getattr(k_daytona, n), getattr(fs, n)) for n in ["FileInfo", "Match", "ReplaceResult",
+                                                                 "SearchFilesResponse"]]
+    pairs += [(getattr(k_daytona, n), getattr(process, n)) for n in ["Session", "Command"]]
+    return pairs
+
+
+@pytest.mark.parametrize(("ours", "theirs"), _daytona_models(), ids=lambda v: v.__name__)
+def test_daytona_model_fields_match_upstream(ours: type, theirs: type) -> None:
+    assert fields(ours) == fields(theirs)
+
+
+def test_daytona_sandbox_properties_are_upstream_fields_and_errors_keep_their_tree() -> None:
+    for name in ["id", "name", "user", "env", "labels", "state"]:
+        assert name in daytona_upstream.Sandbox.model_fields
+    for name in ["process", "fs", "git"]:
+        assert hasattr(daytona_upstream.Sandbox, name) or name in daytona_upstream.Sandbox.model_fields or name in (
+            getattr(daytona_upstream.Sandbox, "__private_attributes__", {}))
+    assert issubclass(k_daytona.DaytonaNotFoundError, k_daytona.DaytonaError)
+    assert issubclass(daytona_upstream.DaytonaNotFoundError, daytona_upstream.DaytonaError)
+    assert shape(k_daytona.DaytonaError, "__init__") == shape(daytona_upstream.DaytonaError, "__init__")
+    assert {s.value for s in k_daytona.SandboxState} <= {s.value for s in daytona_upstream.SandboxState}
