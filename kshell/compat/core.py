@@ -158,10 +158,15 @@ class Process:
             try:
                 listener(stream, chunk)
             except Exception as e:  # noqa: BLE001 - a callback's failure fails its handle, never the loop
-                if self.failure is None:
-                    self.failure = e
-                    self.error = f"{stream} callback raised {type(e).__name__}: {e}"
-                    self.session._runner.interrupt() if self.session._runner is not None else None  # noqa: SLF001
+                self.fail(e, stream)
+
+    def fail(self, error: Exception, stream: str = "output") -> None:
+        """An output callback raised `error`: the handle fails with it (what `wait` raises)
+        and the command ends, as by Ctrl-C."""
+        if self.failure is None:
+            self.failure = error
+            self.error = f"{stream} callback raised {type(error).__name__}: {error}"
+            self.interrupt()
 
     async def _pipe(self) -> AsyncIterator[bytes]:
         assert self._stdin is not None
@@ -448,6 +453,10 @@ class KSandbox:
             raise
         if lock is not None:
             process.done.add_done_callback(lambda _: lock.release())
+        if background and process.done.done() and not process.pid:  # it never started: say why, here
+            failure = process.done.result().exception
+            if failure is not None:
+                raise failure
         if process.pid:
             self.processes[process.pid] = process
         return process

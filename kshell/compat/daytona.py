@@ -80,6 +80,8 @@ def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise DaytonaError(str(e), 410) from e
         except (Unsupported, DaytonaError):
             raise
+        except ValueError as e:
+            raise DaytonaError(str(e), 400) from e
         except PermissionError as e:
             raise DaytonaError(str(e), 403) from e
         except OSError as e:
@@ -402,10 +404,17 @@ class Process:
             process.done.add_done_callback(lambda _: chunks.put(None))
             return seen
 
+        def hand(stream: str, chunk: bytes) -> None:
+            try:
+                (on_stdout if stream == "stdout" else on_stderr)(_text(chunk))
+            except Exception as e:  # a callback that raises fails the command and ends it
+                core.run(_call(process.fail, e, stream))
+                raise
+
         for stream, chunk in core.run(attach()):
-            (on_stdout if stream == "stdout" else on_stderr)(_text(chunk))
+            hand(stream, chunk)
         while (item := chunks.get()) is not None:
-            (on_stdout if item[0] == "stdout" else on_stderr)(_text(item[1]))
+            hand(*item)
 
     @_errors
     def send_session_command_input(self, session_id: str, command_id: str, data: str,

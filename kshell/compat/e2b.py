@@ -76,6 +76,8 @@ def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise SandboxException(str(e)) from e
         except (Unsupported, SandboxException):
             raise
+        except ValueError as e:
+            raise InvalidArgumentException(str(e)) from e
         except OSError as e:
             raise SandboxException(str(e)) from e
 
