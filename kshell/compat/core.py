@@ -67,10 +67,28 @@ def _runtime() -> Any:
     global _loop
     with _loop_lock:
         if _loop is None:
+            import atexit
+
             from kshell.sdk.blocking import _Loop
 
             _loop = _Loop()
+            atexit.register(_let_go)
         return _loop
+
+
+def _let_go() -> None:
+    """At exit, the sandboxes this program left running are let go, not killed (as a provider's
+    outlive the script that made them): a durable one stays for `connect` from another program,
+    its computer closed cleanly (workers stopped, leases released); a memory one ends with us."""
+
+    async def detach_all() -> None:
+        for sandbox in list(_open.values()):
+            with contextlib.suppress(Exception):
+                await sandbox.detach()
+
+    if _loop is not None and _open:
+        with contextlib.suppress(Exception):
+            _loop.run(detach_all())
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:
