@@ -1,5 +1,5 @@
-"""The adapters against the real upstream packages (`e2b`, `daytona`, installed by the `test`
-extra): every mirrored method has the upstream parameters (names, kinds, defaults), every result
+"""The adapters against the real upstream packages (`e2b`, `daytona`, `computesdk`, installed
+by the `test` extra): every mirrored method has the upstream parameters (names, kinds, defaults), every result
 type the upstream fields (names, defaults), every enum the upstream members, so that a release
 of either SDK that changes one of them fails here."""
 
@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 
 try:
+    import computesdk as computesdk_upstream
     import daytona as daytona_upstream
     import e2b as e2b_upstream
 except ImportError as e:  # a missing package fails, never skips
-    raise ImportError(f"{e}: install the test extra (pip install -e '.[test]'), which brings e2b and daytona") from e
+    raise ImportError(f"{e}: install the test extra (pip install -e '.[test]'), which brings e2b, daytona and "
+                      "computesdk") from e
 
 
 from kshell.compat import daytona as k_daytona
@@ -167,3 +169,44 @@ def test_daytona_sandbox_properties_are_upstream_fields_and_errors_keep_their_tr
     assert issubclass(daytona_upstream.DaytonaNotFoundError, daytona_upstream.DaytonaError)
     assert shape(k_daytona.DaytonaError, "__init__") == shape(daytona_upstream.DaytonaError, "__init__")
     assert {s.value for s in k_daytona.SandboxState} <= {s.value for s in daytona_upstream.SandboxState}
+
+
+def _computesdk_methods() -> list[tuple[type, type, str]]:
+    from computesdk.compute import SandboxResource
+
+    from kshell.compat import computesdk as k_computesdk
+
+    table = [
+        (k_computesdk.Compute, computesdk_upstream.Compute, ["__init__", "sandbox", "close"]),
+        (k_computesdk.SandboxResource, SandboxResource, ["create", "get_by_id", "find", "find_or_create"]),
+        (k_computesdk.Sandbox, computesdk_upstream.Sandbox,
+         ["sandbox_id", "provider", "filesystem", "name", "namespace", "metadata", "run_command", "run_code",
+          "get_info", "get_url", "destroy", "extend", "health", "create_terminal", "create_watcher", "start_server",
+          "create_session_token", "create_magic_link", "create_child_sandbox"]),
+        (k_computesdk.FileSystem, computesdk_upstream.FileSystem,
+         ["read_file", "write_file", "readdir", "mkdir", "exists", "remove", "batch_write"]),
+    ]
+    return [(ours, theirs, name) for ours, theirs, names in table for name in names]
+
+
+@pytest.mark.parametrize(("ours", "theirs", "name"), _computesdk_methods(),
+                         ids=lambda v: v if isinstance(v, str) else v.__name__)
+def test_computesdk_method_matches_upstream(ours: type, theirs: type, name: str) -> None:
+    assert shape(ours, name) == shape(theirs, name)
+    ours_fn, theirs_fn = inspect.getattr_static(ours, name), inspect.getattr_static(theirs, name)
+    assert inspect.iscoroutinefunction(ours_fn) == inspect.iscoroutinefunction(theirs_fn)  # async where upstream is
+
+
+@pytest.mark.parametrize("name", ["CommandResult", "CodeResult", "FileEntry", "SandboxInfo", "RunCommandOptions",
+                                  "CreateSandboxOptions"])
+def test_computesdk_result_fields_match_upstream(name: str) -> None:
+    from kshell.compat import computesdk as k_computesdk
+
+    assert fields(getattr(k_computesdk, name)) == fields(getattr(computesdk_upstream, name))
+
+
+def test_computesdk_enums_match_upstream() -> None:
+    from kshell.compat import computesdk as k_computesdk
+
+    for name in ["FileType", "SandboxStatus"]:
+        assert members(getattr(k_computesdk, name)) == members(getattr(computesdk_upstream, name))
