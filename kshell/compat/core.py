@@ -42,6 +42,7 @@ SESSION = "sandbox"  # the durable session foreground commands run in
 ROOT_ENV = "K_SANDBOX_ROOT"  # a directory: sandboxes are durable states under it, one per id
 REMOTE_ENV = "K_SANDBOX_REMOTE"  # "local": programs K does not have run under bubblewrap here
 MEMORY_ENV = "K_SANDBOX_MEMORY"  # bytes of a memory state (no root)
+WARM_ENV = "K_SANDBOX_WARM"  # memory sandboxes kept booted ahead (their shell loaded), for a fast create
 
 
 class Unsupported(SDKError, NotImplementedError):
@@ -85,8 +86,12 @@ def _let_go() -> None:
         for sandbox in list(_open.values()):
             with contextlib.suppress(Exception):
                 await sandbox.detach()
+        while _spares:
+            with contextlib.suppress(BaseException):
+                computer, _ = await _spares.pop()
+                await computer.close()
 
-    if _loop is not None and _open:
+    if _loop is not None and (_open or _spares):
         with contextlib.suppress(Exception):
             _loop.run(detach_all())
 
@@ -108,6 +113,55 @@ def submit(coro: Coroutine[Any, Any, T]) -> Any:
 # -- sandboxes ---------------------------------------------------------------------------------
 
 _open: dict[str, KSandbox] = {}  # the sandboxes this process has open, by id (touched on the loop only)
+_spares: list[asyncio.Task[tuple[Komputer, AgentSession]]] = []  # memory sandboxes booting or booted ahead
+
+
+def _memory() -> Any:
+    return memory_state(int(os.environ.get(MEMORY_ENV, 256 << 20)))
+
+
+async def _boot_spare() -> tuple[Komputer, AgentSession]:
+    """A memory computer with the agent, its session and its shell loaded (a first command
+    run): what `create` hands out at once when K_SANDBOX_WARM asks for spares."""
+    computer = await Komputer.boot(None, state=_memory(), remotes=_remote())
+    try:
+        await computer.add_agent(AGENT)
+        session = await computer.login(AGENT, SESSION)
+        await session.exec("true")
+    except BaseException:
+        await computer.close()
+        raise
+    return computer, session
+
+
+def _refill() -> None:
+    """Start booting spares until K_SANDBOX_WARM of them are booting or ready."""
+    wanted = int(os.environ.get(WARM_ENV, "0") or 0)
+    loop = asyncio.get_running_loop()
+    while len(_spares) < wanted:
+        _spares.append(loop.create_task(_boot_spare()))
+
+
+async def _take_spare() -> tuple[Komputer, AgentSession] | None:
+    """A spare (waiting for the one that boots first, if none is ready), then the next is
+    started; None when no spares are kept."""
+    _refill()
+    if not _spares:
+        return None
+    ready = [t for t in _spares if t.done()]
+    task = ready[0] if ready else _spares[0]
+    _spares.remove(task)
+    _refill()
+    try:
+        return await task
+    except Exception:  # noqa: BLE001 - a spare that failed to boot: boot one now, as without spares
+        return None
+
+
+async def warm_up() -> None:
+    """Wait until the spares K_SANDBOX_WARM asks for are booted (a program's start, a bench)."""
+    _refill()
+    await asyncio.gather(*_spares, return_exceptions=True)
 
 
 def sandboxes() -> dict[str, KSandbox]:
@@ -328,13 +382,16 @@ class KSandbox:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.mkdir()  # an existing id is not taken over: FileExistsError
-        remotes = _remote()
-        where: Any = path if path is not None else memory_state(int(os.environ.get(MEMORY_ENV, 256 << 20)))
         computer = None
         try:
-            computer = await Komputer.boot(template, state=where, remotes=remotes)
-            await computer.add_agent(AGENT)
-            session = await computer.login(AGENT, SESSION)
+            spare = await _take_spare() if path is None and template is None else None
+            if spare is not None:
+                computer, session = spare
+            else:
+                where: Any = path if path is not None else _memory()
+                computer = await Komputer.boot(template, state=where, remotes=_remote())
+                await computer.add_agent(AGENT)
+                session = await computer.login(AGENT, SESSION)
         except BaseException:
             if computer is not None:
                 await computer.close()
