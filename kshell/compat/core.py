@@ -86,10 +86,7 @@ def _let_go() -> None:
         for sandbox in list(_open.values()):
             with contextlib.suppress(Exception):
                 await sandbox.detach()
-        while _spares:
-            with contextlib.suppress(BaseException):
-                computer, _ = await _spares.pop()
-                await computer.close()
+        await cool_down()
 
     if _loop is not None and (_open or _spares):
         with contextlib.suppress(Exception):
@@ -156,6 +153,15 @@ async def _take_spare() -> tuple[Komputer, AgentSession] | None:
         return await task
     except Exception:  # noqa: BLE001 - a spare that failed to boot: boot one now, as without spares
         return None
+
+
+async def cool_down() -> None:
+    """Close the spares kept ahead (K_SANDBOX_WARM unset afterwards keeps none)."""
+    while _spares:
+        task = _spares.pop()
+        with contextlib.suppress(BaseException):
+            computer, _ = await task
+            await computer.close()
 
 
 async def warm_up() -> None:

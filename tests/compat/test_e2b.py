@@ -204,3 +204,25 @@ def test_what_k_cannot_do_is_refused_at_the_call_site(sandbox: Sandbox) -> None:
         sandbox.files.write("/home/user/m", "x", metadata={"k": "v"})
     with pytest.raises(NotFoundException, match="komputer.toml"):
         Sandbox.create(template="no-such-template")
+
+
+def test_a_warm_spare_is_a_fresh_sandbox_and_the_next_one_boots_behind_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(core.WARM_ENV, "1")
+    try:
+        core.run(core.warm_up())
+        first = Sandbox.create(envs={"WHO": "first"})
+        assert len(core._spares) == 1  # noqa: SLF001 - the next spare is booting already
+        first.files.write("/home/user/mine.txt", "first's")
+        assert first.commands.run("echo $WHO").stdout == "first\n"
+        first.kill()
+        second = Sandbox.create()
+        try:
+            assert second.sandbox_id != first.sandbox_id
+            assert not second.files.exists("/home/user/mine.txt")
+            assert second.commands.run("echo ${WHO-unset}").stdout == "unset\n"
+        finally:
+            second.kill()
+    finally:
+        monkeypatch.delenv(core.WARM_ENV)
+        core.run(core.cool_down())
+    assert core._spares == []  # noqa: SLF001
