@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import secrets
 import shutil
@@ -406,15 +407,14 @@ class KSandbox:
             raise
         sandbox = KSandbox(sandbox_id, computer, session, dict(metadata or {}), dict(envs or {}), template,
                            dict(labels or {}), timeout=timeout, path=path)
-        if path is not None:
-            await sandbox._save_meta()
+        await sandbox.save_meta()
         _open[sandbox_id] = sandbox
         return sandbox
 
-    async def _save_meta(self) -> None:
-        import json
-
-        assert self.path is not None
+    async def save_meta(self) -> None:
+        """What a durable sandbox's metadata, envs and labels are, beside its state, for `find`."""
+        if self.path is None:
+            return
         meta = {"metadata": self.metadata, "envs": self.envs, "template": self.template, "labels": self.labels,
                 "started": self.started, "timeout": self.timeout}
         (self.path.parent / f".{self.id}.json").write_text(json.dumps(meta))
@@ -431,8 +431,6 @@ class KSandbox:
         if path is None or not (path / "data.mdb").exists() and not path.is_dir():
             where = f"under {ROOT_ENV}={root}" if root is not None else f"in this process ({ROOT_ENV} is not set)"
             raise LookupError(f"sandbox {sandbox_id} not found {where}")
-        import json
-
         meta_file = path.parent / f".{sandbox_id}.json"
         meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
         computer = await Komputer.boot(None, state=path, remotes=_remote())

@@ -656,6 +656,7 @@ class Sandbox:
     def set_labels(self, labels: dict[str, str], request_timeout: float | None = None) -> dict[str, str]:
         self._sandbox.labels.clear()
         self._sandbox.labels.update(labels)
+        core.run(self._sandbox.save_meta())
         return dict(labels)
 
     def refresh_data(self, request_timeout: float | None = None) -> None:

@@ -116,10 +116,12 @@ def test_client_lifecycle_get_list_stop_start(client: Daytona, tmp_path: Path,
         assert client.get("durable").id == sandbox.id == client.get(sandbox.id).id
         assert [s.id for s in client.list({"labels": {"k": "v"}})] == [sandbox.id]
         sandbox.fs.upload_file(b"kept", "kept.txt")
+        sandbox.set_labels({"k": "w"})
         client.stop(sandbox)
         assert sandbox.state == SandboxState.STOPPED
         client.start(sandbox)
         assert sandbox.state == SandboxState.STARTED and sandbox.fs.download_file("kept.txt") == b"kept"
+        assert sandbox.labels == {"k": "w"} and sandbox.name == "durable"  # kept beside the state
     finally:
         client.delete(sandbox)
     assert sandbox.state == SandboxState.DESTROYED and not (tmp_path / "sandboxes" / sandbox.id).exists()
