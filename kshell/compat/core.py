@@ -369,6 +369,9 @@ class KSandbox:
     processes: dict[int, Process] = field(default_factory=dict)
     watchers: list[Watcher] = field(default_factory=list)
     killed: bool = False
+    parent: KSandbox | None = None  # a fork's: the sandbox whose tree it forked (they share a computer)
+    forks: list[KSandbox] = field(default_factory=list)
+    names: set[str] = field(default_factory=set)  # a fork's sessions (its processes are theirs)
     sessions: dict[str, AgentSession] = field(default_factory=dict)  # named sessions (Daytona's)
     _locks: dict[str, asyncio.Lock] = field(default_factory=dict)  # one command at a time per session
 
@@ -465,6 +468,8 @@ class KSandbox:
         _open.pop(self.id, None)
         for watcher in list(self.watchers):
             watcher.stop()
+        for fork in list(self.forks):
+            await fork.destroy()
         for process in list(self.processes.values()):
             if not process.done.done():
                 process.done.set_result(Outcome(b"".join(process.out), b"".join(process.err), -1,
@@ -475,6 +480,16 @@ class KSandbox:
                 process.task.cancel()
         await asyncio.gather(*(p.task for p in self.processes.values() if p.task is not None),
                              return_exceptions=True)
+        if self.parent is not None:  # a fork: its sessions end and its tree goes; the computer stays
+            from kfs import forks
+
+            self.parent.forks.remove(self)
+            for session in [self.session, *self.sessions.values()]:
+                with contextlib.suppress(Exception):
+                    await session.close()
+            if not self.computer.closed:
+                await asyncio.to_thread(forks.discard, self.computer.state, self.session.fork_id, "sdk")
+            return True
         await self.computer.close(end_sessions=True)
         if self.path is not None:
             await asyncio.to_thread(shutil.rmtree, self.path, True)
@@ -513,7 +528,7 @@ class KSandbox:
         own = background and session is None
         lock = None
         if own:
-            session = await self.computer.login(AGENT)
+            session = await self.new_session()
         else:
             session = session or self.session
             lock = self._locks.setdefault(session.id, asyncio.Lock())
@@ -544,13 +559,44 @@ class KSandbox:
         """A foreground command, waited for."""
         return await (await self.start(cmd, background=False, **options)).wait()
 
+    async def new_session(self, name: str | None = None) -> AgentSession:
+        """Another session of the sandbox's agent, in its tree (a fork's sessions are in the
+        fork, as `AgentSession.fork` makes its first one)."""
+        fork = self.session.fork_id
+        if fork is None:
+            return await self.computer.login(AGENT, name)
+        server = self.computer.server
+        agent = self.computer.agent(AGENT)
+        record, holder = await server.hold(agent, name or f"sdk-{secrets.token_hex(6)}")
+        session = AgentSession(self.computer, agent, record, holder, mode=self.session.mode, fork=fork)
+        self.computer._sessions[(AGENT, record.name)] = session  # noqa: SLF001 - released with the computer
+        self.names.add(record.name)
+        return session
+
+    async def fork(self) -> KSandbox:
+        """A sandbox on a K fork of this one's tree (overlay: what it writes stays in it), in
+        the same computer, with a session of its own; killed with this one."""
+        self.check()
+        session = await self.session.fork(disk="overlay")
+        child = KSandbox("k" + secrets.token_hex(8), self.computer, session, dict(self.metadata), dict(self.envs),
+                         self.template, dict(self.labels), timeout=self.timeout, parent=self,
+                         names={session.id})
+        self.forks.append(child)
+        _open[child.id] = child
+        return child
+
     async def live(self) -> list[dict[str, Any]]:
-        """The sandbox's running processes (K's process table: every handle's and every
-        process's), without the exec lines of this adapter's own background sessions' shells."""
+        """The sandbox's running processes (K's process table, so every handle's and every
+        program's); a fork's are those of its sessions, and a forked sandbox's exclude its forks'."""
         from kfs.runtime import procs
 
         self.check()
         rows = await asyncio.to_thread(procs.rows, self.computer.state, agent=AGENT, live=True)
+        if self.parent is not None:
+            rows = [r for r in rows if r["session"] in self.names]
+        else:
+            theirs = set().union(*(f.names for f in self.forks)) if self.forks else set()
+            rows = [r for r in rows if r["session"] not in theirs]
         return sorted(rows, key=lambda r: r["pid"])
 
     async def kill(self, pid: int) -> bool:

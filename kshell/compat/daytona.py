@@ -321,8 +321,7 @@ class Process:
         """A K durable session of the sandbox's agent, named `session_id`."""
         if session_id in self._sandbox.sessions:
             raise DaytonaError(f"session {session_id} already exists", 409)
-        computer = self._sandbox.computer
-        self._sandbox.sessions[session_id] = core.run(_login(computer, session_id))
+        self._sandbox.sessions[session_id] = core.run(self._sandbox.new_session(session_id))
         self._commands[session_id] = {}
 
     @_errors
@@ -435,10 +434,6 @@ class Process:
 
     def get_entrypoint_logs(self, request_timeout: float | None = None) -> Any:
         raise Unsupported("Process.get_entrypoint_logs", "a K sandbox has no entrypoint process")
-
-
-async def _login(computer: Any, session_id: str) -> Any:
-    return await computer.login(core.AGENT, session_id)
 
 
 async def _interrupt(process: core.Process) -> bool:
@@ -687,9 +682,14 @@ class Sandbox:
         self.fs = FileSystem(self._sandbox)
         self._stopped = False
 
+    @_errors
     def fork(self, name: str | None = None, timeout: float | None = 60) -> Sandbox:
-        raise Unsupported("Sandbox.fork", "a fork of a K sandbox is a fork of its agent's tree in the same "
-                          "computer (kshell.sdk AgentSession.fork); a fork with its own id is not built yet")
+        """A sandbox on a K fork of this one's tree (what it writes stays in it), in the same
+        computer; deleted with this one."""
+        child = core.run(self._sandbox.fork())
+        if name:
+            child.metadata["name"] = name
+        return Sandbox(child, self._client)
 
     def create_ssh_access(self, expires_in_minutes: int | None = None, request_timeout: float | None = None) -> Any:
         raise Unsupported("Sandbox.create_ssh_access", "K's SSH access is the appliance's (komputer up) with the "

@@ -674,14 +674,27 @@ class Sandbox:
             raise Unsupported("Sandbox.list(query=...)", "K sandboxes are listed by id only")
         return SandboxPaginator(core.KSandbox.known(), limit, order)
 
-    @staticmethod
-    def _cls_fork_sandbox(sandbox_id: str, timeout: int | None = None, count: int | None = None,
-                          logger: logging.Logger | None = None, **opts: Any) -> list[Any]:
-        raise Unsupported("Sandbox.fork", "a fork of a K sandbox is a fork of its agent's tree in the same "
-                          "computer (kshell.sdk AgentSession.fork); a fork with its own id is not built yet")
+    @classmethod
+    def _cls_fork_sandbox(cls, sandbox_id: str, timeout: int | None = None, count: int | None = None,
+                          logger: logging.Logger | None = None, **opts: Any) -> list[Sandbox | Exception]:
+        try:
+            sandbox = core.run(core.KSandbox.find(sandbox_id))
+        except LookupError as e:
+            raise SandboxNotFoundException(str(e)) from e
+        if count is not None and not 1 <= count <= 20:
+            raise InvalidArgumentException(f"count {count}: an integer between 1 and 20")
+        out: list[Sandbox | Exception] = []
+        for _ in range(count or 1):  # each succeeds or fails on its own, as upstream's
+            try:
+                out.append(cls(core.run(sandbox.fork())))
+            except Exception as e:  # noqa: BLE001 - the list says why this one failed
+                out.append(e)
+        return out
 
     @_Variant("_cls_fork_sandbox")
-    def fork(self, timeout: int | None = None, count: int | None = None, **opts: Any) -> list[Any]:
+    def fork(self, timeout: int | None = None, count: int | None = None, **opts: Any) -> list[Sandbox | Exception]:
+        """Sandboxes on K forks of this one's tree (overlay: what each writes stays in it), in
+        the same computer, so they are made in O(1) and killed with this one; this program's only."""
         return type(self)._cls_fork_sandbox(self.sandbox_id, timeout, count)
 
     def pause(self, keep_memory: bool | None = None, *, mode: Literal["full", "filesystem"] | None = None,

@@ -146,3 +146,16 @@ def test_what_k_cannot_do_is_refused_at_the_call_site(client: Daytona, sandbox) 
         sandbox.process.create_pty_session("t")
     with pytest.raises(Unsupported, match="os_user='root'"):
         client.create(CreateSandboxFromSnapshotParams(os_user="root"))
+
+
+def test_fork_is_a_sandbox_on_a_k_fork(sandbox) -> None:  # noqa: ANN001
+    sandbox.fs.upload_file(b"base", "base.txt")
+    child = sandbox.fork(name="child")
+    assert child.name == "child" and child.id != sandbox.id
+    child.process.create_session("s")  # a session in the fork
+    child.process.execute_session_command("s", SessionExecuteRequest(command="cat base.txt > copy.txt"))
+    assert child.fs.download_file("copy.txt") == b"base"
+    with pytest.raises(DaytonaNotFoundError):
+        sandbox.fs.download_file("copy.txt")
+    child.delete()
+    assert sandbox.process.exec("cat base.txt").result == "base"

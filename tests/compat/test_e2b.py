@@ -226,3 +226,21 @@ def test_a_warm_spare_is_a_fresh_sandbox_and_the_next_one_boots_behind_it(monkey
         monkeypatch.delenv(core.WARM_ENV)
         core.run(core.cool_down())
     assert core._spares == []  # noqa: SLF001
+
+
+def test_fork_makes_sandboxes_on_k_forks_of_the_tree(sandbox: Sandbox) -> None:
+    sandbox.files.write("/home/user/base.txt", "base")
+    left, right = sandbox.fork(count=2)
+    assert left.files.read("/home/user/base.txt") == "base"  # what the parent had
+    left.commands.run("echo mine > left.txt")
+    job = left.commands.run("cat base.txt; echo bg > job.txt", background=True)  # a session in the fork too
+    assert job.wait().stdout == "base"
+    assert left.files.exists("/home/user/job.txt") and left.files.exists("/home/user/left.txt")
+    for other in (right, sandbox):  # what a fork writes stays in it
+        assert not other.files.exists("/home/user/left.txt") and not other.files.exists("/home/user/job.txt")
+    held = left.commands.run("sleep 600", background=True)
+    assert [p.pid for p in left.commands.list()] == [held.pid] and sandbox.commands.list() == []
+    assert left.kill() is True and sandbox.is_running() and right.is_running()
+    assert sandbox.commands.run("cat base.txt").stdout == "base"
+    sandbox.kill()
+    assert not right.is_running()  # forks end with their sandbox
