@@ -76,6 +76,7 @@ class Komputer:
         self._hosts = hosts or {}
         self._sessions: dict[tuple[str, str], AgentSession] = {}
         self._closed = False
+        self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()  # done at close()
         self.counters = {"logins": 0, "execs": 0, "forks": 0}
 
     # -- booting -------------------------------------------------------------------------------
@@ -283,6 +284,8 @@ class Komputer:
         then). Process rows of background jobs stay in the state for `recover_sessions`."""
         if self._closed:
             return
+        if not self.gone.done():  # commands in flight end with KomputerClosed, never a hang
+            self.gone.set_result(None)
         for session in list(self._sessions.values()):
             with contextlib.suppress(Exception):
                 if end_sessions and session.attached:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from kfs.agents import Agent, SessionRecord
@@ -119,27 +119,36 @@ class AgentSession:
 
     # -- commands ------------------------------------------------------------------------------
 
-    async def exec(self, command: str, *, stdin: bytes | str | None = None, env: dict[str, str] | None = None,
+    async def exec(self, command: str, *, stdin: bytes | str | AsyncIterable[bytes | str] | None = None,
+                   env: dict[str, str] | None = None,
                    cwd: str | None = None, timeout: float | None = None,
                    on_output: Callable[[str, bytes], Any] | None = None) -> ExecResult:
         """Run a command line in the session's K shell, as `ssh agent@k CMD` would: the same
         worker, limits, delegation, rules, receipts and events (`process` events with
         `status: "output"` follow the output as it comes). `env`, `cwd`: for this command only.
         `on_output(stream, chunk)` ("stdout"/"stderr"), sync or async, as output arrives.
-        `timeout`: the command is interrupted as by Ctrl-C and CommandTimeout is raised."""
+        `timeout`: the command is interrupted as by Ctrl-C and CommandTimeout is raised.
+        `stdin`: bytes or text, or an async iterable of them sent as it yields (EOF at its end).
+        An `on_output` that raises ends the command (as Ctrl-C) and exec raises what it raised."""
         self._check()
         runner = self._shell()
         source = scoped(command, env, cwd)
         out: list[bytes] = []
         err: list[bytes] = []
 
+        failed: list[Exception] = []  # what on_output raised: the command is ended and exec raises it
+
         def writer(into: list[bytes], stream: str) -> Callable[[bytes], Any]:
             async def write(data: bytes) -> None:
                 into.append(data)
-                if on_output is not None:
-                    answer = on_output(stream, data)
-                    if inspect.isawaitable(answer):
-                        await answer
+                if on_output is not None and not failed:
+                    try:
+                        answer = on_output(stream, data)
+                        if inspect.isawaitable(answer):
+                            await answer
+                    except Exception as e:  # noqa: BLE001 - never into the worker's frame reader
+                        failed.append(e)
+                        runner.interrupt()
 
             return write
 
@@ -148,16 +157,23 @@ class AgentSession:
                                           stdin=stdin is not None, keep=True))
         pump = loop.create_task(_feed(runner, stdin)) if stdin is not None else None
         timed_out = False
+        gone = self.computer.gone
         try:
-            if timeout is None:
-                status = await asyncio.shield(run)
-            else:
-                try:
-                    status = await asyncio.wait_for(asyncio.shield(run), timeout)
-                except TimeoutError:
-                    timed_out = True
-                    runner.interrupt()
-                    status = await run
+            await asyncio.wait((run, gone), timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            if not run.done() and gone.done():  # the computer was closed under the command
+                run.cancel()
+                await asyncio.gather(run, return_exceptions=True)
+                raise KomputerClosed(f"the computer was closed while session {self.agent}/{self.id} ran a command")
+            if not run.done():
+                timed_out = True
+                runner.interrupt()
+                await asyncio.wait((run, gone), return_when=asyncio.FIRST_COMPLETED)
+                if not run.done():
+                    run.cancel()
+                    await asyncio.gather(run, return_exceptions=True)
+                    raise KomputerClosed(f"the computer was closed while session {self.agent}/{self.id} "
+                                         "ran a command")
+            status = run.result()
         except asyncio.CancelledError:
             runner.interrupt()
             with contextlib.suppress(Exception):
@@ -177,6 +193,8 @@ class AgentSession:
         self.counters["failed"] += status != 0
         self.computer.counters["execs"] += 1
         result = ExecResult(b"".join(out), b"".join(err), status, runner.last_pid, runner.last_receipt)
+        if failed:
+            raise failed[0]
         if timed_out:
             raise CommandTimeout(f"command timed out after {timeout:g} s", result)
         return result
@@ -339,11 +357,21 @@ class AgentSession:
         await self.detach(keep=False)
 
 
-async def _feed(runner: WorkerShell, stdin: bytes | str) -> None:
-    """The command's standard input, a chunk each time the worker asks for one, then EOF."""
-    data = stdin.encode("utf-8", "surrogateescape") if isinstance(stdin, str) else bytes(stdin)
-    for start in range(0, len(data), CHUNK):
-        if not await runner.take_credit():
-            return
-        runner.send_stdin(data[start:start + CHUNK])
+async def _feed(runner: WorkerShell, stdin: bytes | str | AsyncIterable[bytes | str]) -> None:
+    """The command's standard input, a chunk each time the worker asks for one, then EOF; an
+    async iterable is sent as it yields (a pipe the caller writes to while the command runs)."""
+
+    async def pieces() -> AsyncIterator[bytes | str]:
+        if isinstance(stdin, (bytes, bytearray, memoryview, str)):
+            yield stdin
+        else:
+            async for piece in stdin:
+                yield piece
+
+    async for piece in pieces():
+        data = piece.encode("utf-8", "surrogateescape") if isinstance(piece, str) else bytes(piece)
+        for start in range(0, len(data), CHUNK):
+            if not await runner.take_credit():
+                return
+            runner.send_stdin(data[start:start + CHUNK])
     runner.send_eof()

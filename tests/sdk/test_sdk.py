@@ -72,6 +72,58 @@ def test_session_state_lives_between_execs_and_env_cwd_are_per_command(tmp_path:
     run(main)
 
 
+def test_stdin_from_an_async_iterable_is_fed_as_it_yields(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with await computer_with(tmp_path, "alice") as computer:
+            agent = await computer.login("alice")
+            echoed = asyncio.Event()
+
+            async def pipe() -> Any:
+                yield b"first\n"
+                await echoed.wait()  # the command has read and echoed the first line
+                yield "second\n"
+
+            def seen(stream: str, chunk: bytes) -> None:
+                if b"first" in chunk:
+                    echoed.set()
+
+            result = await agent.exec("while read -r line; do echo got $line; done", stdin=pipe(), on_output=seen)
+            assert (result.stdout, result.status) == (b"got first\ngot second\n", 0)
+
+    run(main)
+
+
+def test_an_output_callback_that_raises_ends_the_command_and_exec_raises_it(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with await computer_with(tmp_path, "alice") as computer:
+            agent = await computer.login("alice")
+
+            def refuse(stream: str, chunk: bytes) -> None:
+                raise ValueError(f"no thanks: {chunk!r}")
+
+            with pytest.raises(ValueError, match="no thanks"):
+                await agent.exec("echo first; sleep 600; echo never", on_output=refuse)
+            rows = procs.rows(computer.state, agent="alice")
+            assert rows[-1]["state"] != "running" and rows[-1]["status"] == 130  # ended as by Ctrl-C
+            assert (await agent.exec("echo after")).stdout == b"after\n"  # the session goes on
+
+    run(main)
+
+
+def test_closing_the_computer_ends_a_command_in_flight_with_komputer_closed(tmp_path: Path) -> None:
+    async def main() -> None:
+        computer = await computer_with(tmp_path, "alice")
+        agent = await computer.login("alice")
+        started = asyncio.Event()
+        command = asyncio.create_task(agent.exec("echo up; sleep 600", on_output=lambda s, c: started.set()))
+        await started.wait()
+        await computer.close()
+        with pytest.raises(KomputerClosed, match="closed while session alice/"):
+            await command
+
+    run(main)
+
+
 def test_timeout_interrupts_and_output_streams(tmp_path: Path) -> None:
     async def main() -> None:
         async with await computer_with(tmp_path, "alice") as computer:

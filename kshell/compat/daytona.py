@@ -1,0 +1,789 @@
+"""Daytona's `Daytona` client (its sync Python SDK, `daytona` 0.2xx) over K: a script written
+for Daytona runs unchanged once its import names this module:
+
+    from kshell.compat.daytona import Daytona, SessionExecuteRequest
+
+    daytona = Daytona()
+    sandbox = daytona.create()
+    print(sandbox.process.exec("echo hello").result)
+    sandbox.fs.upload_file(b"data", "notes/a.txt")
+    daytona.delete(sandbox)
+
+Names, parameters, defaults and result fields are Daytona's (tests/compat/test_signatures.py
+holds them to the installed `daytona`); its pydantic models are plain dataclasses here. A sandbox
+is a K computer plus the agent `user`'s session (kshell.compat.core); a Daytona session is a K
+durable session of that agent, so its shell state (cwd, variables) lives on between its commands,
+as upstream. Calls K cannot honour raise `Unsupported` at the call site, naming why.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import io
+import os
+import re
+import shlex
+import stat as statmod
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from kshell.compat import core
+from kshell.compat.core import Unsupported
+
+__all__ = [
+    "CodeRunParams", "Command", "CreateSandboxBaseParams", "CreateSandboxFromImageParams",
+    "CreateSandboxFromSnapshotParams", "Daytona", "DaytonaConfig", "DaytonaError", "DaytonaNotFoundError",
+    "DaytonaTimeoutError", "ExecuteResponse", "ExecutionArtifacts", "FileDownloadRequest", "FileDownloadResponse",
+    "FileInfo", "FileUpload", "Match", "ReplaceResult", "Sandbox", "SandboxState", "SearchFilesResponse", "Session",
+    "SessionCommandLogsResponse", "SessionExecuteRequest", "SessionExecuteResponse", "Unsupported",
+]
+
+
+# -- errors ------------------------------------------------------------------------------------------
+
+
+class DaytonaError(Exception):
+    def __init__(self, message: str, status_code: int | None = None, headers: Any = None, code: str | None = None,
+                 source: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status_code = status_code
+        self.headers = headers or {}
+        self.code = code
+        self.source = source
+
+
+class DaytonaNotFoundError(DaytonaError):
+    """A sandbox, session, command or file that is not there."""
+
+
+class DaytonaTimeoutError(DaytonaError):
+    """A command ran past its timeout."""
+
+
+def _errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """OSErrors and K's own errors as Daytona's (the errno's words kept)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (FileNotFoundError, ProcessLookupError, LookupError) as e:
+            raise DaytonaNotFoundError(str(e), 404) from e
+        except TimeoutError as e:
+            raise DaytonaTimeoutError(str(e)) from e
+        except core.SandboxGone as e:
+            raise DaytonaError(str(e), 410) from e
+        except (Unsupported, DaytonaError):
+            raise
+        except ValueError as e:
+            raise DaytonaError(str(e), 400) from e
+        except PermissionError as e:
+            raise DaytonaError(str(e), 403) from e
+        except OSError as e:
+            raise DaytonaError(str(e), 400) from e
+
+    return call
+
+
+# -- parameters and results -----------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class DaytonaConfig:
+    api_key: str | None = None
+    api_url: str | None = None
+    server_url: str | None = None
+    target: str | None = None
+    jwt_token: str | None = None
+    organization_id: str | None = None
+    connection_pool_maxsize: int | None = 250
+    otel_enabled: bool | None = None
+    use_deprecated_polling: bool | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class CreateSandboxBaseParams:
+    name: str | None = None
+    language: str | None = None
+    os_user: str | None = None
+    env_vars: dict[str, str] | None = None
+    labels: dict[str, str] | None = None
+    public: bool | None = None
+    auto_stop_interval: int | None = None
+    auto_pause_interval: int | None = None
+    auto_archive_interval: int | None = None
+    auto_delete_interval: int | None = None
+    ttl_minutes: int | None = None
+    queue_timeout: int | None = None
+    volumes: list[Any] | None = None
+    secrets: dict[str, str] | None = None
+    network_block_all: bool | None = None
+    kvm: bool | None = None
+    network_allow_list: str | None = None
+    domain_allow_list: str | None = None
+    outbound_proxy_url: str | None = None
+    otel_endpoint_override: str | None = None
+    ephemeral: bool | None = None
+    spot: bool | None = None
+    linked_sandbox: str | None = None
+    target: str | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class CreateSandboxFromSnapshotParams(CreateSandboxBaseParams):
+    snapshot: str | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class CreateSandboxFromImageParams(CreateSandboxBaseParams):
+    image: Any
+    resources: Any = None
+
+
+@dataclass
+class ExecutionArtifacts:
+    stdout: str = ""
+    charts: list[Any] | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class ExecuteResponse:
+    exit_code: int
+    result: str
+    artifacts: ExecutionArtifacts | None = None
+
+
+@dataclass
+class CodeRunParams:
+    argv: list[str] | None = None
+    env: dict[str, str] | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class SessionExecuteRequest:
+    """`run_async` (or `var_async`, upstream's wire name) returns at once with the command's id."""
+
+    var_async: bool | None = None
+    command: str
+    run_async: bool | None = None
+    suppress_input_echo: bool | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class SessionExecuteResponse:
+    cmd_id: str
+    exit_code: int | None = None
+    output: str | None = None
+    stderr: str | None = None
+    stdout: str | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class Command:
+    command: str
+    exit_code: int | None = None
+    id: str
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class Session:
+    commands: list[Command]
+    session_id: str
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class SessionCommandLogsResponse:
+    output: str | None = None
+    stderr: str | None = None
+    stdout: str | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class FileInfo:
+    group: str
+    is_dir: bool
+    mod_time: str
+    mode: str
+    modified_at: str | None = None
+    name: str
+    owner: str
+    path: str | None = None
+    permissions: str
+    size: int
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class Match:
+    content: str
+    file: str
+    line: int
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class ReplaceResult:
+    error: str | None = None
+    file: str | None = None
+    success: bool | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class SearchFilesResponse:
+    files: list[str]
+
+
+@dataclass
+class FileUpload:
+    source: bytes | str
+    destination: str
+
+
+@dataclass
+class FileDownloadRequest:
+    source: str
+    destination: str | None = None
+
+
+@dataclass
+class FileDownloadResponse:
+    source: str
+    result: str | bytes | None = None
+    error: str | None = None
+    error_details: Any = None
+
+
+class SandboxState(StrEnum):
+    STARTED = "started"
+    STOPPED = "stopped"
+    DESTROYED = "destroyed"
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _file_info(entry: core.Entry) -> FileInfo:
+    when = datetime.fromtimestamp(entry.mtime / 1e9, UTC)
+    return FileInfo(group=entry.group, is_dir=entry.kind == "dir", mod_time=when.isoformat(),
+                    mode=statmod.filemode(entry.mode), modified_at=when.isoformat(), name=entry.name,
+                    owner=entry.owner, path=entry.path, permissions=f"{statmod.S_IMODE(entry.mode):o}",
+                    size=entry.size)
+
+
+# -- process ------------------------------------------------------------------------------------------------
+
+
+class Process:
+    """Commands (each in a subshell, as upstream's `sh -c`) and sessions (K durable sessions of
+    the agent: their shell state lives on between their commands)."""
+
+    def __init__(self, sandbox: core.KSandbox) -> None:
+        self._sandbox = sandbox
+        self._commands: dict[str, dict[str, core.Process]] = {}  # session id -> command id -> process
+
+    @_errors
+    def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
+             timeout: int | None = None) -> ExecuteResponse:
+        """Run a shell command line; `result` is stdout and stderr as they came (Daytona's
+        combined output). A non-zero status is returned, not raised, as upstream."""
+        process = core.run(self._sandbox.start(command, background=False, envs=env, cwd=cwd, timeout=timeout))
+        outcome = core.run(process.wait())
+        if isinstance(outcome.exception, TimeoutError):
+            raise DaytonaTimeoutError(f"{outcome.error}: the command was interrupted")
+        if outcome.exception is not None:
+            raise outcome.exception
+        result = _text(b"".join(process.combined))
+        return ExecuteResponse(exit_code=outcome.status, result=result,
+                               artifacts=ExecutionArtifacts(stdout=result, charts=None))
+
+    @_errors
+    def code_run(self, code: str, params: CodeRunParams | None = None, timeout: int | None = None) -> ExecuteResponse:
+        """Run Python code (the default language of a Daytona sandbox) with `python3`, which
+        is a program the computer delegates (K_SANDBOX_REMOTE=local), as upstream runs it."""
+        argv = " ".join(shlex.quote(a) for a in (params.argv if params and params.argv else []))
+        line = f"python3 -c {shlex.quote(code)} {argv}".rstrip()
+        return self.exec(line, env=params.env if params else None, timeout=timeout)
+
+    # sessions
+
+    def _session(self, session_id: str) -> Any:
+        session = self._sandbox.sessions.get(session_id)
+        if session is None:
+            raise DaytonaNotFoundError(f"session {session_id} not found", 404)
+        return session
+
+    @_errors
+    def create_session(self, session_id: str, request_timeout: float | None = None) -> None:
+        """A K durable session of the sandbox's agent, named `session_id`."""
+        if session_id in self._sandbox.sessions:
+            raise DaytonaError(f"session {session_id} already exists", 409)
+        self._sandbox.sessions[session_id] = core.run(self._sandbox.new_session(session_id))
+        self._commands[session_id] = {}
+
+    @_errors
+    def get_session(self, session_id: str, request_timeout: float | None = None) -> Session:
+        self._session(session_id)
+        return Session(commands=[self._command(p) for p in self._commands.get(session_id, {}).values()],
+                       session_id=session_id)
+
+    @_errors
+    def list_sessions(self, request_timeout: float | None = None) -> list[Session]:
+        return [self.get_session(s) for s in list(self._sandbox.sessions)]
+
+    @_errors
+    def delete_session(self, session_id: str, request_timeout: float | None = None) -> None:
+        """End the session (its running command, its jobs, its record)."""
+        session = self._session(session_id)
+        for process in self._commands.pop(session_id, {}).values():
+            core.run(_interrupt(process))
+        del self._sandbox.sessions[session_id]
+        core.run(session.close())
+
+    @_errors
+    def execute_session_command(self, session_id: str, req: SessionExecuteRequest,
+                                timeout: int | None = None) -> SessionExecuteResponse:
+        """Run `req.command` in the session's shell (one command at a time there: a second
+        waits for the first). `run_async`: return at once with its id; its logs and exit code
+        come from get_session_command(_logs)."""
+        session = self._session(session_id)
+        background = bool(req.run_async or req.var_async)
+        process = core.run(self._sandbox.start(req.command, background=background, session=session, scoped=False,
+                                               timeout=timeout, stdin=background))
+        outcome = None if background else core.run(process.wait())
+        cmd_id = str(process.pid)  # its K process row: known at start for an async command, at its end else
+        self._commands[session_id][cmd_id] = process
+        process.cmd_id = cmd_id  # type: ignore[attr-defined]
+        if outcome is None:
+            return SessionExecuteResponse(cmd_id=cmd_id)
+        if outcome.exception is not None and not isinstance(outcome.exception, TimeoutError):
+            raise outcome.exception
+        return SessionExecuteResponse(cmd_id=cmd_id, exit_code=outcome.status,
+                                      output=_text(b"".join(process.combined)), stdout=_text(outcome.stdout),
+                                      stderr=_text(outcome.stderr))
+
+    def _process(self, session_id: str, command_id: str) -> core.Process:
+        self._session(session_id)
+        process = self._commands.get(session_id, {}).get(command_id)
+        if process is None:
+            raise DaytonaNotFoundError(f"command {command_id} not found in session {session_id}", 404)
+        return process
+
+    def _command(self, process: core.Process) -> Command:
+        done = process.done
+        return Command(command=process.cmd, exit_code=done.result().status if done.done() else None,
+                       id=getattr(process, "cmd_id", str(process.pid)))
+
+    @_errors
+    def get_session_command(self, session_id: str, command_id: str, request_timeout: float | None = None) -> Command:
+        return self._command(self._process(session_id, command_id))
+
+    @_errors
+    def get_session_command_logs(self, session_id: str, command_id: str,
+                                 request_timeout: float | None = None) -> SessionCommandLogsResponse:
+        process = self._process(session_id, command_id)
+        return SessionCommandLogsResponse(output=_text(b"".join(process.combined)), stderr=_text(b"".join(process.err)),
+                                          stdout=_text(b"".join(process.out)))
+
+    @_errors
+    def get_session_command_logs_async(self, session_id: str, command_id: str, on_stdout: Callable[[str], Any],
+                                       on_stderr: Callable[[str], Any]) -> None:
+        """Hand the command's output so far, then the rest as it comes, until it ends."""
+        import queue
+
+        process = self._process(session_id, command_id)
+        chunks: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
+
+        async def attach() -> list[tuple[str, bytes]]:
+            seen = [("stdout", c) for c in process.out] + [("stderr", c) for c in process.err]
+            process.listeners.append(lambda stream, chunk: chunks.put((stream, chunk)))
+            process.done.add_done_callback(lambda _: chunks.put(None))
+            return seen
+
+        def hand(stream: str, chunk: bytes) -> None:
+            try:
+                (on_stdout if stream == "stdout" else on_stderr)(_text(chunk))
+            except Exception as e:  # a callback that raises fails the command and ends it
+                core.run(_call(process.fail, e, stream))
+                raise
+
+        for stream, chunk in core.run(attach()):
+            hand(stream, chunk)
+        while (item := chunks.get()) is not None:
+            hand(*item)
+
+    @_errors
+    def send_session_command_input(self, session_id: str, command_id: str, data: str,
+                                   request_timeout: float | None = None) -> None:
+        """Input for a running (async) command; an ended one reads no more."""
+        process = self._process(session_id, command_id)
+        core.run(_call(process.send_stdin, data.encode("utf-8")))
+
+    # refused
+
+    def create_pty_session(self, id: str, cwd: str | None = None, envs: dict[str, str] | None = None,
+                           pty_size: Any = None) -> Any:
+        raise Unsupported("Process.create_pty_session", "the SDK has no terminal channel; K's PTY sessions are "
+                          "its SSH front end's (ssh -t agent@host)")
+
+    def connect_pty_session(self, session_id: str) -> Any:
+        return self.create_pty_session(session_id)
+
+    def get_entrypoint_logs(self, request_timeout: float | None = None) -> Any:
+        raise Unsupported("Process.get_entrypoint_logs", "a K sandbox has no entrypoint process")
+
+
+async def _interrupt(process: core.Process) -> bool:
+    return process.interrupt()
+
+
+async def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
+
+
+# -- files ------------------------------------------------------------------------------------------------------
+
+
+class FileSystem:
+    """The sandbox's files through the agent's session view (the same as SFTP's and the mount's)."""
+
+    def __init__(self, sandbox: core.KSandbox) -> None:
+        self._sandbox = sandbox
+
+    @property
+    def _fs(self) -> Any:
+        return self._sandbox.session.fs
+
+    @_errors
+    def create_folder(self, path: str, mode: str, request_timeout: float | None = None) -> None:
+        core.run(self._fs.mkdir(path, mode=int(mode, 8)))
+        core.run(self._fs.chmod(path, int(mode, 8)))  # the mode as given, not under the umask
+
+    @_errors
+    def delete_file(self, path: str, recursive: bool = False, request_timeout: float | None = None) -> None:
+        """Delete a file, or a directory with `recursive` (an empty one without, as rmdir)."""
+        fs = self._fs
+        if not recursive and core.run(fs.stat(path, follow=False)).is_dir:
+            core.run(_rmdir(fs, path))
+            return
+        core.run(fs.rm(path, recursive=recursive))
+
+    @_errors
+    def download_file(self, *args: Any) -> bytes | None:
+        """`download_file(remote)` -> its bytes; `download_file(remote, local)` writes it to the
+        local file; a third argument (upstream's timeout) is taken and not needed."""
+        data = core.run(self._fs.read_file(args[0]))
+        if len(args) >= 2 and isinstance(args[1], str):
+            with open(args[1], "wb") as out:
+                out.write(data)
+            return None
+        return data
+
+    @_errors
+    def download_files(self, files: list[FileDownloadRequest], timeout: int = 1800) -> list[FileDownloadResponse]:
+        out = []
+        for request in files:
+            try:
+                data = core.run(self._fs.read_file(request.source))
+            except OSError as e:
+                out.append(FileDownloadResponse(source=request.source, error=str(e)))
+                continue
+            if request.destination is not None:
+                with open(request.destination, "wb") as f:
+                    f.write(data)
+                out.append(FileDownloadResponse(source=request.source, result=request.destination))
+            else:
+                out.append(FileDownloadResponse(source=request.source, result=data))
+        return out
+
+    @_errors
+    def upload_file(self, src: str | bytes, dst: str, timeout: int = 1800) -> None:
+        """`src`: the bytes, or the path of a local file to send (upstream's meaning)."""
+        if isinstance(src, str):
+            with open(src, "rb") as f:
+                src = f.read()
+        core.run(self._fs.write_file(dst, bytes(src)))
+
+    @_errors
+    def upload_files(self, files: list[FileUpload], timeout: int = 1800) -> None:
+        for upload in files:
+            source = upload.source
+            if isinstance(source, io.IOBase):
+                source = source.read()
+            self.upload_file(source, upload.destination)
+
+    @_errors
+    def list_files(self, path: str, depth: int | None = None, request_timeout: float | None = None) -> list[FileInfo]:
+        return [_file_info(e) for e in core.run(self._sandbox.listing(path, depth or 1))]
+
+    @_errors
+    def get_file_info(self, path: str, request_timeout: float | None = None) -> FileInfo:
+        return _file_info(core.run(self._sandbox.entry(path)))
+
+    @_errors
+    def move_files(self, source: str, destination: str, request_timeout: float | None = None) -> None:
+        core.run(self._fs.rename(source, destination))
+
+    def _files(self, path: str) -> Iterator[str]:
+        for top, _, names in core.run(self._fs.walk(path)):
+            for name in names:
+                yield top.rstrip("/") + "/" + name
+
+    @_errors
+    def find_files(self, path: str, pattern: str, request_timeout: float | None = None) -> list[Match]:
+        """Lines that contain `pattern` (a regular expression, as upstream's grep), in the files
+        under `path`."""
+        expr = re.compile(pattern)
+        out = []
+        for name in self._files(path):
+            try:
+                text = core.run(self._fs.read_text(name))
+            except OSError:
+                continue
+            for number, line in enumerate(text.splitlines(), 1):
+                if expr.search(line):
+                    out.append(Match(content=line, file=name, line=number))
+        return out
+
+    @_errors
+    def search_files(self, path: str, pattern: str, request_timeout: float | None = None) -> SearchFilesResponse:
+        """Files under `path` whose names match the glob `pattern`."""
+        return SearchFilesResponse(files=[n for n in self._files(path)
+                                          if fnmatch.fnmatch(os.path.basename(n), pattern)])
+
+    @_errors
+    def replace_in_files(self, files: list[str], pattern: str, new_value: str,
+                         request_timeout: float | None = None) -> list[ReplaceResult]:
+        """Replace `pattern` (plain text, as upstream) with `new_value` in each file."""
+        out = []
+        for name in files:
+            try:
+                text = core.run(self._fs.read_text(name))
+                core.run(self._fs.write_file(name, text.replace(pattern, new_value)))
+                out.append(ReplaceResult(file=name, success=True))
+            except OSError as e:
+                out.append(ReplaceResult(error=str(e), file=name, success=False))
+        return out
+
+    @_errors
+    def set_file_permissions(self, path: str, mode: str | None = None, owner: str | None = None,
+                             group: str | None = None, request_timeout: float | None = None) -> None:
+        """chmod; an owner or group change is refused: an agent cannot chown."""
+        if owner is not None or group is not None:
+            raise Unsupported("FileSystem.set_file_permissions(owner=/group=)",
+                              "a K agent cannot give its files to another user or group (chown needs root)")
+        if mode is not None:
+            core.run(self._fs.chmod(path, int(mode, 8)))
+
+    def upload_file_stream(self, *args: Any, **kwargs: Any) -> None:
+        raise Unsupported("FileSystem.upload_file_stream", "use upload_file; K writes a file in one transaction")
+
+    def download_file_stream(self, *args: Any, **kwargs: Any) -> Any:
+        raise Unsupported("FileSystem.download_file_stream", "use download_file; K reads a file in one call")
+
+
+async def _rmdir(fs: Any, path: str) -> None:
+    """rmdir: only an empty directory."""
+    entries = await fs.walk(path)
+    if entries and (entries[0].dirs or entries[0].files):
+        raise OSError(39, "Directory not empty", fs.path(path))
+    await fs.rm(path, recursive=True)
+
+
+# -- sandboxes ------------------------------------------------------------------------------------------------------
+
+
+class Sandbox:
+    """A K sandbox with Daytona's calls: `process`, `fs`, lifecycle; `git`, previews, SSH
+    access and LSP refuse with the reason (see docs/compat.md)."""
+
+    def __init__(self, sandbox: core.KSandbox, client: Daytona) -> None:
+        self._sandbox = sandbox
+        self._client = client
+        self.process = Process(sandbox)
+        self.fs = FileSystem(sandbox)
+        self._stopped = False
+
+    @property
+    def id(self) -> str:
+        return self._sandbox.id
+
+    @property
+    def name(self) -> str:
+        return self._sandbox.metadata.get("name", self._sandbox.id)
+
+    @property
+    def user(self) -> str:
+        return core.AGENT
+
+    @property
+    def env(self) -> dict[str, str]:
+        return dict(self._sandbox.envs)
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return dict(self._sandbox.labels)
+
+    @property
+    def state(self) -> SandboxState:
+        if self._sandbox.killed:
+            return SandboxState.STOPPED if self._stopped else SandboxState.DESTROYED
+        return SandboxState.STARTED
+
+    @property
+    def git(self) -> Any:
+        raise Unsupported("Sandbox.git", "run git through process.exec on a sandbox whose programs K does not "
+                          "have run somewhere (K_SANDBOX_REMOTE=local)")
+
+    def get_user_home_dir(self) -> str:
+        return self._sandbox.session.home
+
+    def get_work_dir(self) -> str:
+        return self._sandbox.session.home
+
+    def get_user_root_dir(self) -> str:
+        return self._sandbox.session.home
+
+    @_errors
+    def set_labels(self, labels: dict[str, str], request_timeout: float | None = None) -> dict[str, str]:
+        self._sandbox.labels.clear()
+        self._sandbox.labels.update(labels)
+        core.run(self._sandbox.save_meta())
+        return dict(labels)
+
+    def refresh_data(self, request_timeout: float | None = None) -> None:
+        """Nothing to fetch: this object is the sandbox."""
+
+    @_errors
+    def delete(self, timeout: float | None = 60, wait: bool = False) -> None:
+        core.run(self._sandbox.destroy())
+
+    @_errors
+    def stop(self, timeout: float | None = 60, force: bool = False) -> None:
+        """Stop: its commands end and its computer closes; a durable sandbox (K_SANDBOX_ROOT)
+        keeps its files for `start`. A memory sandbox has no stopped state: refused."""
+        if self._sandbox.path is None:
+            raise Unsupported("Sandbox.stop", "a memory sandbox has no stopped state (its state is in memory); "
+                              "set K_SANDBOX_ROOT for durable sandboxes")
+        core.run(self._sandbox.detach())
+        self._stopped = True
+
+    @_errors
+    def start(self, timeout: float | None = 60) -> None:
+        if not self._sandbox.killed:
+            return
+        if not self._stopped:
+            raise DaytonaNotFoundError(f"sandbox {self.id} was deleted", 404)
+        self._sandbox = core.run(core.KSandbox.find(self._sandbox.id))
+        self.process = Process(self._sandbox)
+        self.fs = FileSystem(self._sandbox)
+        self._stopped = False
+
+    @_errors
+    def fork(self, name: str | None = None, timeout: float | None = 60) -> Sandbox:
+        """A sandbox on a K fork of this one's tree (what it writes stays in it), in the same
+        computer; deleted with this one."""
+        child = core.run(self._sandbox.fork())
+        if name:
+            child.metadata["name"] = name
+        return Sandbox(child, self._client)
+
+    def create_ssh_access(self, expires_in_minutes: int | None = None, request_timeout: float | None = None) -> Any:
+        raise Unsupported("Sandbox.create_ssh_access", "K's SSH access is the appliance's (komputer up) with the "
+                          "agent's key, not a token per sandbox")
+
+    def get_preview_link(self, port: int, request_timeout: float | None = None) -> Any:
+        raise Unsupported("Sandbox.get_preview_link", "K sandboxes listen on no ports")
+
+    def create_lsp_server(self, language_id: Any, path_to_project: str) -> Any:
+        raise Unsupported("Sandbox.create_lsp_server", "K runs no language servers")
+
+    def update_network_settings(self, *, network_block_all: bool | None = None, network_allow_list: str | None = None,
+                                domain_allow_list: str | None = None, request_timeout: float | None = None) -> None:
+        raise Unsupported("Sandbox.update_network_settings", "network changes at run time: a K sandbox's hosts "
+                          "are its image's")
+
+    def upload_url(self, path: str, ttl_seconds: int | None = None) -> str:
+        raise Unsupported("Sandbox.upload_url", "K has no HTTP file endpoint; use fs.upload_file or SFTP")
+
+    def download_url(self, path: str, ttl_seconds: int | None = None) -> str:
+        raise Unsupported("Sandbox.download_url", "K has no HTTP file endpoint; use fs.download_file or SFTP")
+
+    def archive(self, request_timeout: float | None = None) -> None:
+        raise Unsupported("Sandbox.archive", "K states are archived with komputer's own tools, not per sandbox")
+
+    def pause(self, timeout: float = 60) -> None:
+        raise Unsupported("Sandbox.pause", "a K sandbox has nothing to pause: its state is durable and its "
+                          "processes are rows (use stop and start on a durable sandbox)")
+
+
+class Daytona:
+    """The client: `create`, `get`, `list`, `start`, `stop`, `delete`. `config` (or the
+    DAYTONA_* variables) names a cloud endpoint upstream; K's sandboxes are this process's
+    computers, or durable ones under K_SANDBOX_ROOT, so an api_url is refused."""
+
+    def __init__(self, config: DaytonaConfig | None = None) -> None:
+        if config is not None and (config.api_url or config.server_url):
+            raise Unsupported("DaytonaConfig(api_url=...)", "K sandboxes are booted here (or found under "
+                              "K_SANDBOX_ROOT); a remote K appliance is reached with kshell.sdk's Komputer.connect")
+        self._config = config or DaytonaConfig()
+
+    @_errors
+    def create(self, params: CreateSandboxFromSnapshotParams | CreateSandboxFromImageParams | None = None, *,
+               timeout: float = 60, on_snapshot_create_logs: Callable[[str], None] | None = None) -> Sandbox:
+        """A new sandbox. `snapshot` (or `image` as a path): a K image folder (komputer.toml);
+        `env_vars`: variables every command gets; `labels`, `name`: kept for `get` and `list`."""
+        params = params or CreateSandboxFromSnapshotParams()
+        if params.os_user not in (None, core.AGENT):
+            raise Unsupported(f"os_user={params.os_user!r}", f"a K sandbox's user is its agent {core.AGENT!r}")
+        if params.language not in (None, "python"):
+            raise Unsupported(f"language={params.language!r}", "code_run runs python3 only")
+        refused = {"volumes": "declare drives in the image's komputer.toml [drives]",
+                   "secrets": "K has no secret store; pass env_vars",
+                   "network_allow_list": "a K sandbox reaches only its image's virtual hosts",
+                   "domain_allow_list": "a K sandbox reaches only its image's virtual hosts",
+                   "outbound_proxy_url": "a K sandbox reaches only its image's virtual hosts",
+                   "public": "K sandboxes listen on no ports", "kvm": "K sandboxes are not virtual machines",
+                   "linked_sandbox": "K sandboxes are not linked", "resources": "K sandboxes share the host's CPUs "
+                   "(limits are the image's [limits])"}
+        for name, why in refused.items():
+            if getattr(params, name, None):
+                raise Unsupported(f"Daytona.create({name}=...)", why)
+        image = getattr(params, "image", None)
+        template = getattr(params, "snapshot", None) or (image if isinstance(image, str) else None)
+        if image is not None and not isinstance(image, str):
+            raise Unsupported("Daytona.create(image=Image...)", "K builds no container images; give an image "
+                              "folder with komputer.toml")
+        metadata = {"name": params.name} if params.name else {}
+        sandbox = core.run(core.KSandbox.create(template=template, envs=params.env_vars, metadata=metadata,
+                                                labels=params.labels))
+        return Sandbox(sandbox, self)
+
+    @_errors
+    def get(self, sandbox_id_or_name: str, request_timeout: float | None = None) -> Sandbox:
+        for sandbox in core.sandboxes().values():
+            if sandbox.metadata.get("name") == sandbox_id_or_name and not sandbox.killed:
+                return Sandbox(sandbox, self)
+        return Sandbox(core.run(core.KSandbox.find(sandbox_id_or_name)), self)
+
+    @_errors
+    def list(self, query: Any = None, request_timeout: float | None = None) -> Iterator[Sandbox]:
+        """This process's sandboxes (and the durable ones under K_SANDBOX_ROOT); `query` with
+        `labels` keeps those that carry them."""
+        labels = getattr(query, "labels", None) or (query.get("labels") if isinstance(query, dict) else None) or {}
+        for sandbox_id in core.KSandbox.known():
+            sandbox = self.get(sandbox_id)
+            if all(sandbox.labels.get(k) == v for k, v in labels.items()):
+                yield sandbox
+
+    def start(self, sandbox: Sandbox, timeout: float = 60) -> None:
+        sandbox.start(timeout)
+
+    def stop(self, sandbox: Sandbox, timeout: float = 60) -> None:
+        sandbox.stop(timeout)
+
+    def delete(self, sandbox: Sandbox, timeout: float = 60, wait: bool = False) -> None:
+        sandbox.delete(timeout, wait)
