@@ -241,7 +241,7 @@ class LayeredTxn(Txn):
     when not given) whose writes keep versions for the forks made of it (`forks`, a Keep:
     module docstring)."""
 
-    __slots__ = ("chain", "gens", "forks", "views", "_layers", "_owners", "_cur")
+    __slots__ = ("chain", "gens", "forks", "views", "_layers", "_owners", "_cur", "_kept")
 
     def __init__(self, base: Txn, chain: tuple[int, ...], forks: Keep | None,
                  owners: dict[int, int] | None = None, gens: tuple[int, ...] | None = None) -> None:
@@ -253,6 +253,7 @@ class LayeredTxn(Txn):
         self._layers = base._dbs["layers"]
         self._owners: dict[int, int] = dict(owners) if owners else {}  # fork -> its owner's uid, known
         self._cur: Any = None
+        self._kept: dict[tuple[int, int], bool] = {}  # (layer, code) -> whether it has versions at all
 
     def _owner(self, fork: int) -> int:
         """`fork_owner`, read once per transaction (a large write charges chunk by chunk)."""
@@ -275,8 +276,16 @@ class LayeredTxn(Txn):
     def _version(self, layer: int, code: int, key: bytes, gen: int) -> Any:
         """`layer`'s version of `key` a fork made at `gen` reads (its row), or None: the first
         kept after it."""
-        head = version_head(layer, code, key)
         cur = self._cursor()
+        kept = self._kept.get((layer, code))
+        if kept is None:  # most reads are of views with no versions: one look per read transaction
+            start = prefix(layer, code | VERSIONS)
+            kept = bool(cur.set_range(start) and cur.key()[:9] == start)
+            if kept or not self.write:  # (in a write, another view of it may keep one next)
+                self._kept[(layer, code)] = kept
+        if not kept:
+            return None
+        head = version_head(layer, code, key)
         if not cur.set_range(head + U64.pack(gen + 1)):
             return None
         found = cur.key()
@@ -422,6 +431,7 @@ class LayeredTxn(Txn):
                     old = None if found is None else bytes(found)
                     uid = _U32.pack(keep.uid)
                     t.put(here, bytes((HERE,)) + uid + old if old is not None else b"\0" + uid, db=layers)
+                    self._kept[(keep.layer, code)] = True
                     # the forks' owner's, never refused (the parent's write is not the forks')
                     if old and code in CHARGED:
                         quota.charge(self, keep.uid, len(old), check=False)
