@@ -299,3 +299,71 @@ def test_each_fork_reads_the_version_of_its_own_time(state: KState, parent: Path
     forks.discard(state, third)
     with state.read() as txn:
         assert not list(txn.scan("layers"))
+
+
+@pytest.mark.parametrize("seed", [26, 7, 1999])
+def test_forks_of_forks_made_between_writes_each_keep_their_own_time(state: KState, parent: PathFS, seed: int) -> None:
+    """Writes, removals, forks (of the state and of forks), merges and discards interleaved at
+    random: every view reads and lists what a copy made at its fork would (its own changes on
+    top, a merged fork's in its parent), and when all go nothing is left kept or charged."""
+    import random
+
+    rng = random.Random(seed)
+    names = [f"/w/m{i}" for i in range(8)]
+    for name in names[:6]:
+        parent.write_file(name, b"base " + name.encode())
+    views: dict[int, PathFS] = {forks.STATE: parent}
+    model: dict[int, dict[str, bytes]] = {forks.STATE: {n: b"base " + n.encode() for n in names[:6]}}
+    made: dict[int, int] = {}  # fork -> its parent
+    base: dict[int, dict[str, bytes]] = {}  # fork -> its parent's files when it was made
+    merged = refused = 0
+    for step in range(150):
+        op = rng.random()
+        view = rng.choice(sorted(views))
+        if op < 0.45:
+            name, data = rng.choice(names), os.urandom(rng.choice((10, 3 * CHUNK_SIZE)))
+            views[view].write_file(name, data)
+            model[view][name] = data
+        elif op < 0.55 and model[view]:
+            name = rng.choice(sorted(model[view]))
+            views[view].rm(name)
+            del model[view][name]
+        elif op < 0.8 or len(views) == 1:
+            number = forks.create(state, parent=view)
+            views[number], model[number], made[number] = fork_fs(state, number), dict(model[view]), view
+            base[number] = dict(model[view])
+        elif op < 0.88:  # a merge: the fork's changes into its parent, or refused with nothing done
+            victim = rng.choice([f for f in views if f != forks.STATE])
+            try:
+                forks.merge(state, victim)
+            except forks.Conflict:
+                refused += 1
+            else:
+                merged += 1
+                above, mine, was = model[made[victim]], model[victim], base[victim]
+                for name in set(mine) | set(was):
+                    if mine.get(name) != was.get(name):
+                        if name in mine:
+                            above[name] = mine[name]
+                        else:
+                            above.pop(name, None)
+                gone = [victim]
+                while gone:
+                    f = gone.pop()
+                    gone += [c for c, p in made.items() if p == f]
+                    del views[f], model[f], made[f]
+        else:
+            victim = rng.choice([f for f in views if f != forks.STATE])
+            for gone in forks.discard(state, victim):
+                del views[gone], model[gone], made[gone]
+        for number, fs in views.items():
+            listed = sorted(f"/w/{n}" for n, _ in fs.scandir("/w") if n.startswith("m"))
+            assert listed == sorted(model[number]), (step, number)
+            for name, data in model[number].items():
+                assert fs.read_file(name) == data, (step, number, name)
+    assert check(state).clean and merged and refused, (merged, refused)
+    for number in [f for f in made if made[f] == forks.STATE]:
+        forks.discard(state, number)
+    with state.read() as txn:
+        assert not list(txn.scan("layers"))
+    assert check(state).clean
