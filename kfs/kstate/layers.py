@@ -154,10 +154,9 @@ def release(txn: Txn, layer: int) -> None:
     import bisect
 
     last: tuple[int, bytes] | None = None
-    for raw in Txn.scan_keys(txn, "layers", U64.pack(layer)):
+    rows = (raw for c in LAYERED.values() for raw in Txn.scan_keys(txn, "layers", prefix(layer, c | VERSIONS)))
+    for raw in rows:  # (not the layer's own rows: a fork's may be many)
         code = raw[8]
-        if not code & VERSIONS or code & CHANGED:
-            continue
         key, gen = version_key(raw)
         since = last[0] if last is not None and last[1] == raw[:9] + key else 0
         last = (gen, raw[:9] + key)
