@@ -33,9 +33,13 @@ from kfs.kstate.layers import (
     children_key,
     fork_owner,
     fork_record,
+    gen_key,
+    keeping,
     layer_bytes,
     layer_files,
+    next_generation,
     prefix,
+    release,
     set_children,
 )
 from kfs.kstate.schema import U64
@@ -67,14 +71,24 @@ class Diff:
     parent: int = STATE
 
 
+class TooMany(ForkError):
+    """A fork refused: its agent has `limit` forks already (`forks_max_per_agent`)."""
+
+
 def create(state: KState, *, parent: int = STATE, mode: str = "full", disk: str = "overlay", hooks: bool = True,
-           scope: tuple[str, ...] = (), agent: str | None = None, by: str = "cli") -> int:
+           scope: tuple[str, ...] = (), agent: str | None = None, by: str = "cli", limit: int = 0) -> int:
     """A new fork of `parent` (STATE: the state's own tree); its number. O(1) in the tree.
-    `agent`: the agent that may log into it; `mode`, `hooks`, `scope`: its sessions'."""
+    `agent`: the agent that may log into it; `mode`, `hooks`, `scope`: its sessions'. `limit`
+    (0: none): the forks `agent` may have at once, counted in the same transaction, so that
+    concurrent requests cannot pass it together (TooMany)."""
     if disk not in DISKS:
         raise ForkError(f"disk {disk!r}: expected overlay or shared")
 
     def body(txn: Txn) -> int:
+        if agent and limit > 0 and sum(1 for k, v in txn.scan("forks") if len(k) == 8
+                                       and json.loads(v).get("agent") == agent) >= limit:
+            raise TooMany(f"agent {agent} already has {limit} forks (forks_max_per_agent); the operator merges "
+                          "or discards them (komputer fork list, komputer fork discard N)")
         above: tuple[int, ...] = ()
         if parent != STATE:
             record = fork_record(txn, parent)
@@ -83,15 +97,17 @@ def create(state: KState, *, parent: int = STATE, mode: str = "full", disk: str 
             above = tuple(record["chain"])
         number = txn.incr(b"next_fork")
         chain = (number, *above) if disk == "overlay" else above
-        first_ino = LayeredTxn(txn, above, ()).counter(b"next_ino") + 1  # the fork's own files start here
+        first_ino = LayeredTxn(txn, above, None).counter(b"next_ino") + 1  # the fork's own files start here
         owner = txn.get("keys", AGENT_RECORDS + agent.encode()) if agent else None
         uid = json.loads(owner)["uid"] if owner is not None else 0  # whom its stored bytes are charged to
         record = {"id": number, "parent": parent, "chain": list(chain), "disk": disk, "mode": mode,
                   "hooks": hooks, "scope": list(scope), "agent": agent, "uid": uid, "first_ino": first_ino,
                   "created": time.time(), "by": by}
+        layer = above[0] if above else STATE
+        if disk == "overlay":  # what its parent writes from now on is kept for it (kstate.layers)
+            record["gen"] = next_generation(txn, layer)
         txn.put("forks", U64.pack(number), json.dumps(record).encode())
         if disk == "overlay":
-            layer = above[0] if above else STATE
             set_children(txn, layer, (*children(txn, layer), number))
         append_event(txn, "fork.create", fork=number, parent=parent, mode=mode, disk=disk, by=by)
         return number
@@ -150,7 +166,9 @@ def _drop(txn: Txn, fork: int) -> list[int]:
         chain = record["chain"]
         layer = chain[1] if len(chain) > 1 else STATE
         set_children(txn, layer, tuple(c for c in children(txn, layer) if c != fork))
+        release(txn, layer)  # what was kept only for it goes
         txn.delete("forks", children_key(fork))
+        txn.delete("forks", gen_key(fork))
     txn.delete("forks", U64.pack(fork))
     return [*gone, fork]
 
@@ -177,8 +195,8 @@ class _Changes:
         chain = tuple(record["chain"])
         self.fork = chain[0]
         self.first = record["first_ino"]
-        self.mine = LayeredTxn(txn, chain, ())  # the fork's view
-        self.theirs = LayeredTxn(txn, chain[1:], ())  # the parent's, as it is now
+        self.mine = LayeredTxn(txn, chain, None)  # the fork's view
+        self.theirs = LayeredTxn(txn, chain[1:], None, gens=self.mine.gens[1:])  # the parent's, as it is now
         self.txn = txn
         self.entries: list[_Entry] = []
         head = prefix(self.fork, LAYERED["dirents"])
@@ -205,11 +223,14 @@ class _Changes:
                         self._preserved(LAYERED["inodes"], U64.pack(ino))
 
     def _marked(self, code: int, key: bytes) -> bool:
-        return self.txn.get("layers", prefix(self.fork, code | CHANGED) + key) is not None
+        """Whether the parent changed `key` since the fork (an older state's marker row, or a
+        version kept above the fork's generation)."""
+        return self.txn.get("layers", prefix(self.fork, code | CHANGED) + key) is not None or \
+            self.mine.changed_since(code, key)
 
     def _preserved(self, code: int, key: bytes) -> bool:
         row = self.txn.get("layers", prefix(self.fork, code) + key)
-        return row is not None and not row[0] & OWN
+        return row is not None and not row[0] & OWN or self.mine.changed_since(code, key)
 
     def path(self, parent: int, name: bytes = b"") -> str:
         from kfs.vfs import records
@@ -314,7 +335,7 @@ def merge(state: KState, fork: int, by: str = "cli") -> Diff:
         layer = chain[1] if len(chain) > 1 else STATE
         # the parent's view: its writes keep its forks' snapshots, this one's too until it goes
         # (what the fork reads while it is copied must not see the parent's new rows)
-        apply(c, LayeredTxn(txn, chain[1:], children(txn, layer)), by)
+        apply(c, LayeredTxn(txn, chain[1:], keeping(txn, layer), gens=c.mine.gens[1:]), by)
         gone = _drop(txn, fork)
         append_event(txn, "fork.merge", fork=fork, parent=record["parent"], changes=len(found.changes),
                      forks=gone, by=by)
@@ -324,4 +345,5 @@ def merge(state: KState, fork: int, by: str = "cli") -> Diff:
     return state.write(body)
 
 
-__all__ = ["DISKS", "Conflict", "Diff", "ForkError", "create", "diff", "discard", "forks", "get", "merge", "view"]
+__all__ = ["DISKS", "Conflict", "Diff", "ForkError", "TooMany", "create", "diff", "discard", "forks", "get", "merge",
+           "view"]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kfs.kstate import Txn, ViewTxn, quota
-from kfs.kstate.layers import fork_owner, layer_bytes, layer_files
+from kfs.kstate.layers import fork_owner, layer_bytes, layer_files, versions_bytes
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import CHUNK_SIZE, Inode
@@ -285,4 +285,7 @@ def count_usage(txn: Txn) -> tuple[dict[int, int], dict[int, int]]:
             uid = fork_owner(txn, fork)
             counts[uid] = counts.get(uid, 0) + layer_bytes(txn, fork)
             files[uid] = files.get(uid, 0) + layer_files(txn, fork)
+    for uid, (size, kept) in versions_bytes(txn).items():  # a parent's old values kept for its forks
+        counts[uid] = counts.get(uid, 0) + size
+        files[uid] = files.get(uid, 0) + kept
     return {u: n for u, n in counts.items() if n}, {u: n for u, n in files.items() if n}

@@ -33,6 +33,15 @@ def _failed(e: Exception) -> int:
 def cmd_fork_create(args: argparse.Namespace) -> int:
     from kfs import forks
 
+    limit = 0
+    if args.agent is not None:  # an agent's forks are bounded however they are made (docs/forks.md)
+        from kshell.cli import state_path
+        from kshell.cli.server import load_server_config
+
+        try:
+            limit = load_server_config(state_path(args), args.config).forks_max_per_agent
+        except (OSError, ValueError) as e:
+            return _failed(e)
     with _state(args) as state:
         if args.agent is not None:
             from kfs.agents.records import find_agent
@@ -41,7 +50,7 @@ def cmd_fork_create(args: argparse.Namespace) -> int:
                 return _failed(ValueError(f"no agent {args.agent!r} (komputer agent list shows them)"))
         try:
             number = forks.create(state, parent=args.parent, mode=args.mode, disk=args.disk, hooks=args.hooks,
-                                  scope=tuple(args.scope or ()), agent=args.agent, by=_by())
+                                  scope=tuple(args.scope or ()), agent=args.agent, by=_by(), limit=limit)
         except forks.ForkError as e:
             return _failed(e)
     print(number)
@@ -121,6 +130,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q.add_argument("--no-hooks", dest="hooks", action="store_false", help="the image's hooks do not apply in it")
     q.add_argument("--scope", action="append", metavar="PATH", help="with --mode limited: a path it may write")
     q.add_argument("--agent", metavar="NAME", help="the agent that may log into it (ssh with K_FORK=N)")
+    q.add_argument("--config", metavar="FILE",
+                   help="the server's komputer.toml, for forks_max_per_agent (default: the state's)")
     q = sub.add_parser("list", parents=[common], help="the forks: number, parent, disk, mode, agent, when made")
     q.set_defaults(fn=cmd_fork_list)
     for name, fn, text in (

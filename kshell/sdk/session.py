@@ -250,10 +250,14 @@ class AgentSession:
         home = self.home
         bounds = tuple(home + p[1:] if p.startswith("~/") or p == "~" else p for p in (scope or ()))
         parent = self.fork_number if self.fork_number is not None else forks.STATE
-        number = await asyncio.to_thread(forks.create, self.computer.state, parent=parent, mode=mode, disk=disk,
-                                         hooks=hooks, scope=bounds, agent=self.agent,
-                                         by=f"{FRONT} {self.agent}/{self.id}")
         server = self.computer.server
+        try:
+            number = await asyncio.to_thread(forks.create, self.computer.state, parent=parent, mode=mode, disk=disk,
+                                             hooks=hooks, scope=bounds, agent=self.agent,
+                                             by=f"{FRONT} {self.agent}/{self.id}",
+                                             limit=server.config.forks_max_per_agent)
+        except forks.TooMany as e:
+            raise PermissionError(str(e)) from None
         record, holder = await server.hold(self._agent, f"fork-{number}")
         child = AgentSession(self.computer, self._agent, record, holder, mode=mode, fork=number)
         self.computer._sessions[(self.agent, record.name)] = child  # noqa: SLF001 - released with the computer

@@ -235,18 +235,14 @@ class ApiChannel:
                                                      f" ({', '.join(bound)})")
         mode = stricter(mode, self.mode())
         assert self.record is not None
-        bound = self.server.config.forks_max_per_agent
-        by = f"ssh {self.agent.name}/"  # what `by` of the forks this agent made itself starts with
-        if bound > 0 and sum(1 for f in await asyncio.to_thread(forks.forks, self.server.state)
-                             if f.get("agent") == self.agent.name and str(f.get("by", "")).startswith(by)) >= bound:
-            raise Refused("PermissionError", f"agent {self.agent.name} already has {bound} forks of its own "
-                                             "(forks_max_per_agent); the operator merges or discards them "
-                                             "(komputer fork list, komputer fork discard N)")
-        number = await asyncio.to_thread(
-            forks.create, self.server.state, parent=forks.STATE if parent is None else parent["id"], mode=mode,
-            disk=disk, hooks=bool(hooks), scope=tuple(scope), agent=self.agent.name,
-            by=by + self.record.name,
-        )
+        try:
+            number = await asyncio.to_thread(
+                forks.create, self.server.state, parent=forks.STATE if parent is None else parent["id"], mode=mode,
+                disk=disk, hooks=bool(hooks), scope=tuple(scope), agent=self.agent.name,
+                by=f"ssh {self.agent.name}/{self.record.name}", limit=self.server.config.forks_max_per_agent,
+            )
+        except forks.TooMany as e:
+            raise Refused("PermissionError", str(e)) from None
         return {"fork": number, "mode": mode, "session": f"fork-{number}"}
 
     async def close(self, request: dict[str, Any]) -> dict[str, Any]:

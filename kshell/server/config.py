@@ -59,7 +59,7 @@ class ServerConfig:
     mode: str = "full"  # every agent's sessions at least this restricted (readonly, plan, limited, full)
     approval_timeout: float = 0.0  # an approval nobody decides within this many seconds is rejected (0: waits)
     approvals_max_pending: int = 16  # an agent's approvals pending at once; one more is refused (0: no bound)
-    forks_max_per_agent: int = 16  # forks an agent made itself (komputer-api) at once; one more refused (0: no bound)
+    forks_max_per_agent: int = 16  # forks of one agent at once, however made; one more refused (0: no bound)
     # Ciphers, in the server's order (the client's order decides among them). chacha20-poly1305
     # is left out by default: asyncssh sets up two cipher contexts per packet for it, five times
     # the cost of AES-GCM per small packet and three times per 32 KiB one; clients then choose

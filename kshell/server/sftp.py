@@ -410,6 +410,19 @@ _asyncssh_limits = SFTPServerHandler._packet_handlers[b"limits@openssh.com"]  # 
 SFTPServerHandler._packet_handlers[b"limits@openssh.com"] = _process_limits  # noqa: SLF001
 
 
+async def _recv_when_drained(handler: Any) -> Any:
+    """The next request, once the answers before it went to the client (down to asyncssh's
+    low-water mark): asyncssh answers without waiting, so a client sending READs and reading
+    none of the answers made the front end hold them all (200 READs: 50 MiB); now it holds
+    at most the high-water mark and one answer per SFTP session."""
+    await handler._writer.drain()  # noqa: SLF001
+    return await _asyncssh_recv(handler)
+
+
+_asyncssh_recv = SFTPServerHandler.recv_packet
+SFTPServerHandler.recv_packet = _recv_when_drained  # type: ignore[method-assign]
+
+
 async def _iterate(names: list[SFTPName]) -> AsyncIterator[SFTPName]:
     for name in names:
         yield name

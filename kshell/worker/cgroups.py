@@ -7,8 +7,9 @@ The tree is made under the server's own cgroup (so an outer container's limits s
 The agent level carries the agent's bounds (memory, tasks, CPU share and quota) shared by all of
 its sessions; each worker's leaf carries the session's. The kernel enforces them: a worker past
 its memory is killed by the OOM killer (`oom_killed` tells the front end so), thread or process
-creation past `pids.max` fails with EAGAIN, and agents share the CPU by weight, so one agent's
-runaway loops cannot starve another's `echo`. Cgroup v1 (memory, pids and cpu hierarchies, as on
+creation past `pids.max` fails with EAGAIN, and agents share the CPU by weight, each at most its
+`cpu.max` (`[limits] agent_cpu_max`: half of the host's CPUs by default) however many sessions
+it runs, so one agent's runaway loops cannot starve another's `echo`. Cgroup v1 (memory, pids and cpu hierarchies, as on
 hosts that mount them separately) and v2 (one unified tree) are both understood; without either,
 or without the right to write them, `CGroups.open` says why and the workers fall back to rlimits.
 """
@@ -178,7 +179,22 @@ class CGroups:
     def cpu_seconds(self, pid: int) -> float | None:
         """The CPU time worker `pid` and everything in its leaf used, from the kernel's
         accounting (cpu.stat on v2, cpuacct.usage on v1); None when it keeps none here."""
-        for leaf in self._leaves(pid):
+        return self._cpu_used(self._leaves(pid))
+
+    def agent_cpu(self, agent: str) -> tuple[float | None, int]:
+        """The CPU time all of `agent`'s sessions used (its level's accounting, as
+        `cpu_seconds`), and how many periods the kernel held it back at its `cpu.max`."""
+        level = [base / self.agent_dir(agent) for base in set(self.bases.values())]
+        throttled = 0
+        with contextlib.suppress(OSError, ValueError):
+            for line in (self.bases["cpu"] / self.agent_dir(agent) / "cpu.stat").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "nr_throttled":
+                    throttled = int(value)
+        return self._cpu_used(level), throttled
+
+    def _cpu_used(self, where: list[Path]) -> float | None:
+        for leaf in where:
             with contextlib.suppress(OSError, ValueError):
                 if self.version == 2:
                     for line in (leaf / "cpu.stat").read_text().splitlines():

@@ -7,6 +7,7 @@ default, so a server with no settings already keeps one agent from exhausting th
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -48,7 +49,10 @@ class WorkerLimits:
     session_tasks: int = 512  # threads and processes of one session (a fork bomb stops here)
     agent_tasks: int = 2048
     agent_cpu_weight: int = 100  # agents share the CPU by weight (cgroup cpu.weight; 100 = equal)
-    agent_cpu_max: float = 0.0  # at most this many CPUs' time per agent (0: no cap)
+    # at most this many CPUs' time per agent, all its sessions and jobs together (cgroup cpu.max):
+    # -1, half of the host's CPUs and at least one, so one agent's loops in many sessions leave
+    # the rest to the others; 0: no cap
+    agent_cpu_max: float = -1.0
     session_cpu: float = 3600.0  # CPU seconds one session (its worker and what it runs) may use in all (0: no bound)
     session_jobs: int = 256  # jobs, pipeline stages and xargs -P commands of one session alive at once
     agent_jobs: int = 1024  # background jobs and exec commands of one agent alive at once, in all its sessions
@@ -74,7 +78,13 @@ class WorkerLimits:
 
     def agent_bounds(self) -> Bounds:
         return Bounds(memory=self.agent_memory, tasks=self.agent_tasks,
-                      cpu_weight=self.agent_cpu_weight, cpu_max=self.agent_cpu_max)
+                      cpu_weight=self.agent_cpu_weight, cpu_max=self.agent_cpus())
+
+    def agent_cpus(self) -> float:
+        """`agent_cpu_max` in CPUs (0: no cap): -1 is half of the CPUs this server may run on."""
+        if self.agent_cpu_max >= 0:
+            return self.agent_cpu_max
+        return max(1.0, len(os.sched_getaffinity(0)) / 2)
 
     @classmethod
     def from_toml(cls, data: dict[str, Any], where: str) -> WorkerLimits:
@@ -82,6 +92,8 @@ class WorkerLimits:
                                         if name in SIZES else value))
         if limits.session_cpu < 0 or limits.session_jobs < 1 or limits.agent_jobs < 1:
             raise ValueError(f"{where}: session_cpu >= 0, session_jobs >= 1 and agent_jobs >= 1 are required")
+        if limits.agent_cpu_max < 0 and limits.agent_cpu_max != -1:
+            raise ValueError(f"{where}: agent_cpu_max is a number of CPUs, 0 (no cap) or -1 (half of the host's)")
         if limits.spare_workers < 0 or limits.max_workers < 1 or limits.interrupt_grace <= 0:
             raise ValueError(f"{where}: spare_workers >= 0, max_workers >= 1 and interrupt_grace > 0 are required")
         lengths = (limits.sftp_read, limits.sftp_write)  # asyncssh takes no SFTP packet over 4 MiB

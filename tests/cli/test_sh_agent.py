@@ -22,7 +22,7 @@ from kfs.vfs import VFS, PathFS
 
 def komputer(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`komputer ARGS...` on `state` (given to the last subcommand, before its operands)."""
-    words = 2 if args[0] == "sessions" else 1
+    words = 2 if args[0] in ("sessions", "fork") else 1
     return subprocess.run([sys.executable, "-m", "kshell.cli", *args[:words], "--state", str(state), *args[words:]],
                           capture_output=True, text=True, timeout=120, env={**os.environ, "LC_ALL": "C.UTF-8"})
 
@@ -133,6 +133,20 @@ def test_the_agents_mode_and_the_forks_mode_hold(state_dir: Path) -> None:
     done = komputer(state_dir, "sh", "--agent", "alice", "--fork", str(theirs), "-c", "true")
     assert done.returncode == 1 and done.stderr == f"komputer sh: fork {theirs} is not agent alice's " \
                                                   "(komputer fork create --agent alice)\n"
+
+
+def test_fork_create_for_an_agent_holds_forks_max_per_agent(state_dir: Path) -> None:
+    """`komputer fork create --agent` counts the agent's forks as komputer-api and the SDK do."""
+    (state_dir / "komputer.toml").write_text("[ssh]\nforks_max_per_agent = 2\n")
+    assert komputer(state_dir, "fork", "create", "--agent", "alice").returncode == 0
+    with KState(state_dir) as state:
+        forks.create(state, agent="alice", by="ssh alice/s")  # one it made itself
+    done = komputer(state_dir, "fork", "create", "--agent", "alice")
+    assert done.returncode == 1 and done.stderr == (
+        "komputer fork: agent alice already has 2 forks (forks_max_per_agent); the operator merges or "
+        "discards them (komputer fork list, komputer fork discard N)\n")
+    assert komputer(state_dir, "fork", "create", "--agent", "bob").returncode == 0
+    assert komputer(state_dir, "fork", "create").returncode == 0  # the operator's own: no agent's
 
 
 def test_the_images_hooks_judge_the_agents_commands_and_sessions(state_dir: Path, tmp_path: Path) -> None:

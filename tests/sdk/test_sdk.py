@@ -310,6 +310,26 @@ def test_fork_keeps_writes_in_its_tree_and_carries_its_mode(tmp_path: Path) -> N
     run(main)
 
 
+def test_an_agents_forks_are_bounded_in_number(tmp_path: Path) -> None:
+    """The local SDK's `agent.fork` holds `forks_max_per_agent` as komputer-api does: the
+    agent's forks however made (the operator's for it too), one more refused with the reason."""
+    from kfs import forks
+    from kshell.server.config import ServerConfig
+
+    async def main() -> None:
+        async with await computer_with(tmp_path, "alice", "bob", config=ServerConfig(forks_max_per_agent=2)) \
+                as computer:
+            forks.create(computer.state, agent="alice", by="test")  # the operator's, for alice
+            agent = await computer.login("alice")
+            await agent.fork()
+            with pytest.raises(PermissionError, match="alice already has 2 forks .forks_max_per_agent."):
+                await agent.fork()
+            await (await computer.login("bob")).fork()  # another agent's count is its own
+            assert sum(f["agent"] == "alice" for f in forks.forks(computer.state)) == 2
+
+    run(main)
+
+
 def test_decide_resumes_a_command_waiting_for_approval(tmp_path: Path) -> None:
     from kshell.server.config import ServerConfig
 

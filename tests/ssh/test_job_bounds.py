@@ -5,6 +5,7 @@ their own. A fork bomb so ends with its session while another agent's `echo ok` 
 
 from __future__ import annotations
 
+import os
 import statistics
 from pathlib import Path
 
@@ -156,3 +157,53 @@ def test_a_terminal_session_past_its_cpu_time_runs_no_further_line(make_server) 
         assert b"K: session CPU time limit of 1 s reached" in seen and b"ran" not in seen.replace(b"echo ran", b"")
     finally:
         s.close()
+
+
+def cpu_cap(b: Bench, agent: str) -> float:
+    """The CPUs' worth of time the kernel lets `agent`'s cgroup level have (its cpu.max)."""
+    cgroups = b.server.pool.cgroups
+    assert cgroups is not None, f"cgroups are not usable here: {b.server.pool.cgroup_note} (run as root)"
+    level = cgroups.bases["cpu"] / cgroups.agent_dir(agent)
+    if cgroups.version == 2:
+        quota, period = (level / "cpu.max").read_text().split()
+    else:
+        quota, period = (level / "cpu.cfs_quota_us").read_text(), (level / "cpu.cfs_period_us").read_text()
+    return -1.0 if quota.strip() in ("max", "-1") else int(quota) / int(period)
+
+
+def test_an_agent_gets_half_of_the_hosts_cpus_by_default(make_server) -> None:  # noqa: ANN001
+    """With no setting, an agent's sessions together get at most half of the host's CPUs (at
+    least one): one agent's loops in many sessions leave the rest to the others."""
+    b = make_server(config())
+    assert b.ssh("echo ok").stdout == b"ok\n"  # alice's level is made at her first session
+    assert cpu_cap(b, "alice") == max(1.0, len(os.sched_getaffinity(0)) / 2)
+
+
+def test_an_agents_cpu_across_its_sessions_is_bounded_and_another_agent_is_answered(make_server) -> None:  # noqa: ANN001
+    """Busy loops in more sessions than the host has CPUs take, together, at most the agent's
+    `agent_cpu_max` (0.2 CPUs here, below what they would get on a busy host): the kernel holds
+    its cgroup level back, and bob's `echo ok` is answered meanwhile."""
+    bound = 0.2
+    b = make_server(config(agent_cpu_max=bound))
+    cgroups = b.server.pool.cgroups
+    assert cgroups is not None, f"cgroups are not usable here: {b.server.pool.cgroup_note} (run as root)"
+    loops = [start_alice(b, "while true; do :; done") for _ in range(2 * len(os.sched_getaffinity(0)))]
+    try:
+        poll(lambda: len(workers(b)) >= len(loops), 60, "alice's loops never all started")
+        assert cpu_cap(b, "alice") == bound
+        with Prober(b) as bob:
+            used, throttled = cgroups.agent_cpu("alice")
+            t0 = time.monotonic()
+            time.sleep(3)  # the window the bound is measured over (not a synchronisation)
+            now, held = cgroups.agent_cpu("alice")
+            window = time.monotonic() - t0
+        assert used is not None and now is not None, "no CPU accounting at alice's cgroup level"
+        print(f"alice's {len(loops)} loops: {now - used:.2f} CPU s in {window:.2f} s (bound {bound} CPUs), "
+              f"held back {held - throttled} periods")
+        assert now - used <= bound * window * 1.1 + 0.1
+        assert held > throttled  # the kernel held her back: the bound, not a busy host, kept her there
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+    report(bob, "alice's loops in many sessions")

@@ -15,7 +15,7 @@ from kfs import forks
 from kfs.fsck import check
 from kfs.journal import events_since
 from kfs.kstate import KState
-from kfs.kstate.layers import LAYERED, OWN, prefix
+from kfs.kstate.layers import LAYERED, STATE, VERSIONS, prefix
 from kfs.vfs import VFS, PathFS
 from kfs.vfs.inode import CHUNK_SIZE
 
@@ -230,11 +230,140 @@ def test_bad_requests_are_refused(state: KState, parent: PathFS) -> None:
 
 
 def test_only_own_rows_are_the_forks_changes(state: KState, parent: PathFS) -> None:
-    """Rows the parent preserved for the fork are not its changes: diff stays empty."""
+    """Versions the parent kept for the fork are not its changes: diff stays empty, and the
+    fork's own layer holds nothing."""
     number = forks.create(state)
     parent.write_file("/w/a", b"parent\n")
     parent.rm("/w/d", recursive=True)
     with state.read() as txn:
-        rows = [row for _, row in txn.scan("layers", number.to_bytes(8, "big"))]
-    assert rows and not any(row[0] & OWN for row in rows)
+        assert not list(txn.scan("layers", number.to_bytes(8, "big")))
+        assert list(txn.scan("layers", prefix(STATE, LAYERED["chunks"] | VERSIONS)))
     assert forks.diff(state, number).changes == []
+
+
+def layer_pages(state: KState) -> int:
+    """The bytes of LMDB pages the `layers` database takes."""
+    with state.read() as txn:
+        stat = txn._t.stat(txn._dbs["layers"])
+    return (stat["branch_pages"] + stat["leaf_pages"] + stat["overflow_pages"]) * stat["psize"]
+
+
+def test_an_overwrite_keeps_one_copy_for_many_forks(state: KState, parent: PathFS) -> None:
+    """A parent's overwrite keeps the old chunks once, however many forks see them (it kept a
+    copy per fork: 300 forks made a 2 MiB overwrite grow the state by 582 MiB), charged once to
+    the forks' owner and given back when the last fork that reads them goes."""
+    from kfs.agents import add_agent
+    from kfs.kstate import quota
+
+    carol = add_agent(VFS(state, by="test"), "carol")
+    old = parent.read_file("/w/big")
+    numbers = [forks.create(state, agent="carol") for _ in range(30)]
+    pages = layer_pages(state)
+    parent.write_file("/w/big", os.urandom(len(old)))
+    grown = layer_pages(state) - pages
+    assert grown < 2 * len(old), f"layers grew by {grown} bytes for a {len(old)}-byte overwrite"
+    with state.read() as txn:
+        assert quota.usage(txn, carol.uid) == len(old)  # once, not once per fork
+    assert all(fork_fs(state, n).read_file("/w/big") == old for n in numbers)
+    assert check(state).clean
+    for n in numbers[:-1]:
+        forks.discard(state, n)
+        with state.read() as txn:
+            assert quota.usage(txn, carol.uid) == len(old)  # the last fork still reads them
+    assert fork_fs(state, numbers[-1]).read_file("/w/big") == old
+    forks.discard(state, numbers[-1])
+    with state.read() as txn:
+        assert quota.usage(txn, carol.uid) == 0 and not list(txn.scan("layers"))
+    assert check(state).clean
+
+
+def test_each_fork_reads_the_version_of_its_own_time(state: KState, parent: PathFS) -> None:
+    """Forks made between a parent's writes each see the parent as it was at their making; a
+    version goes when the forks that read it go, the others' stay."""
+    first = forks.create(state)
+    parent.write_file("/w/a", b"one\n")
+    second, third = forks.create(state), forks.create(state)
+    parent.write_file("/w/a", b"two\n")
+    parent.write_file("/w/a", b"three\n")  # the same generation: nothing more kept
+    assert fork_fs(state, first).read_file("/w/a") == b"a\n"
+    assert fork_fs(state, second).read_file("/w/a") == b"one\n"
+    assert fork_fs(state, third).read_file("/w/a") == b"one\n"
+    assert forks.diff(state, second).conflicts == []
+    fork_fs(state, second).write_file("/w/a", b"mine\n")
+    assert forks.diff(state, second).conflicts == ["/w/a"]  # the parent changed it since the fork
+    forks.discard(state, first)
+    assert fork_fs(state, third).read_file("/w/a") == b"one\n"
+    assert tree(fork_fs(state, third)) == {**tree(parent), "/w/a": b"one\n", "/w/a2": b"one\n"}
+    assert check(state).clean
+    forks.discard(state, second)
+    forks.discard(state, third)
+    with state.read() as txn:
+        assert not list(txn.scan("layers"))
+
+
+@pytest.mark.parametrize("seed", [26, 7, 1999])
+def test_forks_of_forks_made_between_writes_each_keep_their_own_time(state: KState, parent: PathFS, seed: int) -> None:
+    """Writes, removals, forks (of the state and of forks), merges and discards interleaved at
+    random: every view reads and lists what a copy made at its fork would (its own changes on
+    top, a merged fork's in its parent), and when all go nothing is left kept or charged."""
+    import random
+
+    rng = random.Random(seed)
+    names = [f"/w/m{i}" for i in range(8)]
+    for name in names[:6]:
+        parent.write_file(name, b"base " + name.encode())
+    views: dict[int, PathFS] = {forks.STATE: parent}
+    model: dict[int, dict[str, bytes]] = {forks.STATE: {n: b"base " + n.encode() for n in names[:6]}}
+    made: dict[int, int] = {}  # fork -> its parent
+    base: dict[int, dict[str, bytes]] = {}  # fork -> its parent's files when it was made
+    merged = refused = 0
+    for step in range(150):
+        op = rng.random()
+        view = rng.choice(sorted(views))
+        if op < 0.45:
+            name, data = rng.choice(names), os.urandom(rng.choice((10, 3 * CHUNK_SIZE)))
+            views[view].write_file(name, data)
+            model[view][name] = data
+        elif op < 0.55 and model[view]:
+            name = rng.choice(sorted(model[view]))
+            views[view].rm(name)
+            del model[view][name]
+        elif op < 0.8 or len(views) == 1:
+            number = forks.create(state, parent=view)
+            views[number], model[number], made[number] = fork_fs(state, number), dict(model[view]), view
+            base[number] = dict(model[view])
+        elif op < 0.88:  # a merge: the fork's changes into its parent, or refused with nothing done
+            victim = rng.choice([f for f in views if f != forks.STATE])
+            try:
+                forks.merge(state, victim)
+            except forks.Conflict:
+                refused += 1
+            else:
+                merged += 1
+                above, mine, was = model[made[victim]], model[victim], base[victim]
+                for name in set(mine) | set(was):
+                    if mine.get(name) != was.get(name):
+                        if name in mine:
+                            above[name] = mine[name]
+                        else:
+                            above.pop(name, None)
+                gone = [victim]
+                while gone:
+                    f = gone.pop()
+                    gone += [c for c, p in made.items() if p == f]
+                    del views[f], model[f], made[f]
+        else:
+            victim = rng.choice([f for f in views if f != forks.STATE])
+            for gone in forks.discard(state, victim):
+                del views[gone], model[gone], made[gone]
+        for number, fs in views.items():
+            listed = sorted(f"/w/{n}" for n, _ in fs.scandir("/w") if n.startswith("m"))
+            assert listed == sorted(model[number]), (step, number)
+            for name, data in model[number].items():
+                assert fs.read_file(name) == data, (step, number, name)
+    assert check(state).clean and merged and refused, (merged, refused)
+    for number in [f for f in made if made[f] == forks.STATE]:
+        forks.discard(state, number)
+    with state.read() as txn:
+        assert not list(txn.scan("layers"))
+    assert check(state).clean

@@ -42,6 +42,7 @@ def test_the_limits_section_is_read_with_defaults_for_the_rest(tmp_path: Path) -
     ("max_workers = 0", "max_workers >= 1"),
     ("session_cpu = -1", "session_cpu >= 0"),
     ("agent_jobs = 0", "agent_jobs >= 1"),
+    ("agent_cpu_max = -2", r"agent_cpu_max is a number of CPUs, 0 \(no cap\) or -1"),
 ])
 def test_a_bad_limit_is_an_error_naming_it(tmp_path: Path, body: str, message: str) -> None:
     toml = tmp_path / "komputer.toml"
