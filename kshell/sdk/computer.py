@@ -76,6 +76,7 @@ class Komputer:
         self._hosts = hosts or {}
         self._sessions: dict[tuple[str, str], AgentSession] = {}
         self._closed = False
+        self.models: dict[str, Any] = {}  # the agent loop's models by name (kshell.agent.models)
         self.counters = {"logins": 0, "execs": 0, "forks": 0}
 
     # -- booting -------------------------------------------------------------------------------
@@ -84,19 +85,22 @@ class Komputer:
     def boot(image: str | os.PathLike[str] | Any = None, *,
              state: str | os.PathLike[str] | MemoryState | KState | None = None,
              remotes: Mapping[str, Remote] | None = None, hosts: Mapping[str, Any] | None = None,
-             config: ServerConfig | None = None) -> Booting:
+             config: ServerConfig | None = None, models: Mapping[str, Any] | None = None) -> Booting:
         """Open (or create) the computer on `state` (a directory, `memory_state(...)`, or a
         KState this program opened, which it closes itself; None: a memory state), put `image` in force when it differs from the one in force (a folder
         with komputer.toml, or a kfs.runtime.image.Image), and start its session host.
         `remotes`: where programs K does not have run (the first is used; none: nowhere, they
         are "command not found"); `hosts`: virtual hosts for curl and wget, as Python values
         (`{"api": {"/hello": "hello\\n", "/data.json": {"ok": True}}}`); `config`: the
-        settings komputer.toml's [ssh], [limits] and [agents] sections give a server."""
-        return Booting(Komputer._boot(image, state, dict(remotes or {}), dict(hosts or {}), config))
+        settings komputer.toml's [ssh], [limits] and [agents] sections give a server; `models`:
+        the agent loop's models by name (kshell.agent.models; their keys' secrets read from this
+        state)."""
+        return Booting(Komputer._boot(image, state, dict(remotes or {}), dict(hosts or {}), config,
+                                      dict(models or {})))
 
     @staticmethod
     async def _boot(image: Any, where: Any, remotes: dict[str, Remote], hosts: dict[str, Any],
-                    config: ServerConfig | None) -> Komputer:
+                    config: ServerConfig | None, models: dict[str, Any] | None = None) -> Komputer:
         from dataclasses import replace
 
         from kshell.server.app import KServer
@@ -135,7 +139,10 @@ class Komputer:
             if memory is not None:
                 memory.remove(path)
             raise
-        return Komputer(state, server, memory=memory, mount=mount, hosts=wire_hosts, remote=remote, owned=not shared)
+        computer = Komputer(state, server, memory=memory, mount=mount, hosts=wire_hosts, remote=remote,
+                            owned=not shared)
+        computer.models = {name: model.bind(state) for name, model in (models or {}).items()}
+        return computer
 
     @staticmethod
     async def connect(url: str, **options: Any) -> Any:

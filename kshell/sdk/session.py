@@ -56,6 +56,7 @@ class AgentSession:
         self._forks: list[AgentSession] = []
         self._ended = False
         self._events_from = 0
+        self._agent_loop: Any = None  # kshell.agent.Agent, made by loop()
         self.last_used = asyncio.get_running_loop().time()
         self.counters = {"execs": 0, "failed": 0}
         from kfs.journal import last_event
@@ -270,6 +271,28 @@ class AgentSession:
 
         rows = await asyncio.to_thread(approvals.listing, self.computer.state)
         return [r for r in rows if r.get("agent") == self.agent]
+
+    # -- the agent loop (kshell.agent, docs/agent.md) ---------------------------------------------
+
+    def loop(self, model: Any = None, **options: Any) -> Any:
+        """The session's agent loop (kshell.agent.Agent) with `model` (a Model, or the name of
+        one given to Komputer.boot(models=...)); options as Agent takes them."""
+        from kshell.agent.front import session_loop
+
+        return session_loop(self, model, **options)
+
+    async def prompt(self, text: str, *, model: Any = None) -> Any:
+        """Have the session's agent loop answer `text` (kshell.agent.RunResult)."""
+        return await self.loop(model).prompt(text)
+
+    async def send(self, message: str) -> None:
+        """Queue a user message: the running loop answers it when its answer ends."""
+        await self.loop().send(message)
+
+    async def stop(self) -> None:
+        """Stop the running loop (between steps, mid-stream or mid-tool)."""
+        if getattr(self, "_agent_loop", None) is not None:
+            await self._agent_loop.stop()
 
     def stats(self) -> dict[str, Any]:
         """Local counters of this handle (no scan of durable history)."""
