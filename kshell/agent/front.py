@@ -33,11 +33,12 @@ def resolve_model(session: AgentSession, model: str | Model | None) -> Model:
 
 
 def session_loop(session: AgentSession, model: str | Model | None = None, **options: Any) -> Agent:
-    """The session's loop: made at the first call (conversation id: the session's id unless
-    `conversation=` names another), the same one after."""
+    """The session's loop: made at the first call, the same one after (a call with a model or
+    options makes a new one). Its conversation is AGENT.SESSION unless `conversation=` names
+    another (conversation ids are the state's, not one agent's)."""
     current: Agent | None = getattr(session, "_agent_loop", None)
     if current is None or model is not None or options:
-        options.setdefault("conversation", session.id)
+        options.setdefault("conversation", f"{session.agent}.{session.id}")
         current = Agent(session, resolve_model(session, model), **options)
         session._agent_loop = current  # noqa: SLF001 - the session's one loop
     return current

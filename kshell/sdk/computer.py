@@ -141,7 +141,9 @@ class Komputer:
             raise
         computer = Komputer(state, server, memory=memory, mount=mount, hosts=wire_hosts, remote=remote,
                             owned=not shared)
-        computer.models = {name: model.bind(state) for name, model in (models or {}).items()}
+        from kshell.agent.models.config import image_models
+
+        computer.models = {**image_models(state), **{name: m.bind(state) for name, m in (models or {}).items()}}
         return computer
 
     @staticmethod

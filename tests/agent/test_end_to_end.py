@@ -51,12 +51,12 @@ def test_a_scripted_model_writes_tests_and_fixes_a_project(tmp_path: Path) -> No
             assert result.status == "done" and result.text == "All tests pass: add(2, 3) == 5."
             assert await session.fs.read_text("~/proj/calc.py") == "def add(a, b):\n    return a + b\n"
             state = computer.state
-            transcript = [Message.from_json(m) for m in conversations.messages(state, "dev")]
+            transcript = [Message.from_json(m) for m in conversations.messages(state, "alice.dev")]
             outputs = [b for m in transcript if m.role == "tool" for b in m.content]
             assert [b["name"] for b in outputs] == ["write_file", "write_file", "shell", "edit_file", "shell"]
             assert outputs[2]["status"] == "error" and "FAILED (failures=1)" in outputs[2]["output"]
             assert outputs[4]["status"] == "ok" and "OK" in outputs[4]["output"]
-            events = [e for e in events_since(state, 0) if e.get("conversation_id") == "dev"]
+            events = [e for e in events_since(state, 0) if e.get("conversation_id") == "alice.dev"]
             tool_events = [e for e in events if e["type"] == "turn.tool"]
             assert [e["call_id"] for e in tool_events] == [b["call_id"] for b in outputs]
             assert [e["status"] for e in tool_events] == [b["status"] for b in outputs]

@@ -61,9 +61,9 @@ def test_parallel_tool_calls_then_the_answer(tmp_path: Path) -> None:
                 sent = provider.requests[1].json["messages"]
                 assert [m["role"] for m in sent] == ["user", "assistant", "tool", "tool"]
                 # the store has what the run gave, the events say each step in order
-                stored = conversations.messages(computer.state, "chat")
+                stored = conversations.messages(computer.state, "alice.chat")
                 assert [Message.from_json(m).to_json() for m in stored] == [m.to_json() for m in result.messages]
-                events = turn_events(computer.state, "chat")
+                events = turn_events(computer.state, "alice.chat")
                 kinds = [e["type"] for e in events]
                 assert kinds[0] == "turn.conversation" and kinds[1] == "turn.start" and kinds[-1] == "turn.end"
                 assert kinds.count("turn.start") == kinds.count("turn.end") == 2
@@ -98,8 +98,8 @@ def test_a_message_sent_mid_stream_is_answered_in_the_same_run(tmp_path: Path) -
                 assert [m.text for m in result.messages] == ["first question", "First answer, streamed slowly.",
                                                               "and also this", "Second answer."]
                 assert provider.requests[1].json["messages"][-1] == {"role": "user", "content": "and also this"}
-                assert conversations.queued(computer.state, "chat") == []
-                events = turn_events(computer.state, "chat")
+                assert conversations.queued(computer.state, "alice.chat") == []
+                events = turn_events(computer.state, "alice.chat")
                 finish = [i for i, e in enumerate(events) if e["type"] == "turn.chunk" and e["chunk"]["kind"] == "finish"]
                 second = [i for i, e in enumerate(events) if e["type"] == "turn.start"][1]
                 assert len(finish) == 2 and finish[0] < second < finish[1]
@@ -123,7 +123,7 @@ def test_stop_mid_stream_cancels_the_request(tmp_path: Path) -> None:
                 assert result.status == "stopped"
                 partial = result.messages[-1]
                 assert partial.role == "assistant" and partial.meta.get("stopped") and partial.text
-                ends = [e for e in turn_events(computer.state, "chat") if e["type"] == "turn.end"]
+                ends = [e for e in turn_events(computer.state, "alice.chat") if e["type"] == "turn.end"]
                 assert [e["status"] for e in ends] == ["stopped"]
                 provider.replies.append({"events": t.chat(text="Back.")})
                 assert (await agent.prompt("again")).text == "Back."  # the conversation goes on
@@ -148,7 +148,7 @@ def test_stop_mid_tool_ends_its_process(tmp_path: Path) -> None:
                 assert not [r for r in procs.rows(computer.state, agent="alice", live=True) if "sleep 100" in r["cmd"]]
                 results = [m.content[0] for m in result.messages if m.role == "tool"]
                 assert [(r["output"], r["status"]) for r in results] == [(STOPPED, "stopped")] * 2
-                ends = [e["status"] for e in turn_events(computer.state, "chat") if e["type"] == "turn.end"]
+                ends = [e["status"] for e in turn_events(computer.state, "alice.chat") if e["type"] == "turn.end"]
                 assert ends == ["stopped"] and len(provider.requests) == 1
 
     run(main)
@@ -167,7 +167,7 @@ def test_stop_between_steps_takes_no_next_step(tmp_path: Path) -> None:
                 result = await agent.prompt("go")
                 assert result.status == "stopped" and len(provider.requests) == 1
                 assert result.messages[-1].content[0]["output"] == "hi\n"
-                ends = [e["status"] for e in turn_events(computer.state, "chat") if e["type"] == "turn.end"]
+                ends = [e["status"] for e in turn_events(computer.state, "alice.chat") if e["type"] == "turn.end"]
                 assert ends == ["tool_calls"]
 
     run(main)
@@ -181,7 +181,7 @@ def test_komputer_stop_from_another_process_is_seen(tmp_path: Path) -> None:
                 provider.replies.append({"events": t.chat(text="long")[:2], "hang": True})
                 task = asyncio.create_task(agent.prompt("talk"))
                 await provider.hung.wait()
-                await asyncio.to_thread(conversations.request_stop, computer.state, "chat", by="test")
+                await asyncio.to_thread(conversations.request_stop, computer.state, "alice.chat", by="test")
                 assert (await task).status == "stopped"
                 await asyncio.wait_for(provider.gone.wait(), HANG)
 
@@ -283,7 +283,7 @@ def test_the_key_is_in_no_event_receipt_log_or_error(tmp_path: Path, caplog: pyt
                     await agent.prompt("again")
                 assert key not in str(caught.value)
                 dump = json.dumps(events_since(computer.state, 0)) + json.dumps(receipts_since(computer.state, 0))
-                dump += json.dumps(conversations.messages(computer.state, "chat"))
+                dump += json.dumps(conversations.messages(computer.state, "alice.chat"))
                 assert "bad key [redacted]" in dump and key not in dump
         assert key not in caplog.text
 

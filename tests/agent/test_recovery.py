@@ -58,9 +58,9 @@ def test_sigkill_during_a_tool_then_recovery(tmp_path: Path) -> None:
     child = start(tmp_path, "tool")
     try:
         def ready(state: KState) -> bool:
-            if conversations.get(state, "chat") is None:
+            if conversations.get(state, "alice.chat") is None:
                 return False
-            calls = {c["id"]: c["status"] for c in conversations.calls(state, "chat")}
+            calls = {c["id"]: c["status"] for c in conversations.calls(state, "alice.chat")}
             live = [r for r in procs.rows(state, agent="alice", live=True) if r["cmd"].endswith("sleep 100")
                     or "sleep 100" in r["cmd"]]
             return calls == {"quick": "ok", "slow": "running"} and bool(live)
@@ -72,14 +72,14 @@ def test_sigkill_during_a_tool_then_recovery(tmp_path: Path) -> None:
     async def main() -> None:
         async with Komputer.boot(state=tmp_path / "state") as computer:  # its start recovers
             state = computer.state
-            results = Counter(b["call_id"] for m in conversations.messages(state, "chat")
+            results = Counter(b["call_id"] for m in conversations.messages(state, "alice.chat")
                               for b in m["content"] if b["type"] == "tool_result")
             assert results == {"quick": 1, "slow": 1}
-            by_call = {b["call_id"]: b for m in conversations.messages(state, "chat") for b in m["content"]
+            by_call = {b["call_id"]: b for m in conversations.messages(state, "alice.chat") for b in m["content"]
                        if b["type"] == "tool_result"}
             assert by_call["quick"]["status"] == "ok" and by_call["quick"]["output"] == "quick\n"
             assert by_call["slow"]["status"] == "uncertain" and by_call["slow"]["output"] == conversations.UNCERTAIN
-            assert all(t["status"] != "running" for t in conversations.turns(state, "chat"))
+            assert all(t["status"] != "running" for t in conversations.turns(state, "alice.chat"))
             kinds = turn_kinds(state)
             assert kinds["turn.start"] == kinds["turn.end"] == 1
             end = [e for e in events_since(state, 0) if e["type"] == "turn.end"][0]
@@ -94,7 +94,7 @@ def test_sigkill_during_a_tool_then_recovery(tmp_path: Path) -> None:
 
             await computer.add_agent("alice")
             session = await computer.login("alice", id="chat-2")
-            result = await session.loop(ScriptedModel(script), conversation="chat").resume()
+            result = await session.loop(ScriptedModel(script), conversation="alice.chat").resume()
             assert result.text.startswith("The quick one ran") and seen == [["user", "assistant", "tool", "tool"]]
             assert await session.fs.read_text("~/runs") == "run\n"
 
@@ -114,11 +114,11 @@ def test_sigkill_while_only_the_stream_saw_a_tool_call(tmp_path: Path) -> None:
     async def main() -> None:
         async with Komputer.boot(state=tmp_path / "state") as computer:
             state = computer.state
-            assert [m["role"] for m in conversations.messages(state, "chat")] == ["user"]  # no invented message
+            assert [m["role"] for m in conversations.messages(state, "alice.chat")] == ["user"]  # no invented message
             tools = [e for e in events_since(state, 0) if e["type"] == "turn.tool"]
             assert [(e["call_id"], e["status"], e["message"]) for e in tools] == [("never", "uncertain", None)]
             ends = [e for e in events_since(state, 0) if e["type"] == "turn.end"]
             assert [e["status"] for e in ends] == ["uncertain"]
-            assert conversations.calls(state, "chat") == []
+            assert conversations.calls(state, "alice.chat") == []
 
     asyncio.run(asyncio.wait_for(main(), HANG))
