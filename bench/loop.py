@@ -112,10 +112,11 @@ async def call_to_process(computer: Komputer, runs: int) -> float:
     delays = []
     for _ in range(runs):
         seen.clear()
+        since = last_event(computer.state)
         result = await agent.prompt("run true")
-        pid = next(m.content[0] for m in result.messages if m.role == "tool")
-        assert pid["output"] == "(no output)", pid
-        events = [e for e in events_since(computer.state, 0) if e["type"] == "turn.tool"]
+        output = next(m.content[0] for m in result.messages if m.role == "tool")
+        assert output["output"] == "(no output)", output
+        events = [e for e in events_since(computer.state, since) if e["type"] == "turn.tool"]
         row_ = procs.get(computer.state, events[-1]["pid"])
         delays.append((row_["started"] - seen[0]) / 1e6)
     return statistics.median(delays)
