@@ -238,8 +238,7 @@ class Agent:
         first = True
         step = 0
         while True:
-            if self._stop or (not first and await asyncio.to_thread(store.stop_requested, self.state,
-                                                                     self.conversation)):
+            if self._stop:  # (a stop asked by another process: the watcher sets it)
                 result.status = "stopped"
                 return result
             response_id = f"r-{secrets.token_hex(8)}"
