@@ -216,7 +216,11 @@ class Agent:
             self._in_hook -= 1
 
     async def _stoppable(self, coro: Awaitable[Any]) -> Any:
-        """Run `coro` as the task stop() cancels: _Stopped when it did."""
+        """Run `coro` as the task stop() cancels: _Stopped when it did (or had, before)."""
+        if self._stop:
+            if inspect.iscoroutine(coro):
+                coro.close()
+            raise _Stopped
         self._current = task = asyncio.ensure_future(coro)
         try:
             await asyncio.wait({task})
@@ -363,7 +367,8 @@ class Agent:
         except _Stopped:
             for call in calls:
                 if call["id"] not in done:
-                    await self._result(call, ToolOutput(STOPPED, "stopped"), done, result)
+                    with contextlib.suppress(FileExistsError):  # its own result was being written
+                        await self._result(call, ToolOutput(STOPPED, "stopped"), done, result)
             await self.shells.settle()  # their processes have ended when stop() returns
             raise
         if failures:
