@@ -160,25 +160,36 @@ def publish(state: KState, conv: str, agent: str, turn: int, response_id: str,
     transaction; the last chunk_seq."""
 
     def body(txn: Txn) -> int:
-        record = _record(txn, conv)
-        seq = record["chunks"]
-        for chunk in chunks:
-            seq += 1
-            append_event(txn, "turn.chunk", agent=agent, conversation_id=conv, response_id=response_id, turn=turn,
-                         chunk_seq=seq, chunk=chunk)
-        record["chunks"] = seq
-        _put(txn, _k("", conv), record)
-        return seq
+        return _publish(txn, conv, turn, chunks, agent, response_id)
 
     return state.write(body)
 
 
+def _publish(txn: Txn, conv: str, turn: int, chunks: list[dict[str, Any]], agent: str = "",
+             response_id: str = "") -> int:
+    record = _record(txn, conv)
+    if not response_id:
+        response_id = _get(txn, _k("-t", conv, turn))["response_id"]
+    seq = record["chunks"]
+    for chunk in chunks:
+        seq += 1
+        append_event(txn, "turn.chunk", agent=agent or record["agent"], conversation_id=conv,
+                     response_id=response_id, turn=turn, chunk_seq=seq, chunk=chunk)
+    record["chunks"] = seq
+    _put(txn, _k("", conv), record)
+    return seq
+
+
 def commit_assistant(state: KState, conv: str, turn: int, message: dict[str, Any], *, stop: str,
-                     provider_id: str = "", usage: dict[str, Any] | None = None) -> int:
+                     provider_id: str = "", usage: dict[str, Any] | None = None,
+                     chunks: list[dict[str, Any]] = (), end: str = "") -> int:
     """The turn's assistant message; its tool calls recorded as running (a crash from here on
-    leaves each an uncertain result)."""
+    leaves each an uncertain result). `chunks`: the stream's last chunks not yet published,
+    published first in the same transaction; `end`: the turn ends with it (that status)."""
 
     def body(txn: Txn) -> int:
+        if chunks:
+            _publish(txn, conv, turn, chunks)
         record = _record(txn, conv)
         n = _append_message(txn, record, conv, message)
         tr = _get(txn, _k("-t", conv, turn))
@@ -192,6 +203,8 @@ def commit_assistant(state: KState, conv: str, turn: int, message: dict[str, Any
         _put(txn, _k("", conv), record)
         append_event(txn, "turn.message", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
                      turn=turn, message=n, stop=stop, provider_id=provider_id, calls=call_ids, usage=usage or {})
+        if end:
+            _end(txn, conv, turn, end)
         return n
 
     return state.write(body)
@@ -230,16 +243,17 @@ def commit_result(state: KState, conv: str, call_id: str, message: dict[str, Any
 def end_turn(state: KState, conv: str, turn: int, status: str, *, error: str = "") -> None:
     """The turn's terminal event (done, tool_calls, length, stopped, failed)."""
 
-    def body(txn: Txn) -> None:
-        record = _record(txn, conv)
-        tr = _get(txn, _k("-t", conv, turn))
-        tr.update(status=status, ended=time.time(), **({"error": error} if error else {}))
-        _put(txn, _k("-t", conv, turn), tr)
-        txn.delete("keys", _k("-open", conv, turn))
-        append_event(txn, "turn.end", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
-                     turn=turn, status=status, **({"error": error} if error else {}))
+    state.write(_end, conv, turn, status, error)
 
-    state.write(body)
+
+def _end(txn: Txn, conv: str, turn: int, status: str, error: str = "") -> None:
+    record = _record(txn, conv)
+    tr = _get(txn, _k("-t", conv, turn))
+    tr.update(status=status, ended=time.time(), **({"error": error} if error else {}))
+    _put(txn, _k("-t", conv, turn), tr)
+    txn.delete("keys", _k("-open", conv, turn))
+    append_event(txn, "turn.end", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
+                 turn=turn, status=status, **({"error": error} if error else {}))
 
 
 def enqueue(state: KState, conv: str, message: dict[str, Any], *, by: str = "") -> int:

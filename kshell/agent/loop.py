@@ -304,10 +304,14 @@ class Agent:
                 partial.meta["stopped"] = True
                 await self._commit(turn, partial, "stopped", result)
             raise
-        await publisher.close()
+        last = await publisher.rest()  # written with the message: one transaction fewer per step
         message = response.message
         message.meta.setdefault("response_id", response_id)
-        await self._commit(turn, message, response.stop, result, response)
+        calls = tool_calls(message)
+        # an answer that ends its turn ends it in the same transaction
+        end = "done" if not calls and response.stop != "length" else "tool_calls" if calls and \
+            self.execute_tools is False else ""
+        await self._commit(turn, message, response.stop, result, response, last, end)
         await self._hook(self.hooks.step_finish, step, response)
         if response.stop == "length":
             if self.on_context_overflow is None:
@@ -316,20 +320,17 @@ class Agent:
             await self._store(store.end_turn, turn, "length")
             self.context = list(await self._hook(self.on_context_overflow, list(self.context or self.messages)))
             return "more"
-        calls = tool_calls(message)
         if not calls:
-            await self._store(store.end_turn, turn, "done")
             return "end"
         if self.execute_tools is False:
-            await self._store(store.end_turn, turn, "tool_calls")
             return "handed"
         await self._tools(turn, calls, result)
         await self._store(store.end_turn, turn, "tool_calls")
         return "more"
 
     async def _commit(self, turn: int, message: Message, stop: str, result: RunResult,
-                      response: Response | None = None) -> None:
-        await self._store(store.commit_assistant, turn, message.to_json(), stop=stop,
+                      response: Response | None = None, chunks: list[dict[str, Any]] = (), end: str = "") -> None:
+        await self._store(store.commit_assistant, turn, message.to_json(), stop=stop, chunks=list(chunks), end=end,
                           provider_id=response.id if response else "", usage=response.usage if response else None)
         self.messages.append(message)
         if self.context is not None:
@@ -450,11 +451,23 @@ class _Publisher:
                 self.error = e
                 return
 
+    async def rest(self) -> list[dict[str, Any]]:
+        """Wait for the write under way; the chunks not yet written (for the caller's own
+        transaction, after which this publisher is done)."""
+        while self.task is not None and not self.task.done():
+            await asyncio.shield(self.task)
+        self._raise()
+        rest, self.pending = self.pending, []
+        return rest
+
     async def close(self) -> None:
         while self.task is not None and not self.task.done():
             await asyncio.shield(self.task)
         if self.pending and self.error is None:
             await self._flush()
+        self._raise()
+
+    def _raise(self) -> None:
         if self.error is not None:
             error = self.error
             raise PersistenceError(f"conversation {self.agent.conversation}: stream events: {error}") from error
