@@ -22,6 +22,7 @@ Keys (database "keys"), ID a conversation id ([A-Za-z0-9_.-]):
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Iterable
@@ -39,6 +40,17 @@ __all__ = ["UNCERTAIN", "begin_turn", "commit_assistant", "commit_result", "end_
 UNCERTAIN = ("Uncertain: K stopped (a crash or a kill) while this tool ran; whether it finished, and what it "
              "changed, is not known. Check before running it again.")
 _ID = re.compile(r"[A-Za-z0-9_.-]{1,128}\Z")
+
+
+_OWNER: dict[str, int] | None = None
+
+
+def _owner() -> dict[str, int]:
+    """This process (pid and start time), read once: a turn's owner, for recovery to judge."""
+    global _OWNER
+    if _OWNER is None or _OWNER["pid"] != os.getpid():
+        _OWNER = owner_id()
+    return _OWNER
 
 
 def _check(conv: str) -> bytes:
@@ -145,7 +157,7 @@ def begin_turn(state: KState, conv: str, *, response_id: str, model: str = "",
             record["stop"] = False
         seq = append_event(txn, "turn.start", agent=record["agent"], conversation_id=conv, response_id=response_id,
                            turn=n, model=model, user=len(taken))
-        _put(txn, _k("-t", conv, n), {"n": n, "response_id": response_id, "status": "running", "owner": owner_id(),
+        _put(txn, _k("-t", conv, n), {"n": n, "response_id": response_id, "status": "running", "owner": _owner(),
                                       "event": seq, "started": time.time(), "message": None, "calls": []})
         txn.put("keys", _k("-open", conv, n), b"")
         _put(txn, _k("", conv), record)

@@ -118,8 +118,11 @@ class Agent:
     # -- the store, each call one transaction ----------------------------------------------------
 
     async def _store(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """One small transaction of the conversation's records, on the event loop's own thread:
+        it takes tens of microseconds, where handing it to a thread costs a wake-up and the GIL's
+        hand-over (a millisecond on a busy machine), several times per step."""
         try:
-            return await asyncio.to_thread(fn, self.state, self.conversation, *args, **kwargs)
+            return fn(self.state, self.conversation, *args, **kwargs)
         except (LookupError, FileExistsError, ValueError, PermissionError):
             raise
         except Exception as e:  # the disk is full, the state is closed: the step is not taken
@@ -278,7 +281,7 @@ class Agent:
             if self._stop:
                 result.status = "stopped"
                 return result
-            if not await asyncio.to_thread(store.queued, self.state, self.conversation):
+            if not store.queued(self.state, self.conversation):
                 return result
 
     async def _step(self, step: int, turn: int, response_id: str, result: RunResult) -> str:
@@ -445,8 +448,8 @@ class _Publisher:
         while self.pending:
             batch, self.pending = self.pending, []
             try:
-                await asyncio.to_thread(store.publish, agent.state, agent.conversation, agent.session.agent,
-                                        self.turn, self.response_id, batch)
+                store.publish(agent.state, agent.conversation, agent.session.agent, self.turn, self.response_id,
+                              batch)  # on the loop's thread, as Agent._store writes
             except Exception as e:
                 self.error = e
                 return
