@@ -288,3 +288,44 @@ def test_the_key_is_in_no_event_receipt_log_or_error(tmp_path: Path, caplog: pyt
         assert key not in caplog.text
 
     run(main)
+
+
+def test_a_step_the_state_cannot_keep_is_a_persistence_error(tmp_path: Path) -> None:
+    from kfs.kstate import KState
+    from kshell.agent import PersistenceError
+
+    async def main() -> None:
+        async with Provider() as provider:
+            computer, agent = await setup(tmp_path, provider)
+            async with computer:
+                await agent.open()
+                gone = KState(tmp_path / "gone", create=True)
+                gone.close()
+                agent.state = gone  # a state that went away under the loop: it cannot keep the step
+                provider.replies.append({"events": t.chat(text="never streamed")})
+                with pytest.raises(PersistenceError, match="conversation alice.chat: "):
+                    await agent.prompt("hello")
+                assert provider.requests == []  # nothing ran that the store would not remember
+
+    run(main)
+
+
+def test_turn_events_follow_with_komputer_events_type_turn(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    async def main() -> None:
+        async with Provider() as provider:
+            computer, agent = await setup(tmp_path, provider)
+            async with computer:
+                provider.replies.append({"events": t.chat(text="hi there")})
+                await agent.prompt("hello")
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "kshell.cli", "--state", str(tmp_path / "state"), "events", "--type", "turn",
+                stdout=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+            out, _ = await proc.communicate()
+            kinds = [json.loads(line)["type"] for line in out.decode().splitlines()]
+            assert kinds[0] == "turn.conversation" and kinds[1] == "turn.start" and kinds[-1] == "turn.end"
+            assert set(kinds) == {"turn.conversation", "turn.start", "turn.chunk", "turn.message", "turn.end"}
+
+    run(main)

@@ -289,3 +289,18 @@ def test_key_comes_from_a_k_secret_and_no_error_shows_it(tmp_path: Path) -> None
         run(main)
     finally:
         state.close()
+
+
+def test_an_anchored_message_is_a_cache_anchor_for_anthropic() -> None:
+    async def main() -> None:
+        async with Provider() as provider:
+            model = AnthropicModel("c", base_url=provider.url, key="k")
+            provider.replies.append({"events": t.anthropic(text="ok")})
+            system = Message.system("a long system prompt")
+            system.anchor = True
+            await model.complete([system, Message.user("hi")])
+            body = provider.requests[0].json
+            assert body["system"] == [{"type": "text", "text": "a long system prompt", "cache_control": {"type": "ephemeral"}}]
+            assert "cache_control" not in json.dumps(body["messages"])
+
+    run(main)
