@@ -1,6 +1,7 @@
 """A program running an agent loop on a state, for the crash tests to SIGKILL: `python
 crash_child.py STATE SCENARIO`. Scenarios: `tool` (one quick call that commits, one that
-sleeps), `stream` (a tool call whose arguments stream forever)."""
+sleeps), `stream` (a tool call whose arguments stream forever), `ask` (a command an `ask` rule
+pauses for a decision)."""
 
 from __future__ import annotations
 
@@ -26,12 +27,23 @@ def stream_script(messages: list) -> dict:
     return {"calls": [{"id": "never", "name": "shell", "arguments": {"command": "echo " + "x" * 100_000}}]}
 
 
+def ask_script(messages: list) -> dict:
+    return {"calls": [{"id": "rm", "name": "shell", "arguments": {"command": "rm doomed && echo removed"}}]}
+
+
+ASK = {"on": "command", "pattern": "rm *", "action": "ask", "agent": "alice"}
+
+
 async def main(state: str, scenario: str) -> None:
-    model = ScriptedModel(tool_script if scenario == "tool" else stream_script,
-                          piece=4, delay=0.0 if scenario == "tool" else 0.05)
-    computer = await Komputer.boot(state=state)
+    from kshell.server.config import ServerConfig
+
+    script = {"tool": tool_script, "stream": stream_script, "ask": ask_script}[scenario]
+    model = ScriptedModel(script, piece=4, delay=0.05 if scenario == "stream" else 0.0)
+    computer = await Komputer.boot(state=state, config=ServerConfig(policy=(ASK,)))
     await computer.add_agent("alice")
     session = await computer.login("alice", id="chat")
+    if scenario == "ask":
+        await session.exec("touch doomed")
     await session.loop(model).prompt("do two things")
     await asyncio.sleep(3600)
 

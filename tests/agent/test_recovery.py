@@ -122,3 +122,40 @@ def test_sigkill_while_only_the_stream_saw_a_tool_call(tmp_path: Path) -> None:
             assert conversations.calls(state, "alice.chat") == []
 
     asyncio.run(asyncio.wait_for(main(), HANG))
+
+
+def test_an_ask_approval_survives_a_restart_and_resumes(tmp_path: Path) -> None:
+    from kfs.runtime import approvals
+    from kshell.server.config import ServerConfig
+    from tests.agent.crash_child import ASK
+
+    child = start(tmp_path, "ask")
+    try:
+        wait_for(tmp_path / "state", child, lambda state: bool(approvals.listing(state, ("pending",))))
+    finally:
+        kill(child)
+
+    async def main() -> None:
+        async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK,))) as computer:
+            state = computer.state
+            [pending] = approvals.listing(state, ("pending",))  # it outlived the program that asked
+            assert pending["action"] == "rm doomed"
+            [result] = [b for m in conversations.messages(state, "alice.chat") for b in m["content"]
+                        if b["type"] == "tool_result"]
+            assert result["status"] == "uncertain"
+            approvals.decide(state, pending["id"], True, "test", "fine")
+            [session] = [s for s in await computer.recover_sessions() if s.id == "chat"]
+            assert await session.fs.exists("~/doomed")
+
+            def script(messages: list) -> object:
+                if messages[-1].role == "tool" and messages[-1].content[0]["call_id"] == "look":
+                    return "checked"
+                return {"calls": [{"id": "look", "name": "shell", "arguments": {"command": "ls"}}]}
+
+            run = await session.loop(ScriptedModel(script)).resume()
+            look = [b for m in run.messages if m.role == "tool" for b in m.content][0]
+            assert f"K: approval {pending['id']} was allowed by test" in look["output"]  # applied at the resume
+            assert not await session.fs.exists("~/doomed")
+            assert approvals.get(state, pending["id"])["status"] == "applied"
+
+    asyncio.run(asyncio.wait_for(main(), HANG))
