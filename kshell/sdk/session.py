@@ -294,6 +294,12 @@ class AgentSession:
         if getattr(self, "_agent_loop", None) is not None:
             await self._agent_loop.stop()
 
+    async def _end_loop(self) -> None:
+        """The agent loop stops, and the sessions its parallel shell calls ran in end."""
+        if self._agent_loop is not None:
+            with contextlib.suppress(Exception):
+                await self._agent_loop.close()
+
     def stats(self) -> dict[str, Any]:
         """Local counters of this handle (no scan of durable history)."""
         return {"agent": self.agent, "id": self.id, "attached": self.attached, "mode": self.mode,
@@ -315,6 +321,7 @@ class AgentSession:
         are back at that login when it is this computer's."""
         if self._holder is None:
             return
+        await self._end_loop()
         holder, self._holder = self._holder, None
         saved = await self._saved()
         await self.computer.server.let_go(self.record, holder, saved)
@@ -344,6 +351,7 @@ class AgentSession:
 
         if self._ended:
             return
+        await self._end_loop()
         for child in self._forks:
             with contextlib.suppress(Exception):
                 await child.detach(keep=False)

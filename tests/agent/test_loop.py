@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from kfs.agents.sessions import list_sessions
 from kfs.journal import events_since, receipts_since
 from kfs.runtime import conversations, procs, secrets
 from kshell.agent import STOPPED, Agent, ContextOverflowError, Hooks, Message, StreamError
@@ -75,6 +76,10 @@ def test_parallel_tool_calls_then_the_answer(tmp_path: Path) -> None:
                 tools = [e for e in events if e["type"] == "turn.tool"]
                 assert all(e["status"] == "ok" and e["pid"] >= procs.PID_BASE for e in tools)
                 assert [e["status"] for e in events if e["type"] == "turn.end"] == ["tool_calls", "done"]
+                # the second call ran in a session of its own, which ends with the loop's session
+                assert len(list_sessions(computer.state)) == 2
+                await agent.session.detach()
+                assert [r.name for r, _ in list_sessions(computer.state)] == ["chat"]
 
     run(main)
 
