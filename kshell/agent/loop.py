@@ -113,7 +113,7 @@ class Agent:
         self._running: asyncio.Task[Any] | None = None
         self._current: asyncio.Task[Any] | None = None
         self._stop = False
-        self._in_hook = 0
+        self._in_hook: dict[asyncio.Task[Any] | None, int] = {}  # the tasks in a hook now
 
     # -- the store, each call one transaction ----------------------------------------------------
 
@@ -186,7 +186,7 @@ class Agent:
         tools (their processes end; their results say "Stopped by user"). Returns when it has.
         From a hook: the run ends once the step it was called in has finished."""
         self._stop = True
-        if self._in_hook:
+        if asyncio.current_task() in self._in_hook:  # a hook of this run: the step finishes first
             return
         running = self._running
         if self._current is not None and not self._current.done():
@@ -212,11 +212,14 @@ class Agent:
     async def _hook(self, fn: Callable[..., Any] | None, *args: Any) -> Any:
         """A hook's call. A stop() from inside a hook ends the run at the next step boundary
         (the step it is called from finishes)."""
-        self._in_hook += 1
+        task = asyncio.current_task()
+        self._in_hook[task] = self._in_hook.get(task, 0) + 1
         try:
             return await _hook(fn, *args)
         finally:
-            self._in_hook -= 1
+            self._in_hook[task] -= 1
+            if not self._in_hook[task]:
+                del self._in_hook[task]
 
     async def _stoppable(self, coro: Awaitable[Any]) -> Any:
         """Run `coro` as the task stop() cancels: _Stopped when it did (or had, before)."""
