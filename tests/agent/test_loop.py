@@ -334,3 +334,23 @@ def test_turn_events_follow_with_komputer_events_type_turn(tmp_path: Path) -> No
             assert set(kinds) == {"turn.conversation", "turn.start", "turn.chunk", "turn.message", "turn.end"}
 
     run(main)
+
+
+def test_a_stop_from_outside_while_an_async_hook_waits_stops_at_once(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Provider() as provider:
+            inside = asyncio.Event()
+
+            async def slow_hook(chunk: Any, response_id: str) -> None:
+                inside.set()
+                await asyncio.Event().wait()  # a hook that would never return by itself
+
+            computer, agent = await setup(tmp_path, provider, hooks=Hooks(chunk=slow_hook))
+            async with computer:
+                provider.replies.append({"events": t.chat(text="words")})
+                task = asyncio.create_task(agent.prompt("go"))
+                await inside.wait()
+                await agent.stop()
+                assert (await task).status == "stopped"
+
+    run(main)
