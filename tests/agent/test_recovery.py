@@ -32,10 +32,13 @@ def start(tmp_path: Path, scenario: str) -> subprocess.Popen[bytes]:
 def wait_for(state_dir: Path, child: subprocess.Popen[bytes], ready: callable) -> None:  # type: ignore[valid-type]
     """Poll the state (another process writes it) until `ready(state)`: a hang bound only."""
     deadline = time.monotonic() + HANG
-    while not (state_dir / "data.mdb").exists():
+    state = None
+    while state is None:  # the child makes the state: it may not be a whole K state yet
         assert child.poll() is None and time.monotonic() < deadline
-        time.sleep(0.05)
-    state = KState(state_dir)
+        try:
+            state = KState(state_dir)
+        except Exception:
+            time.sleep(0.05)
     try:
         while not ready(state):
             assert child.poll() is None, "the loop's program ended before the crash point"
