@@ -70,7 +70,10 @@ _DRIVE_KIND_KEYS = {
     "host": (("source", "readonly"), "a host drive has the room of its directory"),
     "python": (("handler", "readonly"), "a python drive's files are its handler's"),
 }
-_NAMED = ("hosts", "agents", "secrets", "commands", "drives")  # sections of [section.NAME] tables
+_MODEL_KEYS = {"protocol": str, "model": str, "base_url": str, "key": str, "settings": dict}
+MODEL_PROTOCOLS = ("anthropic", "openai-chat", "openai-responses", "deepseek", "deepseek-anthropic", "minimax",
+                   "openai-compatible")  # kshell.agent.models.config makes each
+_NAMED = ("hosts", "agents", "secrets", "commands", "drives", "models")  # sections of [section.NAME] tables
 HOOK_EVENTS = ("command", "write", "session_start", "session_end")
 _FRONT_MATTER_KEYS = {"readonly": bool, "mode": str, "description": str}
 _EVERY = re.compile(r"(\d+)(s|m|h|d)\Z")
@@ -209,6 +212,8 @@ def load(folder: str | os.PathLike[str], *, check_handlers: bool = True,
     for name, drive in data.get("drives", {}).items():
         spec["drives"][_name(manifest, "drives", name)] = _drive(manifest, root, name, drive, spec["drives"],
                                                                  state_dir)
+    for name, model in data.get("models", {}).items():
+        spec.setdefault("models", {})[_name(manifest, "models", name)] = _model(manifest, name, model)
     _store_python(root, files)
     size = sum(len(v) for v in files.values())
     if size > MAX_BYTES:
@@ -251,6 +256,21 @@ def with_drives(image: Image, drives: dict[str, dict[str, Any]], files: dict[str
             spec["drives"][_name(manifest, "drives", name)] = _drive(manifest, root, name, drive, earlier,
                                                                     state_dir)
     return Image(spec, stored, image.source)
+
+
+def _model(manifest: _Manifest, name: str, model: Any) -> dict[str, Any]:
+    """A model the agent loop may use (docs/agent.md): its protocol, the provider's model
+    name, a base URL, and its API key as a secret's handle (never the key itself)."""
+    table = f"models.{name}"
+    _check_table(manifest, table, model, _MODEL_KEYS)
+    if model.get("protocol") not in MODEL_PROTOCOLS:
+        raise ImageError(manifest.where(table, "protocol"),
+                         f"protocol must be one of {', '.join(MODEL_PROTOCOLS)}")
+    if not model.get("model"):
+        raise ImageError(manifest.where(table), f"model {name!r}: give model (the provider's name for it)")
+    if model["protocol"] == "openai-compatible" and not model.get("base_url"):
+        raise ImageError(manifest.where(table), f"model {name!r}: an openai-compatible model needs base_url")
+    return dict(model)
 
 
 def _check_table(manifest: _Manifest, table: str, value: Any, keys: dict[str, Any]) -> None:

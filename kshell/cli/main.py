@@ -18,7 +18,8 @@ from kshell.cli import PROG, Command
 if TYPE_CHECKING:
     import argparse
 
-FAMILIES = ("state", "mount", "agents", "server", "shell", "runtime", "image", "forks")  # the order of `komputer --help`
+# the order of `komputer --help`
+FAMILIES = ("state", "mount", "agents", "server", "shell", "runtime", "image", "forks", "chat")
 
 
 def _parser(families: Sequence[str] = FAMILIES) -> argparse.ArgumentParser:

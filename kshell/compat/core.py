@@ -488,7 +488,7 @@ class KSandbox:
                 with contextlib.suppress(Exception):
                     await session.close()
             if not self.computer.closed:
-                await asyncio.to_thread(forks.discard, self.computer.state, self.session.fork_id, "sdk")
+                await asyncio.to_thread(forks.discard, self.computer.state, self.session.fork_number, "sdk")
             return True
         await self.computer.close(end_sessions=True)
         if self.path is not None:
@@ -562,7 +562,7 @@ class KSandbox:
     async def new_session(self, name: str | None = None) -> AgentSession:
         """Another session of the sandbox's agent, in its tree (a fork's sessions are in the
         fork, as `AgentSession.fork` makes its first one)."""
-        fork = self.session.fork_id
+        fork = self.session.fork_number
         if fork is None:
             return await self.computer.login(AGENT, name)
         server = self.computer.server

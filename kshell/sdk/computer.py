@@ -77,6 +77,7 @@ class Komputer:
         self._sessions: dict[tuple[str, str], AgentSession] = {}
         self._closed = False
         self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()  # done at close()
+        self.models: dict[str, Any] = {}  # the agent loop's models by name (kshell.agent.models)
         self.counters = {"logins": 0, "execs": 0, "forks": 0}
 
     # -- booting -------------------------------------------------------------------------------
@@ -85,7 +86,8 @@ class Komputer:
     def boot(image: str | os.PathLike[str] | Any = None, *,
              state: str | os.PathLike[str] | MemoryState | KState | None = None,
              remotes: Mapping[str, Remote] | None = None, hosts: Mapping[str, Any] | None = None,
-             drives: Mapping[str, Any] | None = None, config: ServerConfig | None = None) -> Booting:
+             drives: Mapping[str, Any] | None = None, config: ServerConfig | None = None,
+             models: Mapping[str, Any] | None = None) -> Booting:
         """Open (or create) the computer on `state` (a directory, `memory_state(...)`, or a
         KState this program opened, which it closes itself; None: a memory state), put `image`
         in force when it differs from the one in force (a folder with komputer.toml, or a
@@ -95,13 +97,15 @@ class Komputer:
         "/data.json": {"ok": True}}}`); `drives`: path -> `memory_drive(...)`, `host_drive(...)`
         or a drive class, joined to the image (so every front end, SFTP and the mount too, sees
         them); `config`: the settings komputer.toml's [ssh], [limits] and [agents] sections give
-        a server."""
+        a server; `models`: the agent loop's models by name (kshell.agent.models; their keys'
+        secrets read from this state)."""
         return Booting(Komputer._boot(image, state, dict(remotes or {}), dict(hosts or {}), dict(drives or {}),
-                                      config))
+                                      config, dict(models or {})))
 
     @staticmethod
     async def _boot(image: Any, where: Any, remotes: dict[str, Remote], hosts: dict[str, Any],
-                    drives: dict[str, Any], config: ServerConfig | None) -> Komputer:
+                    drives: dict[str, Any], config: ServerConfig | None,
+                    models: dict[str, Any] | None = None) -> Komputer:
         from dataclasses import replace
 
         from kshell.server.app import KServer
@@ -141,7 +145,12 @@ class Komputer:
             if memory is not None:
                 memory.remove(path)
             raise
-        return Komputer(state, server, memory=memory, mount=mount, hosts=wire_hosts, remote=remote, owned=not shared)
+        computer = Komputer(state, server, memory=memory, mount=mount, hosts=wire_hosts, remote=remote,
+                            owned=not shared)
+        from kshell.agent.models.config import image_models
+
+        computer.models = {**image_models(state), **{name: m.bind(state) for name, m in (models or {}).items()}}
+        return computer
 
     @staticmethod
     async def connect(url: str, **options: Any) -> Any:

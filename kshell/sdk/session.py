@@ -55,6 +55,7 @@ class AgentSession:
         self._fs: AgentFS | None = None
         self._forks: list[AgentSession] = []
         self._ended = False
+        self._agent_loop: Any = None  # kshell.agent.Agent, made by loop()
         self.last_used = asyncio.get_running_loop().time()
         self.counters = {"execs": 0, "failed": 0}
 
@@ -286,6 +287,34 @@ class AgentSession:
         rows = await asyncio.to_thread(approvals.listing, self.computer.state)
         return [r for r in rows if r.get("agent") == self.agent]
 
+    # -- the agent loop (kshell.agent, docs/agent.md) ---------------------------------------------
+
+    def loop(self, model: Any = None, **options: Any) -> Any:
+        """The session's agent loop (kshell.agent.Agent) with `model` (a Model, or the name of
+        one given to Komputer.boot(models=...)); options as Agent takes them."""
+        from kshell.agent.front import session_loop
+
+        return session_loop(self, model, **options)
+
+    async def prompt(self, text: str, *, model: Any = None) -> Any:
+        """Have the session's agent loop answer `text` (kshell.agent.RunResult)."""
+        return await self.loop(model).prompt(text)
+
+    async def send(self, message: str) -> None:
+        """Queue a user message: the running loop answers it when its answer ends."""
+        await self.loop().send(message)
+
+    async def stop(self) -> None:
+        """Stop the running loop (between steps, mid-stream or mid-tool)."""
+        if getattr(self, "_agent_loop", None) is not None:
+            await self._agent_loop.stop()
+
+    async def _end_loop(self) -> None:
+        """The agent loop stops, and the sessions its parallel shell calls ran in end."""
+        if self._agent_loop is not None:
+            with contextlib.suppress(Exception):
+                await self._agent_loop.close()
+
     def stats(self) -> dict[str, Any]:
         """Local counters of this handle (no scan of durable history)."""
         return {"agent": self.agent, "id": self.id, "attached": self.attached, "mode": self.mode,
@@ -307,6 +336,7 @@ class AgentSession:
         are back at that login when it is this computer's."""
         if self._holder is None:
             return
+        await self._end_loop()
         holder, self._holder = self._holder, None
         saved = await self._saved()
         await self.computer.server.let_go(self.record, holder, saved)
@@ -336,6 +366,7 @@ class AgentSession:
 
         if self._ended:
             return
+        await self._end_loop()
         for child in self._forks:
             with contextlib.suppress(Exception):
                 await child.detach(keep=False)

@@ -43,7 +43,7 @@ from kfs.agents.sessions import holder_id
 from kfs.drives.memory import MemoryDrives
 from kfs.journal import prune_events, prune_receipts
 from kfs.kstate import KState
-from kfs.runtime import approvals, procs
+from kfs.runtime import approvals, conversations, procs
 from kfs.vfs import VFS
 from kfs.vfs.policy import stricter
 from kshell.server.api import SUBSYSTEM as API_SUBSYSTEM
@@ -669,9 +669,11 @@ class KServer:
         """Seal the process rows an ended owner left (every dead one, or the worker `gone`):
         lost, or a plain `sleep` resumed here to end at its original deadline (a timer thread
         of its own: a busy event loop or thread pool never makes it late); withdraw the
-        approvals of unnamed sessions whose shell is gone."""
+        approvals of unnamed sessions whose shell is gone; seal the agent loops' turns whose
+        process is gone (kfs.runtime.conversations)."""
         resumed = await asyncio.to_thread(procs.recover, self.state, owner=self._owner, gone=gone)
         await asyncio.to_thread(approvals.abandon, self.state)
+        await asyncio.to_thread(conversations.recover, self.state)  # agent loops whose process is gone
         self._timers = [t for t in self._timers if t.is_alive()]
         for row in resumed:
             delay = max(0.0, (row["until"] - time.time_ns()) / 1e9)

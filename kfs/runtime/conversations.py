@@ -1,0 +1,347 @@
+"""Conversations: an agent loop's messages, turns, tool calls and queued user messages, kept in
+KState as runtime truth, so that a crash loses no step a user saw and recovery can say what
+became of each.
+
+Every user-visible step is one write transaction with its event: a turn begins (with the user
+messages it answers, taken off the queue) -> `turn.start`; its streamed chunks -> `turn.chunk`
+events (a monotonic `chunk_seq` per conversation); the assistant message -> `turn.message`
+(its tool calls recorded as `running`); each tool result -> `turn.tool`; the turn ends ->
+`turn.end` (status done, tool_calls, length, stopped, failed or uncertain). A turn records its
+owner (pid and start time): `recover` seals only turns whose owner is gone. It appends an
+uncertain tool result for every recorded call that has none (never runs it again: what it did
+may have committed), a `turn.tool` event marked uncertain for a call that only the stream
+events saw (never an invented provider message), and a terminal `turn.end`.
+
+Keys (database "keys"), ID a conversation id ([A-Za-z0-9_.-]):
+`conv/ID` -> {"id", "agent", "model", "created", "messages", "turns", "chunks", "queue", "stop"};
+`conv-m/ID/` + n -> a message (kshell.agent.messages.Message.to_json);
+`conv-t/ID/` + n -> a turn {"n", "response_id", "status", "owner", "event", "message", "calls"};
+`conv-c/ID/` + call id -> {"id", "name", "turn", "status", "message"};
+`conv-q/ID/` + n -> a queued user message; `conv-open/ID/` + n -> b"" while turn n runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from kfs.journal import append_event
+from kfs.journal.records import decode, encode
+from kfs.kstate import KState, Txn
+from kfs.kstate.schema import U64
+from kfs.runtime.procs import owner_alive, owner_id
+
+__all__ = ["UNCERTAIN", "begin_turn", "commit_assistant", "commit_result", "end_turn", "enqueue", "get", "messages",
+           "open_conversation", "publish", "queued", "recover", "request_stop", "stop_requested", "turns"]
+
+UNCERTAIN = ("Uncertain: K stopped (a crash or a kill) while this tool ran; whether it finished, and what it "
+             "changed, is not known. Check before running it again.")
+_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}\Z")
+
+
+_OWNER: dict[str, int] | None = None
+
+
+def _owner() -> dict[str, int]:
+    """This process (pid and start time), read once: a turn's owner, for recovery to judge."""
+    global _OWNER
+    if _OWNER is None or _OWNER["pid"] != os.getpid():
+        _OWNER = owner_id()
+    return _OWNER
+
+
+def _check(conv: str) -> bytes:
+    if not _ID.match(conv):
+        raise ValueError(f"conversation id {conv!r}: letters, digits, '_', '.', '-' (up to 128)")
+    return conv.encode()
+
+
+def _k(kind: str, conv: str, n: int | str | None = None) -> bytes:
+    base = f"conv{kind}/".encode() + _check(conv)
+    if n is None:
+        return base
+    return base + b"/" + (U64.pack(n) if isinstance(n, int) else n.encode())
+
+
+def _get(txn: Txn, key: bytes) -> Any:
+    raw = txn.get("keys", key)
+    return None if raw is None else decode(raw)
+
+
+def _put(txn: Txn, key: bytes, record: Any) -> None:
+    txn.put("keys", key, encode(record).encode())
+
+
+def _record(txn: Txn, conv: str) -> dict[str, Any]:
+    record = _get(txn, _k("", conv))
+    if record is None:
+        raise LookupError(f"no conversation {conv}")
+    return record
+
+
+def open_conversation(state: KState, conv: str, *, agent: str, model: str = "") -> dict[str, Any]:
+    """The conversation `conv` of `agent`, made if new (another agent's: PermissionError)."""
+
+    def body(txn: Txn) -> dict[str, Any]:
+        record = _get(txn, _k("", conv))
+        if record is not None:
+            if record["agent"] != agent:
+                raise PermissionError(f"conversation {conv} belongs to agent {record['agent']}")
+            return record
+        record = {"id": conv, "agent": agent, "model": model, "created": time.time(), "messages": 0, "turns": 0,
+                  "chunks": 0, "queue": 0, "stop": False}
+        _put(txn, _k("", conv), record)
+        append_event(txn, "turn.conversation", agent=agent, conversation_id=conv, model=model)
+        return record
+
+    return state.write(body)
+
+
+def get(state: KState, conv: str) -> dict[str, Any] | None:
+    with state.read() as txn:
+        return _get(txn, _k("", conv))
+
+
+def _scan(state: KState, kind: str, conv: str) -> list[Any]:
+    with state.read() as txn:
+        return [decode(v) for _, v in txn.scan("keys", _k(kind, conv) + b"/")]
+
+
+def messages(state: KState, conv: str) -> list[dict[str, Any]]:
+    """The conversation's messages, oldest first."""
+    return _scan(state, "-m", conv)
+
+
+def turns(state: KState, conv: str) -> list[dict[str, Any]]:
+    return _scan(state, "-t", conv)
+
+
+def calls(state: KState, conv: str) -> list[dict[str, Any]]:
+    return _scan(state, "-c", conv)
+
+
+def queued(state: KState, conv: str) -> list[dict[str, Any]]:
+    return _scan(state, "-q", conv)
+
+
+def _append_message(txn: Txn, record: dict[str, Any], conv: str, message: dict[str, Any]) -> int:
+    n = record["messages"]
+    _put(txn, _k("-m", conv, n), message)
+    record["messages"] = n + 1
+    return n
+
+
+def begin_turn(state: KState, conv: str, *, response_id: str, model: str = "",
+               user: Iterable[dict[str, Any]] = (), drain: bool = True,
+               clear_stop: bool = False) -> tuple[int, list[dict[str, Any]]]:
+    """A turn begins: `user` messages, then (with `drain`) every queued one, appended to the
+    conversation; the turn recorded as running, owned by this process (`clear_stop`: the first
+    turn of a run, which a stop asked before it does not concern). Returns its number and the
+    user messages it appended."""
+
+    def body(txn: Txn) -> tuple[int, list[dict[str, Any]]]:
+        record = _record(txn, conv)
+        taken = list(user)
+        if drain:
+            for key, value in list(txn.scan("keys", _k("-q", conv) + b"/")):
+                taken.append(decode(value))
+                txn.delete("keys", bytes(key))
+        for message in taken:
+            _append_message(txn, record, conv, message)
+        n = record["turns"]
+        record["turns"] = n + 1
+        if clear_stop:
+            record["stop"] = False
+        seq = append_event(txn, "turn.start", agent=record["agent"], conversation_id=conv, response_id=response_id,
+                           turn=n, model=model, user=len(taken))
+        _put(txn, _k("-t", conv, n), {"n": n, "response_id": response_id, "status": "running", "owner": _owner(),
+                                      "event": seq, "started": time.time(), "message": None, "calls": []})
+        txn.put("keys", _k("-open", conv, n), b"")
+        _put(txn, _k("", conv), record)
+        return n, taken
+
+    return state.write(body)
+
+
+def publish(state: KState, conv: str, agent: str, turn: int, response_id: str,
+            chunks: list[dict[str, Any]]) -> int:
+    """Stream events for `chunks` of the turn, each with the next `chunk_seq`, in one
+    transaction; the last chunk_seq."""
+
+    def body(txn: Txn) -> int:
+        return _publish(txn, conv, turn, chunks, agent, response_id)
+
+    return state.write(body)
+
+
+def _publish(txn: Txn, conv: str, turn: int, chunks: list[dict[str, Any]], agent: str = "",
+             response_id: str = "") -> int:
+    record = _record(txn, conv)
+    if not response_id:
+        response_id = _get(txn, _k("-t", conv, turn))["response_id"]
+    seq = record["chunks"]
+    for chunk in chunks:
+        seq += 1
+        append_event(txn, "turn.chunk", agent=agent or record["agent"], conversation_id=conv,
+                     response_id=response_id, turn=turn, chunk_seq=seq, chunk=chunk)
+    record["chunks"] = seq
+    _put(txn, _k("", conv), record)
+    return seq
+
+
+def commit_assistant(state: KState, conv: str, turn: int, message: dict[str, Any], *, stop: str,
+                     provider_id: str = "", usage: dict[str, Any] | None = None,
+                     chunks: list[dict[str, Any]] = (), end: str = "") -> int:
+    """The turn's assistant message; its tool calls recorded as running (a crash from here on
+    leaves each an uncertain result). `chunks`: the stream's last chunks not yet published,
+    published first in the same transaction; `end`: the turn ends with it (that status)."""
+
+    def body(txn: Txn) -> int:
+        if chunks:
+            _publish(txn, conv, turn, chunks)
+        record = _record(txn, conv)
+        n = _append_message(txn, record, conv, message)
+        tr = _get(txn, _k("-t", conv, turn))
+        call_ids = [b["id"] for b in message["content"] if b["type"] == "tool_call"]
+        for block in message["content"]:
+            if block["type"] == "tool_call":
+                _put(txn, _k("-c", conv, block["id"]), {"id": block["id"], "name": block["name"], "turn": turn,
+                                                        "status": "running", "message": None})
+        tr.update(message=n, calls=call_ids, provider_id=provider_id)
+        _put(txn, _k("-t", conv, turn), tr)
+        _put(txn, _k("", conv), record)
+        append_event(txn, "turn.message", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
+                     turn=turn, message=n, stop=stop, provider_id=provider_id, calls=call_ids, usage=usage or {})
+        if end:
+            _end(txn, conv, turn, end)
+        return n
+
+    return state.write(body)
+
+
+def _result(txn: Txn, record: dict[str, Any], conv: str, call: dict[str, Any], message: dict[str, Any],
+            status: str, response_id: str, extra: dict[str, Any] | None = None) -> int:
+    n = _append_message(txn, record, conv, message)
+    _put(txn, _k("", conv), record)
+    call.update(status=status, message=n)
+    _put(txn, _k("-c", conv, call["id"]), call)
+    append_event(txn, "turn.tool", agent=record["agent"], conversation_id=conv, response_id=response_id,
+                 turn=call["turn"], call_id=call["id"], name=call["name"], status=status, message=n, **(extra or {}))
+    return n
+
+
+def commit_result(state: KState, conv: str, call_id: str, message: dict[str, Any], status: str, *,
+                  pid: int = 0, receipt: int = 0) -> int:
+    """A tool call's result message (status ok, error, stopped); a call that has one already
+    keeps it (FileExistsError: a tool's result is written once)."""
+
+    def body(txn: Txn) -> int:
+        record = _record(txn, conv)
+        call = _get(txn, _k("-c", conv, call_id))
+        if call is None:
+            raise LookupError(f"conversation {conv}: no tool call {call_id}")
+        if call["status"] != "running":
+            raise FileExistsError(f"conversation {conv}: tool call {call_id} has its result already")
+        tr = _get(txn, _k("-t", conv, call["turn"]))
+        extra = {k: v for k, v in (("pid", pid), ("receipt", receipt)) if v}
+        return _result(txn, record, conv, call, message, status, tr["response_id"], extra)
+
+    return state.write(body)
+
+
+def end_turn(state: KState, conv: str, turn: int, status: str, *, error: str = "") -> None:
+    """The turn's terminal event (done, tool_calls, length, stopped, failed)."""
+
+    state.write(_end, conv, turn, status, error)
+
+
+def _end(txn: Txn, conv: str, turn: int, status: str, error: str = "") -> None:
+    record = _record(txn, conv)
+    tr = _get(txn, _k("-t", conv, turn))
+    tr.update(status=status, ended=time.time(), **({"error": error} if error else {}))
+    _put(txn, _k("-t", conv, turn), tr)
+    txn.delete("keys", _k("-open", conv, turn))
+    append_event(txn, "turn.end", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
+                 turn=turn, status=status, **({"error": error} if error else {}))
+
+
+def enqueue(state: KState, conv: str, message: dict[str, Any], *, by: str = "") -> int:
+    """A user message for the loop to take when its answer stops (`komputer send`, agent.send)."""
+
+    def body(txn: Txn) -> int:
+        record = _record(txn, conv)
+        n = record["queue"]
+        record["queue"] = n + 1
+        _put(txn, _k("-q", conv, n), message)
+        _put(txn, _k("", conv), record)
+        append_event(txn, "turn.queue", agent=record["agent"], conversation_id=conv, queued=n, by=by)
+        return n
+
+    return state.write(body)
+
+
+def request_stop(state: KState, conv: str, *, by: str = "") -> None:
+    """Ask the loop running `conv` (in this process or another) to stop."""
+
+    def body(txn: Txn) -> None:
+        record = _record(txn, conv)
+        record["stop"] = True
+        _put(txn, _k("", conv), record)
+        append_event(txn, "turn.stop", agent=record["agent"], conversation_id=conv, by=by)
+
+    state.write(body)
+
+
+def stop_requested(state: KState, conv: str) -> bool:
+    record = get(state, conv)
+    return bool(record and record.get("stop"))
+
+
+def recover(state: KState, *, everyone: bool = False) -> list[dict[str, Any]]:
+    """Seal the turns whose owner is gone (all running turns with `everyone`): an uncertain
+    result for each recorded tool call without one, an uncertain `turn.tool` event for a call
+    only the stream saw, and a `turn.end` (status uncertain). Returns what it sealed."""
+    with state.read() as txn:
+        open_turns = [bytes(k) for k in txn.scan_keys("keys", b"conv-open/")]
+    sealed = []
+    for key in open_turns:
+        conv, _, raw = key[len(b"conv-open/"):].rpartition(b"/")
+        done = state.write(_seal, conv.decode(), U64.unpack(raw)[0], everyone)
+        if done is not None:
+            sealed.append(done)
+    return sealed
+
+
+def _seal(txn: Txn, conv: str, turn: int, everyone: bool) -> dict[str, Any] | None:
+    tr = _get(txn, _k("-t", conv, turn))
+    if tr is None or tr["status"] != "running" or (not everyone and owner_alive(tr["owner"])):
+        return None
+    record = _record(txn, conv)
+    results = []
+    for call_id in tr["calls"]:
+        call = _get(txn, _k("-c", conv, call_id))
+        if call is not None and call["status"] == "running":
+            message = {"role": "tool", "content": [{"type": "tool_result", "call_id": call_id, "name": call["name"],
+                                                    "output": UNCERTAIN, "status": "uncertain"}]}
+            _result(txn, record, conv, call, message, "uncertain", tr["response_id"])
+            results.append(call_id)
+    streamed = []
+    if tr["message"] is None:  # only the stream events were durable: say so, invent no message
+        seen = [event["chunk"] for event in (decode(v) for _, v in txn.scan("events", start=U64.pack(tr["event"])))
+                if event.get("type") == "turn.chunk" and event.get("conversation_id") == conv
+                and event.get("turn") == turn and event["chunk"].get("kind") == "tool_call"]
+        for chunk in seen:
+            streamed.append(chunk.get("id", ""))
+            append_event(txn, "turn.tool", agent=record["agent"], conversation_id=conv,
+                         response_id=tr["response_id"], turn=turn, call_id=chunk.get("id", ""),
+                         name=chunk.get("name", ""), status="uncertain", message=None)
+    tr.update(status="uncertain", ended=time.time())
+    _put(txn, _k("-t", conv, turn), tr)
+    _put(txn, _k("", conv), record)
+    txn.delete("keys", _k("-open", conv, turn))
+    append_event(txn, "turn.end", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
+                 turn=turn, status="uncertain", recovered=True)
+    return {"conversation_id": conv, "turn": turn, "results": results, "streamed": streamed}

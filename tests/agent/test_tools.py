@@ -1,0 +1,101 @@
+"""The computer's tools act through the agent's session: its mode refuses writes, an `ask` rule
+pauses the model's command until someone decides, edits are exact, and the image's commands are
+tools."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from kshell.agent import Agent
+from kshell.agent.models import ScriptedModel
+from kshell.agent.tools import computer_tools
+from kshell.sdk import Komputer
+from kshell.server.config import ServerConfig
+
+T = TypeVar("T")
+HANG = 120.0
+
+
+def run(make: Callable[[], Awaitable[T]]) -> T:
+    return asyncio.run(asyncio.wait_for(make(), HANG))
+
+
+def calls(*pairs: tuple[str, dict[str, Any]]) -> Callable[[list], Any]:
+    """A model that makes these calls once, then says what the results were."""
+    def script(messages: list) -> Any:
+        if messages[-1].role == "tool":
+            return " | ".join(b["output"] for m in messages if m.role == "tool" for b in m.content)
+        return {"calls": [{"name": n, "arguments": a} for n, a in pairs]}
+
+    return script
+
+
+def test_a_readonly_session_refuses_the_models_writes(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Komputer.boot(state=tmp_path / "state") as computer:
+            await computer.add_agent("alice")
+            session = await computer.login("alice", mode="readonly")
+            agent = Agent(session, ScriptedModel(calls(("write_file", {"path": "x.txt", "content": "no"}),
+                                                       ("shell", {"command": "echo no > y.txt"}))))
+            result = await agent.prompt("write")
+            outputs = {b["name"]: b for m in result.messages if m.role == "tool" for b in m.content}
+            assert outputs["write_file"]["output"] == "write_file: x.txt: Read-only file system"
+            assert outputs["write_file"]["status"] == outputs["shell"]["status"] == "error"
+            assert "Read-only file system" in outputs["shell"]["output"]
+            assert not await session.fs.exists("~/x.txt") and not await session.fs.exists("~/y.txt")
+
+    run(main)
+
+
+def test_an_ask_rule_pauses_the_models_command_until_decided(tmp_path: Path) -> None:
+    config = ServerConfig(policy=({"on": "command", "pattern": "rm *", "action": "ask", "agent": "alice"},))
+
+    async def main() -> None:
+        async with Komputer.boot(state=tmp_path / "state", config=config) as computer:
+            await computer.add_agent("alice")
+            session = await computer.login("alice", id="w")
+            await session.exec("touch doomed")
+            agent = Agent(session, ScriptedModel(calls(("shell", {"command": "rm doomed && echo removed"}))))
+            task = asyncio.create_task(agent.prompt("clean"))
+            while not (pending := await session.approvals()):
+                await asyncio.sleep(0.05)
+            assert not task.done() and pending[0]["action"] == "rm doomed"
+            await session.decide(pending[0]["id"], "allow", reason="fine")
+            assert (await task).text == "removed\nK: waiting for approval 1: rm doomed\n"  # the model sees it waited
+
+    run(main)
+
+
+def test_edit_read_list_search_and_the_image_commands(tmp_path: Path) -> None:
+    image = tmp_path / "image"
+    (image / "commands").mkdir(parents=True)
+    (image / "komputer.toml").write_text('[commands.hello]\nmarkdown = "commands/hello.md"\ndescription = "greets"\n')
+    (image / "commands" / "hello.md").write_text("```sh\necho hello \"$@\"\n```\n")
+
+    async def main() -> None:
+        async with Komputer.boot(image, state=tmp_path / "state") as computer:
+            await computer.add_agent("alice")
+            session = await computer.login("alice")
+            tools = {t.name: t for t in computer_tools(session)}
+            assert set(tools) == {"shell", "read_file", "write_file", "edit_file", "list_files", "search", "hello"}
+            assert tools["hello"].description == "greets"
+            assert (await tools["hello"].run({"args": ["ann", "bo b"]})).text == "hello ann bo b\n"
+            await tools["write_file"].run({"path": "src/a.py", "content": "x = 1\ny = 1\n"})
+            assert await session.fs.read_text("~/src/a.py") == "x = 1\ny = 1\n"
+            from kshell.agent import ToolExecutionError
+
+            try:
+                await tools["edit_file"].run({"path": "src/a.py", "old_text": "1", "new_text": "2"})
+                raise AssertionError("an ambiguous edit went through")
+            except ToolExecutionError as e:
+                assert str(e) == "edit_file: src/a.py: old_text occurs 2 times; give more context or all"
+            await tools["edit_file"].run({"path": "src/a.py", "old_text": "y = 1", "new_text": "y = 2"})
+            assert await tools["read_file"].run({"path": "src/a.py", "offset": 2, "limit": 1}) == "y = 2\n"
+            assert "a.py" in (await tools["list_files"].run({"path": "src"})).text
+            assert (await tools["search"].run({"pattern": "y = 2", "path": "src"})).text == "src/a.py:2:y = 2\n"
+            assert (await tools["search"].run({"pattern": "zzz"})).text == "no matches"
+
+    run(main)
