@@ -18,7 +18,7 @@ from kshell.cli import PROG, Command
 if TYPE_CHECKING:
     import argparse
 
-FAMILIES = ("state", "mount", "agents", "server", "shell", "runtime", "image", "forks")  # the order of `komputer --help`
+FAMILIES = ("state", "mount", "agents", "server", "computers", "shell", "runtime", "image", "forks")  # the order of `komputer --help`
 
 
 def _parser(families: Sequence[str] = FAMILIES) -> argparse.ArgumentParser:

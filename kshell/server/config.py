@@ -37,6 +37,26 @@ class Penalties:
 
 
 @dataclass(frozen=True, slots=True)
+class ComputersConfig:
+    """The `[computers]` section: where the computers live and how many stay open."""
+
+    root: str = ""  # "" : `komputer serve` serves its one --state, as before
+    max_warm: int = 100  # computers kept open at once (the least recently used idle one closes)
+    idle_for: float = 300.0  # a computer with no connection this long is closed
+
+    @staticmethod
+    def from_toml(data: dict[str, Any], where: str) -> ComputersConfig:
+        known = {"root", "max_warm", "idle_for"}
+        for key in data:
+            if key.replace("-", "_") not in known:
+                raise ValueError(f"{where}: unknown setting {key!r}")
+        config = ComputersConfig(**{k.replace("-", "_"): v for k, v in data.items()})
+        if config.max_warm < 1:
+            raise ValueError(f"{where}: max_warm: expected 1 or more")
+        return config
+
+
+@dataclass(frozen=True, slots=True)
 class ServerConfig:
     hostname: str = ""  # $HOSTNAME, uname -n, hostname and the prompt; "" means "komputer" (DEFAULT_HOST)
     accept_env: tuple[str, ...] = ("LANG", "LC_*", "K_*")  # AcceptEnv patterns
@@ -74,6 +94,7 @@ class ServerConfig:
     delegate: DelegateConfig = field(default_factory=DelegateConfig)  # the `[delegate]` section
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)  # `[agents.NAME]`: settings as `agent set` stores them
     policy: tuple[dict[str, Any], ...] = ()  # `[[policy]]`: rules before the stored ones (kfs.runtime.rules)
+    computers: ComputersConfig = field(default_factory=ComputersConfig)  # `[computers]`: many by key
 
     def configured(self, agent: str) -> dict[str, Any]:
         """What komputer.toml says about one agent, as a worker's spec carries it."""
@@ -104,7 +125,7 @@ def _build(cls: type, data: dict[str, Any], where: str) -> Any:
         name = key.replace("-", "_")
         if name not in known:
             raise ValueError(f"{where}: unknown setting {key!r}")
-        if name in ("limits", "delegate", "agents", "policy"):
+        if name in ("limits", "delegate", "agents", "policy", "computers"):
             raise ValueError(f"{where}: {name} settings go in a [{name}] section of their own")
         if name == "penalties":
             value = _build(Penalties, value, f"{where}.penalties")
@@ -131,7 +152,9 @@ def load_config(path: Path | None) -> ServerConfig:
     if "policy" in data:
         config = replace(config, policy=tuple(policy_rule(v, f"{path}: [[policy]] {i}")
                                               for i, v in enumerate(data["policy"], 1)))
-    unknown = set(data) - {"ssh", "limits", "delegate", "agents", "policy"}
+    if "computers" in data:
+        config = replace(config, computers=ComputersConfig.from_toml(data["computers"], f"{path}: [computers]"))
+    unknown = set(data) - {"ssh", "limits", "delegate", "agents", "policy", "computers"}
     if unknown:
         raise ValueError(f"{path}: unknown section [{sorted(unknown)[0]}]")
     config.startups()
