@@ -37,6 +37,7 @@ import asyncssh
 from kshell.sdk.computer import Komputer
 from kshell.server.auth import AgentAuth
 from kshell.server.config import ServerConfig
+from kshell.server.fleet import Member, connect
 from kshell.server.limits import SourcePenalties, StartupGate
 
 log = logging.getLogger("kshell.server")
@@ -156,7 +157,8 @@ class RoutedAuth(AgentAuth):
         c = self.c
         assert c is not None
         parts = split_user(username)
-        if self.key is None and parts is not None and self.host.computers.exists(parts[1]):
+        if (self.key is None and parts is not None and self.host.computers.exists(parts[1])
+                and await self.host.owns(parts[1])):
             try:
                 computer = await self.host.checkout(parts[1])
             except Exception as e:  # noqa: BLE001 - refused like an unknown user, and logged
@@ -202,6 +204,9 @@ class ComputerHost:
         self.host_key = self._host_key()
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self.member: Member | None = None  # in a fleet ([fleet] etcd): this host's membership
+        self._fencer: asyncio.Task[None] | None = None
+        self.tokens: dict[str, int] = {}  # the fencing token each open computer was opened under
 
     # -- what AgentAuth asks of its server before a connection is routed --------------------------
 
@@ -227,14 +232,41 @@ class ComputerHost:
 
     # -- computers -----------------------------------------------------------------------------
 
+    async def owns(self, key: str) -> bool:
+        """Whether this host serves `key`: always alone; in a fleet, when the key is placed here
+        (placed now if it was on no live host) and this host's lease is certainly alive."""
+        member = self.member
+        if member is None:
+            return True
+        if not member.valid():
+            return False
+        try:
+            placement = await member.place(key)
+        except Exception as e:  # noqa: BLE001 - etcd unreachable or no quorum: placement waits
+            log.warning("fleet: cannot place %s: %s", key, e)
+            return key in self.tokens and member.valid()  # an open computer goes on
+        if placement.owner != member.name:
+            log.info("fleet: %s is served by %s", key, placement.owner)
+            return False
+        return True
+
     async def _boot(self, key: str) -> Any:
         """Open one computer: its open-lock, its state and its KServer (started without a
-        listener, as the SDK starts one), sharing the front end's gate and penalties."""
+        listener, as the SDK starts one), sharing the front end's gate and penalties. In a
+        fleet the open-lock file records the owner and its fencing token; the lock itself is
+        the fence on the shared disk: a stale owner still holding it keeps the new one out."""
         from kfs.kstate import KState
         from kshell.server.app import KServer
 
         fd = await asyncio.to_thread(self.computers.lock, key)
         try:
+            if self.member is not None:
+                placement = await self.member.placement(key)
+                if placement is None or placement.owner != self.member.name or not self.member.valid():
+                    raise ComputerOpen(1, "computer is placed on another host", key)
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{self.member.name} {placement.token}\n".encode(), 0)
+                self.tokens[key] = placement.token
             state = await asyncio.to_thread(KState, self.computers.path(key), create=False)
             try:
                 server = KServer(state, self.config)
@@ -250,6 +282,7 @@ class ComputerHost:
         return HostedComputer(state, server, on_close=lambda: self._unlock(key))
 
     def _unlock(self, key: str) -> None:
+        self.tokens.pop(key, None)
         fd = self._locks.pop(key, None)
         if fd is not None:
             os.close(fd)
@@ -300,7 +333,44 @@ class ComputerHost:
             encryption_algs=list(cfg.ciphers),
         )
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
-        return [s.getsockname()[:2] for s in self._acceptor.sockets]  # type: ignore[attr-defined]
+        addrs = [s.getsockname()[:2] for s in self._acceptor.sockets]  # type: ignore[attr-defined]
+        fleet = cfg.fleet
+        if fleet.etcd:
+            address = f"{addrs[0][0]}:{addrs[0][1]}"
+            self.member = Member(connect(fleet.etcd), fleet.name or address, address, ttl=fleet.ttl,
+                                 prefix=fleet.prefix)
+            await self.member.join()
+            self._fencer = asyncio.get_running_loop().create_task(self._fence())
+        return addrs
+
+    async def _fence(self) -> None:
+        """Past its lease's deadline the host serves nothing: every connection of every open
+        computer is cut and the computers closed (their open-locks let go), before etcd can
+        expire the lease and another host may place them; then it joins again, as new."""
+        member = self.member
+        assert member is not None
+        while True:
+            await asyncio.sleep(member.ttl / 6)
+            if member.valid():
+                continue
+            log.warning("fleet: %s lost its lease: closing its computers", member.name)
+            self._disconnect_all("fenced: this host lost its fleet lease")
+            await self.pool.close()
+            await member.leave()
+            while True:
+                try:
+                    await member.join()
+                    break
+                except Exception as e:  # noqa: BLE001 - etcd unreachable: try again
+                    log.warning("fleet: %s cannot join again: %s", member.name, e)
+                    await asyncio.sleep(member.ttl / 3)
+
+    def _disconnect_all(self, why: str) -> None:
+        for server in [computer.server for computer in self.pool.warm()]:
+            for c in list(server.connections.values()):
+                c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, why)
+        for c in list(self.connections.values()):
+            c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, why)
 
     async def _sweep(self) -> None:
         """Close the computers idle for `idle_for` (the pool's sweep), a few times a period."""
@@ -313,17 +383,17 @@ class ComputerHost:
                 log.exception("closing idle computers failed")
 
     async def stop(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        for task in (self._sweeper, self._fencer):
+            if task is not None:
+                task.cancel()
         if self._acceptor is not None:
             self._acceptor.close()
-            for server in [computer.server for computer in self.pool.warm()]:
-                for c in list(server.connections.values()):
-                    c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "server shutting down")
-            for c in list(self.connections.values()):
-                c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "server shutting down")
+            self._disconnect_all("server shutting down")
             await self._acceptor.wait_closed()
         await self.pool.close()
+        if self.member is not None:
+            await self.member.leave()
+            await self.member.client.close()
 
 
 class HostedComputer(Komputer):

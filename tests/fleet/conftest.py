@@ -8,11 +8,15 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "ssh"))  # kserver: the SSH tests' client helpers
 
 HANG = 60.0  # a hang bound, never a timing assertion
 

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from kserver import keygen, need
-
-HANG = 60.0  # a hang bound, never a timing assertion
+from kserver import HANG, keygen, komputer, need, start_host
 
 
 @dataclass
@@ -35,28 +32,6 @@ class Host:
                               capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=HANG)
 
 
-def komputer(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    result = subprocess.run([sys.executable, "-m", "kshell.cli", *args], capture_output=True, text=True,
-                            env=env, timeout=HANG)
-    if check:
-        assert result.returncode == 0, result.stderr
-    return result
-
-
-def start_host(root: Path, config: Path) -> tuple[subprocess.Popen[str], int]:
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    proc = subprocess.Popen([sys.executable, "-m", "kshell.cli", "serve", "--config", str(config),
-                             "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=env)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    if "listening on" not in line:
-        proc.kill()
-        pytest.fail(f"komputer serve did not start: {line}{proc.stdout.read()}")
-    return proc, int(line.split("listening on ")[1].split(" ")[0].rsplit(":", 1)[1])
-
-
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
     tmp = tmp_path_factory.mktemp("computers")
@@ -70,7 +45,7 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Host]:
         komputer("--state", str(root / key), "keys", "add", "alice", str(keys["alice"]) + ".pub")
     komputer("--state", str(root / "two"), "agent", "add", "bob")  # bob has an account on two only
     komputer("--state", str(root / "two"), "keys", "add", "bob", str(keys["bob"]) + ".pub")
-    proc, port = start_host(root, config)
+    proc, port = start_host(config)
     yield Host(root, port, proc, keys)
     proc.terminate()
     proc.wait(HANG)
