@@ -35,10 +35,12 @@ from typing import Any
 import asyncssh
 
 from kshell.sdk.computer import Komputer
+from kshell.server.app import KServer
 from kshell.server.auth import AgentAuth
 from kshell.server.config import ServerConfig
 from kshell.server.fleet import Member, connect
 from kshell.server.limits import SourcePenalties, StartupGate
+from kshell.server.route import RoutedComputer, fleet_key
 
 log = logging.getLogger("kshell.server")
 
@@ -151,26 +153,32 @@ class RoutedAuth(AgentAuth):
     def __init__(self, host: ComputerHost) -> None:
         super().__init__(host)  # type: ignore[arg-type]  # the front end, duck-typed until routed
         self.host = host
-        self.key: str | None = None
+        self.key: str | None = None  # the computer checked out here for this connection
+        self.routed: str | None = None  # the computer this connection is relayed to
 
     async def begin_auth(self, username: str) -> bool:  # type: ignore[override]
         c = self.c
         assert c is not None
         parts = split_user(username)
-        if (self.key is None and parts is not None and self.host.computers.exists(parts[1])
-                and await self.host.owns(parts[1])):
-            try:
-                computer = await self.host.checkout(parts[1])
-            except Exception as e:  # noqa: BLE001 - refused like an unknown user, and logged
-                log.warning("could not open computer %s: %s", parts[1], e)
-            else:
-                if c.closed:  # gone while the computer opened
-                    self.host.checkin(parts[1])
-                    return True
-                self.key = parts[1]
-                self.host.connections.pop(c.conn, None)
-                self.server = computer.server
-                self.server.connections[c.conn] = c
+        if self.key is None and parts is not None and self.host.computers.exists(parts[1]):
+            owner = await self.host.route(parts[1])
+            if owner is None:  # served here
+                try:
+                    computer = await self.host.checkout(parts[1])
+                except Exception as e:  # noqa: BLE001 - refused like an unknown user, and logged
+                    log.warning("could not open computer %s: %s", parts[1], e)
+                else:
+                    if c.closed:  # gone while the computer opened
+                        self.host.checkin(parts[1])
+                        return True
+                    self.key = parts[1]
+                    self.host.connections.pop(c.conn, None)
+                    self.server = computer.server
+                    self.server.connections[c.conn] = c
+            elif owner:  # served by another host of the fleet: relayed there (kshell.server.route)
+                self.server = RoutedComputer(self.host, parts[1], owner)  # type: ignore[assignment]
+                self.routed = parts[1]
+                return super().begin_auth(parts[0])
         if self.key is None or parts is None or parts[1] != self.key:
             c.username = username
             c.conn.set_authorized_keys(None)  # type: ignore[arg-type]  # no such computer: no key fits
@@ -202,6 +210,7 @@ class ComputerHost:
                                  idle_for=config.computers.idle_for)
         self._locks: dict[str, int] = {}
         self.host_key = self._host_key()
+        self.fleet_key = fleet_key(self.computers.root) if config.fleet.etcd else None
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.member: Member | None = None  # in a fleet ([fleet] etcd): this host's membership
@@ -232,23 +241,24 @@ class ComputerHost:
 
     # -- computers -----------------------------------------------------------------------------
 
-    async def owns(self, key: str) -> bool:
-        """Whether this host serves `key`: always alone; in a fleet, when the key is placed here
-        (placed now if it was on no live host) and this host's lease is certainly alive."""
+    async def route(self, key: str) -> str | None:
+        """Where `key` is served: None here (always, alone); in a fleet, None when it is placed
+        here (placed now if it was on no live host) and this host's lease is certainly alive,
+        else the owner's SSH address, or "" when no host can serve it now (this one fenced, or
+        etcd without quorum for a computer not open here)."""
         member = self.member
         if member is None:
-            return True
+            return None
         if not member.valid():
-            return False
+            return ""
         try:
             placement = await member.place(key)
+            if placement.owner == member.name:
+                return None
+            return (await member.members()).get(placement.owner, "")
         except Exception as e:  # noqa: BLE001 - etcd unreachable or no quorum: placement waits
             log.warning("fleet: cannot place %s: %s", key, e)
-            return key in self.tokens and member.valid()  # an open computer goes on
-        if placement.owner != member.name:
-            log.info("fleet: %s is served by %s", key, placement.owner)
-            return False
-        return True
+            return None if key in self.tokens and member.valid() else ""  # an open computer goes on
 
     async def _boot(self, key: str) -> Any:
         """Open one computer: its open-lock, its state and its KServer (started without a
@@ -256,8 +266,6 @@ class ComputerHost:
         fleet the open-lock file records the owner and its fencing token; the lock itself is
         the fence on the shared disk: a stale owner still holding it keeps the new one out."""
         from kfs.kstate import KState
-        from kshell.server.app import KServer
-
         fd = await asyncio.to_thread(self.computers.lock, key)
         try:
             if self.member is not None:
@@ -269,7 +277,7 @@ class ComputerHost:
                 self.tokens[key] = placement.token
             state = await asyncio.to_thread(KState, self.computers.path(key), create=False)
             try:
-                server = KServer(state, self.config)
+                server = HostedServer(state, self.config, self._fleet_line())
                 server.gate, server.penalties = self.gate, self.penalties
                 await server.start(None)
             except BaseException:
@@ -280,6 +288,12 @@ class ComputerHost:
             raise
         self._locks[key] = fd
         return HostedComputer(state, server, on_close=lambda: self._unlock(key))
+
+    def _fleet_line(self) -> str | None:
+        """The authorized_keys line of the fleet's key (kshell.server.route), in a fleet."""
+        if self.member is None:
+            return None
+        return self.fleet_key.export_public_key("openssh").decode().strip()
 
     def _unlock(self, key: str) -> None:
         self.tokens.pop(key, None)
@@ -394,6 +408,19 @@ class ComputerHost:
         if self.member is not None:
             await self.member.leave()
             await self.member.client.close()
+
+
+class HostedServer(KServer):
+    """A computer's KServer on a fleet host: its agents' keys also let the fleet's members in
+    (each has checked the client's own key first), to relay logins (kshell.server.route)."""
+
+    def __init__(self, state: Any, config: ServerConfig, fleet_line: str | None) -> None:
+        super().__init__(state, config)
+        self._fleet_line = fleet_line
+
+    def authorized_lines(self, username: str) -> list[str]:
+        lines = super().authorized_lines(username)
+        return [*lines, self._fleet_line] if lines and self._fleet_line else lines
 
 
 class HostedComputer(Komputer):
