@@ -65,6 +65,16 @@ def rendezvous(key: str, members: Sequence[str]) -> str:
     return max(members, key=lambda m: hashlib.blake2b(f"{m}\0{key}".encode(), digest_size=8).digest())
 
 
+def _unavailable(e: Exception) -> bool:
+    """An etcd error that passes by itself: UNAVAILABLE from gRPC, or aetcd's connection errors."""
+    from aetcd.exceptions import ConnectionFailedError, ConnectionTimeoutError
+
+    if isinstance(e, ConnectionFailedError | ConnectionTimeoutError):
+        return True
+    code = getattr(e, "code", None)
+    return callable(code) and getattr(code(), "name", "") == "UNAVAILABLE"
+
+
 @dataclass(frozen=True, slots=True)
 class Placement:
     key: str
@@ -84,6 +94,20 @@ class Member:
         self.lease: Any = None
         self._deadline = 0.0
         self._keeper: asyncio.Task[None] | None = None
+
+    async def _etcd(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """One etcd call, tried again for a few seconds while the cluster is briefly unavailable
+        (a member died, a leader is being elected: gRPC says UNAVAILABLE); other errors, and
+        one lasting longer (no quorum), are the caller's."""
+        delay, deadline = 0.02, time.monotonic() + 5.0
+        while True:
+            try:
+                return await getattr(self.client, method)(*args, **kwargs)
+            except Exception as e:
+                if not _unavailable(e) or time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.5)
 
     def _k(self, *parts: str) -> bytes:
         return (self.prefix + "/".join(parts)).encode()
@@ -129,15 +153,15 @@ class Member:
 
     async def members(self) -> dict[str, str]:
         """Live hosts: name -> SSH address."""
-        found = await self.client.get_prefix(self._k("members", ""))
+        found = await self._etcd("get_prefix", self._k("members", ""))
         return {kv.key.decode()[len(self.prefix) + len("members/"):]: kv.value.decode() for kv in found}
 
     async def placement(self, key: str) -> Placement | None:
-        got = await self.client.get(self._k("placement", key))
+        got = await self._etcd("get", self._k("placement", key))
         return None if got is None else Placement(key, got.value.decode(), got.mod_revision)
 
     async def placements(self) -> list[Placement]:
-        found = await self.client.get_prefix(self._k("placement", ""))
+        found = await self._etcd("get_prefix", self._k("placement", ""))
         start = len(self.prefix) + len("placement/")
         return [Placement(kv.key.decode()[start:], kv.value.decode(), kv.mod_revision) for kv in found]
 
@@ -163,12 +187,34 @@ class Member:
             if owner not in live:
                 raise LookupError(f"{owner}: no such live host")
             compare = [tx.version(path) == 0] if current is None else [tx.mod(path) == current.token]
-            ok, _ = await self.client.transaction(compare=compare, success=[tx.put(path, owner.encode())], failure=[])
+            ok, _ = await self._etcd("transaction", compare=compare, success=[tx.put(path, owner.encode())], failure=[])
             if ok:
                 won = await self.placement(key)
                 if won is not None and won.owner == owner:
                     return won
 
     async def place_many(self, keys: Sequence[str]) -> list[Placement]:
-        """Many keys' placements at once (each a compare-and-swap of its own)."""
-        return list(await asyncio.gather(*(self.place(k) for k in keys)))
+        """Many keys' placements at once: the live hosts and the placements read once, then
+        one compare-and-swap for each key needing a host (its revision from the reply); a key
+        whose swap lost, or that another host placed meanwhile, goes through `place`."""
+        tx = self.client.transactions
+        live = await self.members()
+        if not live:
+            raise ConnectionError("no live host in the fleet")
+        hosts = sorted(live)
+        existing = {p.key: p for p in await self.placements()}
+
+        async def one(key: str) -> Placement:
+            current = existing.get(key)
+            if current is not None and current.owner in live:
+                return current
+            path = self._k("placement", key)
+            owner = rendezvous(key, hosts)
+            compare = [tx.version(path) == 0] if current is None else [tx.mod(path) == current.token]
+            ok, replies = await self._etcd("transaction", compare=compare, success=[tx.put(path, owner.encode())],
+                                                        failure=[])
+            if ok:
+                return Placement(key, owner, replies[0].response_put.header.revision)
+            return await self.place(key)
+
+        return list(await asyncio.gather(*(one(k) for k in keys)))
