@@ -7,7 +7,7 @@ Starts a 1-member etcd (Debian's etcd-server) and two `komputer serve` hosts on 
 - first login of a cold computer (never opened on its host), median of 5 (goal: < 100 ms);
 - placement of 10,000 keys (compare-and-swap each, 500 at once) (goal: < 5 s);
 - failover RTO: kill -9 of the owner of a computer, until a login through the other host
-  runs a command on it again, probing every 50 ms (goal: < 10 s; lease TTL 2 s).
+  runs a command on it again, probing every 50 ms (goal: < 10 s; lease TTL 3 s: 2 s lapsed under load).
 
     .venv/bin/python bench/fleet.py [--quick]
 """
@@ -96,7 +96,7 @@ async def main(quick: bool) -> None:
         for i in range(2):
             cfg = tmp / f"h{i}.toml"
             cfg.write_text(f'[computers]\nroot = "{root}"\nidle_for = 600.0\n[fleet]\n'
-                           f'etcd = ["{endpoints[0]}"]\nname = "h{i}"\nttl = 2\n')
+                           f'etcd = ["{endpoints[0]}"]\nname = "h{i}"\nttl = 3\n')
             proc = subprocess.Popen([*PY, "serve", "--config", str(cfg), "--listen", f"127.0.0.{i + 1}:0"],
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV)
             procs.append(proc)
@@ -146,7 +146,7 @@ async def main(quick: bool) -> None:
                 break
             except (OSError, asyncssh.Error, AssertionError):
                 await asyncio.sleep(0.05)
-        row("failover RTO (kill -9, lease TTL 2 s)", f"{time.perf_counter() - killed:.2f} s", "< 10 s")
+        row("failover RTO (kill -9, lease TTL 3 s)", f"{time.perf_counter() - killed:.2f} s", "< 10 s")
         await client.close()
     finally:
         for proc in reversed(procs):
