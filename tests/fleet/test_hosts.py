@@ -64,7 +64,7 @@ def fleet(etcd: Etcd, tmp_path: Path) -> Iterator[Fleet]:
         for i in range(3):
             config = tmp_path / f"h{i}.toml"
             config.write_text(f'[ssh]\nhostname = "h{i}"\n\n[computers]\nroot = "{root}"\nidle_for = 600.0\n\n'
-                              f'[fleet]\netcd = {list(etcd.endpoints)!r}\nname = "h{i}"\nttl = 2\n'
+                              f'[fleet]\netcd = {list(etcd.endpoints)!r}\nname = "h{i}"\nttl = 3\n'
                               f'prefix = "{prefix}"\n'.replace("'", '"'))
             proc, port = start_host(config, f"127.0.0.{i + 1}:0")
             hosts[f"h{i}"] = (proc, f"127.0.0.{i + 1}", port)
@@ -116,7 +116,7 @@ def test_each_computer_is_served_by_the_host_it_is_placed_on_and_survives_kill_9
     for k in theirs:
         seen = fleet.ssh(back[k], f"alice+{k}", "cat w0 w1 w2 w3 w4 | wc -l").stdout.strip()
         lost += acknowledged[k] - int(seen)
-    print(f"failover: {len(theirs)} computers back in {rto:.2f} s (RTO, lease ttl 2 s), "
+    print(f"failover: {len(theirs)} computers back in {rto:.2f} s (RTO, lease ttl 3 s), "
           f"{lost} of {sum(acknowledged.values())} acknowledged writes lost (RPO)")
     assert lost == 0
     after = fleet.placements()
