@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # only the tests need a real sshd (the ssh remote's peer); `make up` never installs a system sshd.
 # bindfs and fuse-overlayfs are bench/fs.py's C FUSE peers (the mount's data path is measured
 # against them), installed with the test dependencies
-TEST_PACKAGES := openssh-server bindfs fuse-overlayfs
+TEST_PACKAGES := openssh-server bindfs fuse-overlayfs etcd-server
 
 .PHONY: up test deps test-deps venv native bench clean
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import pwd
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from kshell.delegate.mounts import start_admin_mount, stop_admin_mount
 
 if TYPE_CHECKING:
     from kshell.server.app import KServer
+    from kshell.server.computers import ComputerHost
     from kshell.server.config import ServerConfig
 
 UP_AGENT = "agent"
@@ -64,13 +66,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     state_dir = state_path(args)
     config = load_server_config(state_dir, args.config)
+    if args.computers:
+        config = replace(config, computers=replace(config.computers, root=args.computers))
 
-    def ready(server: KServer, addrs: list[tuple[str, int]]) -> None:
+    def ready(server: KServer | ComputerHost, addrs: list[tuple[str, int]]) -> None:
         for host, port in addrs:
             print(f"{PROG} serve: listening on {host}:{port} (host key {server.fingerprint})", flush=True)
         _notify_systemd("READY=1")
 
     _raise_open_files()
+    if config.computers.root:  # many computers by key: ssh AGENT+KEY@host (kshell.server.computers)
+        from kshell.server.computers import serve_computers_until_stopped
+
+        asyncio.run(serve_computers_until_stopped(config, args.listen, ready=ready))
+        print(f"{PROG} serve: stopped", flush=True)
+        return 0
     with KState(state_dir, create=True) as state:
         asyncio.run(serve_until_stopped(state, args.listen, config, ready=ready))
     print(f"{PROG} serve: stopped", flush=True)
@@ -182,6 +192,8 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
         help="address to listen on (default 127.0.0.1:2222; port 0 picks one)")
     p.add_argument("--config", metavar="FILE",
         help="komputer.toml with an [ssh] section (default: STATE/komputer.toml if present)")
+    p.add_argument("--computers", metavar="ROOT",
+        help="serve the computers under ROOT by key, ssh AGENT+KEY@host (as [computers] root)")
     p = add("up", cmd_up,
             "start K for a newcomer: state, agent 'agent' with your key, FUSE mount, SSH on 127.0.0.1:2222")
     p.add_argument("--listen", default="127.0.0.1:2222", metavar="HOST:PORT")

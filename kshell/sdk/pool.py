@@ -40,6 +40,7 @@ class KomputerPool:
         self.idle_for = idle_for
         self._warm: dict[str, _Entry] = {}
         self._booting: dict[str, asyncio.Future[Komputer]] = {}
+        self._closing: dict[str, asyncio.Future[None]] = {}  # release(key) under way
         self.counters = {"boots": 0, "logins": 0, "closed": 0}
 
     def _now(self) -> float:
@@ -47,28 +48,37 @@ class KomputerPool:
 
     async def get(self, key: str) -> Komputer:
         """The computer of `key`: the warm one, the one booting now (never two boots of a key),
-        or a new boot. It stays warm until `sweep` or `release` (or `max_warm` is passed)."""
-        entry = self._warm.get(key)
-        if entry is not None and not entry.computer.closed:
-            entry.last_used = self._now()
-            return entry.computer
-        booting = self._booting.get(key)
-        if booting is None:
-            booting = self._booting[key] = asyncio.get_running_loop().create_future()
-            try:
-                computer = await self._boot(key)
-            except BaseException as e:
-                booting.set_exception(e)
-                booting.exception()  # retrieved: the waiters (if any) raise it too
-                raise
-            finally:
-                del self._booting[key]
-            self.counters["boots"] += 1
-            self._warm[key] = _Entry(computer, self._now())
-            booting.set_result(computer)
-            await self._bound_warm(keep=key)
-            return computer
-        return await asyncio.shield(booting)
+        or a new boot, once a close of that key under way has finished (never two open
+        computers of a key). It stays warm until `sweep` or `release` (or `max_warm` is passed)."""
+        while True:
+            entry = self._warm.get(key)
+            if entry is not None and not entry.computer.closed:
+                entry.last_used = self._now()
+                return entry.computer
+            closing = self._closing.get(key)
+            if closing is not None:
+                await asyncio.shield(closing)
+                continue
+            booting = self._booting.get(key)
+            if booting is not None:
+                return await asyncio.shield(booting)
+            return await self._boot_key(key)
+
+    async def _boot_key(self, key: str) -> Komputer:
+        booting = self._booting[key] = asyncio.get_running_loop().create_future()
+        try:
+            computer = await self._boot(key)
+        except BaseException as e:
+            booting.set_exception(e)
+            booting.exception()  # retrieved: the waiters (if any) raise it too
+            raise
+        finally:
+            del self._booting[key]
+        self.counters["boots"] += 1
+        self._warm[key] = _Entry(computer, self._now())
+        booting.set_result(computer)
+        await self._bound_warm(keep=key)
+        return computer
 
     async def login(self, key: str, agent: str, id: str | None = None, **options: Any) -> AgentSession:
         """A session of `agent` on the computer of `key` (Komputer.login)."""
@@ -76,22 +86,39 @@ class KomputerPool:
         self.counters["logins"] += 1
         return await computer.login(agent, id, **options)
 
+    async def checkout(self, key: str) -> Komputer:
+        """The computer of `key`, counted as in use until `checkin(key)`: neither `sweep` nor
+        `max_warm` closes it meanwhile (a front end holds it for a connection this way)."""
+        while True:
+            computer = await self.get(key)
+            entry = self._warm.get(key)
+            if entry is not None and entry.computer is computer and not computer.closed:
+                entry.users += 1  # no await since get(): nothing closed it in between
+                return computer
+
+    def checkin(self, key: str) -> None:
+        """One use of `checkout(key)` is over; the computer is idle from now when none is left."""
+        entry = self._warm.get(key)
+        if entry is not None:
+            entry.users -= 1
+            entry.last_used = self._now()
+
     @contextlib.asynccontextmanager
     async def with_login(self, key: str, agent: str, id: str | None = None,
                          **options: Any) -> AsyncIterator[AgentSession]:
         """A session for the block, detached after it; with `max_warm=0` the computer is closed
         too, so nothing stays warm between calls."""
-        session = await self.login(key, agent, id, **options)
-        entry = self._warm.get(key)
-        if entry is not None:
-            entry.users += 1
+        computer = await self.checkout(key)
         try:
-            yield session
+            self.counters["logins"] += 1
+            session = await computer.login(agent, id, **options)
+            try:
+                yield session
+            finally:
+                await session.detach(keep=False)
         finally:
-            if entry is not None:
-                entry.users -= 1
-                entry.last_used = self._now()
-            await session.detach(keep=False)
+            self.checkin(key)
+            entry = self._warm.get(key)
             if self.max_warm == 0 and entry is not None and entry.users == 0:
                 await self.release(key)
 
@@ -99,7 +126,12 @@ class KomputerPool:
         """Close the computer of `key` (its sessions detached, their durable state kept)."""
         entry = self._warm.pop(key, None)
         if entry is not None:
-            await entry.computer.close()
+            closing = self._closing[key] = asyncio.get_running_loop().create_future()
+            try:
+                await entry.computer.close()
+            finally:
+                del self._closing[key]
+                closing.set_result(None)
             self.counters["closed"] += 1
 
     async def sweep(self) -> dict[str, int]:
@@ -122,6 +154,14 @@ class KomputerPool:
         idle = sorted((e.last_used, k) for k, e in self._warm.items() if k != keep and not e.users)
         while len(self._warm) > max(self.max_warm, 1) and idle:
             await self.release(idle.pop(0)[1])
+
+    def keys(self) -> list[str]:
+        """The keys of the computers open now."""
+        return list(self._warm)
+
+    def warm(self) -> list[Komputer]:
+        """The computers open now."""
+        return [e.computer for e in self._warm.values()]
 
     def stats(self) -> dict[str, Any]:
         """Local counters: warm computers, boots under way, the sessions they hold."""

@@ -37,6 +37,47 @@ class Penalties:
 
 
 @dataclass(frozen=True, slots=True)
+class ComputersConfig:
+    """The `[computers]` section: where the computers live and how many stay open."""
+
+    root: str = ""  # "" : `komputer serve` serves its one --state, as before
+    max_warm: int = 100  # computers kept open at once (the least recently used idle one closes)
+    idle_for: float = 300.0  # a computer with no connection this long is closed
+
+    @staticmethod
+    def from_toml(data: dict[str, Any], where: str) -> ComputersConfig:
+        known = {"root", "max_warm", "idle_for"}
+        for key in data:
+            if key.replace("-", "_") not in known:
+                raise ValueError(f"{where}: unknown setting {key!r}")
+        config = ComputersConfig(**{k.replace("-", "_"): v for k, v in data.items()})
+        if config.max_warm < 1:
+            raise ValueError(f"{where}: max_warm: expected 1 or more")
+        return config
+
+
+@dataclass(frozen=True, slots=True)
+class FleetConfig:
+    """The `[fleet]` section: the etcd cluster the hosts of one fleet share (kshell.server.fleet)."""
+
+    etcd: tuple[str, ...] = ()  # the members' client endpoints, HOST:PORT; () : no fleet
+    name: str = ""  # this host's name in the fleet ("" : the listen address)
+    ttl: int = 3  # seconds of the host's lease: a host silent this long has left
+    prefix: str = "/k/"  # the fleet's keys on etcd
+
+    @staticmethod
+    def from_toml(data: dict[str, Any], where: str) -> FleetConfig:
+        known = {"etcd", "name", "ttl", "prefix"}
+        for key in data:
+            if key not in known:
+                raise ValueError(f"{where}: unknown setting {key!r}")
+        config = FleetConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        if config.ttl < 1:
+            raise ValueError(f"{where}: ttl: expected 1 or more (seconds)")
+        return config
+
+
+@dataclass(frozen=True, slots=True)
 class ServerConfig:
     hostname: str = ""  # $HOSTNAME, uname -n, hostname and the prompt; "" means "komputer" (DEFAULT_HOST)
     accept_env: tuple[str, ...] = ("LANG", "LC_*", "K_*")  # AcceptEnv patterns
@@ -74,6 +115,8 @@ class ServerConfig:
     delegate: DelegateConfig = field(default_factory=DelegateConfig)  # the `[delegate]` section
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)  # `[agents.NAME]`: settings as `agent set` stores them
     policy: tuple[dict[str, Any], ...] = ()  # `[[policy]]`: rules before the stored ones (kfs.runtime.rules)
+    computers: ComputersConfig = field(default_factory=ComputersConfig)  # `[computers]`: many by key
+    fleet: FleetConfig = field(default_factory=FleetConfig)  # `[fleet]`: many hosts on etcd
 
     def configured(self, agent: str) -> dict[str, Any]:
         """What komputer.toml says about one agent, as a worker's spec carries it."""
@@ -104,7 +147,7 @@ def _build(cls: type, data: dict[str, Any], where: str) -> Any:
         name = key.replace("-", "_")
         if name not in known:
             raise ValueError(f"{where}: unknown setting {key!r}")
-        if name in ("limits", "delegate", "agents", "policy"):
+        if name in ("limits", "delegate", "agents", "policy", "computers", "fleet"):
             raise ValueError(f"{where}: {name} settings go in a [{name}] section of their own")
         if name == "penalties":
             value = _build(Penalties, value, f"{where}.penalties")
@@ -131,7 +174,11 @@ def load_config(path: Path | None) -> ServerConfig:
     if "policy" in data:
         config = replace(config, policy=tuple(policy_rule(v, f"{path}: [[policy]] {i}")
                                               for i, v in enumerate(data["policy"], 1)))
-    unknown = set(data) - {"ssh", "limits", "delegate", "agents", "policy"}
+    if "computers" in data:
+        config = replace(config, computers=ComputersConfig.from_toml(data["computers"], f"{path}: [computers]"))
+    if "fleet" in data:
+        config = replace(config, fleet=FleetConfig.from_toml(data["fleet"], f"{path}: [fleet]"))
+    unknown = set(data) - {"ssh", "limits", "delegate", "agents", "policy", "computers", "fleet"}
     if unknown:
         raise ValueError(f"{path}: unknown section [{sorted(unknown)[0]}]")
     config.startups()

@@ -74,3 +74,51 @@ def test_max_warm_bounds_computers_and_zero_keeps_none(tmp_path: Path) -> None:
         assert cold.stats()["warm"] == 0
 
     run(main())
+
+
+def test_a_get_during_a_close_waits_for_it_never_two_open(tmp_path: Path) -> None:
+    """A login coming while `sweep` closes its key's computer boots it again only once the old
+    one is closed (two KServers on one state at once would be two owners of its leases)."""
+    boots: list[str] = []
+    open_now: set[int] = set()
+    seen: list[int] = []
+
+    async def boot(key: str) -> Komputer:
+        computer = await booter(tmp_path, boots)(key)
+        seen.append(len(open_now))
+        open_now.add(id(computer))
+        close = computer.close
+
+        async def closing(**kw: bool) -> None:
+            await close(**kw)
+            open_now.discard(id(computer))
+
+        computer.close = closing  # type: ignore[method-assign]
+        return computer
+
+    async def main() -> None:
+        async with KomputerPool(boot, max_warm=4, idle_for=0.0) as pool:
+            await pool.get("k")
+            sweep = asyncio.create_task(pool.sweep())
+            await asyncio.sleep(0)  # the sweep has begun closing "k"
+            again = await pool.get("k")
+            assert (await sweep)["closed"] == 1
+            assert not again.closed and seen == [0, 0] and boots == ["k", "k"]
+
+    run(main())
+
+
+def test_checkout_holds_a_computer_against_sweep_and_max_warm(tmp_path: Path) -> None:
+    """What a front end holds for a connection (kshell.server.computers) is never closed under it."""
+    boots: list[str] = []
+
+    async def main() -> None:
+        async with KomputerPool(booter(tmp_path, boots), max_warm=1, idle_for=0.0) as pool:
+            held = await pool.checkout("a")
+            await pool.get("b")  # past max_warm: only an unused one may close
+            assert (await pool.sweep())["closed"] == 1
+            assert not held.closed and pool.keys() == ["a"]
+            pool.checkin("a")
+            assert (await pool.sweep())["closed"] == 1 and held.closed
+
+    run(main())

@@ -6,6 +6,7 @@ import asyncio
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -172,6 +173,32 @@ def make_bench(root: Path, config: ServerConfig, **kwargs: Any) -> Bench:
 def close_bench(bench: Bench) -> None:
     bench.thread.stop()
     bench.state.close()
+
+
+HANG = 60.0  # a hang bound for a client or a server process, never a timing assertion
+
+
+def komputer(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    result = subprocess.run([sys.executable, "-m", "kshell.cli", *args], capture_output=True, text=True,
+                            env=env, timeout=HANG)
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def start_host(config: Path, listen: str = "127.0.0.1:0") -> tuple[subprocess.Popen[str], int]:
+    """`komputer serve --config CONFIG` in a process of its own; returns it and its port."""
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    proc = subprocess.Popen([sys.executable, "-m", "kshell.cli", "serve", "--config", str(config),
+                             "--listen", listen], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, env=env)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if "listening on" not in line:
+        proc.kill()
+        pytest.fail(f"komputer serve did not start: {line}{proc.stdout.read()}")
+    return proc, int(line.split("listening on ")[1].split(" ")[0].rsplit(":", 1)[1])
 
 
 os.environ.setdefault("LC_ALL", "C.UTF-8")
