@@ -11,7 +11,7 @@ import stat as st
 
 from kfs.journal import ChangeKind
 from kfs.kstate.schema import U64
-from kfs.vfs import data, records
+from kfs.vfs import attrs, data, records
 from kfs.vfs.cred import R_OK, W_OK, X_OK, allowed, require, sticky_denies
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import DIR_SIZE, ROOT_INO, Inode
@@ -76,6 +76,8 @@ def make_node(
         perm &= ~st.S_ISGID
     size = DIR_SIZE if kind == st.S_IFDIR else len(target) if target is not None else 0
     child = records.new_inode(txn, kind | perm, op.cred.uid, gid, op.now, rdev, size, not op.cred.is_root)
+    if attrs.inherit_acl(op, parent, child):
+        records.put_inode(txn, child)
     if target is not None:
         data.charge_owner(txn, child.uid, len(target), path, not op.cred.is_root)
         txn.put("symlinks", U64.pack(child.ino), target)
