@@ -134,6 +134,9 @@ class Operations(pyfuse3.Operations):
         super().__init__()
         self.vfs = vfs if isinstance(vfs, MountedVFS) else MountedVFS(vfs)  # K with the image's drives
         self.agent = agent  # `komputer mount --agent`: every request is this agent's, under its policy
+        # POSIX ACLs checked by the kernel (FUSE_POSIX_ACL, which implies default_permissions):
+        # not in an agent's view, where the daemon checks as the agent (kfs/vfs/acl.py)
+        self.enable_acl = agent is None
         # the writes' policy: the agent's, else `policy` (a restricted fork's mount: its mode and scope)
         self.policy = agent.policy if agent is not None else policy
         self.timeout = timeout

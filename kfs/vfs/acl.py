@@ -16,9 +16,11 @@ import errno
 import struct
 from typing import TYPE_CHECKING
 
+from kfs.kstate.schema import U64
 from kfs.vfs.errors import fs_error
 
 if TYPE_CHECKING:
+    from kfs.kstate import Txn
     from kfs.vfs.cred import Cred
     from kfs.vfs.inode import Inode
 
@@ -128,3 +130,9 @@ def permits(entries: list[Entry], cred: Cred, inode: Inode, want: int) -> bool:
         if tag == OTHER:
             return not group_match and perm & want == want
     return False
+
+
+def access_entries(txn: Txn, ino: int) -> list[Entry] | None:
+    """The stored access ACL of `ino`, if it has one (the permission check's second look)."""
+    value = txn.get("xattrs", U64.pack(ino) + ACCESS)
+    return None if value is None else parse(bytes(value))

@@ -86,7 +86,7 @@ def setattr(
         if not inode.is_reg:
             raise fs_error(errno.EINVAL, path)
         if not writable_handle:
-            require(cred, inode, W_OK, path)
+            require(cred, inode, W_OK, path, op.txn)
         data.truncate(op.txn, inode, size, path)
         drop_privileges_on_write(op, inode)
         inode.mtime = inode.ctime = op.now
@@ -95,7 +95,7 @@ def setattr(
         explicit = (atime is not None and atime != NOW) or (mtime is not None and mtime != NOW)
         if explicit:
             require_owner(cred, inode, path)
-        elif cred.uid != inode.uid and not cred.is_root and not allowed(cred, inode, W_OK):
+        elif cred.uid != inode.uid and not cred.is_root and not allowed(cred, inode, W_OK, op.txn):
             raise fs_error(errno.EACCES, path)
         if atime is not None:
             inode.atime = op.now if atime == NOW else int(atime)
@@ -150,7 +150,7 @@ def _check_xattr(op: Op, inode: Inode, name: bytes, want: int, path: str | None)
     if name.startswith(b"user."):
         if not (inode.is_reg or inode.is_dir):
             raise fs_error(errno.EPERM if want == W_OK else errno.ENODATA, path)
-        require(op.cred, inode, want, path)
+        require(op.cred, inode, want, path, op.txn)
     elif not op.cred.is_root:
         raise fs_error(errno.EPERM if want == W_OK else errno.ENODATA, path)
 

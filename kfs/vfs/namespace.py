@@ -34,7 +34,7 @@ def check_dir_writable(op: Op, parent: Inode, path: str | None) -> None:
         raise fs_error(errno.ENOTDIR, path)
     if parent.nlink == 0:
         raise fs_error(errno.ENOENT, path)
-    require(op.cred, parent, W_OK | X_OK, path)
+    require(op.cred, parent, W_OK | X_OK, path, op.txn)
 
 
 def make_node(
@@ -122,7 +122,7 @@ def _safe_hardlink_source(op: Op, inode: Inode) -> bool:
         return False
     if inode.mode & st.S_ISGID and inode.mode & st.S_IXGRP:
         return False
-    return allowed(op.cred, inode, R_OK | W_OK)
+    return allowed(op.cred, inode, R_OK | W_OK, op.txn)
 
 
 def _entry(op: Op, parent: Inode, name: bytes, path: str | None) -> Inode:
@@ -243,7 +243,7 @@ def rename(
         if _is_ancestor(op, src.ino, dst_parent.ino):
             raise fs_error(errno.EINVAL, src_path)
         if dst_parent is not src_parent:
-            require(op.cred, src, W_OK, src_path)  # its ".." entry changes
+            require(op.cred, src, W_OK, src_path, op.txn)  # its ".." entry changes
     elif dst is not None and dst.is_dir:
         raise fs_error(errno.EISDIR, dst_path)
     if dst is not None:
@@ -300,7 +300,7 @@ def _exchange(
             raise fs_error(errno.EINVAL, b_path)
         for node, path in ((a, a_path), (b, b_path)):
             if node.is_dir:
-                require(op.cred, node, W_OK, path)
+                require(op.cred, node, W_OK, path, op.txn)
     records.remove_entry(txn, a_parent.ino, a_name)
     records.remove_entry(txn, b_parent.ino, b_name)
     records.add_entry(txn, a_parent.ino, a_name, b)

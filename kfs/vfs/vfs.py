@@ -179,7 +179,7 @@ class VFS:
             dir_ = records.get_inode(txn, parent)
             if not dir_.is_dir:
                 raise fs_error(errno.ENOTDIR)
-            require(cred, dir_, X_OK)
+            require(cred, dir_, X_OK, None, txn)
             if len(name) > NAME_MAX:
                 raise fs_error(errno.ENAMETOOLONG)
             if name == b".":
@@ -209,16 +209,17 @@ class VFS:
             dir_ = records.get_inode(txn, ino)
             if not dir_.is_dir:
                 raise fs_error(errno.ENOTDIR)
-            require(cred, dir_, R_OK)
+            require(cred, dir_, R_OK, None, txn)
             return [
                 (name, records.get_inode(txn, child), cookie)
                 for name, child, _, cookie in records.list_entries(txn, ino, after, limit)
             ]
 
     def access(self, ino: int, mode: int, cred: Cred) -> None:
-        inode = self.getattr(ino)
-        if mode and not allowed(cred, inode, mode & (R_OK | W_OK | X_OK)):
-            raise fs_error(errno.EACCES)
+        with self.state.read() as txn:
+            inode = records.get_inode(txn, ino)
+            if mode and not allowed(cred, inode, mode & (R_OK | W_OK | X_OK), txn):
+                raise fs_error(errno.EACCES)
 
     def statfs(self, uid: int = 0) -> StatFS:
         """The room left, as `uid` sees it: a uid with a quota sees its quota as the size and
@@ -363,7 +364,7 @@ class VFS:
         if flags & os.O_TRUNC:
             want |= W_OK
         if not created:
-            require(op.cred, inode, want, path)
+            require(op.cred, inode, want, path, op.txn)
         if flags & os.O_TRUNC and inode.is_reg:  # Linux truncates even with O_RDONLY
             if inode.size:
                 data.truncate(op.txn, inode, 0)

@@ -107,3 +107,21 @@ def test_acl_permission_order_owner_named_user_groups_other() -> None:
     assert acl.permits(entries, Cred(32, 20), inode, 5)  # the owning group
     assert not acl.permits(entries, Cred(33, 40), inode, 1)  # a matching group denies other's x
     assert acl.permits(entries, Cred(34, 99), inode, 1) and not acl.permits(entries, Cred(34, 99), inode, 4)
+
+
+def test_the_vfs_checks_an_acl_for_everyone_but_the_owner(fs: PathFS, vfs: VFS) -> None:
+    fs.write_file("/f", b"secret", mode=0o600)
+    fs.setxattr("/f", acl.ACCESS, NAMED)  # user 1000: r-x under the mask
+    named, other = PathFS(vfs, cred=Cred(1000, 1000)), PathFS(vfs, cred=Cred(1001, 1001))
+    assert named.read_file("/f") == b"secret"
+    assert named.access("/f", 4) and not named.access("/f", 2)
+    with raises_errno(errno.EACCES):
+        other.read_file("/f")
+    with raises_errno(errno.EACCES):
+        named.write_file("/f", b"x")
+    fs.mkdir("/d", 0o700)
+    fs.setxattr("/d", acl.ACCESS, value((USER_OBJ, 7, 0), (USER, 7, 1000), (GROUP_OBJ, 0, 0), (MASK, 7, 0), (OTHER, 0, 0)))
+    named.write_file("/d/mine", b"x")  # w and x on the directory come from the named entry
+    assert named.readdir("/d") == ["mine"]
+    with raises_errno(errno.EACCES):
+        other.readdir("/d")
