@@ -24,6 +24,9 @@ from kfs.vfs.ops import Op
 
 T = TypeVar("T")
 BLOCK_SIZE = 4096
+# In the flags of the kernel's own open for execve (__FMODE_EXEC), which FUSE passes on in OPEN:
+# that open needs x, not r (open(2) cannot set the bit: it is no O_ flag)
+FMODE_EXEC = 0x20
 
 # Fields of the packed inode record (inode.INODE_STRUCT) that a write changes in place.
 _mode_uid_size = struct.Struct(f">II{SIZE_AT - MODE_AT - 8}xQ").unpack_from  # mode, uid (right after it), size
@@ -363,6 +366,8 @@ class VFS:
         want = {os.O_RDONLY: R_OK, os.O_WRONLY: W_OK, os.O_RDWR: R_OK | W_OK}.get(access, R_OK | W_OK)
         if flags & os.O_TRUNC:
             want |= W_OK
+        if flags & FMODE_EXEC and access == os.O_RDONLY:
+            want = X_OK  # execve's open: a program of mode 0111 runs though no one may read it
         if not created:
             require(op.cred, inode, want, path, op.txn)
         if flags & os.O_TRUNC and inode.is_reg:  # Linux truncates even with O_RDONLY

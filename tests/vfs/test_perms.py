@@ -535,3 +535,16 @@ def test_scandir_contents_of_a_directory_one_may_not_search_gives_each_file_eacc
     found = dict((name, content) for name, _, content in
                  as_user(vfs, MALLORY).scandir_contents("/shared", lambda name, _: True, budget=100))
     assert isinstance(found["f"], OSError) and found["f"].errno == errno.EACCES
+
+
+def test_the_kernels_open_for_execve_needs_x_not_r(vfs: VFS, shared: PathFS) -> None:
+    from kfs.vfs.vfs import FMODE_EXEC
+
+    shared.chmod("/shared/f", 0o111)
+    ino = shared.stat("/shared/f").ino
+    vfs.open(ino, os.O_RDONLY | FMODE_EXEC, MALLORY).close()  # what FUSE sends for execve
+    with raises_errno(errno.EACCES):
+        vfs.open(ino, os.O_RDONLY, MALLORY)
+    shared.chmod("/shared/f", 0o444)
+    with raises_errno(errno.EACCES):
+        vfs.open(ino, os.O_RDONLY | FMODE_EXEC, MALLORY)
