@@ -146,6 +146,7 @@ class Operations(pyfuse3.Operations):
         self.no_capability: set[int] = set()  # known files without security.capability
         self.openers: dict[int, str] = {}  # fh -> the receipts' `by` of whoever opened it (writes name them)
         self.dirs: dict[int, FileHandle | DriveDir] = {}
+        self.dir_seen: dict[int, Inode] = {}  # fh -> its directory as opened (fstat after it is removed)
         self._next_fh = itertools.count(1)
         self._read_buffer = bytearray(0)
         self.initialised = False
@@ -350,7 +351,21 @@ class Operations(pyfuse3.Operations):
     async def getattr(self, inode: int, ctx: Caller) -> EntryAttributes:
         if AdminView.owns(inode):
             return self.admin_attrs(self.admin.inode(inode))
-        return self.attrs(self.vfs.getattr(inode))
+        try:
+            return self.attrs(self.vfs.getattr(inode))
+        except FileNotFoundError:
+            return self.attrs(self._removed_dir(inode))
+
+    def _removed_dir(self, ino: int) -> Inode:
+        """An open directory removed since (rmdir, or a rename over it): fstat on its handle
+        answers with no links, as Linux does, not ENOENT. Only directories: a removed open
+        file stays in the VFS until its last close."""
+        for seen in self.dir_seen.values():
+            if seen.ino == ino:
+                gone = Inode.unpack(ino, seen.pack())
+                gone.nlink = 0
+                return gone
+        raise FUSEError(errno.ENOENT)
 
     @_translated
     async def setattr(
@@ -580,6 +595,8 @@ class Operations(pyfuse3.Operations):
         handle = self.vfs.open(inode, os.O_RDONLY | os.O_DIRECTORY, self.cred(ctx))
         fh = next(self._next_fh)
         self.dirs[fh] = handle
+        if isinstance(handle, FileHandle):
+            self.dir_seen[fh] = handle.getattr()
         return fh
 
     def dir_entries(self, fh: int, start_id: int) -> Iterator[tuple[bytes, Inode, int]]:
@@ -627,6 +644,7 @@ class Operations(pyfuse3.Operations):
     async def releasedir(self, fh: int) -> None:
         self.admin_dirs.discard(fh)
         self.dirs.pop(fh, None)
+        self.dir_seen.pop(fh, None)
 
     @_translated
     async def fsyncdir(self, fh: int, datasync: bool) -> None:
