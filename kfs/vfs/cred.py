@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import stat as st
-
 from typing import TYPE_CHECKING
 
 from kfs.values import value_class

@@ -18,6 +18,7 @@ from kfs.vfs.inode import DIR_SIZE, ROOT_INO, Inode
 from kfs.vfs.ops import Op
 
 LINK_MAX = 65000
+PROTECTED_HARDLINKS = "/proc/sys/fs/protected_hardlinks"
 RENAME_NOREPLACE = 1
 RENAME_EXCHANGE = 2
 
@@ -104,8 +105,9 @@ def link(op: Op, inode: Inode, parent: Inode, name: bytes, path: str | None = No
         raise fs_error(errno.ENOENT, path)
     if inode.nlink >= LINK_MAX:
         raise fs_error(errno.EMLINK, path)
-    if not op.cred.is_root and op.cred.uid != inode.uid and not _safe_hardlink_source(op, inode):
-        raise fs_error(errno.EPERM, path)  # fs.protected_hardlinks, as Linux defaults
+    if (not op.cred.is_root and op.cred.uid != inode.uid and not _safe_hardlink_source(op, inode)
+            and protected_hardlinks()):
+        raise fs_error(errno.EPERM, path)
     inode.nlink += 1
     inode.ctime = op.now
     records.put_inode(txn, inode)
@@ -115,6 +117,16 @@ def link(op: Op, inode: Inode, parent: Inode, name: bytes, path: str | None = No
     op.receipt("vfs.link", _path(op, parent, name, path))
     op.changed(ChangeKind.ENTRY_ADD, inode.ino, parent.ino, name)
     return inode
+
+
+def protected_hardlinks() -> bool:
+    """The host's fs.protected_hardlinks, which the kernel applies on the mount before K sees a
+    link: K's own links follow it too (on where it cannot be read, Linux's default)."""
+    try:
+        with open(PROTECTED_HARDLINKS, "rb") as f:
+            return f.read().strip() != b"0"
+    except OSError:
+        return True
 
 
 def _safe_hardlink_source(op: Op, inode: Inode) -> bool:
