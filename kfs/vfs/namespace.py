@@ -21,6 +21,7 @@ LINK_MAX = 65000
 PROTECTED_HARDLINKS = "/proc/sys/fs/protected_hardlinks"
 RENAME_NOREPLACE = 1
 RENAME_EXCHANGE = 2
+RENAME_WHITEOUT = 4  # leave a whiteout (a 0:0 character device) at the old name: overlay file systems
 
 _RECEIPT_FOR_KIND = {st.S_IFDIR: "vfs.mkdir", st.S_IFLNK: "vfs.symlink", st.S_IFREG: "vfs.create"}
 
@@ -221,8 +222,11 @@ def rename(
     """rename(2) of an entry; `known` is (source inode, destination inode or None) when the
     caller looked both names up in this transaction already."""
     txn = op.txn
-    if flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE) or flags == RENAME_NOREPLACE | RENAME_EXCHANGE:
+    if flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT) or (
+            flags & RENAME_EXCHANGE and flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)):
         raise fs_error(errno.EINVAL, src_path)
+    if flags & RENAME_WHITEOUT and not op.cred.is_root:
+        raise fs_error(errno.EPERM, src_path)  # making the whiteout is mknod of a device: CAP_MKNOD
     for name, path in ((src_name, src_path), (dst_name, dst_path)):
         if name in (b".", b".."):
             raise fs_error(errno.EINVAL if name == b"." else errno.ENOTEMPTY, path)
@@ -287,6 +291,8 @@ def rename(
     )
     op.changed(ChangeKind.ENTRY_DEL, src.ino, src_parent.ino, src_name)
     op.changed(ChangeKind.ENTRY_ADD, src.ino, dst_parent.ino, dst_name)
+    if flags & RENAME_WHITEOUT:
+        make_node(op, src_parent, src_name, st.S_IFCHR, path=src_path, absent=True)
 
 
 def _exchange(

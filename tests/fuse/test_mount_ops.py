@@ -417,3 +417,12 @@ def test_fstat_of_an_open_directory_renamed_over_says_no_links(mnt: Path) -> Non
         assert os.fstat(fd).st_nlink == 0
     finally:
         os.close(fd)
+
+
+def test_renameat2_whiteout_through_the_mount(mnt: Path) -> None:
+    """What overlay file systems ask for (xfstests generic/023-025 need it to run)."""
+    (mnt / "a").write_bytes(b"data")
+    renameat2(mnt / "a", mnt / "b", 4)  # RENAME_WHITEOUT
+    assert (mnt / "b").read_bytes() == b"data"
+    got = os.lstat(mnt / "a")
+    assert stat.S_ISCHR(got.st_mode) and got.st_rdev == 0
