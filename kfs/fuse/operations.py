@@ -26,6 +26,7 @@ from kfs.drives.nodes import DRIVES_BASE, DriveDir, DriveFile, MountedVFS
 from kfs.fuse import COHERENCE_XATTR
 from kfs.fuse.admin import DIR_INO, NAME, AdminView, Journal
 from kfs.vfs import NOW, ROOT, ROOT_INO, VFS, Cred, FileHandle, Inode
+from kfs.vfs.attrs import CAPABILITY
 from kfs.vfs.inode import CHUNK_SIZE
 from kfs.vfs.policy import WritePolicy
 
@@ -96,10 +97,6 @@ def _drops_only_privileges(old: int, new: int) -> bool:
 # Missing names are cached as long (negative entries): a create then costs no LOOKUP first.
 CACHE_SECONDS = 30.0
 
-# The kernel asks for this attribute before every write(2) (to know whether the write must
-# drop file capabilities); files almost never have it, so the daemon remembers which don't.
-CAPABILITY = b"security.capability"
-
 
 @dataclass(frozen=True, slots=True)
 class AgentView:
@@ -143,7 +140,9 @@ class Operations(pyfuse3.Operations):
         self.lookups: dict[int, int] = {}  # ino -> the kernel's lookup count
         self.files: dict[int, FileHandle | DriveFile] = {}
         self.names: dict[int, tuple[int, bytes]] = {}  # ino -> (parent, name) it was last looked up as
-        self.no_capability: set[int] = set()  # known files without security.capability
+        # the kernel asks for security.capability before every write(2) (must the write drop
+        # file capabilities?); files almost never have one, so the daemon remembers which don't
+        self.no_capability: set[int] = set()
         self.openers: dict[int, str] = {}  # fh -> the receipts' `by` of whoever opened it (writes name them)
         self.dirs: dict[int, FileHandle | DriveDir] = {}
         self.dir_seen: dict[int, Inode] = {}  # fh -> its directory as opened (fstat after it is removed)

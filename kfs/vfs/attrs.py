@@ -21,6 +21,7 @@ XATTR_CREATE = 1
 XATTR_REPLACE = 2
 XATTR_SIZE_MAX = 65536
 _XATTR_NAMESPACES = (b"user.", b"trusted.", b"security.")
+CAPABILITY = b"security.capability"
 
 
 def drop_privileges_on_write(op: Op, inode: Inode) -> None:
@@ -151,6 +152,11 @@ def _check_xattr(op: Op, inode: Inode, name: bytes, want: int, path: str | None)
         if not (inode.is_reg or inode.is_dir):
             raise fs_error(errno.EPERM if want == W_OK else errno.ENODATA, path)
         require(op.cred, inode, want, path, op.txn)
+    elif name.startswith(b"security."):
+        # anyone reads them, as on Linux; root writes them, and a file's owner its capability:
+        # the kernel checked CAP_SETFCAP in the caller's user namespace (a namespaced v3 one)
+        if want == W_OK and not op.cred.is_root and not (name == CAPABILITY and op.cred.uid == inode.uid):
+            raise fs_error(errno.EPERM, path)
     elif not op.cred.is_root:
         raise fs_error(errno.EPERM if want == W_OK else errno.ENODATA, path)
 
@@ -173,7 +179,7 @@ def listxattr(op: Op, inode: Inode) -> list[bytes]:
     names = [key[8:] for key, _ in op.txn.scan("xattrs", prefix)]
     if op.cred.is_root:
         return names
-    return [n for n in names if n.startswith(b"user.") or n in acl.NAMES]
+    return [n for n in names if n.startswith((b"user.", b"security.")) or n in acl.NAMES]
 
 
 def setxattr(op: Op, inode: Inode, name: bytes, value: bytes, flags: int = 0, path: str | None = None) -> None:
