@@ -126,10 +126,12 @@ def inherit_acl(op: Op, parent: Inode, child: Inode) -> bool:
         return False
     default = bytes(default)
     child.mode, access = acl.inherit(acl.parse(default), child.mode)
-    if len(access) > 3:
-        op.txn.put("xattrs", _xattr_key(child, acl.ACCESS), acl.pack(access))
+    inherited = [(acl.ACCESS, acl.pack(access))] if len(access) > 3 else []
     if child.is_dir:
-        op.txn.put("xattrs", _xattr_key(child, acl.DEFAULT), default)
+        inherited.append((acl.DEFAULT, default))
+    for name, value in inherited:  # charged as setxattr charges: drop_inode gives it back
+        data.charge_owner(op.txn, child.uid, len(name) + len(value), None, not op.cred.is_root)
+        op.txn.put("xattrs", _xattr_key(child, name), value)
     return True
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 
+from kfs.kstate import quota
 from kfs.vfs import VFS, Cred, PathFS, acl
 from kfs.vfs.acl import GROUP, GROUP_OBJ, MASK, OTHER, USER, USER_OBJ
 
@@ -125,3 +126,18 @@ def test_the_vfs_checks_an_acl_for_everyone_but_the_owner(fs: PathFS, vfs: VFS) 
     assert named.readdir("/d") == ["mine"]
     with raises_errno(errno.EACCES):
         other.readdir("/d")
+
+
+def test_inherited_acls_are_charged_to_the_new_files_owner_and_given_back(fs: PathFS, vfs: VFS) -> None:
+    fs.mkdir("/d")
+    fs.chmod("/d", 0o777)
+    fs.setxattr("/d", acl.DEFAULT, NAMED)
+    user = PathFS(vfs, cred=Cred(1000, 1000))
+    with vfs.state.read() as txn:
+        before = quota.usage(txn, 1000)
+    user.mkdir("/d/sub")
+    with vfs.state.read() as txn:
+        assert quota.usage(txn, 1000) == before + len(acl.ACCESS) + len(acl.DEFAULT) + 2 * len(NAMED)
+    user.rmdir("/d/sub")
+    with vfs.state.read() as txn:
+        assert quota.usage(txn, 1000) == before
