@@ -26,6 +26,7 @@ from kfs.drives.nodes import DRIVES_BASE, DriveDir, DriveFile, MountedVFS
 from kfs.fuse import COHERENCE_XATTR
 from kfs.fuse.admin import DIR_INO, NAME, AdminView, Journal
 from kfs.vfs import NOW, ROOT, ROOT_INO, VFS, Cred, FileHandle, Inode
+from kfs.vfs.attrs import CAPABILITY
 from kfs.vfs.inode import CHUNK_SIZE
 from kfs.vfs.policy import WritePolicy
 
@@ -96,10 +97,6 @@ def _drops_only_privileges(old: int, new: int) -> bool:
 # Missing names are cached as long (negative entries): a create then costs no LOOKUP first.
 CACHE_SECONDS = 30.0
 
-# The kernel asks for this attribute before every write(2) (to know whether the write must
-# drop file capabilities); files almost never have it, so the daemon remembers which don't.
-CAPABILITY = b"security.capability"
-
 
 @dataclass(frozen=True, slots=True)
 class AgentView:
@@ -134,15 +131,21 @@ class Operations(pyfuse3.Operations):
         super().__init__()
         self.vfs = vfs if isinstance(vfs, MountedVFS) else MountedVFS(vfs)  # K with the image's drives
         self.agent = agent  # `komputer mount --agent`: every request is this agent's, under its policy
+        # POSIX ACLs checked by the kernel (FUSE_POSIX_ACL, which implies default_permissions):
+        # not in an agent's view, where the daemon checks as the agent (kfs/vfs/acl.py)
+        self.enable_acl = agent is None
         # the writes' policy: the agent's, else `policy` (a restricted fork's mount: its mode and scope)
         self.policy = agent.policy if agent is not None else policy
         self.timeout = timeout
         self.lookups: dict[int, int] = {}  # ino -> the kernel's lookup count
         self.files: dict[int, FileHandle | DriveFile] = {}
         self.names: dict[int, tuple[int, bytes]] = {}  # ino -> (parent, name) it was last looked up as
-        self.no_capability: set[int] = set()  # known files without security.capability
+        # the kernel asks for security.capability before every write(2) (must the write drop
+        # file capabilities?); files almost never have one, so the daemon remembers which don't
+        self.no_capability: set[int] = set()
         self.openers: dict[int, str] = {}  # fh -> the receipts' `by` of whoever opened it (writes name them)
         self.dirs: dict[int, FileHandle | DriveDir] = {}
+        self.dir_seen: dict[int, Inode] = {}  # fh -> its directory as opened (fstat after it is removed)
         self._next_fh = itertools.count(1)
         self._read_buffer = bytearray(0)
         self.initialised = False
@@ -347,7 +350,21 @@ class Operations(pyfuse3.Operations):
     async def getattr(self, inode: int, ctx: Caller) -> EntryAttributes:
         if AdminView.owns(inode):
             return self.admin_attrs(self.admin.inode(inode))
-        return self.attrs(self.vfs.getattr(inode))
+        try:
+            return self.attrs(self.vfs.getattr(inode))
+        except FileNotFoundError:
+            return self.attrs(self._removed_dir(inode))
+
+    def _removed_dir(self, ino: int) -> Inode:
+        """An open directory removed since (rmdir, or a rename over it): fstat on its handle
+        answers with no links, as Linux does, not ENOENT. Only directories: a removed open
+        file stays in the VFS until its last close."""
+        for seen in self.dir_seen.values():
+            if seen.ino == ino:
+                gone = Inode.unpack(ino, seen.pack())
+                gone.nlink = 0
+                return gone
+        raise FUSEError(errno.ENOENT)
 
     @_translated
     async def setattr(
@@ -577,6 +594,8 @@ class Operations(pyfuse3.Operations):
         handle = self.vfs.open(inode, os.O_RDONLY | os.O_DIRECTORY, self.cred(ctx))
         fh = next(self._next_fh)
         self.dirs[fh] = handle
+        if isinstance(handle, FileHandle):
+            self.dir_seen[fh] = handle.getattr()
         return fh
 
     def dir_entries(self, fh: int, start_id: int) -> Iterator[tuple[bytes, Inode, int]]:
@@ -624,6 +643,7 @@ class Operations(pyfuse3.Operations):
     async def releasedir(self, fh: int) -> None:
         self.admin_dirs.discard(fh)
         self.dirs.pop(fh, None)
+        self.dir_seen.pop(fh, None)
 
     @_translated
     async def fsyncdir(self, fh: int, datasync: bool) -> None:

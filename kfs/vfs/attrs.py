@@ -8,7 +8,7 @@ from typing import Final, Literal
 
 from kfs.journal import ChangeKind
 from kfs.kstate.schema import U64
-from kfs.vfs import data, records
+from kfs.vfs import acl, data, records
 from kfs.vfs.cred import R_OK, W_OK, allowed, require, require_owner
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import NAME_MAX, Inode
@@ -21,6 +21,7 @@ XATTR_CREATE = 1
 XATTR_REPLACE = 2
 XATTR_SIZE_MAX = 65536
 _XATTR_NAMESPACES = (b"user.", b"trusted.", b"security.")
+CAPABILITY = b"security.capability"
 
 
 def drop_privileges_on_write(op: Op, inode: Inode) -> None:
@@ -78,6 +79,7 @@ def setattr(
             perm &= ~st.S_ISGID
         inode.mode = inode.kind | perm
         inode.ctime = op.now
+        _chmod_acl(op, inode)
         op.receipt("vfs.chmod", where, mode=f"{perm:04o}")
     if size is not None:
         if inode.is_dir:
@@ -85,7 +87,7 @@ def setattr(
         if not inode.is_reg:
             raise fs_error(errno.EINVAL, path)
         if not writable_handle:
-            require(cred, inode, W_OK, path)
+            require(cred, inode, W_OK, path, op.txn)
         data.truncate(op.txn, inode, size, path)
         drop_privileges_on_write(op, inode)
         inode.mtime = inode.ctime = op.now
@@ -94,7 +96,7 @@ def setattr(
         explicit = (atime is not None and atime != NOW) or (mtime is not None and mtime != NOW)
         if explicit:
             require_owner(cred, inode, path)
-        elif cred.uid != inode.uid and not cred.is_root and not allowed(cred, inode, W_OK):
+        elif cred.uid != inode.uid and not cred.is_root and not allowed(cred, inode, W_OK, op.txn):
             raise fs_error(errno.EACCES, path)
         if atime is not None:
             inode.atime = op.now if atime == NOW else int(atime)
@@ -107,6 +109,32 @@ def setattr(
     return inode
 
 
+def _chmod_acl(op: Op, inode: Inode) -> None:
+    """Keep a stored access ACL in step with the new mode bits, as Linux's posix_acl_chmod."""
+    key = _xattr_key(inode, acl.ACCESS)
+    old = op.txn.get("xattrs", key)
+    if old is not None:
+        op.txn.put("xattrs", key, acl.pack(acl.chmod(acl.parse(bytes(old)), inode.mode)))
+
+
+def inherit_acl(op: Op, parent: Inode, child: Inode) -> bool:
+    """Give `child`, just created in `parent`, the directory's default ACL as Linux does:
+    its mode masked by it, its access ACL (unless the mode says it all), and for a directory
+    the default ACL itself. True when the child's mode changed (the caller stores it)."""
+    default = op.txn.get("xattrs", _xattr_key(parent, acl.DEFAULT))
+    if default is None or child.is_lnk:
+        return False
+    default = bytes(default)
+    child.mode, access = acl.inherit(acl.parse(default), child.mode)
+    inherited = [(acl.ACCESS, acl.pack(access))] if len(access) > 3 else []
+    if child.is_dir:
+        inherited.append((acl.DEFAULT, default))
+    for name, value in inherited:  # charged as setxattr charges: drop_inode gives it back
+        data.charge_owner(op.txn, child.uid, len(name) + len(value), None, not op.cred.is_root)
+        op.txn.put("xattrs", _xattr_key(child, name), value)
+    return True
+
+
 def _xattr_key(inode: Inode, name: bytes) -> bytes:
     return U64.pack(inode.ino) + name
 
@@ -114,12 +142,23 @@ def _xattr_key(inode: Inode, name: bytes) -> bytes:
 def _check_xattr(op: Op, inode: Inode, name: bytes, want: int, path: str | None) -> None:
     if not name or len(name) > NAME_MAX:
         raise fs_error(errno.ERANGE, path)
+    if name in acl.NAMES:
+        if inode.is_lnk:
+            raise fs_error(errno.EOPNOTSUPP, path)
+        if want == W_OK:  # reading an ACL needs no permission, as on Linux
+            require_owner(op.cred, inode, path)
+        return
     if not name.startswith(_XATTR_NAMESPACES):
         raise fs_error(errno.EOPNOTSUPP, path)
     if name.startswith(b"user."):
         if not (inode.is_reg or inode.is_dir):
             raise fs_error(errno.EPERM if want == W_OK else errno.ENODATA, path)
-        require(op.cred, inode, want, path)
+        require(op.cred, inode, want, path, op.txn)
+    elif name.startswith(b"security."):
+        # anyone reads them, as on Linux; root writes them, and a file's owner its capability:
+        # the kernel checked CAP_SETFCAP in the caller's user namespace (a namespaced v3 one)
+        if want == W_OK and not op.cred.is_root and not (name == CAPABILITY and op.cred.uid == inode.uid):
+            raise fs_error(errno.EPERM, path)
     elif not op.cred.is_root:
         raise fs_error(errno.EPERM if want == W_OK else errno.ENODATA, path)
 
@@ -142,7 +181,7 @@ def listxattr(op: Op, inode: Inode) -> list[bytes]:
     names = [key[8:] for key, _ in op.txn.scan("xattrs", prefix)]
     if op.cred.is_root:
         return names
-    return [n for n in names if n.startswith(b"user.")]
+    return [n for n in names if n.startswith((b"user.", b"security.")) or n in acl.NAMES]
 
 
 def setxattr(op: Op, inode: Inode, name: bytes, value: bytes, flags: int = 0, path: str | None = None) -> None:
@@ -152,6 +191,8 @@ def setxattr(op: Op, inode: Inode, name: bytes, value: bytes, flags: int = 0, pa
     key = _xattr_key(inode, name)
     old = op.txn.get("xattrs", key)
     exists = old is not None
+    if name in acl.NAMES and _set_acl(op, inode, name, value, flags, exists, path):
+        return
     if flags & XATTR_CREATE and exists:
         raise fs_error(errno.EEXIST, path)
     if flags & XATTR_REPLACE and not exists:
@@ -164,6 +205,32 @@ def setxattr(op: Op, inode: Inode, name: bytes, value: bytes, flags: int = 0, pa
     records.put_inode(op.txn, inode)
     op.receipt("vfs.setxattr", path or f"ino {inode.ino}", len(value), name=name.decode("utf-8", "replace"))
     op.changed(ChangeKind.ATTR, inode.ino)
+
+
+def _set_acl(op: Op, inode: Inode, name: bytes, value: bytes, flags: int, exists: bool, path: str | None) -> bool:
+    """Check an ACL as Linux does before it is stored; True when nothing is left to store:
+    an access ACL the mode bits say in full becomes those bits (posix_acl_update_mode)."""
+    entries = acl.parse(value, path)
+    if name == acl.DEFAULT:
+        if not inode.is_dir:
+            raise fs_error(errno.EACCES, path)
+        return False
+    inode.mode, plain = acl.equivalent_mode(entries, inode.mode)
+    if not op.cred.is_root and not op.cred.in_group(inode.gid):
+        inode.mode &= ~st.S_ISGID
+    if not plain:
+        return False
+    if flags & XATTR_REPLACE and not exists:
+        raise fs_error(errno.ENODATA, path)
+    if exists:
+        old = op.txn.get("xattrs", _xattr_key(inode, name))
+        op.txn.delete("xattrs", _xattr_key(inode, name))
+        data.charge_owner(op.txn, inode.uid, -len(name) - len(old))
+    inode.ctime = op.now
+    records.put_inode(op.txn, inode)
+    op.receipt("vfs.setxattr", path or f"ino {inode.ino}", len(value), name=name.decode())
+    op.changed(ChangeKind.ATTR, inode.ino)
+    return True
 
 
 def removexattr(op: Op, inode: Inode, name: bytes, path: str | None = None) -> None:

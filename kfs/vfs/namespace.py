@@ -11,15 +11,17 @@ import stat as st
 
 from kfs.journal import ChangeKind
 from kfs.kstate.schema import U64
-from kfs.vfs import data, records
+from kfs.vfs import attrs, data, records
 from kfs.vfs.cred import R_OK, W_OK, X_OK, allowed, require, sticky_denies
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import DIR_SIZE, ROOT_INO, Inode
 from kfs.vfs.ops import Op
 
 LINK_MAX = 65000
+PROTECTED_HARDLINKS = "/proc/sys/fs/protected_hardlinks"
 RENAME_NOREPLACE = 1
 RENAME_EXCHANGE = 2
+RENAME_WHITEOUT = 4  # leave a whiteout (a 0:0 character device) at the old name: overlay file systems
 
 _RECEIPT_FOR_KIND = {st.S_IFDIR: "vfs.mkdir", st.S_IFLNK: "vfs.symlink", st.S_IFREG: "vfs.create"}
 
@@ -34,7 +36,7 @@ def check_dir_writable(op: Op, parent: Inode, path: str | None) -> None:
         raise fs_error(errno.ENOTDIR, path)
     if parent.nlink == 0:
         raise fs_error(errno.ENOENT, path)
-    require(op.cred, parent, W_OK | X_OK, path)
+    require(op.cred, parent, W_OK | X_OK, path, op.txn)
 
 
 def make_node(
@@ -76,6 +78,8 @@ def make_node(
         perm &= ~st.S_ISGID
     size = DIR_SIZE if kind == st.S_IFDIR else len(target) if target is not None else 0
     child = records.new_inode(txn, kind | perm, op.cred.uid, gid, op.now, rdev, size, not op.cred.is_root)
+    if attrs.inherit_acl(op, parent, child):
+        records.put_inode(txn, child)
     if target is not None:
         data.charge_owner(txn, child.uid, len(target), path, not op.cred.is_root)
         txn.put("symlinks", U64.pack(child.ino), target)
@@ -102,8 +106,9 @@ def link(op: Op, inode: Inode, parent: Inode, name: bytes, path: str | None = No
         raise fs_error(errno.ENOENT, path)
     if inode.nlink >= LINK_MAX:
         raise fs_error(errno.EMLINK, path)
-    if not op.cred.is_root and op.cred.uid != inode.uid and not _safe_hardlink_source(op, inode):
-        raise fs_error(errno.EPERM, path)  # fs.protected_hardlinks, as Linux defaults
+    if (not op.cred.is_root and op.cred.uid != inode.uid and not _safe_hardlink_source(op, inode)
+            and protected_hardlinks()):
+        raise fs_error(errno.EPERM, path)
     inode.nlink += 1
     inode.ctime = op.now
     records.put_inode(txn, inode)
@@ -115,12 +120,22 @@ def link(op: Op, inode: Inode, parent: Inode, name: bytes, path: str | None = No
     return inode
 
 
+def protected_hardlinks() -> bool:
+    """The host's fs.protected_hardlinks, which the kernel applies on the mount before K sees a
+    link: K's own links follow it too (on where it cannot be read, Linux's default)."""
+    try:
+        with open(PROTECTED_HARDLINKS, "rb") as f:
+            return f.read().strip() != b"0"
+    except OSError:
+        return True
+
+
 def _safe_hardlink_source(op: Op, inode: Inode) -> bool:
     if not inode.is_reg or inode.mode & st.S_ISUID:
         return False
     if inode.mode & st.S_ISGID and inode.mode & st.S_IXGRP:
         return False
-    return allowed(op.cred, inode, R_OK | W_OK)
+    return allowed(op.cred, inode, R_OK | W_OK, op.txn)
 
 
 def _entry(op: Op, parent: Inode, name: bytes, path: str | None) -> Inode:
@@ -207,8 +222,11 @@ def rename(
     """rename(2) of an entry; `known` is (source inode, destination inode or None) when the
     caller looked both names up in this transaction already."""
     txn = op.txn
-    if flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE) or flags == RENAME_NOREPLACE | RENAME_EXCHANGE:
+    if flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT) or (
+            flags & RENAME_EXCHANGE and flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)):
         raise fs_error(errno.EINVAL, src_path)
+    if flags & RENAME_WHITEOUT and not op.cred.is_root:
+        raise fs_error(errno.EPERM, src_path)  # making the whiteout is mknod of a device: CAP_MKNOD
     for name, path in ((src_name, src_path), (dst_name, dst_path)):
         if name in (b".", b".."):
             raise fs_error(errno.EINVAL if name == b"." else errno.ENOTEMPTY, path)
@@ -241,7 +259,7 @@ def rename(
         if _is_ancestor(op, src.ino, dst_parent.ino):
             raise fs_error(errno.EINVAL, src_path)
         if dst_parent is not src_parent:
-            require(op.cred, src, W_OK, src_path)  # its ".." entry changes
+            require(op.cred, src, W_OK, src_path, op.txn)  # its ".." entry changes
     elif dst is not None and dst.is_dir:
         raise fs_error(errno.EISDIR, dst_path)
     if dst is not None:
@@ -273,6 +291,8 @@ def rename(
     )
     op.changed(ChangeKind.ENTRY_DEL, src.ino, src_parent.ino, src_name)
     op.changed(ChangeKind.ENTRY_ADD, src.ino, dst_parent.ino, dst_name)
+    if flags & RENAME_WHITEOUT:
+        make_node(op, src_parent, src_name, st.S_IFCHR, path=src_path, absent=True)
 
 
 def _exchange(
@@ -298,7 +318,7 @@ def _exchange(
             raise fs_error(errno.EINVAL, b_path)
         for node, path in ((a, a_path), (b, b_path)):
             if node.is_dir:
-                require(op.cred, node, W_OK, path)
+                require(op.cred, node, W_OK, path, op.txn)
     records.remove_entry(txn, a_parent.ino, a_name)
     records.remove_entry(txn, b_parent.ino, b_name)
     records.add_entry(txn, a_parent.ino, a_name, b)

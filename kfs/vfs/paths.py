@@ -244,7 +244,7 @@ class PathFS:
             if cur_type != _DIR_TYPE:
                 raise fs_error(errno.ENOTDIR, path)
             if check:
-                require(cred, records.get_inode(txn, cur_ino, path), X_OK, path)
+                require(cred, records.get_inode(txn, cur_ino, path), X_OK, path, txn)
             if comp == b"..":
                 if len(stack) > 1:
                     stack.pop()
@@ -428,10 +428,11 @@ class PathFS:
     def access(self, path: PathLike, mode: int) -> bool:
         """Whether the caller may access `path` for `mode` (R_OK/W_OK/X_OK; 0 tests existence)."""
         try:
-            inode = self.stat(path)
+            with self.vfs.state.read() as txn:
+                inode = self._existing(txn, path)
+                return allowed(self.cred, inode, mode, txn) if mode else True
         except OSError:
             return False
-        return allowed(self.cred, inode, mode) if mode else True
 
     def read_file(self, path: PathLike) -> bytes:
         with self.vfs.state.read() as txn:
@@ -440,7 +441,7 @@ class PathFS:
                 raise fs_error(errno.EISDIR, path)
             if not inode.is_reg:  # a FIFO, socket or device has no data here (as in open_in)
                 raise fs_error(errno.EOPNOTSUPP, path)
-            require(self.cred, inode, R_OK, path)
+            require(self.cred, inode, R_OK, path, txn)
             return data.read(txn, inode, 0, inode.size)
 
     def readlink(self, path: PathLike) -> str:
@@ -470,7 +471,7 @@ class PathFS:
             inode = self._existing(txn, path)
             if not inode.is_dir:
                 raise fs_error(errno.ENOTDIR, path)
-            require(self.cred, inode, R_OK, path)
+            require(self.cred, inode, R_OK, path, txn)
             return [
                 (os.fsdecode(name), records.get_inode(txn, child))
                 for name, child, _, _ in records.list_entries(txn, inode.ino)
@@ -491,8 +492,8 @@ class PathFS:
             if not inode.is_dir:
                 raise fs_error(errno.ENOTDIR, path)
             cred = self.cred
-            require(cred, inode, R_OK, path)
-            searchable = allowed(cred, inode, X_OK)
+            require(cred, inode, R_OK, path, txn)
+            searchable = allowed(cred, inode, X_OK, txn)
             prefix = _show(path).rstrip("/") + "/"
             out: list[tuple[str, Inode, bytes | OSError | None]] = []
             for raw, child, _, _ in records.list_entries(txn, inode.ino):
@@ -500,7 +501,7 @@ class PathFS:
                 entry = records.get_inode(txn, child)
                 content: bytes | OSError | None = None
                 if entry.is_reg and entry.size <= budget and wanted(name, entry):
-                    if not (searchable and allowed(cred, entry, R_OK)):
+                    if not (searchable and allowed(cred, entry, R_OK, txn)):
                         content = fs_error(errno.EACCES, prefix + name)
                     else:
                         content = data.read(txn, entry, 0, entry.size)
@@ -563,7 +564,7 @@ class PathFS:
             elif not inode.is_reg:
                 raise fs_error(errno.EOPNOTSUPP, path)
             else:
-                require(op.cred, inode, W_OK, path)
+                require(op.cred, inode, W_OK, path, op.txn)
                 if not append and inode.size:
                     data.truncate(op.txn, inode, 0, path)
             if payload:
@@ -736,7 +737,7 @@ class PathFS:
         self._run(body, path, (path, False))
 
     def _remove_tree(self, op: Op, parent: Inode, name: bytes, inode: Inode, shown: str) -> None:
-        require(op.cred, inode, W_OK | X_OK, shown)
+        require(op.cred, inode, W_OK | X_OK, shown, op.txn)
         for child_name, child_ino, kind, _ in records.list_entries(op.txn, inode.ino):
             child_path = shown.rstrip("/") + "/" + os.fsdecode(child_name)
             current = records.get_inode(op.txn, inode.ino)

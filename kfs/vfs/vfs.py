@@ -24,6 +24,9 @@ from kfs.vfs.ops import Op
 
 T = TypeVar("T")
 BLOCK_SIZE = 4096
+# In the flags of the kernel's own open for execve (__FMODE_EXEC), which FUSE passes on in OPEN:
+# that open needs x, not r (open(2) cannot set the bit: it is no O_ flag)
+FMODE_EXEC = 0x20
 
 # Fields of the packed inode record (inode.INODE_STRUCT) that a write changes in place.
 _mode_uid_size = struct.Struct(f">II{SIZE_AT - MODE_AT - 8}xQ").unpack_from  # mode, uid (right after it), size
@@ -179,7 +182,7 @@ class VFS:
             dir_ = records.get_inode(txn, parent)
             if not dir_.is_dir:
                 raise fs_error(errno.ENOTDIR)
-            require(cred, dir_, X_OK)
+            require(cred, dir_, X_OK, None, txn)
             if len(name) > NAME_MAX:
                 raise fs_error(errno.ENAMETOOLONG)
             if name == b".":
@@ -209,16 +212,17 @@ class VFS:
             dir_ = records.get_inode(txn, ino)
             if not dir_.is_dir:
                 raise fs_error(errno.ENOTDIR)
-            require(cred, dir_, R_OK)
+            require(cred, dir_, R_OK, None, txn)
             return [
                 (name, records.get_inode(txn, child), cookie)
                 for name, child, _, cookie in records.list_entries(txn, ino, after, limit)
             ]
 
     def access(self, ino: int, mode: int, cred: Cred) -> None:
-        inode = self.getattr(ino)
-        if mode and not allowed(cred, inode, mode & (R_OK | W_OK | X_OK)):
-            raise fs_error(errno.EACCES)
+        with self.state.read() as txn:
+            inode = records.get_inode(txn, ino)
+            if mode and not allowed(cred, inode, mode & (R_OK | W_OK | X_OK), txn):
+                raise fs_error(errno.EACCES)
 
     def statfs(self, uid: int = 0) -> StatFS:
         """The room left, as `uid` sees it: a uid with a quota sees its quota as the size and
@@ -362,8 +366,10 @@ class VFS:
         want = {os.O_RDONLY: R_OK, os.O_WRONLY: W_OK, os.O_RDWR: R_OK | W_OK}.get(access, R_OK | W_OK)
         if flags & os.O_TRUNC:
             want |= W_OK
+        if flags & FMODE_EXEC and access == os.O_RDONLY:
+            want = X_OK  # execve's open: a program of mode 0111 runs though no one may read it
         if not created:
-            require(op.cred, inode, want, path)
+            require(op.cred, inode, want, path, op.txn)
         if flags & os.O_TRUNC and inode.is_reg:  # Linux truncates even with O_RDONLY
             if inode.size:
                 data.truncate(op.txn, inode, 0)

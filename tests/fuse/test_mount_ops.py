@@ -398,3 +398,31 @@ def test_errors_map_to_their_errno(mnt: Path) -> None:
     expect_errno(errno.ENOTDIR, os.stat, mnt / "f" / "x")
     expect_errno(errno.EISDIR, os.open, mnt, os.O_WRONLY)
     expect_errno(errno.ENODATA, os.getxattr, mnt / "f", "user.none")
+
+
+def test_fstat_of_an_open_directory_renamed_over_says_no_links(mnt: Path) -> None:
+    """xfstests generic/035: the replaced directory is gone, its open handle still answers."""
+    (mnt / "d1").mkdir()
+    (mnt / "d2").mkdir()
+    fd = os.open(mnt / "d2", os.O_RDONLY)
+    try:
+        os.rename(mnt / "d1", mnt / "d2")
+        assert os.fstat(fd).st_nlink == 0
+        assert stat.S_ISDIR(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+    fd = os.open(mnt / "d2", os.O_RDONLY)
+    try:
+        os.rmdir(mnt / "d2")
+        assert os.fstat(fd).st_nlink == 0
+    finally:
+        os.close(fd)
+
+
+def test_renameat2_whiteout_through_the_mount(mnt: Path) -> None:
+    """What overlay file systems ask for (xfstests generic/023-025 need it to run)."""
+    (mnt / "a").write_bytes(b"data")
+    renameat2(mnt / "a", mnt / "b", 4)  # RENAME_WHITEOUT
+    assert (mnt / "b").read_bytes() == b"data"
+    got = os.lstat(mnt / "a")
+    assert stat.S_ISCHR(got.st_mode) and got.st_rdev == 0

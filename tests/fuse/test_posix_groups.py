@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import stat
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -416,3 +418,17 @@ def test_touch_by_a_non_owner_with_write_access_sets_now_but_not_chosen_times(d:
     assert as_user(NOBODY, NOBODY, lambda: os.utime(f)) == 0
     assert os.stat(f).st_mtime_ns > 1
     assert as_user(NOBODY, NOBODY, lambda: os.utime(f, ns=(5, 5))) == errno.EPERM
+
+
+def test_a_program_of_mode_0111_runs_for_a_user_who_cannot_read_it(d: Path) -> None:
+    """xfstests generic/126: execute-only programs run (the kernel's exec open asks for x)."""
+    prog = d / "true"
+    prog.write_bytes(Path(shutil.which("true") or "/bin/true").read_bytes())
+    prog.chmod(0o111)
+    assert as_user(NOBODY, NOBODY, lambda: os.open(prog, os.O_RDONLY)) == errno.EACCES
+
+    def run() -> None:
+        if subprocess.run([str(prog)]).returncode != 0:
+            raise OSError(errno.EIO, "the program failed")
+
+    assert as_user(NOBODY, NOBODY, run) == 0

@@ -1,7 +1,7 @@
 """Permission checks for a given uid/gid: owner, group, other, root, directories, sticky, setgid.
 
 These follow the POSIX rules as Linux applies them (CAP_DAC_OVERRIDE, CAP_FOWNER, CAP_FSETID
-for root; fs.protected_hardlinks=1 as Debian ships it).
+for root; fs.protected_hardlinks as the host sets it, 1 as Debian ships it).
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from __future__ import annotations
 import errno
 import os
 import stat as st
+from pathlib import Path
 
 import pytest
 
-from kfs.vfs import NOW, R_OK, VFS, W_OK, X_OK, Cred, PathFS
+from kfs.vfs import NOW, R_OK, VFS, W_OK, X_OK, Cred, PathFS, namespace
 
 from .oserrors import raises_errno
 
@@ -511,6 +512,24 @@ def test_hard_linking_someone_elses_file_one_cannot_write_is_eperm(vfs: VFS, fs:
         as_user(vfs, MALLORY).link("/pub/rootfile", "/pub/link")
 
 
+def test_with_protected_hardlinks_off_on_the_host_anyone_links_any_file(
+    vfs: VFS, fs: PathFS, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """xfstests generic/597: the kernel lets the link through to the mount, K must not refuse it.
+    (The host's sysctl itself is not ours to change: a copy of the file says 0.)"""
+    setting = tmp_path / "protected_hardlinks"
+    setting.write_text("0\n")
+    monkeypatch.setattr(namespace, "PROTECTED_HARDLINKS", str(setting))
+    fs.mkdir("/pub")
+    fs.chmod("/pub", 0o777)
+    fs.write_file("/pub/rootfile", b"x")
+    as_user(vfs, MALLORY).link("/pub/rootfile", "/pub/link")
+    assert fs.stat("/pub/rootfile").nlink == 2
+    setting.write_text("1\n")
+    with raises_errno(errno.EPERM, "/pub/link2"):
+        as_user(vfs, MALLORY).link("/pub/rootfile", "/pub/link2")
+
+
 def test_hard_linking_ones_own_file_is_allowed(vfs: VFS, fs: PathFS) -> None:
     fs.mkdir("/pub")
     fs.chmod("/pub", 0o777)
@@ -535,3 +554,16 @@ def test_scandir_contents_of_a_directory_one_may_not_search_gives_each_file_eacc
     found = dict((name, content) for name, _, content in
                  as_user(vfs, MALLORY).scandir_contents("/shared", lambda name, _: True, budget=100))
     assert isinstance(found["f"], OSError) and found["f"].errno == errno.EACCES
+
+
+def test_the_kernels_open_for_execve_needs_x_not_r(vfs: VFS, shared: PathFS) -> None:
+    from kfs.vfs.vfs import FMODE_EXEC
+
+    shared.chmod("/shared/f", 0o111)
+    ino = shared.stat("/shared/f").ino
+    vfs.open(ino, os.O_RDONLY | FMODE_EXEC, MALLORY).close()  # what FUSE sends for execve
+    with raises_errno(errno.EACCES):
+        vfs.open(ino, os.O_RDONLY, MALLORY)
+    shared.chmod("/shared/f", 0o444)
+    with raises_errno(errno.EACCES):
+        vfs.open(ino, os.O_RDONLY | FMODE_EXEC, MALLORY)

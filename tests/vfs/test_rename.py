@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import errno
+import stat as st
 
 import pytest
 
-from kfs.vfs import RENAME_EXCHANGE, RENAME_NOREPLACE, ROOT_INO, VFS, PathFS
+from kfs.vfs import RENAME_EXCHANGE, RENAME_NOREPLACE, ROOT_INO, VFS, Cred, PathFS
+from kfs.vfs.namespace import RENAME_WHITEOUT
 
 from .oserrors import raises_errno
 
@@ -365,3 +367,22 @@ def test_rename_within_one_directory_of_a_missing_source_is_enoent(fs: PathFS) -
     fs.mkdir("/d")
     with raises_errno(errno.ENOENT):
         fs.rename("/d/missing", "/d/b")
+
+
+def test_rename_whiteout_leaves_a_0_0_character_device_at_the_old_name(fs: PathFS, vfs: VFS) -> None:
+    fs.write_file("/a", b"data")
+    fs.write_file("/b", b"old")
+    fs.rename("/a", "/b", RENAME_WHITEOUT)
+    assert fs.read_file("/b") == b"data"
+    whiteout = fs.lstat("/a")
+    assert st.S_ISCHR(whiteout.mode) and whiteout.rdev == 0
+    with raises_errno(errno.EEXIST):  # with RENAME_NOREPLACE too
+        fs.rename("/b", "/a", RENAME_WHITEOUT | RENAME_NOREPLACE)
+    with raises_errno(errno.EINVAL):
+        fs.rename("/b", "/a", RENAME_WHITEOUT | RENAME_EXCHANGE)
+    fs.mkdir("/pub")
+    fs.chmod("/pub", 0o777)
+    user = PathFS(vfs, cred=Cred(1000, 1000))
+    user.write_file("/pub/x", b"")
+    with raises_errno(errno.EPERM):  # a whiteout is a device: only root makes one
+        user.rename("/pub/x", "/pub/y", RENAME_WHITEOUT)

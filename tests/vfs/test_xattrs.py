@@ -205,3 +205,22 @@ def test_inode_level_xattrs_match_the_path_level(vfs: VFS, fs: PathFS) -> None:
     vfs.removexattr(ino, b"user.k")
     with raises_errno(errno.ENODATA):
         vfs.getxattr(ino, b"user.k")
+
+
+def test_anyone_reads_a_files_capability_and_its_owner_sets_one(vfs: VFS, fs: PathFS) -> None:
+    """As Linux: security.* is readable by all (generic/633 reads one from a user namespace,
+    whose root is another uid here), and a file's owner may set its capability, which the
+    kernel allowed only with CAP_SETFCAP in the owner's namespace."""
+    fs.write_file("/f", b"")
+    fs.setxattr("/f", b"security.capability", b"caps")
+    user, other = PathFS(vfs, cred=USER), PathFS(vfs, cred=OTHER)
+    assert user.getxattr("/f", b"security.capability") == b"caps"
+    assert b"security.capability" in user.listxattr("/f")
+    fs.write_file("/mine", b"")
+    fs.chown("/mine", USER.uid, USER.gid)
+    user.setxattr("/mine", b"security.capability", b"v3")
+    assert fs.getxattr("/mine", b"security.capability") == b"v3"
+    with raises_errno(errno.EPERM, "/mine"):
+        other.setxattr("/mine", b"security.capability", b"v3")
+    with raises_errno(errno.EPERM, "/mine"):
+        user.setxattr("/mine", b"security.selinux", b"x")
