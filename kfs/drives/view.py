@@ -33,6 +33,7 @@ from kfs.drives.inodes import INO_MASK
 from kfs.runtime.drives import Drive, under
 from kfs.values import replace
 from kfs.vfs import ROOT, VFS, W_OK, Cred, Inode, PathFS, StatFS
+from kfs.vfs.cred import allowed
 from kfs.vfs.errors import fs_error
 from kfs.vfs.namespace import RENAME_EXCHANGE
 from kfs.vfs.paths import Crossing, Filesystem, PathLike
@@ -336,10 +337,16 @@ class DriveFS(PathFS):
         return _shaped(*self._dispatch("lstat", (path,), {}, (0,)))
 
     def access(self, path: PathLike, mode: int) -> bool:
-        backing = self._reached(path) if mode & W_OK else None
-        if backing is not None and getattr(backing, "readonly", backing.drive.readonly):  # (python: by its class too)
+        backing = self._reached(path) if self.drives.backings else None
+        if backing is None:  # K's own file: its mode and its POSIX ACL (PathFS)
+            return PathFS.access(self, path, mode)
+        if mode & W_OK and getattr(backing, "readonly", backing.drive.readonly):  # (python: by its class too)
             return False
-        return PathFS.access(self, path, mode)
+        try:  # a drive's file: its own attributes, which carry no ACL
+            inode = self.stat(path)
+        except OSError:
+            return False
+        return allowed(self.cred, inode, mode) if mode else True
 
     def realpath(self, path: PathLike, *, strict: bool = True) -> str:
         backing, found = self._dispatch("realpath", (path,), {"strict": strict}, (0,))

@@ -97,7 +97,7 @@ class Shells:
 
     async def _spare(self) -> AgentSession:
         main = self.main
-        if main.fork_id is not None:  # a fork's sessions are its own: wait for the main one
+        if main.fork_number is not None:  # a fork's sessions are its own: wait for the main one
             while self._main_busy:
                 await asyncio.sleep(0.01)
             return main

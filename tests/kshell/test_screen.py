@@ -73,7 +73,11 @@ def test_a_detached_screen_with_1000_lines_of_scrollback_stays_under_256_kib() -
         after = tracemalloc.take_snapshot()
     finally:
         tracemalloc.stop()
-    per = sum(stat.size_diff for stat in after.compare_to(before, "filename")) / len(screens)
+    # the screens' own allocations (in the emulator's files): other threads of a test worker
+    # process (an earlier test's daemons) allocate meanwhile, and are not the screens'
+    ours = [stat for stat in after.compare_to(before, "filename")
+            if stat.traceback[0].filename.endswith(("kshell/screen.py",)) or "/pyte/" in stat.traceback[0].filename]
+    per = sum(stat.size_diff for stat in ours) / len(screens)
     assert all(len(s.scrollback) == 1000 for s in screens)
     assert per < 256 * 1024, f"{per / 1024:.0f} KiB per screen"
 
