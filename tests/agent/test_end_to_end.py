@@ -20,7 +20,10 @@ CALC = "def add(a, b):\n    return a - b\n"
 TESTS = ("import unittest\n\nfrom calc import add\n\n\nclass AddTest(unittest.TestCase):\n"
          "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n\n"
          "if __name__ == '__main__':\n    unittest.main()\n")
-RUN = "cd ~/proj && python3 -m unittest -v test_calc 2>&1"
+# -B: no __pycache__. The fix keeps calc.py's size, and a .pyc records its source's mtime in
+# whole seconds: an edit within the second of the first run would be run as the old bytecode
+# (Python's own staleness check, on any filesystem), and the model would see the same failure.
+RUN = "cd ~/proj && python3 -B -m unittest -v test_calc 2>&1"
 
 
 def script(messages: list[Message]) -> dict[str, Any]:
