@@ -56,14 +56,15 @@ class Native:
                         await session.close()
 
             task = asyncio.get_running_loop().create_task(run_and_end())
-            while not task.done():  # its process row
-                rows = procs.rows(computer.state, agent="user", live=True)
+            while True:  # its process row (ended already, when a failing callback ended it at once)
+                rows = procs.rows(computer.state, agent="user")
                 found = [r["pid"] for r in rows if r["session"] == session.id]
                 if found:
                     return {"task": task, "pid": min(found)}
+                if task.done():
+                    task.result()  # a start that failed raises here
+                    return {"task": task, "pid": task.result().pid}
                 await asyncio.sleep(0.005)
-            task.result()  # a start that failed raises here
-            return {"task": task, "pid": task.result().pid}
 
         return core.run(go())
 
