@@ -44,7 +44,15 @@ def test_quota_shows_the_agents_use_and_limit(shells: tuple[Shell, Shell]) -> No
 
 def test_quota_s_is_human_readable(shells: tuple[Shell, Shell]) -> None:
     alice, _ = shells
-    assert alice.run("quota -s").stdout.decode().splitlines()[2].split()[:4] == ["kfs", "0", "0", "2.0M"]
+    # quota-tools' units: the largest that leaves at least 100 of it (2 MiB is 2048K, 4 GiB 4096M)
+    assert alice.run("quota -s").stdout.decode().splitlines()[2].split()[:4] == ["kfs", "0K", "0K", "2048K"]
+
+
+def test_quota_tools_units() -> None:
+    from kshell.tools.system.quota import human_blocks
+
+    assert [human_blocks(k) for k in (0, 1, 102399, 102400, 4 << 20, 100 << 20, 200 << 30)] == [
+        "0K", "1K", "102399K", "100M", "4096M", "100G", "200T"]
 
 
 def test_quota_marks_a_full_file_limit_and_q_says_so(state: KState, shells: tuple[Shell, Shell]) -> None:

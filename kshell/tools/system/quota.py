@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from kfs.format import accounts
 from kfs.kstate import quota as quotas
-from kshell.tools.files.usage import human
 from kshell.tools.options import NONE, Fail, Usage, parse, tool
 
 if TYPE_CHECKING:
@@ -62,9 +61,18 @@ def quota(sh: Interp, argv: list[str]) -> int:
                f"{'quota':>7}{'limit':>8}{'grace':>8}\n")
 
         def size(n: int) -> str:
-            return human(n) if "s" in keys else str(-(-n // 1024))
+            return human_blocks(-(-n // 1024)) if "s" in keys else str(-(-n // 1024))
 
-        shown_limit = size(limit) if limit is not None else "0"
-        sh.out(f"{DEVICE:>15}{size(used):>8}{'*' if full else ' '}{'0':>7}{shown_limit:>8}{'':>8}"
+        shown_limit = size(limit) if limit is not None else size(0)
+        sh.out(f"{DEVICE:>15}{size(used):>8}{'*' if full else ' '}{size(0):>7}{shown_limit:>8}{'':>8}"
                f"{files:>8}{'*' if many else ' '}{'0':>7}{most or 0:>8}{'':>8}\n")
     return 0
+
+
+def human_blocks(kib: int) -> str:
+    """quota-tools' space2str: KiB in the largest unit that still leaves at least 100 of it
+    (4 GiB is 4096M, 100 MiB is 102400K), rounded up, with its letter."""
+    for power, suffix in ((3, "T"), (2, "G"), (1, "M")):
+        if kib >= (1 << (10 * power)) * 100:
+            return f"{-(-kib // (1 << (10 * power)))}{suffix}"
+    return f"{kib}K"
