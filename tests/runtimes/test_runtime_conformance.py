@@ -247,9 +247,16 @@ def test_komputer_destroy_ends_the_session_background_jobs_too() -> None:
             await until(lambda: _has(rt, handle, ">>>"), "the REPL's prompt")
             await rt.send_message(handle, "raise SystemExit(0)")  # the REPL ends; its background job runs on
             await until(lambda: _not(rt.is_alive(handle)), "the REPL's end")
-            pids = {terminal._worker.pid} | {  # noqa: SLF001
-                int(p) for p in (terminal.cgroup_dirs_of(terminal._worker.pid)["pids"] / "cgroup.procs").read_text().split()}  # noqa: SLF001
-            assert len(running(pids)) >= 2  # the worker and the sleeping job at least
+            worker = terminal._worker.pid  # noqa: SLF001
+            procs = terminal.cgroup_dirs_of(worker)["pids"] / "cgroup.procs"
+
+            async def members() -> set[int]:
+                """The worker and what runs in its cgroup once the background job is there (on a
+                loaded host its sandbox may start after the REPL has already ended)."""
+                found = {worker} | {int(p) for p in procs.read_text().split()}
+                return found if len(running(found)) >= 2 else set()
+
+            pids = await until(members, "the sleeping job in the session's cgroup")
             await rt.destroy(handle)
             await until(lambda: _none(pids), "the background job and the worker gone from /proc")
         shutil.rmtree(tmp, ignore_errors=True)
