@@ -200,9 +200,9 @@ class PersistentTerminal:
             await self._let_go()
 
     async def _let_go(self) -> None:
-        """The command ended: the worker is hung up on as a closing terminal's (background jobs
-        it left go on until `destroy`), and the session's lease is released (cwd, variables and
-        functions saved)."""
+        """The command ended: the worker is hung up on as a closing terminal's (its jobs get
+        SIGHUP; `nohup` and disowned ones go on until `destroy`), and the session's lease is
+        released (cwd, variables and functions saved)."""
         holder, self._holder = self._holder, None
         saved = None
         with contextlib.suppress(Exception):

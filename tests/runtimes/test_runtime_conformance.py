@@ -242,10 +242,11 @@ def test_komputer_destroy_ends_the_session_background_jobs_too() -> None:
         async with runtime_named("komputer", tmp) as rt:
             computer = rt.computer
             terminal = await computer.server.terminals.create(
-                computer.agent("alice"), "conf-5", "python3 -c 'import time; time.sleep(1000)' & python3 -q")
+                computer.agent("alice"), "conf-5", "nohup python3 -c 'import time; time.sleep(1000)' & python3 -q")
             handle = RuntimeHandle("conf-5", "komputer")
             await until(lambda: _has(rt, handle, ">>>"), "the REPL's prompt")
-            await rt.send_message(handle, "raise SystemExit(0)")  # the REPL ends; its background job runs on
+            # the REPL ends; the hang-up that follows spares its `nohup` job, which runs on until destroy
+            await rt.send_message(handle, "raise SystemExit(0)")
             await until(lambda: _not(rt.is_alive(handle)), "the REPL's end")
             worker = terminal._worker.pid  # noqa: SLF001
             procs = terminal.cgroup_dirs_of(worker)["pids"] / "cgroup.procs"
