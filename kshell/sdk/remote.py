@@ -376,9 +376,13 @@ class RemoteSession:
         except (asyncssh.ConnectionLost, asyncssh.DisconnectError) as e:
             raise self._lost(e) from None
         finally:
-            if not task.done():
+            if not task.done():  # cancelled, or on_output raised: hang up, as a closed ssh does
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
+            if process.exit_status is None and process.exit_signal is None:
+                with contextlib.suppress(asyncssh.Error, OSError):
+                    process.send_signal("INT")
+                process.close()
         status = process.exit_status
         return ExecResult(b"".join(out), b"".join(err), 255 if status is None or status < 0 else status)
 

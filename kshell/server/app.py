@@ -234,7 +234,13 @@ class SessionProcess(asyncssh.SSHServerProcess):
         super().exit(status)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        """The channel closed: a command line still running is hung up, as sshd hangs up a
+        session's processes when its channel goes (a client that closes one channel of a
+        connection it keeps, or a cancelled SDK exec, leaves nothing running)."""
+        handler = getattr(self, "_k_handler", None)
         try:
+            if handler is not None and handler.running:
+                handler.cancel()
             super().connection_lost(exc)
         finally:
             self._release()

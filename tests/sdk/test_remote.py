@@ -16,14 +16,16 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ssh"))
-from kserver import Bench, close_bench, make_bench  # noqa: E402
+from kserver import Bench, close_bench, keygen, make_bench  # noqa: E402
 from parity_cases import CASES  # noqa: E402
 
 from kfs import forks  # noqa: E402
+from kfs.agents import add_agent, add_key  # noqa: E402
 from kfs.agents.sessions import close_session  # noqa: E402
 from kfs.journal import events_since  # noqa: E402
+from kfs.vfs import VFS  # noqa: E402
 from kshell.sdk.remote import RemoteSession, connect  # noqa: E402
-from kshell.sdk.types import KomputerClosed, LeaseHeld  # noqa: E402
+from kshell.sdk.types import KomputerClosed, LeaseHeld, SDKError  # noqa: E402
 from kshell.server import ServerConfig  # noqa: E402
 from kshell.server.config import Penalties  # noqa: E402
 
@@ -100,6 +102,40 @@ def test_more_commands_at_once_than_the_server_has_channels_for_wait_their_turn(
             await agent.fs.exists("~")  # SFTP's channel open too
             results = await asyncio.gather(*(agent.exec(f"sleep 0.2; echo {i}") for i in range(20)))
             assert [r.stdout for r in results] == [f"{i}\n".encode() for i in range(20)]
+
+    run(main())
+
+
+async def until(check: Any, what: str, deadline: float = 60.0) -> None:
+    """Wait for `await check()` to be true (polled), failing with `what` past the deadline."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
+    while not await check():
+        if loop.time() > end:
+            pytest.fail(f"still not {what} after {deadline:g} s")
+        await asyncio.sleep(0.05)
+
+
+def test_an_exec_cancelled_or_failed_in_on_output_leaves_nothing_running(bench: Bench) -> None:
+    async def main() -> None:
+        async with await login(bench) as agent:
+            async def idle() -> bool:
+                return (await agent.stats())["session_processes"] == 0
+
+            def boom(stream: str, chunk: bytes) -> None:
+                raise RuntimeError("the caller's own error")
+
+            with pytest.raises(RuntimeError, match="the caller's own error"):
+                await agent.exec("echo started; sleep 600", on_output=boom)
+            await until(idle, "ended after on_output raised")
+            started = asyncio.Event()
+            task = asyncio.ensure_future(agent.exec("echo started; sleep 600", on_output=lambda s, c: started.set()))
+            await asyncio.wait_for(started.wait(), 60)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await until(idle, "ended after the exec was cancelled")
+            assert (await agent.exec("echo next")).stdout == b"next\n"
 
     run(main())
 
@@ -506,12 +542,6 @@ def test_the_server_refuses_unknown_subsystems(bench: Bench) -> None:
 
 def test_a_key_with_a_forced_command_gets_no_api(bench: Bench) -> None:
     """`command=` confines a key to one command: the SDK's session is refused, saying why."""
-    from kfs.agents import add_agent, add_key
-    from kfs.vfs import VFS
-    from kserver import keygen
-
-    from kshell.sdk.types import SDKError
-
     add_agent(VFS(bench.state, by="test"), "carol")
     key = bench.keys["carol"] = keygen(bench.root / "carol_key", "carol@test")
     add_key(bench.state, "carol", 'command="echo forced" ' + (bench.root / "carol_key.pub").read_text())
