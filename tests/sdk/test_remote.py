@@ -325,6 +325,20 @@ async def _resume(bench: Bench, name: str) -> None:
     await agent.detach()
 
 
+def test_connects_at_once_share_one_executor_and_give_the_loop_its_own_back(bench: Bench) -> None:
+    async def main() -> None:
+        agents = await asyncio.gather(*(connect(url(bench, host="localhost"), key=bench.keys["alice"],
+                                                known_hosts=bench.root / "known_hosts") for _ in range(5)))
+        assert len({a.id for a in agents}) == 5
+        for agent in agents:
+            await agent.detach()
+        assert getattr(asyncio.get_running_loop(), "_default_executor", None) is None
+        assert await asyncio.to_thread(lambda: "the loop's own executor works") == "the loop's own executor works"
+
+    run(main())
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("kshell-sdk")]
+
+
 def test_wrong_key_and_unknown_host_key_are_refused(bench: Bench, tmp_path: Path) -> None:
     async def main() -> None:
         with pytest.raises(PermissionError):
