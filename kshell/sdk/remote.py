@@ -163,8 +163,9 @@ async def _connect(target: _Target, session: str, mode: str | None, host: str) -
         raise PermissionError(errno.EACCES,
                               f"ssh {target.agent}@{target.host}: permission denied ({e.reason})") from None
     except asyncssh.HostKeyNotVerifiable as e:
-        raise ConnectionError(f"ssh {target.host}: host key not verifiable ({e.reason}); "
-                              "pass known_hosts= a file with the appliance's key (komputer serve prints it)") from None
+        raise ConnectionError(f"ssh {target.host}: host key not verifiable ({e.reason}); pass known_hosts= a file "
+                              "with the appliance's key (ssh-keyscan prints it: check it against the "
+                              "fingerprint `komputer serve` prints)") from None
     env = {"K_SESSION": session}
     if mode is not None:
         env["K_MODE"] = mode
@@ -239,8 +240,8 @@ class RemoteSession:
     """One agent session on a remote appliance: the surface of the local `AgentSession`.
 
     `agent`: the agent's name; `id`: the session's name (K_SESSION), to resume it after
-    `detach()` with `connect(url, session=id)`; `home`, `mode`, `fork`: as the server reports
-    them (the mode with every floor applied; the fork the session works in, or None)."""
+    `detach()` with `connect(url, session=id)`; `home`, `mode`, `fork_number`: as the server
+    reports them (the mode with every floor applied; the fork the session works in, or None)."""
 
     def __init__(self, conn: asyncssh.SSHClientConnection, target: _Target, env: dict[str, str]) -> None:
         self._conn = conn
