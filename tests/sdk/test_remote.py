@@ -467,6 +467,24 @@ def test_fork_gives_a_session_in_a_new_fork_of_the_agents_tree(bench: Bench) -> 
     run(main())
 
 
+def test_a_limited_session_without_a_scope_makes_no_fork_that_may_write(bench: Bench) -> None:
+    """bob has no scope: limited, he may write nowhere, and a fork he makes cannot give him a
+    scope (it would be his scope in the fork: kfs.runtime.rules.governance)."""
+    async def main() -> None:
+        async with await login(bench, "bob", mode="limited") as bob:
+            assert (await bob.exec("echo x > ~/f")).status == 1
+            with pytest.raises(PermissionError, match="outside this session's scope"):
+                await bob.fork(mode="limited", scope=["~"])
+            async with await bob.fork(mode="full") as forked:
+                assert forked.mode == "limited" and forks.get(bench.state, forked.fork_number)["scope"] == []
+                refused = await forked.exec("echo x > ~/f")
+                assert refused.status == 1 and b"Read-only file system" in refused.stderr
+                with pytest.raises(PermissionError):
+                    await forked.fs.write_file("~/f", "x")
+
+    run(main())
+
+
 def test_stats_are_the_agents_own(bench: Bench) -> None:
     async def main() -> None:
         async with await login(bench, mode="plan") as agent:
