@@ -31,6 +31,7 @@ import posixpath
 import secrets
 import socket
 import stat as statmod
+import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from types import TracebackType
@@ -93,24 +94,42 @@ def _parse(url: str) -> tuple[str, str, int]:
     return unquote(parts.username), parts.hostname, port
 
 
+@dataclass(slots=True)
+class _Swap:
+    """The executor the SDK put in place of a loop's default one, and how many connects use it."""
+
+    pool: concurrent.futures.ThreadPoolExecutor
+    saved: Any
+    users: int = 0
+
+
+_SWAPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Swap] = weakref.WeakKeyDictionary()
+
+
 @contextlib.asynccontextmanager
 async def _own_executor() -> AsyncIterator[concurrent.futures.ThreadPoolExecutor]:
-    """A one-thread executor that is the loop's default one while a connection is made, then
-    shut down: asyncssh builds its options (reading key and config files) and asyncio resolves
-    host names in the loop's default executor, whose threads would otherwise live as long as the
-    loop. Nothing of the SDK's is left running after `detach()` or `close()`."""
+    """A one-thread executor that is the loop's default one while connections are being made,
+    then shut down: asyncssh builds its options (reading key and config files) and asyncio
+    resolves host names in the loop's default executor, whose threads would otherwise live as
+    long as the loop. Connects made at once share it; the last one puts the loop's own back.
+    Nothing of the SDK's is left running after `detach()` or `close()`."""
     loop = asyncio.get_running_loop()
-    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="kshell-sdk-connect")
-    saved = getattr(loop, "_default_executor", None)
-    swapped = hasattr(loop, "_default_executor")
-    if swapped:
-        loop._default_executor = pool  # type: ignore[attr-defined]  # noqa: SLF001 - asyncio has no public way back
+    swap = _SWAPS.get(loop)
+    if swap is None:
+        pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="kshell-sdk-connect")
+        swap = _SWAPS[loop] = _Swap(pool, getattr(loop, "_default_executor", None))
+        if hasattr(loop, "_default_executor"):  # asyncio has no public way to put the old one back
+            loop._default_executor = pool  # type: ignore[attr-defined]  # noqa: SLF001
+    swap.users += 1
     try:
-        yield pool
+        yield swap.pool
     finally:
-        if swapped and loop._default_executor is pool:  # type: ignore[attr-defined]  # noqa: SLF001
-            loop._default_executor = saved  # type: ignore[attr-defined]  # noqa: SLF001
-        pool.shutdown(wait=False)  # anything still queued runs, then its thread ends
+        swap.users -= 1
+        if swap.users == 0:
+            del _SWAPS[loop]
+            if getattr(loop, "_default_executor", None) is swap.pool:
+                loop._default_executor = swap.saved  # type: ignore[attr-defined]  # noqa: SLF001
+            swap.pool.shutdown(wait=False)  # anything still queued runs, then its thread ends
 
 
 async def _resolve(host: str, port: int, pool: concurrent.futures.Executor) -> str:
@@ -142,8 +161,9 @@ async def _connect(target: _Target, session: str, mode: str | None, host: str) -
         raise PermissionError(errno.EACCES,
                               f"ssh {target.agent}@{target.host}: permission denied ({e.reason})") from None
     except asyncssh.HostKeyNotVerifiable as e:
-        raise ConnectionError(f"ssh {target.host}: host key not verifiable ({e.reason}); "
-                              "pass known_hosts= a file with the appliance's key (komputer serve prints it)") from None
+        raise ConnectionError(f"ssh {target.host}: host key not verifiable ({e.reason}); pass known_hosts= a file "
+                              "with the appliance's key (ssh-keyscan prints it: check it against the "
+                              "fingerprint `komputer serve` prints)") from None
     env = {"K_SESSION": session}
     if mode is not None:
         env["K_MODE"] = mode
@@ -194,8 +214,8 @@ class RemoteSession:
     """One agent session on a remote appliance: the surface of the local `AgentSession`.
 
     `agent`: the agent's name; `id`: the session's name (K_SESSION), to resume it after
-    `detach()` with `connect(url, session=id)`; `home`, `mode`, `fork`: as the server reports
-    them (the mode with every floor applied; the fork the session works in, or None)."""
+    `detach()` with `connect(url, session=id)`; `home`, `mode`, `fork_number`: as the server
+    reports them (the mode with every floor applied; the fork the session works in, or None)."""
 
     def __init__(self, conn: asyncssh.SSHClientConnection, target: _Target, env: dict[str, str]) -> None:
         self._conn = conn
@@ -350,9 +370,13 @@ class RemoteSession:
         except (asyncssh.ConnectionLost, asyncssh.DisconnectError) as e:
             raise self._lost(e) from None
         finally:
-            if not task.done():
+            if not task.done():  # cancelled, or on_output raised: hang up, as a closed ssh does
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
+            if process.exit_status is None and process.exit_signal is None:
+                with contextlib.suppress(asyncssh.Error, OSError):
+                    process.send_signal("INT")
+                process.close()
         status = process.exit_status
         return ExecResult(b"".join(out), b"".join(err), 255 if status is None or status < 0 else status)
 

@@ -225,15 +225,9 @@ class ApiChannel:
                 raise Refused("PermissionError", "a fork without the image's hooks is the operator's "
                                                  "(komputer fork create --no-hooks); an agent's forks keep them")
         parent = self.fork_record()
-        bound = tuple(parent.get("scope") or ()) if parent is not None else ()
-        if bound:
-            scope = scope or list(bound)
-            home = self.agent.home
-            for path in scope:
-                if not any(_inside(path, b, home) for b in bound):
-                    raise Refused("PermissionError", f"scope {path}: outside the scope of fork {parent['id']}"  # type: ignore[index]
-                                                     f" ({', '.join(bound)})")
-        mode = stricter(mode, self.mode())
+        session_mode = self.mode()
+        mode = stricter(mode, session_mode)
+        scope = self.fork_scope(scope, parent, session_mode) if mode == "limited" else scope
         assert self.record is not None
         try:
             number = await asyncio.to_thread(
@@ -244,6 +238,29 @@ class ApiChannel:
         except forks.TooMany as e:
             raise Refused("PermissionError", str(e)) from None
         return {"fork": number, "mode": mode, "session": f"fork-{number}"}
+
+    def fork_scope(self, scope: list[str], parent: dict[str, Any] | None, session_mode: str) -> list[str]:
+        """The scope of a limited fork this session makes: never reaching beyond where the session
+        itself may write. A limited fork's scope bounds its sessions (kfs.runtime.rules.fork_bounds)
+        and, for an agent without a scope of its own, is their scope: so it must lie inside the
+        scope of the fork this session works in, and a limited session without any scope (it may
+        write nowhere) makes only forks that may write nowhere. None given: the fork's own."""
+        from kfs.runtime.rules import fork_bounds
+
+        limits: list[tuple[tuple[str, ...], str]] = []
+        above = fork_bounds(parent)
+        if above is not None:
+            limits.append((above, f"the scope of fork {parent['id']}"))  # type: ignore[index]
+        elif session_mode == "limited" and not self.settings().get("scope"):
+            limits.append(((), "this session's scope"))
+        if limits and not scope:
+            return list(limits[0][0])
+        home = self.agent.home
+        for bound, what in limits:
+            for path in scope:
+                if not any(_inside(path, b, home) for b in bound):
+                    raise Refused("PermissionError", f"scope {path}: outside {what} ({', '.join(bound) or 'nothing'})")
+        return scope
 
     async def close(self, request: dict[str, Any]) -> dict[str, Any]:
         """End this durable session now, as the local SDK's `agent.close()` does: its record and

@@ -3,7 +3,8 @@
 `KServer` holds what the connections share (the KState and VFS, the host key, the limits,
 the audit writer) and is the only piece that calls `kfs.agents`; `AgentAuth` decides who gets
 in, `SessionHandler` runs exec and PTY sessions in the K shell, `VFSSFTPServer` serves SFTP
-and scp. `serve()` runs it until SIGINT or SIGTERM.
+and scp, `ApiChannel` the `komputer-api` subsystem (kshell.server.api, for kshell.sdk.remote).
+`serve()` runs it until SIGINT or SIGTERM.
 
 A connection is one agent session (a `kfs.agents` record with a lease). Its first session
 channel takes the lease, on the session its `K_SESSION` names or on a fresh ephemeral one; every
@@ -233,7 +234,13 @@ class SessionProcess(asyncssh.SSHServerProcess):
         super().exit(status)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        """The channel closed: a command line still running is hung up, as sshd hangs up a
+        session's processes when its channel goes (a client that closes one channel of a
+        connection it keeps, or a cancelled SDK exec, leaves nothing running)."""
+        handler = getattr(self, "_k_handler", None)
         try:
+            if handler is not None and handler.running:
+                handler.cancel()
             super().connection_lost(exc)
         finally:
             self._release()

@@ -16,15 +16,17 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ssh"))
-from kserver import Bench, close_bench, make_bench  # noqa: E402
+from kserver import Bench, close_bench, keygen, make_bench  # noqa: E402
 from parity_cases import CASES  # noqa: E402
 
 from kfs import forks  # noqa: E402
+from kfs.agents import add_agent, add_key  # noqa: E402
 from kfs.agents.sessions import close_session  # noqa: E402
 from kfs.journal import events_since  # noqa: E402
+from kfs.vfs import VFS  # noqa: E402
 from kshell.sdk import Komputer  # noqa: E402
 from kshell.sdk.remote import RemoteSession, connect  # noqa: E402
-from kshell.sdk.types import KomputerClosed, LeaseHeld  # noqa: E402
+from kshell.sdk.types import KomputerClosed, LeaseHeld, SDKError  # noqa: E402
 from kshell.server import ServerConfig  # noqa: E402
 from kshell.server.config import Penalties  # noqa: E402
 
@@ -103,6 +105,40 @@ def test_more_commands_at_once_than_the_server_has_channels_for_wait_their_turn(
             await agent.fs.exists("~")  # SFTP's channel open too
             results = await asyncio.gather(*(agent.exec(f"sleep 0.2; echo {i}") for i in range(20)))
             assert [r.stdout for r in results] == [f"{i}\n".encode() for i in range(20)]
+
+    run(main())
+
+
+async def until(check: Any, what: str, deadline: float = 60.0) -> None:
+    """Wait for `await check()` to be true (polled), failing with `what` past the deadline."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
+    while not await check():
+        if loop.time() > end:
+            pytest.fail(f"still not {what} after {deadline:g} s")
+        await asyncio.sleep(0.05)
+
+
+def test_an_exec_cancelled_or_failed_in_on_output_leaves_nothing_running(bench: Bench) -> None:
+    async def main() -> None:
+        async with await login(bench) as agent:
+            async def idle() -> bool:
+                return (await agent.stats())["session_processes"] == 0
+
+            def boom(stream: str, chunk: bytes) -> None:
+                raise RuntimeError("the caller's own error")
+
+            with pytest.raises(RuntimeError, match="the caller's own error"):
+                await agent.exec("echo started; sleep 600", on_output=boom)
+            await until(idle, "ended after on_output raised")
+            started = asyncio.Event()
+            task = asyncio.ensure_future(agent.exec("echo started; sleep 600", on_output=lambda s, c: started.set()))
+            await asyncio.wait_for(started.wait(), 60)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await until(idle, "ended after the exec was cancelled")
+            assert (await agent.exec("echo next")).stdout == b"next\n"
 
     run(main())
 
@@ -292,6 +328,20 @@ async def _resume(bench: Bench, name: str) -> None:
     await agent.detach()
 
 
+def test_connects_at_once_share_one_executor_and_give_the_loop_its_own_back(bench: Bench) -> None:
+    async def main() -> None:
+        agents = await asyncio.gather(*(connect(url(bench, host="localhost"), key=bench.keys["alice"],
+                                                known_hosts=bench.root / "known_hosts") for _ in range(5)))
+        assert len({a.id for a in agents}) == 5
+        for agent in agents:
+            await agent.detach()
+        assert getattr(asyncio.get_running_loop(), "_default_executor", None) is None
+        assert await asyncio.to_thread(lambda: "the loop's own executor works") == "the loop's own executor works"
+
+    run(main())
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("kshell-sdk")]
+
+
 def test_wrong_key_and_unknown_host_key_are_refused(bench: Bench, tmp_path: Path) -> None:
     async def main() -> None:
         with pytest.raises(PermissionError):
@@ -420,6 +470,24 @@ def test_fork_gives_a_session_in_a_new_fork_of_the_agents_tree(bench: Bench) -> 
     run(main())
 
 
+def test_a_limited_session_without_a_scope_makes_no_fork_that_may_write(bench: Bench) -> None:
+    """bob has no scope: limited, he may write nowhere, and a fork he makes cannot give him a
+    scope (it would be his scope in the fork: kfs.runtime.rules.governance)."""
+    async def main() -> None:
+        async with await login(bench, "bob", mode="limited") as bob:
+            assert (await bob.exec("echo x > ~/f")).status == 1
+            with pytest.raises(PermissionError, match="outside this session's scope"):
+                await bob.fork(mode="limited", scope=["~"])
+            async with await bob.fork(mode="full") as forked:
+                assert forked.mode == "limited" and forks.get(bench.state, forked.fork_number)["scope"] == []
+                refused = await forked.exec("echo x > ~/f")
+                assert refused.status == 1 and b"Read-only file system" in refused.stderr
+                with pytest.raises(PermissionError):
+                    await forked.fs.write_file("~/f", "x")
+
+    run(main())
+
+
 def test_stats_are_the_agents_own(bench: Bench) -> None:
     async def main() -> None:
         async with await login(bench, mode="plan") as agent:
@@ -507,11 +575,6 @@ def test_the_server_refuses_unknown_subsystems(bench: Bench) -> None:
 
 def test_a_key_with_a_forced_command_gets_no_api(bench: Bench) -> None:
     """`command=` confines a key to one command: the SDK's session is refused, saying why."""
-    from kserver import keygen
-
-    from kfs.agents import add_agent, add_key
-    from kfs.vfs import VFS
-    from kshell.sdk.types import SDKError
 
     add_agent(VFS(bench.state, by="test"), "carol")
     key = bench.keys["carol"] = keygen(bench.root / "carol_key", "carol@test")

@@ -146,3 +146,26 @@ def test_paramiko_exec(bench: Bench) -> None:
         assert stdout.channel.recv_exit_status() == 5
     finally:
         client.close()
+
+
+def test_a_channel_closed_by_its_client_hangs_up_its_command(bench: Bench) -> None:
+    """A client that closes the channel of a running command on a connection it keeps (no
+    signal sent) ends the command, as sshd's hangup would: nothing is left running."""
+    from kfs.runtime import procs
+
+    def running() -> bool:
+        return any(r["cmd"].endswith("# hangup-probe") for r in procs.rows(bench.state, agent="bob", live=True))
+
+    async def main() -> None:
+        async with asyncssh.connect("127.0.0.1", bench.port, username="bob", client_keys=[str(bench.keys["bob"])],
+                                    known_hosts=None, agent_path=None) as conn:
+            process = await conn.create_process("echo started; sleep 600 # hangup-probe", encoding=None)
+            assert await process.stdout.readline() == b"started\n"
+            assert running()
+            process.close()
+            deadline = time.monotonic() + 60
+            while running():
+                assert time.monotonic() < deadline, "the command still runs after its channel closed"
+                await asyncio.sleep(0.05)
+
+    asyncio.run(main())
