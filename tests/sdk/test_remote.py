@@ -575,7 +575,6 @@ def test_the_server_refuses_unknown_subsystems(bench: Bench) -> None:
 
 def test_a_key_with_a_forced_command_gets_no_api(bench: Bench) -> None:
     """`command=` confines a key to one command: the SDK's session is refused, saying why."""
-
     add_agent(VFS(bench.state, by="test"), "carol")
     key = bench.keys["carol"] = keygen(bench.root / "carol_key", "carol@test")
     add_key(bench.state, "carol", 'command="echo forced" ' + (bench.root / "carol_key.pub").read_text())
