@@ -14,6 +14,18 @@ agent's filesystem uid and gid (setfsuid, setfsgid) and groups (the raw setgroup
 changes only the calling thread, unlike glibc's) for the length of one operation: the kernel
 checks permissions as it would for the agent, and what the agent creates is its own. A server
 that is not root acts as itself. A `readonly` drive refuses every write with EROFS.
+
+What an agent's files take on a host drive is the host's disk: it is charged to the agent's
+quota in K's state (kfs.kstate.quota.HOST, beside its K files and held to the same limit), by
+the drive's `Ledger`. The charge is a file's apparent size (st_size, what `ls -l` shows), to its
+owner (as Linux's user quotas count), when that owner is an agent: what a write, truncate or
+O_TRUNC adds, and what an unlink, a rename over the file or a removal takes away with the
+file's last name. A write that would take the owner past its limit fails with EDQUOT before
+anything is written; an overwrite in place costs no transaction at all. Apparent sizes rather
+than blocks: a filesystem's allocation (XFS's speculative preallocation, delayed allocation)
+changes after the write, and a count must give back exactly what it took. So a sparse file
+counts its holes, and a file that was there before the drive counted anything, or that the
+host itself changes, is counted from what K sees of it (a refund never goes below nothing).
 """
 
 from __future__ import annotations
@@ -21,18 +33,25 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import fcntl
 import os
 import posixpath
 import stat as st
+import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from kfs.drives.inodes import inode_of
+from kfs.kstate import quota
+from kfs.kstate.quota import FIRST_AGENT_UID
 from kfs.runtime.drives import Drive
 from kfs.vfs import NOW, Cred, Inode, StatFS
 from kfs.vfs.attrs import Time
 from kfs.vfs.errors import fs_error
+
+if TYPE_CHECKING:
+    from kfs.kstate import KState
 
 T = TypeVar("T")
 _libc = ctypes.CDLL(None, use_errno=True)  # an instance of our own: its functions' argtypes stay ours
@@ -40,6 +59,7 @@ _SYS_OPENAT2 = 437  # the same on every architecture (system calls are numbered 
 _RESOLVE = 0x02 | 0x10  # RESOLVE_NO_MAGICLINKS | RESOLVE_IN_ROOT
 _SYS_GROUPS = {"x86_64": (115, 116), "aarch64": (158, 159)}.get(os.uname().machine)  # getgroups, setgroups
 _WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+_RENAME_EXCHANGE = 2
 
 
 class _How(ctypes.Structure):
@@ -103,6 +123,99 @@ def as_caller(cred: Cred) -> Iterator[None]:
         _setgroups(saved)
 
 
+class Ledger:
+    """An agent's host-drive bytes, kept in K's state (module docstring): the one count every
+    process writing the drive shares (the server's SFTP, each session's worker, the FUSE mount
+    delegated programs write through), with LMDB's writer lock between them."""
+
+    def __init__(self, state: KState) -> None:
+        self.state = getattr(state, "state", state)  # a fork's view: its base (the counters are not layered)
+        # one change of a size at a time in this process: two writes extending one file at once
+        # (the kernel's parallel FUSE writes) would each see the other's growth as their own
+        self._sizing = threading.Lock()
+
+    def charge(self, uid: int, delta: int, path: str | None = None, *, check: bool = True) -> None:
+        """Add `delta` bytes to agent `uid`'s host-drive use; EDQUOT past its limit (`check`)."""
+        if delta and uid >= FIRST_AGENT_UID:
+            self.state.write(lambda txn: quota.charge(txn, uid, delta, path, check, quota.HOST))
+
+    def grown(self, fd: int, end: Callable[[int], int], change: Callable[[], T], path: str | None = None) -> T:
+        """Run `change`, which makes the open file `fd` `end(its size now)` bytes long at most:
+        its owner is charged the growth first (EDQUOT: nothing is done), then what the size
+        really moved by."""
+        s = os.fstat(fd)
+        if not st.S_ISREG(s.st_mode) or s.st_uid < FIRST_AGENT_UID:
+            return change()  # a host user's file (or no file): not K's to count
+        with self._sizing:
+            s = os.fstat(fd)
+            need = max(end(s.st_size) - s.st_size, 0)
+            self.charge(s.st_uid, need, path)
+            try:
+                return change()
+            finally:
+                self.charge(s.st_uid, os.fstat(fd).st_size - s.st_size - need, path, check=False)
+
+    def removed(self, found: os.stat_result | None) -> None:
+        """A name of the file `found` (stat before its removal) is gone: its last one gives
+        its bytes back."""
+        if found is not None and st.S_ISREG(found.st_mode) and found.st_nlink <= 1:
+            self.charge(found.st_uid, -found.st_size, check=False)
+
+    def moved(self, before: os.stat_result, after: os.stat_result) -> None:
+        """A chown gave the file to another owner: its bytes are the new owner's (root's
+        chown: never refused, as K's own)."""
+        if st.S_ISREG(before.st_mode) and before.st_uid != after.st_uid:
+            self.charge(before.st_uid, -before.st_size, check=False)
+            self.charge(after.st_uid, after.st_size, check=False)
+
+
+class _Unledgered(Ledger):
+    """No count: a drive outside a state (as in tests of the backing alone), or a read-only one."""
+
+    def __init__(self) -> None:
+        pass
+
+    def charge(self, uid: int, delta: int, path: str | None = None, *, check: bool = True) -> None:
+        return None
+
+    def grown(self, fd: int, end: Callable[[int], int], change: Callable[[], T], path: str | None = None) -> T:
+        return change()
+
+
+UNLEDGERED = _Unledgered()
+
+
+def recount(state: KState, drives: list[Drive]) -> dict[int, int]:
+    """Count again what each agent's files take on the writable host `drives` (the image's), as
+    the ledger counts them (apparent sizes, a file with many names once), and store it: what
+    the host changed behind K's back, and what was there before, is counted as it is now. The
+    walk never follows a link; a write made while it runs may be missed or counted twice."""
+    seen: set[tuple[int, int]] = set()
+    counts: dict[int, int] = {}
+    for drive in drives:
+        if drive.kind != "host" or drive.readonly:
+            continue
+        for top, dirs, files in os.walk(drive.source):
+            for name in files + dirs:
+                try:
+                    s = os.lstat(os.path.join(top, name))
+                except OSError:
+                    continue  # gone meanwhile
+                if st.S_ISREG(s.st_mode) and s.st_uid >= FIRST_AGENT_UID and (s.st_dev, s.st_ino) not in seen:
+                    seen.add((s.st_dev, s.st_ino))
+                    counts[s.st_uid] = counts.get(s.st_uid, 0) + s.st_size
+    Ledger(state).state.write(lambda txn: quota.store_host(txn, counts))
+    return counts
+
+
+def _entry_stat(dirfd: int, name: str) -> os.stat_result | None:
+    """The entry `name` of `dirfd`, not followed; None when there is none."""
+    try:
+        return os.stat(name, dir_fd=dirfd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
 def _proc(fd: int) -> str:
     """A path to what `fd` holds (an O_PATH descriptor serves chmod, utime, xattrs this way)."""
     return f"/proc/self/fd/{fd}"
@@ -159,16 +272,17 @@ def _settle_mode(fd: int, perm: int) -> None:
 class HostBacking:
     """A mounted host drive."""
 
-    def __init__(self, drive: Drive, index: int) -> None:
+    def __init__(self, drive: Drive, index: int, state: KState | None = None) -> None:
         self.drive = drive
         self.index = index
+        self.ledger = UNLEDGERED if state is None or state.readonly or drive.readonly else Ledger(state)
         self._views: dict[tuple[Cred, int], HostFS] = {}
 
     def view(self, cred: Cred, umask: int) -> HostFS:
         key = (cred, umask)
         found = self._views.get(key)
         if found is None:
-            found = self._views[key] = HostFS(self.drive, cred, umask)
+            found = self._views[key] = HostFS(self.drive, cred, umask, self.ledger)
         return found
 
     def statfs(self) -> StatFS:
@@ -180,10 +294,11 @@ class HostFS:
     """One caller's path operations on a host drive, in PathFS's shape. Paths are the drive's
     own, absolute and normal ("/" its top); errors name them."""
 
-    def __init__(self, drive: Drive, cred: Cred, umask: int) -> None:
+    def __init__(self, drive: Drive, cred: Cred, umask: int, ledger: Ledger = UNLEDGERED) -> None:
         self.drive = drive
         self.cred = cred
         self.umask = umask
+        self.ledger = ledger
 
     def _do(self, path: str, fn: Callable[[_Call], T], *, write: bool = False) -> T:
         """Run `fn` on a fresh descriptor of the source (opened as the server: the directories
@@ -295,21 +410,38 @@ class HostFS:
 
     def _put(self, path: str, content: bytes | str, mode: int, how: int) -> int:
         payload = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else bytes(content)
+        trunc = bool(how & os.O_TRUNC)  # done by hand: what the old content took is given back
 
         def body(c: _Call) -> int:
-            fd = self._create(c, path, os.O_WRONLY | how, mode)
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
-            return len(payload)
+            fd = self._create(c, path, os.O_WRONLY | (how & ~os.O_TRUNC), mode)
+
+            def put() -> int:
+                if trunc:
+                    os.ftruncate(fd, 0)
+                view = memoryview(payload)
+                while view:
+                    view = view[os.write(fd, view):]
+                return len(payload)
+
+            return self.ledger.grown(fd, lambda size: len(payload) + (0 if trunc else size), put, path)
 
         return self._do(path, body, write=True)
 
     def open(self, path: str, flags: int = os.O_RDONLY, mode: int = 0o666) -> HostHandle:
+        trunc = flags & os.O_TRUNC and flags & os.O_ACCMODE != os.O_RDONLY  # by hand: the old bytes given back
+        flags &= ~os.O_TRUNC if trunc else ~0
+
         def body(c: _Call) -> HostHandle:
             fd = self._create(c, path, flags & ~os.O_CREAT, mode, keep=True) if flags & os.O_CREAT else \
                 _open_existing(c, path, flags)
-            return HostHandle(fd, path, self.cred)
+            handle = HostHandle(fd, path, self.cred, self.ledger)
+            if trunc:
+                try:
+                    handle.truncate(0)
+                except OSError:
+                    handle.close()
+                    raise
+            return handle
 
         return self._do(path, body, write=bool(flags & _WRITES))
 
@@ -317,7 +449,7 @@ class HostFS:
         def body(c: _Call) -> Inode:
             fd = c.open(path, os.O_WRONLY | os.O_NONBLOCK)
             _regular(fd)
-            os.ftruncate(fd, size)
+            self.ledger.grown(fd, lambda _: size, lambda: os.ftruncate(fd, size), path)
             return inode_of(os.stat(fd))
 
         return self._do(path, body, write=True)
@@ -380,7 +512,9 @@ class HostFS:
     def unlink(self, path: str) -> None:
         def body(c: _Call) -> None:
             dirfd, name = c.entry(path, errno.EBUSY)
+            found = _entry_stat(dirfd, name)
             os.unlink(name, dir_fd=dirfd)
+            self.ledger.removed(found)
 
         self._do(path, body, write=True)
 
@@ -403,7 +537,9 @@ class HostFS:
                         if entry.is_dir(follow_symlinks=False):
                             tree(fd, entry.name)
                         else:
+                            found = _entry_stat(fd, entry.name)
                             os.unlink(entry.name, dir_fd=fd)
+                            self.ledger.removed(found)
             finally:
                 os.close(fd)
             os.rmdir(name, dir_fd=dirfd)
@@ -418,6 +554,7 @@ class HostFS:
                 raise
             if not st.S_ISDIR(found.st_mode):
                 os.unlink(name, dir_fd=dirfd)
+                self.ledger.removed(found)
             elif not recursive:
                 raise OSError(errno.EISDIR, "")
             else:
@@ -431,10 +568,15 @@ class HostFS:
         def body(c: _Call) -> None:
             src_dir, src_name = c.entry(src, errno.EBUSY)
             dst_dir, dst_name = c.entry(dst, errno.EBUSY)
+            replaced = None if flags & _RENAME_EXCHANGE else _entry_stat(dst_dir, dst_name)
+            moved = _entry_stat(src_dir, src_name) if replaced is not None else None
             if not flags:
                 os.rename(src_name, dst_name, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
             elif _libc.renameat2(src_dir, os.fsencode(src_name), dst_dir, os.fsencode(dst_name), flags) < 0:
                 raise _errno()
+            if replaced is not None and moved is not None and \
+                    (replaced.st_dev, replaced.st_ino) != (moved.st_dev, moved.st_ino):
+                self.ledger.removed(replaced)  # the file renamed over lost that name
 
         self._do(src, body, write=True)
 
@@ -454,8 +596,11 @@ class HostFS:
     def chown(self, path: str, uid: int | None = None, gid: int | None = None, *, follow: bool = True) -> Inode:
         def body(c: _Call) -> Inode:
             where, deref = c.target(path, follow)
+            before = os.stat(where, follow_symlinks=deref)
             os.chown(where, -1 if uid is None else uid, -1 if gid is None else gid, follow_symlinks=deref)
-            return inode_of(os.stat(where, follow_symlinks=deref))
+            after = os.stat(where, follow_symlinks=deref)
+            self.ledger.moved(before, after)
+            return inode_of(after)
 
         return self._do(path, body, write=True)
 
@@ -527,10 +672,12 @@ def _open_existing(c: _Call, path: str, flags: int) -> int:
 class HostHandle:
     """An open file of a host drive, with the FileHandle methods tools and SFTP use."""
 
-    def __init__(self, fd: int, path: str, cred: Cred) -> None:
+    def __init__(self, fd: int, path: str, cred: Cred, ledger: Ledger = UNLEDGERED) -> None:
         self.fd = fd
         self.path = path
         self.cred = cred
+        self.ledger = ledger
+        self.append = bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND)  # writes land at the end
         self.closed = False
 
     def _io(self, fn: Callable[[], T]) -> T:
@@ -559,10 +706,11 @@ class HostHandle:
                 view, at = view[n:], at + n
             return len(buf)
 
-        return self._io(write)
+        end = (lambda size: size + len(buf)) if self.append else (lambda size: offset + len(buf))
+        return self._io(lambda: self.ledger.grown(self.fd, end, write))
 
     def truncate(self, size: int) -> None:
-        self._io(lambda: os.ftruncate(self.fd, size))
+        self._io(lambda: self.ledger.grown(self.fd, lambda _: size, lambda: os.ftruncate(self.fd, size)))
 
     def setattr(self, *, mode: int | None = None, uid: int | None = None, gid: int | None = None,
                 size: int | None = None, atime: Time = None, mtime: Time = None) -> Inode:
@@ -571,9 +719,11 @@ class HostHandle:
         def change() -> Inode:
             with as_caller(self.cred):
                 if uid is not None or gid is not None:
+                    before = os.stat(self.fd)
                     os.fchown(self.fd, -1 if uid is None else uid, -1 if gid is None else gid)
+                    self.ledger.moved(before, os.stat(self.fd))
                 if size is not None:
-                    os.ftruncate(self.fd, size)
+                    self.ledger.grown(self.fd, lambda _: size, lambda: os.ftruncate(self.fd, size))
                 if mode is not None:
                     os.fchmod(self.fd, mode & PERM_BITS)
                 if atime is not None or mtime is not None:

@@ -6,7 +6,11 @@ Every process of that server run opens the drive there: the server for SFTP, eac
 worker for its shell. So a file written over ssh is there for SFTP and for the next session,
 and the drive gets every file operation of the VFS (permissions, links, renames, open files)
 with nothing written for it: its PathFS is K's own. Its `max_bytes` is that state's data quota
-(`komputer init --max-bytes`), so a write past it fails with ENOSPC, as on a full tmpfs.
+(`komputer init --max-bytes`), so a write past it fails with ENOSPC, as on a full tmpfs. Its
+`agent_max_bytes` (default: half the drive) is that state's default quota for agents
+(kfs.kstate.quota, with a file limit to match: `Drive.agent_files`), so one agent's write past
+its share fails with EDQUOT, as on a tmpfs mounted with usrquota: no agent fills the drive,
+which is the host's memory, for the others.
 
 The directory is `$KOMPUTER_DRIVES_DIR` (default /dev/shm) `/komputer-drives-<state uuid>`:
 one per state, so a server killed without its stop leaves nothing behind for long; the next
@@ -29,7 +33,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from kfs.kstate import KState
+from kfs.kstate import KState, quota
 from kfs.kstate.schema import U64
 from kfs.runtime.drives import Drive
 from kfs.vfs import ROOT, VFS, Cred, PathFS, StatFS
@@ -86,7 +90,7 @@ class MemoryDrives:
                 state = KState(path, create=True, max_map_size=drive.max_bytes + MAP_SLACK)
                 if fresh:
                     PathFS(VFS(state, by="drive", receipts=False), cred=ROOT).chmod("/", ROOT_MODE)
-                _set_limit(state, drive.max_bytes)
+                _set_limits(state, drive)
             finally:
                 os.close(fd)
             self._states[drive.name] = state
@@ -112,12 +116,16 @@ def run_directory(state: KState) -> Path:
     return Path(os.environ.get(ENV) or DEFAULT_BASE) / f"komputer-drives-{state.fs_uuid}"
 
 
-def _set_limit(state: KState, max_bytes: int) -> None:
-    """The drive's data quota, as the image in force says (a new version may change it)."""
+def _set_limits(state: KState, drive: Drive) -> None:
+    """The drive's data quota and each agent's share of it, as the image in force says (a new
+    version may change them)."""
+    wanted = {MAX_BYTES: drive.max_bytes, quota.BYTES.default_key: drive.agent_share,
+              quota.FILES.default_key: drive.agent_files}
     with state.read() as txn:
-        raw = txn.get("meta", MAX_BYTES)
-    if raw is None or U64.unpack(raw)[0] != max_bytes:
-        state.write(lambda txn: txn.put("meta", MAX_BYTES, U64.pack(max_bytes)))
+        found = {key: txn.get("meta", key) for key in wanted}
+    changed = {key: U64.pack(n) for key, n in wanted.items() if found[key] is None or U64.unpack(found[key])[0] != n}
+    if changed:
+        state.write(lambda txn: [txn.put("meta", key, raw) for key, raw in changed.items()])
 
 
 class MemoryBacking:

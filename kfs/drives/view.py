@@ -113,7 +113,7 @@ def mount(records: Sequence[Drive], vfs: VFS, memory: MemoryDrives | None,
 
             backings.append(PythonBacking(drive, index, Unserved(errno.ENOTSUP) if python is None else python(drive)))
         else:
-            backings.append(HostBacking(drive, index))
+            backings.append(HostBacking(drive, index, vfs.state))  # its agents' files charged in K's state
     return Drives(backings, _mount_points(vfs, backings))
 
 

@@ -16,6 +16,11 @@ uid (FIRST_AGENT_UID up), the state's default for agents (`komputer init --agent
 uid past its limit fails with EDQUOT ("Disk quota exceeded", what Linux gives for a user over
 its hard limit) and its transaction is aborted whole, so nothing is half-written. Root's writes
 are not held to it (Linux: CAP_SYS_RESOURCE), nor are uids below FIRST_AGENT_UID by default.
+
+What an agent's files take on the image's host drives (real directories of the host) is counted
+beside it (`HOST`: their apparent sizes, kfs.drives.host) and held to the same byte limit: an
+agent's K files and its host-drive files together stay under its quota. The two counters stay
+apart because fsck recounts K's own data, which host files are not.
 """
 
 from __future__ import annotations
@@ -52,6 +57,9 @@ BYTES = Resource(b"usage/", b"quota/", b"agent_disk", 4 << 30)
 # a million files: a large tree (node_modules, a kernel checkout) fits, and their records (about
 # 200 bytes each with their entries) stay a fraction of the byte quota
 FILES = Resource(b"fileuse/", b"filequota/", b"agent_files", 1_000_000)
+# an agent's files on host drives: the byte quota's own and default keys, a counter of its own
+HOST = Resource(b"hostuse/", BYTES.own, BYTES.default_key, BYTES.default)
+_BESIDE = {BYTES.use: HOST, HOST.use: BYTES}  # what is held to one limit together
 USAGE, QUOTA, AGENT_DISK = BYTES.use, BYTES.own, BYTES.default_key
 DEFAULT_AGENT_DISK, DEFAULT_AGENT_FILES = BYTES.default, FILES.default
 
@@ -77,6 +85,12 @@ def usage(txn: Txn, uid: int, kind: Resource = BYTES) -> int:
     return _read(txn, usage_key(uid, kind)) or 0
 
 
+def total_use(txn: Txn, uid: int) -> int:
+    """The bytes held to `uid`'s byte limit: its K files' and its host-drive files' (what `df`,
+    `quota` and `komputer quota` show as used)."""
+    return usage(txn, uid) + usage(txn, uid, HOST)
+
+
 def limit(txn: Txn, uid: int, kind: Resource = BYTES) -> int | None:
     """`uid`'s limit, or None when it has none (module docstring says which)."""
     own = _read(txn, quota_key(uid, kind))
@@ -91,7 +105,8 @@ def limit(txn: Txn, uid: int, kind: Resource = BYTES) -> int | None:
 def charge(txn: Txn, uid: int, delta: int, path: str | None = None, check: bool = True,
            kind: Resource = BYTES) -> None:
     """Add `delta` to `uid`'s use; growing it past its limit raises EDQUOT (when `check`),
-    which aborts the caller's transaction and so the write that asked."""
+    which aborts the caller's transaction and so the write that asked. K's bytes and the host
+    drives' are held to the limit together."""
     key = usage_key(uid, kind)
     used = (_read(txn, key) or 0) + delta
     if used > 0:
@@ -100,7 +115,8 @@ def charge(txn: Txn, uid: int, delta: int, path: str | None = None, check: bool 
         txn.delete("meta", key)
     if check and delta > 0 and uid:  # root is never held to a limit: no lookup for its many writes
         bound = limit(txn, uid, kind)
-        if bound is not None and used > bound:
+        beside = _BESIDE.get(kind.use)
+        if bound is not None and used + (usage(txn, uid, beside) if beside is not None else 0) > bound:
             raise OSError(errno.EDQUOT, os.strerror(errno.EDQUOT), *((path,) if path is not None else ()))
 
 
@@ -123,6 +139,15 @@ def set_agent_default(txn: Txn, size: int | None, kind: Resource = BYTES) -> Non
 def charged(txn: Txn, kind: Resource = BYTES) -> dict[int, int]:
     """Every uid's counted use, as the counters say (for fsck and `komputer quota`)."""
     return {_U32.unpack_from(key, len(kind.use))[0]: _unpack(value)[0] for key, value in txn.scan("meta", kind.use)}
+
+
+def store_host(txn: Txn, counts: dict[int, int]) -> None:
+    """Replace every agent's host-drive count with `counts` (a recount: kfs.drives.host)."""
+    for key in txn.scan_keys("meta", HOST.use):
+        txn.delete("meta", key)
+    for uid, used in counts.items():
+        if used > 0:
+            txn.put("meta", usage_key(uid, HOST), U64.pack(used))
 
 
 def store(txn: Txn, counts: dict[int, int], files: dict[int, int]) -> None:

@@ -4,6 +4,7 @@
     path = "/mnt/scratch"      # where it is mounted
     kind = "memory"            # memory: a fresh, bounded store for each server run
     max_bytes = "64M"
+    agent_max_bytes = "16M"    # what one agent may hold there (default: half of max_bytes)
 
     [drives.data]
     path = "/mnt/data"
@@ -46,8 +47,9 @@ _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 @value_class(frozen=True, slots=True)
 class Drive:
     """One drive of the image: `name` (its table), `path` (absolute, normal), `kind`, and what
-    that kind needs: `max_bytes` for memory, `source` (and `readonly`) for host, `handler`
-    (and `readonly`) for python: the image's class, as `module:Name`."""
+    that kind needs: `max_bytes` (and `agent_max_bytes`, 0: the default) for memory, `source`
+    (and `readonly`) for host, `handler` (and `readonly`) for python: the image's class, as
+    `module:Name`."""
 
     name: str
     path: str
@@ -56,13 +58,31 @@ class Drive:
     source: str = ""
     readonly: bool = False
     handler: str = ""
+    agent_max_bytes: int = 0
+
+    @property
+    def agent_share(self) -> int:
+        """What one agent may hold on a memory drive: `agent_max_bytes`, else half the drive,
+        so that no one agent can fill it for the others (a tmpfs is shared whole: this is
+        what tmpfs's per-user quota, `usrquota_block_hardlimit`, adds)."""
+        return self.agent_max_bytes or max(self.max_bytes // 2, 1)
+
+    @property
+    def agent_files(self) -> int:
+        """How many files one agent may have on a memory drive: one per 4 KiB of its share,
+        tmpfs's own default ratio (nr_inodes: a page's worth of size per inode), at least 64.
+        A file's records take room beyond the bytes counted, so many empty files would
+        otherwise fill the drive as surely as one large one."""
+        return max(self.agent_share // 4096, 64)
 
     def describe(self) -> str:
         """What backs it, in a few words: the host directory, the python drive's class, or the
         memory drive's limit."""
         if self.kind == "host":
             return self.source
-        return self.handler if self.kind == "python" else f"max {size_text(self.max_bytes)}"
+        if self.kind == "python":
+            return self.handler
+        return f"max {size_text(self.max_bytes)}, {size_text(self.agent_share)} per agent"
 
 
 def of_image(record: dict[str, Any] | None) -> list[Drive]:

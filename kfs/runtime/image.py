@@ -63,10 +63,11 @@ _SECRET_KEYS = {"description": str, "agents": list}
 _COMMAND_KEYS = {"handler": str, "markdown": str, "description": str}
 _HOOK_KEYS = {"on": str, "handler": str, "agents": list}
 _CRON_KEYS = {"name": str, "every": str, "command": str, "agent": str}
-_DRIVE_KEYS = {"path": str, "kind": str, "max_bytes": (int, str), "source": str, "readonly": bool, "handler": str}
+_DRIVE_KEYS = {"path": str, "kind": str, "max_bytes": (int, str), "agent_max_bytes": (int, str), "source": str,
+               "readonly": bool, "handler": str}
 # the keys each kind of drive takes beyond path and kind, and why the others are not for it
 _DRIVE_KIND_KEYS = {
-    "memory": (("max_bytes",), "a memory drive starts empty at every server start"),
+    "memory": (("max_bytes", "agent_max_bytes"), "a memory drive starts empty at every server start"),
     "host": (("source", "readonly"), "a host drive has the room of its directory"),
     "python": (("handler", "readonly"), "a python drive's files are its handler's"),
 }
@@ -501,6 +502,17 @@ def _drive(manifest: _Manifest, root: Path, name: str, drive: Any, earlier: dict
             raise ImageError(manifest.where(table, "max_bytes"),
                              f"max_bytes = {drive['max_bytes']!r}{whose}: more than this host's memory "
                              f"({size_text(bound)}), which holds every memory drive")
+        if "agent_max_bytes" in drive:
+            try:
+                out["agent_max_bytes"] = share = parse_size(drive["agent_max_bytes"])
+            except ValueError:
+                raise ImageError(manifest.where(table, "agent_max_bytes"),
+                                 f"agent_max_bytes = {drive['agent_max_bytes']!r}: expected a size such as 16M "
+                                 "(bytes, or K, M, G)") from None
+            if share > out["max_bytes"]:
+                raise ImageError(manifest.where(table, "agent_max_bytes"),
+                                 f"agent_max_bytes = {drive['agent_max_bytes']!r}: more than the drive's max_bytes "
+                                 f"({size_text(out['max_bytes'])})")
         return out
     if kind == "python":
         if "handler" not in drive:

@@ -233,7 +233,7 @@ class VFS:
             limit = txn.counter(MAX_BYTES) or self.state.max_map_size
             files = txn.stat("inodes")["entries"]
             own = quota.limit(txn, uid) if uid else None
-            mine = quota.usage(txn, uid) if own is not None else 0
+            mine = quota.total_use(txn, uid) if own is not None else 0
             own_files = quota.limit(txn, uid, quota.FILES) if uid else None
             my_files = quota.usage(txn, uid, quota.FILES) if own_files is not None else 0
         free = max(limit - used, 0)

@@ -169,9 +169,17 @@ def cmd_quota(args: argparse.Namespace) -> int:
     from kfs.kstate import KState, quota
 
     with KState(state_path(args)) as state:
+        if args.recount_drives:
+            from kfs.drives.host import recount
+            from kfs.runtime import image
+            from kfs.runtime.drives import of_image
+
+            recount(state, of_image(image.current(state)))
         agents = {a.uid: a.name for a in list_agents(state)}
         with state.read() as txn:
             used, owned = quota.charged(txn), quota.charged(txn, quota.FILES)
+            for uid, host in quota.charged(txn, quota.HOST).items():  # its host-drive files too
+                used[uid] = used.get(uid, 0) + host
             rows = [(uid, used.get(uid, 0), quota.limit(txn, uid), owned.get(uid, 0),
                      quota.limit(txn, uid, quota.FILES)) for uid in sorted({*agents, *used, *owned})]
     print(f"{'User':<20} {'used':>12} {'limit':>12} {'files':>10} {'limit':>10}")
@@ -203,7 +211,11 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     p.add_argument("--image", metavar="FOLDER", help="apply the image in FOLDER (see `image apply`)")
     p = add("compact", cmd_compact, "give the host back the disk deleted files left in data.mdb (the state "
                                     "must not be served or mounted meanwhile)")
-    add("quota", cmd_quota, "each agent's disk use and quota (KiB) and files and their limit, as repquota")
+    p = add("quota", cmd_quota, "each agent's disk use and quota (KiB: K's files and the host drives' together) "
+                                "and files and their limit, as repquota")
+    p.add_argument("--recount-drives", action="store_true",
+                   help="count the agents' files on the image's host drives again first (what the host changed "
+                        "there itself)")
     p = add("fsck", cmd_fsck, "check every invariant of the state; exit 0 clean, 1 repaired, 4 problems left")
     p.add_argument("--repair", action="store_true", help="repair what is found, in one transaction")
     p = add("backup", cmd_backup, "copy the state, even while it runs, into a new directory DEST")

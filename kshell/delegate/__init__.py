@@ -8,8 +8,9 @@ programs a delegating session shows: kshell.exec.system). Everything refuses wit
 saying why and what to configure rather than run a program on the wrong files: a program
 naming a python drive (files the image's code serves in the session's worker, which the mount
 cannot serve) is refused, and one on the ssh remote naming any drive. The local sandbox binds
-the host drives from their sources and the memory drives from the FUSE mount, which shows them
-(kfs.drives.nodes), each at its path. A session with a write policy (a restricted mode, path
+the memory drives and the writable host drives from the FUSE mount, which shows them
+(kfs.drives.nodes) and charges what an agent writes on a host drive to its quota, each at its
+path; a read-only host drive from its source. A session with a write policy (a restricted mode, path
 rules, write hooks) binds K from the agent's view of it instead (kshell.delegate.mounts), so the
 same policy decides a program's creates, renames, links and writes as the shell's, once.
 """
@@ -131,12 +132,14 @@ def _drive_named(sh: Interp, argv: list[str], kinds: tuple[str, ...] | None) -> 
 
 
 def _drive_binds(sh: Interp, mount: str) -> tuple[tuple[str, str, bool], ...]:
-    """The session's drives the sandbox binds, (path, source, read-only): a host drive from
-    its directory, a memory drive from the mount (`wait_coherent` has it mount the image's
-    drives in force)."""
+    """The session's drives the sandbox binds, (path, source, read-only): a read-only host
+    drive from its directory; a memory drive, and a host drive the program may write, from the
+    mount (`wait_coherent` has it mount the image's drives in force), whose writes to a host
+    drive are charged to the agent's quota as the shell's and SFTP's are (kfs.drives.host)."""
     if not isinstance(sh.fs, DriveFS):
         return ()
-    sources = {"host": lambda drive: drive.source, "memory": lambda drive: mount + drive.path}
+    sources = {"host": lambda drive: drive.source if drive.readonly else mount + drive.path,
+               "memory": lambda drive: mount + drive.path}
     return tuple((b.drive.path, sources[b.drive.kind](b.drive), b.drive.readonly)
                  for b in sh.fs.drives if b.drive.kind in sources)
 
@@ -206,10 +209,10 @@ def _view_of(d: Delegation, admin: Mount, state_dir: str, fork: int | None, poli
 
 
 def _restricted(sh: Interp, view: View) -> View:
-    """A restricted session's host drives (bound from their own directories, which no view
-    sees): read-only, the whole drive, in a restricted mode or where a path rule that denies or
-    asks reaches it (for a glob, from the directory before its first glob character: more
-    than the rule, never less)."""
+    """A restricted session's host drives: read-only, the whole drive, in a restricted mode or
+    where a path rule that denies or asks reaches it (for a glob, from the directory before its
+    first glob character: more than the rule, never less). The view's policy is not asked for
+    a host drive's writes (they were bound from their own directories, which no view saw)."""
     policy = sh.fs.policy
     assert policy is not None
     ruled = []
@@ -218,8 +221,10 @@ def _restricted(sh: Interp, view: View) -> View:
             head = rule.pattern.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
             ruled.append(head if head == rule.pattern else posixpath.dirname(head) or "/")
 
+    hosts = {b.drive.path for b in sh.fs.drives if b.drive.kind == "host"} if isinstance(sh.fs, DriveFS) else set()
+
     def read_only(path: str, source: str) -> bool:
-        if source.startswith(view.mount + "/"):
+        if path not in hosts:
             return False  # a memory drive, which the view shows: its policy decides there
         return policy.mode != "full" or any(_shows((path,), r) or _shows((r,), path) for r in ruled)
 

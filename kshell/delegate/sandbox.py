@@ -5,8 +5,9 @@ programs need), a private /proc and a minimal /dev, and of K only what the agent
 its home, /tmp and the working directory, each bound read-write from the FUSE mount at the
 same path it has in K, so a path means the same file inside and out (in a restricted session,
 the mount is the agent's view, which asks the session's policy for every write). The image's
-drives are bound at their paths, a host drive from its source and a memory drive from the
-mount (a host drive read-only when the drive is, or the session is restricted), so a drive means
+drives are bound at their paths, a memory drive and a writable host drive from the mount (which
+charges an agent's host-drive writes to its quota), a read-only host drive from its source (a
+host drive read-only when the drive is, or the session is restricted), so a drive means
 the same directory inside too. Everything else of the host (the state directory, /root, /home,
 other agents' homes, sockets) is simply not there.
 A path outside those views could only name the wrong file (the host's /etc instead of K's, or

@@ -114,13 +114,15 @@ def bubblewrap_usable() -> bool:
     return _BWRAP
 
 
-def memory_drive(max_bytes: int, *, readonly: bool = False) -> dict[str, Any]:
+def memory_drive(max_bytes: int, *, readonly: bool = False, agent_max_bytes: int | None = None) -> dict[str, Any]:
     """A fresh, bounded tree for each run of the computer (the image's `kind = "memory"`):
-    writes past `max_bytes` fail with ENOSPC, as on a full tmpfs. Not K-owned state: that is
+    writes past `max_bytes` fail with ENOSPC, as on a full tmpfs, and one agent's past
+    `agent_max_bytes` (default: half the drive) with EDQUOT. Not K-owned state: that is
     `memory_state`."""
     if readonly:
         raise ValueError("memory_drive(readonly=True): a memory drive starts empty; nothing could be read")
-    return {"kind": "memory", "max_bytes": int(max_bytes)}
+    return {"kind": "memory", "max_bytes": int(max_bytes),
+            **({} if agent_max_bytes is None else {"agent_max_bytes": int(agent_max_bytes)})}
 
 
 def host_drive(source: str | os.PathLike[str], *, readonly: bool = False) -> dict[str, Any]:

@@ -88,3 +88,35 @@ def test_compact_refuses_while_another_process_holds_the_state(tmp_path: Path) -
     finally:
         holder.communicate("", timeout=60)
     assert komputer(state, "compact").returncode == 0
+
+
+def test_quota_recount_drives_counts_what_the_host_changed(tmp_path: Path) -> None:
+    """A host drive's files are counted as K writes them; what the host itself put there (or
+    took away) is counted by `komputer quota --recount-drives`, a file with two names once."""
+    from kfs.runtime import image
+
+    state = tmp_path / "s"
+    assert komputer(state, "agent", "add", "alice").returncode == 0
+    data = tmp_path / "data"
+    (data / "sub").mkdir(parents=True)
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "komputer.toml").write_text(f'[drives.data]\npath = "/mnt/data"\nkind = "host"\n'
+                                                     f'source = "{data}"\n')
+    with KState(state) as ks:
+        image.apply(ks, image.load(tmp_path / "img"), by="test")
+        alice = find_agent(ks, "alice")
+        assert alice is not None
+    (data / "sub" / "f").write_bytes(b"x" * (3 * MIB))
+    os.link(data / "sub" / "f", data / "g")
+    (data / "root's").write_bytes(b"r" * MIB)  # a host user's: not counted
+    os.chown(data / "sub" / "f", alice.uid, alice.gid)
+
+    def alices(*flags: str) -> str:
+        rows = {line.split()[0]: line.split()[1:] for line in komputer(state, "quota", *flags).stdout.splitlines()[1:]}
+        return rows["alice"][0]
+
+    home = int(alices().rstrip("K"))  # her home's files only: K never saw the host's
+    assert alices("--recount-drives") == f"{home + 3072}K"
+    (data / "g").unlink()
+    (data / "sub" / "f").unlink()
+    assert alices("--recount-drives") == f"{home}K"

@@ -31,3 +31,46 @@ def test_a_delegated_program_stops_at_the_agents_quota(make_mounted) -> None:  #
     assert out.splitlines()[-1].split()[1] == "2048"  # the host's df, through the mount: the agent's quota
     assert run(b, "echo ok", user="bob")[1] == "ok\n"
     assert run(b, FILL.format("room").replace("range(48)", "range(16)"), user="bob")[1] == "status=0\n"
+
+
+DRIVES = """[drives.scratch]
+path = "/mnt/scratch"
+kind = "memory"
+max_bytes = "4M"
+
+[drives.data]
+path = "/mnt/data"
+kind = "host"
+source = "{source}"
+"""
+
+
+def test_a_delegated_program_fills_no_drive_past_the_agents_bound(make_mounted, tmp_path) -> None:  # noqa: ANN001
+    """A host drive (the host's disk: the agent's quota) and a memory drive (the host's memory:
+    the agent's share, half the drive by default) stop a delegated program, which writes them
+    through the FUSE mount, as they stop the shell; bob still writes on both."""
+    from kfs.runtime import image
+
+    b: Bench = make_mounted()
+    alice = b.server.find_agent("alice")
+    assert alice is not None
+    b.state.write(lambda txn: quota.set_limit(txn, alice.uid, QUOTA))
+    source = b.root / "hostdata"  # under a directory agents may pass through, as bwrap needs
+    source.mkdir()
+    source.chmod(0o777)
+    (tmp_path / "komputer.toml").write_text(DRIVES.format(source=source))
+    image.apply(b.state, image.load(tmp_path), by="test")
+    status, out, err = run(b, FILL.format("/mnt/data/fill") + "; " + FILL.format("/mnt/scratch/fill")
+                           + "; wc -c < /mnt/scratch/fill")
+    assert status == 0, err
+    assert out.splitlines()[:2] == ["status=1", "status=1"], (out, err)
+    assert err.count("Disk quota exceeded") == 2, err
+    on_host = (source / "fill").stat().st_size
+    assert 0 < on_host <= QUOTA  # the host's disk
+    assert 0 < int(out.splitlines()[2]) <= 2 * MIB  # the host's memory
+    with b.state.read() as txn:
+        assert quota.usage(txn, alice.uid, quota.HOST) == on_host
+        assert quota.total_use(txn, alice.uid) <= QUOTA
+    room = FILL.replace("range(48)", "range(16)")
+    assert run(b, room.format("/mnt/data/room") + "; " + room.format("/mnt/scratch/room") + "; echo ok",
+               user="bob")[1] == "status=0\nstatus=0\nok\n"

@@ -177,3 +177,82 @@ def test_a_host_drive_strips_setuid_and_setgid_from_every_mode_it_sets(source: P
     os.chmod(source / "shared", 0o2777)  # the host's own setgid directory: its new folders inherit it
     fs.mkdir("/shared/sub", 0o777)
     assert stat.S_IMODE((source / "shared" / "sub").stat().st_mode) == 0o2755
+
+
+ALICE, BOB = Cred(100_001, 100_001), Cred(100_002, 100_002)  # agents' uids: held to their shares
+
+
+def test_no_agent_fills_a_memory_drive_for_the_others(memory: MemoryDrives) -> None:
+    drive = Drive("scratch", "/mnt/scratch", "memory", max_bytes=256 << 10)  # half each by default
+    backing = MemoryBacking(drive, memory.state(drive), 0)
+    alice, bob = backing.view(ALICE, 0o022), backing.view(BOB, 0o022)
+    alice.write_file("/a", b"x" * (96 << 10))
+    with pytest.raises(OSError) as e:
+        alice.write_file("/b", b"y" * (64 << 10))
+    assert e.value.errno == errno.EDQUOT  # her share (128 KiB), not the drive's room
+    assert not alice.exists("/b")
+    with pytest.raises(OSError) as e:
+        for i in range(drive.agent_files + 1):  # files too: many empty ones fill it as surely
+            alice.write_file(f"/empty{i}", b"")
+    assert e.value.errno == errno.EDQUOT and drive.agent_files == 64
+    bob.write_file("/b", b"y" * (120 << 10))  # bob still has his share
+    wide = Drive("wide", "/mnt/wide", "memory", max_bytes=256 << 10, agent_max_bytes=256 << 10)
+    whole = MemoryBacking(wide, memory.state(wide), 1).view(ALICE, 0o022)
+    whole.write_file("/a", b"x" * (200 << 10))  # agent_max_bytes: the operator's share
+    with pytest.raises(OSError) as e:
+        whole.write_file("/b", b"y" * (64 << 10))
+    assert e.value.errno == errno.ENOSPC  # the drive's own bound
+
+
+@pytest.mark.usefixtures("as_root")
+def test_an_agents_host_drive_files_are_charged_to_its_quota(source: Path, state: KState) -> None:
+    from kfs.kstate import quota
+
+    os.chmod(source, 0o777)
+    state.write(lambda txn: quota.set_limit(txn, ALICE.uid, 256 << 10))
+    backing = HostBacking(Drive("data", "/mnt/data", "host", source=str(source)), 0, state)
+    fs = backing.view(ALICE, 0o022)
+
+    def used() -> tuple[int, int]:
+        with state.read() as txn:
+            return quota.usage(txn, ALICE.uid, quota.HOST), quota.total_use(txn, ALICE.uid)
+
+    fs.write_file("/a", b"x" * (100 << 10))
+    fs.append_file("/a", b"x" * (50 << 10))
+    assert used() == (150 << 10, 150 << 10)
+    with pytest.raises(OSError) as e:
+        fs.write_file("/b", b"y" * (200 << 10))
+    assert e.value.errno == errno.EDQUOT and e.value.strerror == "Disk quota exceeded"
+    assert (source / "b").stat().st_size == 0  # created, nothing written: as write(2) past a quota
+    with fs.open("/a", os.O_RDWR) as f:
+        f.pwrite(b"z" * (150 << 10), 0)  # an overwrite in place takes nothing more
+        with pytest.raises(OSError) as e:
+            f.pwrite(b"z" * (200 << 10), 100 << 10)
+        assert e.value.errno == errno.EDQUOT
+        f.truncate(50 << 10)
+    assert used()[0] == 50 << 10
+    PathFS(VFS(state), cred=ROOT).mkdir("/home")
+    PathFS(VFS(state), cred=ROOT).chmod("/home", 0o777)
+    k = PathFS(VFS(state), cred=ALICE)  # K's own files and the drive's are held to one limit
+    with pytest.raises(OSError) as e:
+        k.write_file("/home/big", b"k" * (220 << 10))
+    assert e.value.errno == errno.EDQUOT
+    k.write_file("/home/small", b"k" * (100 << 10))
+    assert used() == (50 << 10, 150 << 10)
+    fs.link("/a", "/a2")
+    fs.unlink("/a")  # another name still holds it
+    assert used()[0] == 50 << 10
+    fs.write_file("/c", b"c" * (10 << 10))
+    fs.rename("/c", "/a2")  # the file renamed over lost its last name
+    assert used()[0] == 10 << 10
+    with fs.open("/a2", os.O_WRONLY | os.O_TRUNC):
+        pass
+    assert used()[0] == 0
+    fs.mkdir("/d")
+    fs.write_file("/d/e", b"e" * 4096)
+    fs.rm("/d", recursive=True)
+    assert used()[0] == 0
+    root_view = backing.view(ROOT, 0o022)
+    root_view.write_file("/r", b"r" * 1000)  # root's file: no agent's charge
+    root_view.chown("/r", ALICE.uid, ALICE.gid)  # given to alice: hers now
+    assert used()[0] == 1000

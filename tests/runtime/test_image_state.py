@@ -229,7 +229,7 @@ def test_drives_are_declared_with_their_backings(tmp_path: Path, state: KState) 
     assert drives.of_image(image.current(state)) == [  # by path
         drives.Drive("data", "/mnt/data", "host", source=str(tmp_path / "src"), readonly=True),
         drives.Drive("scratch", "/mnt/scratch", "memory", max_bytes=64 << 20)]
-    assert [d.describe() for d in drives.of_image(image.current(state))] == [str(tmp_path / "src"), "max 64M"]
+    assert [d.describe() for d in drives.of_image(image.current(state))] == [str(tmp_path / "src"), "max 64M, 32M per agent"]
     assert drives.of_image(None) == [] and drives.of_image({"spec": {}}) == []  # a record from before drives
 
 
@@ -344,4 +344,4 @@ def test_komputer_drives_lists_the_image_in_force(tmp_path: Path) -> None:
     assert listed.stdout.splitlines() == [
         "NAME    KIND   PATH         BACKING" + " " * (len(str(tmp_path / "src")) - 7) + " MODE",
         f"data    host   /mnt/data    {tmp_path / 'src'} ro",
-        "scratch memory /mnt/scratch max 64M" + " " * (len(str(tmp_path / "src")) - 7) + " rw"]
+        "scratch memory /mnt/scratch max 64M, 32M per agent" + " " * (len(str(tmp_path / "src")) - 22) + " rw"]

@@ -19,6 +19,7 @@ MANIFEST = """[drives.scratch]
 path = "/mnt/scratch"
 kind = "memory"
 max_bytes = "1M"
+agent_max_bytes = "1M"  # the drive's own bound first (each agent's share: test_disk_quota)
 
 [drives.data]
 path = "/mnt/data"

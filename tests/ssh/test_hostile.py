@@ -208,3 +208,21 @@ def test_workers_run_in_their_agent_cgroup_with_the_session_bounds(server: Bench
         alice.wait()
     wait_gone(server)
 
+
+
+def test_the_largest_pathological_rules_leave_every_agents_commands_answered(server: Bench) -> None:
+    """The red team's 120 KB `[[[...` path rule made every command of another agent take
+    minutes: a rule is at most MAX_PATTERN bytes (tests/runtime/test_rule_patterns.py) and the
+    largest of each bad shape compiles in linear time, once. With them in force for alice,
+    her writes are judged and bob's `echo ok` is answered (figures printed, only a hang fails)."""
+    from kfs.runtime.rules import MAX_PATTERN, add_rule
+
+    n = MAX_PATTERN
+    for pattern in ("/" + "[" * (n - 1), "/]" + "[" * (n - 2), "*a" * (n // 2), "*[a-" * (n // 4)):
+        add_rule(server.state, "deny", pattern, agent="alice", on="path")
+    with Prober(server) as bob:
+        for i in range(5):  # a session each: each compiles (or reuses) the rules and writes under them
+            done = server.ssh(f"echo {i} > f{i} && cat f{i}")
+            assert (done.returncode, done.stdout) == (0, f"{i}\n".encode()), done.stderr
+        bob.probed()
+    bob.check()

@@ -43,7 +43,7 @@ def quota(sh: Interp, argv: list[str]) -> int:
         who.append((known.users.get(uid, str(uid)), uid))
     for name, uid in who:
         with sh.fs.vfs.state.read() as txn:
-            used, limit = quotas.usage(txn, uid), quotas.limit(txn, uid)
+            used, limit = quotas.total_use(txn, uid), quotas.limit(txn, uid)
             files, most = quotas.usage(txn, uid, quotas.FILES), quotas.limit(txn, uid, quotas.FILES)
         full = limit is not None and used >= limit
         many = most is not None and files >= most
