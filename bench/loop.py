@@ -51,10 +51,11 @@ async def step_overhead(computer: Komputer, steps: int) -> float:
     async def noop() -> str:
         return "ok"
 
+    done = {"n": 0}  # the steps of this prompt so far: a counter, as scanning the messages grows with them
+
     def script(messages: list) -> dict:
-        last_user = max(i for i, m in enumerate(messages) if m.role == "user")
-        done = sum(m.role == "tool" for m in messages[last_user:])
-        return "done" if done >= steps else {"text": "step", "calls": [{"name": "noop", "arguments": {}}]}
+        done["n"] = 0 if messages[-1].role == "user" else done["n"] + 1
+        return "done" if done["n"] >= steps else {"text": "step", "calls": [{"name": "noop", "arguments": {}}]}
 
     starts: list[float] = []
     agent = session.loop(ScriptedModel(script, piece=64), tools=[noop], computer_tools=False,
