@@ -11,7 +11,9 @@ Rows (each prints K's figure and the goal):
   (kfs.journal.events_since, as `komputer events --follow` does) from the first chunk to the
   last (goal: >= 20,000/s);
 - from a tool call's chunk to its process start: the wall time from the loop seeing a `shell`
-  call's `tool_call` chunk to the K process row's start, median of N (goal: < 5 ms).
+  call's `tool_call` chunk to the K process row's start, median of N (goal: < 5 ms);
+- a stop in the middle of a tool: from `agent.stop()` called while a `sleep 100` call runs to
+  its K process row's end, median of N (goal: < 1 s; the tests only check that it ends).
 
     .venv/bin/python bench/loop.py [--quick]
 """
@@ -49,10 +51,11 @@ async def step_overhead(computer: Komputer, steps: int) -> float:
     async def noop() -> str:
         return "ok"
 
+    done = {"n": 0}  # the steps of this prompt so far: a counter, as scanning the messages grows with them
+
     def script(messages: list) -> dict:
-        last_user = max(i for i, m in enumerate(messages) if m.role == "user")
-        done = sum(m.role == "tool" for m in messages[last_user:])
-        return "done" if done >= steps else {"text": "step", "calls": [{"name": "noop", "arguments": {}}]}
+        done["n"] = 0 if messages[-1].role == "user" else done["n"] + 1
+        return "done" if done["n"] >= steps else {"text": "step", "calls": [{"name": "noop", "arguments": {}}]}
 
     starts: list[float] = []
     agent = session.loop(ScriptedModel(script, piece=64), tools=[noop], computer_tools=False,
@@ -131,6 +134,31 @@ async def call_to_process(computer: Komputer, runs: int) -> float:
     return statistics.median(delays)
 
 
+async def stop_mid_tool(computer: Komputer, runs: int) -> float:
+    session = await computer.login("bench", id="stops")
+
+    def script(messages: list) -> dict | str:
+        return "stopped" if messages[-1].role == "tool" else {"calls": [{"name": "shell",
+                                                                          "arguments": {"command": "sleep 100"}}]}
+
+    agent = session.loop(ScriptedModel(script, piece=256))
+    await session.exec("true")  # the session's worker started
+    delays = []
+    for _ in range(runs):
+        task = asyncio.create_task(agent.prompt("sleep"))
+        rows: list = []
+        while not rows:  # the tool's process runs
+            await asyncio.sleep(0.005)
+            rows = [r for r in procs.rows(computer.state, agent="bench", live=True) if "sleep 100" in r["cmd"]]
+        asked = time.time_ns()
+        await agent.stop()
+        assert (await task).status == "stopped"
+        ended = procs.get(computer.state, rows[0]["pid"])
+        assert ended["state"] != "running", ended
+        delays.append((ended["ended"] - asked) / 1e6)
+    return statistics.median(delays)
+
+
 async def main(quick: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-loop-") as tmp:
         async with Komputer.boot(state=Path(tmp) / "state") as computer:
@@ -144,6 +172,9 @@ async def main(quick: bool) -> None:
             runs = 5 if quick else 30
             row(f"tool call chunk to process start (median of {runs})", await call_to_process(computer, runs), "ms",
                 "< 5 ms")
+            runs = 3 if quick else 10
+            row(f"stop mid-tool to its process's end (median of {runs})", await stop_mid_tool(computer, runs), "ms",
+                "< 1000 ms")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ refused, with an `approval.refuse` event): each one is a person's work, and a fl
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,22 @@ OPEN_PREFIX = b"approval-open/"  # + id -> b"": the approvals not yet applied or
 DECIDED = ("allowed", "rejected", "expired")
 OPEN = ("pending",) + DECIDED
 MAX_PENDING = 16  # an agent's pending approvals at once, by default (`[ssh] approvals_max_pending`)
+
+
+_WAITING = re.compile(rb"K: waiting for approval (\d+): ")
+
+
+def waiting_line(record: dict[str, Any]) -> str:
+    """What the shell that asked tells the agent on its stderr while it waits (whoever runs its
+    commands, an agent loop's tool included, learns the approval's id from it: `waiting_for`)."""
+    why = f" ({record['why']})" if record.get("why") else ""
+    return f"K: waiting for approval {record['id']}: {record['action']}{why}\n"
+
+
+def waiting_for(data: bytes) -> int | None:
+    """The approval a piece of stderr that opens with `waiting_line` says it waits for."""
+    found = _WAITING.match(data)
+    return int(found[1]) if found else None
 
 
 class TooManyPending(Exception):
@@ -52,6 +69,12 @@ def _key(approval_id: int) -> bytes:
 def _get(txn: Txn, approval_id: int) -> dict[str, Any] | None:
     raw = txn.get("keys", _key(approval_id))
     return None if raw is None else json.loads(raw)
+
+
+def read(txn: Txn, approval_id: int) -> dict[str, Any] | None:
+    """The approval as a transaction the caller holds sees it (a conversation's recovery
+    decides on it in its own transaction)."""
+    return _get(txn, approval_id)
 
 
 def _put(txn: Txn, record: dict[str, Any]) -> None:
@@ -151,6 +174,11 @@ def describe_status(record: dict[str, Any]) -> str:
     """`allowed by root`, `rejected by cli:0 (too risky)`, `withdrawn (interrupted)`, ..."""
     text = record["status"] + (f" by {record['by']}" if record.get("by") else "")
     return text + (f" ({record['reason']})" if record.get("reason") else "")
+
+
+def decided(record: dict[str, Any]) -> bool:
+    """Decided, or past its timeout (as good as rejected): what a claim would apply now."""
+    return record["status"] in DECIDED or (record["status"] == "pending" and _expired(record))
 
 
 def _expired(record: dict[str, Any]) -> bool:

@@ -12,12 +12,26 @@ uncertain tool result for every recorded call that has none (never runs it again
 may have committed), a `turn.tool` event marked uncertain for a call that only the stream
 events saw (never an invented provider message), and a terminal `turn.end`.
 
+A call whose command waits for an `ask` approval is linked to it (`link_approval`,
+`turn.approval`). When its owner is gone while that approval is still open (pending, or decided
+and not yet applied), recovery does not guess: the call is `paused`, and so is its turn
+(`turn.pause`, no `turn.end` yet); the next run of the conversation takes the turn back
+(`resume_paused`, `turn.resume`), has the decision applied, commits what the approved command
+gave as that call's result and ends the turn.
+
+One run at a time: a run holds the conversation (`claim`, `release`): its token and owner in
+the record, durable, so a second loop on it, in this process or another, is refused (`Busy`)
+while the holder lives; a holder that died holds nothing (its open turns are sealed when the
+next run claims, or at recovery).
+
 Keys (database "keys"), ID a conversation id ([A-Za-z0-9_.-]):
-`conv/ID` -> {"id", "agent", "model", "created", "messages", "turns", "chunks", "queue", "stop"};
+`conv/ID` -> {"id", "agent", "model", "created", "messages", "turns", "chunks", "queue", "stop",
+"run" (the run holding it: {"run", "owner", "since"} or None), "paused" (a paused turn's number)};
 `conv-m/ID/` + n -> a message (kshell.agent.messages.Message.to_json);
 `conv-t/ID/` + n -> a turn {"n", "response_id", "status", "owner", "event", "message", "calls"};
-`conv-c/ID/` + call id -> {"id", "name", "turn", "status", "message"};
-`conv-q/ID/` + n -> a queued user message; `conv-open/ID/` + n -> b"" while turn n runs.
+`conv-c/ID/` + call id -> {"id", "name", "turn", "status", "message"} (and "approval", "session"
+while it waits for one); `conv-q/ID/` + n -> a queued user message; `conv-open/ID/` + n -> b""
+while turn n runs; `conv-run/ID` -> b"" while a run holds the conversation.
 """
 
 from __future__ import annotations
@@ -32,14 +46,25 @@ from kfs.journal import append_event
 from kfs.journal.records import decode, encode
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
+from kfs.runtime import approvals
 from kfs.runtime.procs import owner_alive, owner_id
 
-__all__ = ["UNCERTAIN", "begin_turn", "commit_assistant", "commit_result", "end_turn", "enqueue", "get", "messages",
-           "open_conversation", "publish", "queued", "recover", "request_stop", "stop_requested", "turns"]
+__all__ = ["UNCERTAIN", "Busy", "begin_turn", "claim", "commit_assistant", "commit_result", "end_turn", "enqueue",
+           "get", "link_approval", "messages", "open_conversation", "publish", "queued", "recover", "release",
+           "request_stop", "resume_paused", "stop_requested", "turns"]
 
 UNCERTAIN = ("Uncertain: K stopped (a crash or a kill) while this tool ran; whether it finished, and what it "
              "changed, is not known. Check before running it again.")
 _ID = re.compile(r"[A-Za-z0-9_.-]{1,128}\Z")
+_TURN = U64.size + 1  # a per-turn key ends with "/" and the turn's number
+
+
+class Busy(RuntimeError):
+    """A live run holds the conversation: its loop answers it now (`owner`: the process)."""
+
+    def __init__(self, conv: str, owner: dict[str, int]) -> None:
+        super().__init__(f"conversation {conv} is answering already (its loop runs in process {owner['pid']})")
+        self.owner = owner
 
 
 _OWNER: dict[str, int] | None = None
@@ -135,12 +160,10 @@ def _append_message(txn: Txn, record: dict[str, Any], conv: str, message: dict[s
 
 
 def begin_turn(state: KState, conv: str, *, response_id: str, model: str = "",
-               user: Iterable[dict[str, Any]] = (), drain: bool = True,
-               clear_stop: bool = False) -> tuple[int, list[dict[str, Any]]]:
+               user: Iterable[dict[str, Any]] = (), drain: bool = True) -> tuple[int, list[dict[str, Any]]]:
     """A turn begins: `user` messages, then (with `drain`) every queued one, appended to the
-    conversation; the turn recorded as running, owned by this process (`clear_stop`: the first
-    turn of a run, which a stop asked before it does not concern). Returns its number and the
-    user messages it appended."""
+    conversation; the turn recorded as running, owned by this process. Returns its number and
+    the user messages it appended."""
 
     def body(txn: Txn) -> tuple[int, list[dict[str, Any]]]:
         record = _record(txn, conv)
@@ -153,8 +176,6 @@ def begin_turn(state: KState, conv: str, *, response_id: str, model: str = "",
             _append_message(txn, record, conv, message)
         n = record["turns"]
         record["turns"] = n + 1
-        if clear_stop:
-            record["stop"] = False
         seq = append_event(txn, "turn.start", agent=record["agent"], conversation_id=conv, response_id=response_id,
                            turn=n, model=model, user=len(taken))
         _put(txn, _k("-t", conv, n), {"n": n, "response_id": response_id, "status": "running", "owner": _owner(),
@@ -300,19 +321,129 @@ def stop_requested(state: KState, conv: str) -> bool:
     return bool(record and record.get("stop"))
 
 
+def claim(state: KState, conv: str, run: str) -> dict[str, Any]:
+    """Take the conversation for the run `run` (its token): one loop answers a conversation at
+    a time, in this process or any other. Busy while another run's owner lives; the run of an
+    owner that died holds nothing: its open turns are sealed here (as `recover` seals them)
+    before this run goes on. Returns the conversation's record (its `paused` turn, if any, is
+    the run's to finish first)."""
+
+    def body(txn: Txn) -> dict[str, Any]:
+        record = _record(txn, conv)
+        held = record.get("run")
+        if held and held["run"] != run:
+            if owner_alive(held["owner"]):
+                raise Busy(conv, held["owner"])
+            for key in list(txn.scan_keys("keys", _k("-open", conv) + b"/")):
+                _seal(txn, conv, U64.unpack(bytes(key[-U64.size:]))[0], False)
+            record = _record(txn, conv)
+        record["run"] = {"run": run, "owner": _owner(), "since": time.time()}
+        record["stop"] = False  # a stop asked before this run does not concern it
+        _put(txn, _k("", conv), record)
+        txn.put("keys", _k("-run", conv), b"")
+        return record
+
+    return state.write(body)
+
+
+def release(state: KState, conv: str, run: str) -> None:
+    """The run `run` is over: the conversation is free for the next one."""
+
+    def body(txn: Txn) -> None:
+        record = _get(txn, _k("", conv))
+        if record is not None and (record.get("run") or {}).get("run") == run:
+            record["run"] = None
+            _put(txn, _k("", conv), record)
+            txn.delete("keys", _k("-run", conv))
+
+    state.write(body)
+
+
+def link_approval(state: KState, conv: str, call_id: str, *, approval: int, session: str) -> None:
+    """The running call `call_id` waits for approval `approval`, asked in session `session`:
+    recorded, so that a crash meanwhile pauses the call instead of sealing it uncertain."""
+
+    def body(txn: Txn) -> None:
+        record = _record(txn, conv)
+        call = _get(txn, _k("-c", conv, call_id))
+        if call is None or call["status"] != "running":
+            return
+        call.update(approval=approval, session=session)
+        _put(txn, _k("-c", conv, call_id), call)
+        tr = _get(txn, _k("-t", conv, call["turn"]))
+        append_event(txn, "turn.approval", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
+                     turn=call["turn"], call_id=call_id, name=call["name"], approval=approval, session=session)
+
+    state.write(body)
+
+
+def resume_paused(state: KState, conv: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """Take back the conversation's paused turn, if any, for this process to finish: it runs
+    again (owned here; a crash seals it as any running turn), its paused calls running again.
+    Returns the turn and those calls (each with its "approval" and "session")."""
+
+    def body(txn: Txn) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        record = _record(txn, conv)
+        turn = record.get("paused")
+        if turn is None:
+            return None
+        tr = _get(txn, _k("-t", conv, turn))
+        waiting = []
+        for call_id in tr["calls"]:
+            call = _get(txn, _k("-c", conv, call_id))
+            if call is not None and call["status"] == "paused":
+                call["status"] = "running"
+                _put(txn, _k("-c", conv, call_id), call)
+                waiting.append(call)
+        tr.update(status="running", owner=_owner())
+        _put(txn, _k("-t", conv, turn), tr)
+        txn.put("keys", _k("-open", conv, turn), b"")
+        record["paused"] = None
+        _put(txn, _k("", conv), record)
+        append_event(txn, "turn.resume", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
+                     turn=turn, calls=[c["id"] for c in waiting])
+        return tr, waiting
+
+    return state.write(body)
+
+
 def recover(state: KState, *, everyone: bool = False) -> list[dict[str, Any]]:
     """Seal the turns whose owner is gone (all running turns with `everyone`): an uncertain
-    result for each recorded tool call without one, an uncertain `turn.tool` event for a call
-    only the stream saw, and a `turn.end` (status uncertain). Returns what it sealed."""
+    result for each recorded tool call without one (a call waiting for an approval still open
+    is paused instead, and its turn), an uncertain `turn.tool` event for a call only the stream
+    saw, and a `turn.end` (status uncertain); and free the conversations whose run's owner is
+    gone. Returns what it sealed."""
     with state.read() as txn:
         open_turns = [bytes(k) for k in txn.scan_keys("keys", b"conv-open/")]
+        held = [bytes(k) for k in txn.scan_keys("keys", b"conv-run/")]
     sealed = []
     for key in open_turns:
-        conv, _, raw = key[len(b"conv-open/"):].rpartition(b"/")
-        done = state.write(_seal, conv.decode(), U64.unpack(raw)[0], everyone)
+        conv, turn = key[len(b"conv-open/"):-_TURN].decode(), U64.unpack(key[-U64.size:])[0]
+        done = state.write(_seal, conv, turn, everyone)
         if done is not None:
             sealed.append(done)
+    for key in held:
+        state.write(_free, key[len(b"conv-run/"):].decode(), everyone)
     return sealed
+
+
+def _free(txn: Txn, conv: str, everyone: bool) -> None:
+    record = _get(txn, _k("", conv))
+    run = record.get("run") if record is not None else None
+    if run is None or everyone or not owner_alive(run["owner"]):
+        if record is not None and run is not None:
+            record["run"] = None
+            _put(txn, _k("", conv), record)
+        txn.delete("keys", _k("-run", conv))
+
+
+def _open_approval(txn: Txn, call: dict[str, Any]) -> bool:
+    """The call waits for an approval that can still be applied (pending, or decided and not
+    yet applied): the next run applies it, and what it gives is the call's result."""
+    if not call.get("approval"):
+        return False
+    record = approvals.read(txn, call["approval"])
+    return record is not None and record["status"] in approvals.OPEN and record.get("resumable", True)
 
 
 def _seal(txn: Txn, conv: str, turn: int, everyone: bool) -> dict[str, Any] | None:
@@ -320,14 +451,20 @@ def _seal(txn: Txn, conv: str, turn: int, everyone: bool) -> dict[str, Any] | No
     if tr is None or tr["status"] != "running" or (not everyone and owner_alive(tr["owner"])):
         return None
     record = _record(txn, conv)
-    results = []
+    results, paused = [], []
     for call_id in tr["calls"]:
         call = _get(txn, _k("-c", conv, call_id))
-        if call is not None and call["status"] == "running":
-            message = {"role": "tool", "content": [{"type": "tool_result", "call_id": call_id, "name": call["name"],
-                                                    "output": UNCERTAIN, "status": "uncertain"}]}
-            _result(txn, record, conv, call, message, "uncertain", tr["response_id"])
-            results.append(call_id)
+        if call is None or call["status"] != "running":
+            continue
+        if _open_approval(txn, call):
+            call["status"] = "paused"
+            _put(txn, _k("-c", conv, call_id), call)
+            paused.append(call)
+            continue
+        message = {"role": "tool", "content": [{"type": "tool_result", "call_id": call_id, "name": call["name"],
+                                                "output": UNCERTAIN, "status": "uncertain"}]}
+        _result(txn, record, conv, call, message, "uncertain", tr["response_id"])
+        results.append(call_id)
     streamed = []
     if tr["message"] is None:  # only the stream events were durable: say so, invent no message
         seen = [event["chunk"] for event in (decode(v) for _, v in txn.scan("events", start=U64.pack(tr["event"])))
@@ -338,10 +475,21 @@ def _seal(txn: Txn, conv: str, turn: int, everyone: bool) -> dict[str, Any] | No
             append_event(txn, "turn.tool", agent=record["agent"], conversation_id=conv,
                          response_id=tr["response_id"], turn=turn, call_id=chunk.get("id", ""),
                          name=chunk.get("name", ""), status="uncertain", message=None)
+    txn.delete("keys", _k("-open", conv, turn))
+    done = {"conversation_id": conv, "turn": turn, "results": results, "streamed": streamed,
+            "paused": [c["id"] for c in paused]}
+    if paused:  # the turn waits with its calls: the next run of the conversation finishes it
+        tr.update(status="paused", owner=None)
+        record["paused"] = turn
+        _put(txn, _k("-t", conv, turn), tr)
+        _put(txn, _k("", conv), record)
+        append_event(txn, "turn.pause", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
+                     turn=turn, calls=[c["id"] for c in paused], approvals=[c["approval"] for c in paused],
+                     recovered=True)
+        return done
     tr.update(status="uncertain", ended=time.time())
     _put(txn, _k("-t", conv, turn), tr)
     _put(txn, _k("", conv), record)
-    txn.delete("keys", _k("-open", conv, turn))
     append_event(txn, "turn.end", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
                  turn=turn, status="uncertain", recovered=True)
-    return {"conversation_id": conv, "turn": turn, "results": results, "streamed": streamed}
+    return done

@@ -9,6 +9,7 @@ KState (kfs.runtime.conversations). See docs/agent.md.
 from kshell.agent.errors import (
                                  AgentError,
                                  ContextOverflowError,
+                                 ConversationBusy,
                                  ModelHTTPError,
                                  PersistenceError,
                                  StreamError,
@@ -18,6 +19,6 @@ from kshell.agent.loop import STOPPED, Agent, Hooks, RunResult
 from kshell.agent.messages import Chunk, Message, Response, ToolSpec
 from kshell.agent.tools import Tool, ToolOutput, computer_tools, tool
 
-__all__ = ["STOPPED", "Agent", "AgentError", "Chunk", "ContextOverflowError", "Hooks", "Message", "ModelHTTPError",
-           "PersistenceError", "Response", "RunResult", "StreamError", "Tool", "ToolExecutionError", "ToolOutput",
-           "ToolSpec", "computer_tools", "tool"]
+__all__ = ["STOPPED", "Agent", "AgentError", "Chunk", "ContextOverflowError", "ConversationBusy", "Hooks", "Message",
+           "ModelHTTPError", "PersistenceError", "Response", "RunResult", "StreamError", "Tool", "ToolExecutionError",
+           "ToolOutput", "ToolSpec", "computer_tools", "tool"]

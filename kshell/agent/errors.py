@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["AgentError", "ContextOverflowError", "ModelHTTPError", "PersistenceError", "StreamError",
-           "ToolExecutionError"]
+__all__ = ["AgentError", "ContextOverflowError", "ConversationBusy", "ModelHTTPError", "PersistenceError",
+           "StreamError", "ToolExecutionError"]
 
 
 class AgentError(Exception):
@@ -41,3 +41,8 @@ class PersistenceError(AgentError):
 class ToolExecutionError(AgentError):
     """A tool failed. Raised by a tool, its message goes back to the model as an error result;
     an unexpected exception of a tool is raised out of the loop wrapped in it."""
+
+
+class ConversationBusy(AgentError, RuntimeError):
+    """Another loop answers the conversation now (in this process or another: the run's hold is
+    durable in KState): a second prompt or resume is refused; `send` queues a message for it."""

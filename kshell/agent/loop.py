@@ -7,6 +7,11 @@ end); keep every step in KState (kfs.runtime.conversations) before the next one 
 There is no step limit: a loop ends when an answer calls no tool and nothing is queued, when it
 is stopped, or on an error (StreamError, ContextOverflowError, PersistenceError,
 ToolExecutionError), which ends the turn as failed first.
+
+A run holds its conversation (kfs.runtime.conversations.claim): a second run on it, here or in
+another process, is refused with ConversationBusy. A run first finishes the turn a crash paused
+on an `ask` approval: the decision is applied in the session that asked, and what the approved
+command gave is the paused call's result.
 """
 
 from __future__ import annotations
@@ -20,9 +25,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kfs.runtime import conversations as store
-from kshell.agent.errors import AgentError, ContextOverflowError, PersistenceError, StreamError, ToolExecutionError
+from kshell.agent.errors import (
+    AgentError,
+    ContextOverflowError,
+    ConversationBusy,
+    PersistenceError,
+    StreamError,
+    ToolExecutionError,
+)
 from kshell.agent.messages import Chunk, Message, Response, tool_calls
-from kshell.agent.tools import Shells, Tool, ToolOutput, computer_tools
+from kshell.agent.tools import CALL, Shells, Tool, ToolOutput, computer_tools, shell_output
 
 if TYPE_CHECKING:
     from kshell.agent.models.base import Model
@@ -32,6 +44,11 @@ __all__ = ["STOPPED", "Agent", "Hooks", "RunResult"]
 
 STOPPED = "Stopped by user"
 STOP_POLL = 0.1  # how often a running loop looks for a stop asked by another process (komputer stop)
+APPROVAL_POLL = 0.1  # how often a paused call looks for its approval's decision (as a waiting shell does)
+REPLAYED = ("[K stopped while this call waited for approval {id}; its decision was applied once K was back: an "
+            "allowed command ran again alone, without the rest of its command line]\n")
+APPLIED_ELSEWHERE = ("Uncertain: K stopped while this call waited for approval {id}, which was then applied by "
+                     "another command of session {session}: that command's output has what it gave.")
 
 
 @dataclass
@@ -99,6 +116,7 @@ class Agent:
         self.state = session.computer.state
         self.conversation = conversation or f"c-{secrets.token_hex(6)}"
         self.shells = Shells(session)
+        self.shells.on_approval = self._waiting
         own = computer_tools_of(session, self.shells) if computer_tools else []
         self.tools: dict[str, Tool] = {t.name: t for t in [*own, *tools]}
         self.system = system
@@ -123,7 +141,7 @@ class Agent:
         hand-over (a millisecond on a busy machine), several times per step."""
         try:
             return fn(self.state, self.conversation, *args, **kwargs)
-        except (LookupError, FileExistsError, ValueError, PermissionError):
+        except (LookupError, FileExistsError, ValueError, PermissionError, store.Busy):
             raise
         except Exception as e:  # the disk is full, the state is closed: the step is not taken
             raise PersistenceError(f"conversation {self.conversation}: {type(e).__name__}: {e}") from e
@@ -145,34 +163,38 @@ class Agent:
 
     async def prompt(self, message: str | Message) -> RunResult:
         """Answer `message` (and whatever is queued meanwhile): run until the answer calls no
-        tool and nothing is queued, or a stop."""
-        if self.running:
-            raise RuntimeError(f"conversation {self.conversation} is answering already: send() queues a message")
-        await self.open()
-        user = Message.user(message) if isinstance(message, str) else message
-        self._running = asyncio.current_task()
-        self._stop = False
-        watcher = asyncio.create_task(self._watch_stop())
-        try:
-            return await self._run([user])
-        finally:
-            watcher.cancel()
-            self._running = None
+        tool and nothing is queued, or a stop. ConversationBusy while another loop answers the
+        conversation (send() queues a message for it)."""
+        return await self._go([Message.user(message) if isinstance(message, str) else message])
 
     async def resume(self) -> RunResult:
-        """Go on from where the conversation is: answer what is queued (or the last messages,
-        as after a recovery)."""
+        """Go on from where the conversation is: finish a turn a crash paused on an approval,
+        answer what is queued (or the last messages, as after a recovery)."""
+        return await self._go([])
+
+    async def _go(self, user: list[Message]) -> RunResult:
+        """A run: the conversation held for it (durably, against a loop in any process), then
+        released, whatever ends it."""
         if self.running:
-            raise RuntimeError(f"conversation {self.conversation} is answering already")
+            raise ConversationBusy(f"conversation {self.conversation} is answering already: send() queues a message")
         await self.open()
+        token = secrets.token_hex(8)
+        try:
+            record = await self._store(store.claim, token)
+        except store.Busy as e:
+            raise ConversationBusy(f"{e}: send() or `komputer send` queues a message") from None
         self._running = asyncio.current_task()
         self._stop = False
         watcher = asyncio.create_task(self._watch_stop())
         try:
-            return await self._run([])
+            if record["messages"] != len(self.messages):  # another run (or a recovery) added to it
+                self.messages = [Message.from_json(r) for r in await self._store(store.messages)]
+            return await self._run(user, paused=record.get("paused") is not None)
         finally:
             watcher.cancel()
             self._running = None
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._store(store.release, token))
 
     async def send(self, message: str | Message) -> None:
         """Queue a user message: the running loop answers it when its current answer ends (an
@@ -243,17 +265,23 @@ class Agent:
 
     # -- the loop --------------------------------------------------------------------------------
 
-    async def _run(self, user: list[Message]) -> RunResult:
+    async def _run(self, user: list[Message], *, paused: bool = False) -> RunResult:
         result = RunResult("done")
         first = True
         step = 0
+        if paused:
+            try:
+                await self._finish_paused(result)
+            except _Stopped:
+                result.status = "stopped"
+                return result
         while True:
             if self._stop:  # (a stop asked by another process: the watcher sets it)
                 result.status = "stopped"
                 return result
             response_id = f"r-{secrets.token_hex(8)}"
             turn, taken = await self._store(store.begin_turn, response_id=response_id, model=self.model.name,
-                                            user=[m.to_json() for m in user] if first else [], clear_stop=first)
+                                            user=[m.to_json() for m in user] if first else [])
             first = False
             added = [Message.from_json(m) for m in taken]
             self.messages += added
@@ -355,6 +383,60 @@ class Agent:
                 await self._hook(self.hooks.chunk, chunk, response_id)
         raise StreamError(f"{self.model.name}: the stream ended without an answer")
 
+    # -- a turn paused on an approval -------------------------------------------------------------
+
+    def _waiting(self, call_id: str, session: str, approval: int) -> None:
+        """Shells.on_approval: the call's command waits for `approval` (kept: a crash meanwhile
+        pauses the call, and the next run applies the decision as its result)."""
+        store.link_approval(self.state, self.conversation, call_id, approval=approval, session=session)
+
+    async def _finish_paused(self, result: RunResult) -> None:
+        """The turn a crash paused on approvals: taken back, each paused call's result the
+        output of its approved command, the turn ended; a stop, then, stops it as any tools."""
+        taken = await self._store(store.resume_paused)
+        if taken is None:
+            return
+        turn, calls = taken[0]["n"], taken[1]
+        message = self.messages[taken[0]["message"]]
+        by_id = {c["id"]: c for c in tool_calls(message)}
+        waiting = [{**by_id[c["id"]], "approval": c["approval"], "session": c["session"]} for c in calls]
+        try:
+            await self._tools(turn, waiting, result)
+        except _Stopped:
+            await self._store(store.end_turn, turn, "stopped")
+            raise
+        except BaseException as e:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._store(store.end_turn, turn, "failed", error=type(e).__name__))
+            raise
+        await self._store(store.end_turn, turn, "tool_calls")
+
+    async def _replay(self, call: dict[str, Any]) -> ToolOutput:
+        """A paused call's result: wait for its approval's decision (as the shell that asked
+        did), then have the session that asked apply it (kshell.worker.approvals: its next
+        command line first runs the approved command again, or says it was rejected) and give
+        what that printed and its status."""
+        from kfs.runtime import approvals
+
+        approval, name = call["approval"], call["session"]
+        try:
+            while True:
+                record = approvals.get(self.state, approval)
+                if record is None or record["status"] in ("withdrawn", "applied"):
+                    return ToolOutput(APPLIED_ELSEWHERE.format(id=approval, session=name), "uncertain")
+                if approvals.decided(record):
+                    break
+                await asyncio.sleep(APPROVAL_POLL)
+        except asyncio.CancelledError:  # stopped while waiting: nobody wants the decision now
+            approvals.withdraw(self.state, approval, "interrupted")
+            raise
+        try:
+            session = await self.shells.session(name)
+        except ToolExecutionError as e:  # another program holds that session: the decision is applied there
+            return ToolOutput(str(e), "error")
+        output = shell_output(await session.exec("(exit $?)"))  # $?: the replay's status
+        return ToolOutput(REPLAYED.format(id=approval) + output.text, output.status, output.pid, output.receipt)
+
     # -- tools -----------------------------------------------------------------------------------
 
     async def _tools(self, turn: int, calls: list[dict[str, Any]], result: RunResult) -> None:
@@ -384,7 +466,11 @@ class Agent:
     async def _call(self, call: dict[str, Any], done: set[str], result: RunResult,
                     failures: list[BaseException]) -> None:
         await self._hook(self.hooks.tool_call, call)
-        output = await self._execute(call, failures)
+        token = CALL.set(call["id"])  # this task's tool call, for the shell's approval line
+        try:
+            output = await (self._replay(call) if "approval" in call else self._execute(call, failures))
+        finally:
+            CALL.reset(token)
         await self._result(call, output, done, result)
         await self._hook(self.hooks.tool_result, call, output)
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import posixpath
 import shlex
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,8 +26,10 @@ from kshell.agent.messages import ToolSpec
 if TYPE_CHECKING:
     from kshell.sdk import AgentSession, ExecResult
 
-__all__ = ["Shells", "Tool", "ToolOutput", "computer_tools", "tool"]
+__all__ = ["CALL", "Shells", "Tool", "ToolOutput", "computer_tools", "shell_output", "tool"]
 
+log = logging.getLogger(__name__)
+CALL: ContextVar[str | None] = ContextVar("kshell_agent_call", default=None)  # the tool call this task runs
 MAX_OUTPUT = 64 << 10  # what one result gives the model: the end of longer output, and how much was left out
 
 
@@ -74,26 +78,62 @@ def tool(name: str, description: str, properties: dict[str, Any], required: list
 
 
 class Shells:
-    """The agent's main session and the extra sessions parallel shell calls run in."""
+    """The agent's main session and the extra sessions parallel shell calls run in.
+    `on_approval(call_id, session, approval)`: a command a tool call runs (`CALL`) waits for an
+    `ask` approval, as the shell's "K: waiting for approval N" line says."""
 
     def __init__(self, session: AgentSession) -> None:
         self.main = session
         self._idle: list[AgentSession] = []
         self._extra: list[AgentSession] = []
         self._main_busy = False
+        self.on_approval: Callable[[str, str, int], None] | None = None
 
     async def exec(self, command: str, *, timeout: float | None = None) -> ExecResult:
         if not self._main_busy:
             self._main_busy = True
             try:
-                return await self.main.exec(command, timeout=timeout)
+                return await self.main.exec(command, timeout=timeout, on_output=self._watch(self.main))
             finally:
                 self._main_busy = False
         session = self._idle.pop() if self._idle else await self._spare()
         try:
-            return await session.exec(command, timeout=timeout, cwd=self.main.cwd)
+            return await session.exec(command, timeout=timeout, cwd=self.main.cwd, on_output=self._watch(session))
         finally:
             self._idle.append(session)
+
+    def _watch(self, session: AgentSession) -> Callable[[str, bytes], None] | None:
+        """What looks at a tool call's stderr for the line saying it waits for an approval."""
+        call = CALL.get()
+        if call is None or self.on_approval is None:
+            return None
+        from kfs.runtime.approvals import waiting_for
+
+        def seen(stream: str, data: bytes) -> None:
+            approval = waiting_for(data) if stream == "stderr" else None
+            if approval is not None and self.on_approval is not None:
+                try:
+                    self.on_approval(call, session.id, approval)
+                except Exception as e:  # the command waits on: only a crash meanwhile loses the link
+                    log.warning("tool call %s waits for approval %s, not recorded: %s", call, approval, e)
+
+        return seen
+
+    async def session(self, name: str) -> AgentSession:
+        """The agent's session `name`: the main one, one of these, or the computer's (logged in
+        here when it holds none: a session a crashed loop's parallel call ran in)."""
+        from kshell.sdk import LeaseHeld
+
+        main = self.main
+        for session in (main, *self._extra, *main.computer.sessions()):
+            if session.agent == main.agent and session.id == name:
+                return session
+        try:
+            session = await main.computer.login(main.agent, name, mode=main.mode)
+        except LeaseHeld as e:
+            raise ToolExecutionError(f"session {main.agent}/{name}: {e}") from None
+        self._extra.append(session)
+        return session
 
     async def _spare(self) -> AgentSession:
         main = self.main
@@ -134,7 +174,9 @@ def _clip(text: str) -> str:
     return f"[{len(text) - MAX_OUTPUT} characters before this left out]\n" + text[-MAX_OUTPUT:]
 
 
-def _shell_output(result: ExecResult) -> ToolOutput:
+def shell_output(result: ExecResult) -> ToolOutput:
+    """A command line's result as the model gets it: stdout, then stderr, then a non-zero
+    `[exit status N]`; its process row and receipt kept for the result's event."""
     text = result.text
     err = result.stderr.decode("utf-8", "surrogateescape")
     if err:
@@ -167,7 +209,7 @@ def computer_tools(session: AgentSession, shells: Shells | None = None, *, comma
           {"command": {"type": "string"}, "timeout": {"type": "number", "description": "seconds (optional)"}},
           ["command"])
     async def shell(command: str, timeout: float | None = None) -> ToolOutput:
-        return _shell_output(await shells.exec(command, timeout=timeout))
+        return shell_output(await shells.exec(command, timeout=timeout))
 
     @tool("read_file", "Read a text file (optionally lines offset.. offset+limit, counted from 1).",
           {"path": {"type": "string"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}}, ["path"])
@@ -204,7 +246,7 @@ def computer_tools(session: AgentSession, shells: Shells | None = None, *, comma
 
     @tool("list_files", "List a directory (ls -la).", {"path": {"type": "string"}}, [])
     async def list_files(path: str = ".") -> ToolOutput:
-        return _shell_output(await shells.exec(f"ls -la -- {shlex.quote(path)}"))
+        return shell_output(await shells.exec(f"ls -la -- {shlex.quote(path)}"))
 
     @tool("search", "Search files for a regular expression (grep -rn), under path (default: the working directory).",
           {"pattern": {"type": "string"}, "path": {"type": "string"}}, ["pattern"])
@@ -212,7 +254,7 @@ def computer_tools(session: AgentSession, shells: Shells | None = None, *, comma
         result = await shells.exec(f"grep -rn -e {shlex.quote(pattern)} -- {shlex.quote(path)}")
         if result.status == 1 and not result.stderr:
             return ToolOutput("no matches")
-        return _shell_output(result)
+        return shell_output(result)
 
     tools = [shell, read_file, write_file, edit_file, list_files, search]
     if commands:
@@ -231,7 +273,7 @@ def image_command_tools(session: AgentSession, shells: Shells) -> list[Tool]:
         async def run(arguments: dict[str, Any], name: str = name) -> ToolOutput:
             args = arguments.get("args", "")
             line = name + (" " + " ".join(shlex.quote(a) for a in args) if isinstance(args, list) else f" {args}")
-            return _shell_output(await shells.exec(line.strip()))
+            return shell_output(await shells.exec(line.strip()))
 
         tools.append(Tool(name, command.get("description") or f"the image's command {name}",
                           {"type": "object", "properties": {"args": {"type": "array", "items": {"type": "string"}}},

@@ -27,8 +27,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 async def _chat(state: str, args: argparse.Namespace) -> int:
-    from kshell.agent import Hooks, StreamError
-    from kshell.sdk import Komputer
+    from kshell.agent import ConversationBusy, Hooks, StreamError
+    from kshell.sdk import Komputer, LeaseHeld
 
     out, err = sys.stdout, sys.stderr
 
@@ -48,10 +48,15 @@ async def _chat(state: str, args: argparse.Namespace) -> int:
 
     async with Komputer.boot(state=state) as computer:
         computer.agent(args.agent)
-        session = await computer.login(args.agent, args.session)
+        try:
+            session = await computer.login(args.agent, args.session)
+        except LeaseHeld as e:  # another chat (or a login) holds the session
+            err.write(f"komputer chat: {args.agent}/{args.session}: {e}\n")
+            return 1
         agent = session.loop(args.model, conversation=_conversation(args),
                              hooks=Hooks(chunk=chunk, tool_call=call, tool_result=result))
         interactive = sys.stdin.isatty()
+        status = 0
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, lambda: asyncio.ensure_future(agent.stop()))  # Ctrl-C stops the answer
         while True:
@@ -67,11 +72,14 @@ async def _chat(state: str, args: argparse.Namespace) -> int:
                 result = await agent.prompt(line.rstrip("\n"))
                 if result.status == "stopped":
                     err.write("[stopped]\n")
+            except ConversationBusy as e:  # another program's loop answers it: this line is not taken
+                err.write(f"komputer chat: {e}\n")
+                status = 1
             except StreamError as e:
                 err.write(f"komputer chat: {e}\n")
                 return 1
         await session.detach()
-    return 0
+    return status
 
 
 def cmd_send(args: argparse.Namespace) -> int:

@@ -68,8 +68,7 @@ class SessionApprovals:
                                    why=getattr(rule, "reason", "") or "")
         except approvals.TooManyPending as e:
             return False, str(e)
-        why = f" ({record['why']})" if record.get("why") else ""
-        self.tell(f"K: waiting for approval {record['id']}: {action}{why}\n")
+        self.tell(approvals.waiting_line(record))
         cancel = sh.session.cancel
         left = cancel.deadline - time.monotonic()
         cancel.deadline = float("inf")  # waiting for a person is not the command's wall time

@@ -1,7 +1,8 @@
 """A program running an agent loop on a state, for the crash tests to SIGKILL: `python
-crash_child.py STATE SCENARIO`. Scenarios: `tool` (one quick call that commits, one that
-sleeps), `stream` (a tool call whose arguments stream forever), `ask` (a command an `ask` rule
-pauses for a decision)."""
+crash_child.py STATE SCENARIO [PROVIDER_URL]`. Scenarios: `tool` (one quick call that commits,
+one that sleeps), `stream` (a tool call whose arguments stream forever), `ask` (a command an
+`ask` rule pauses for a decision). With PROVIDER_URL the model is an OpenAI Chat Completions
+adapter talking to the test provider there (tests/agent/provider.py) instead of a script."""
 
 from __future__ import annotations
 
@@ -34,11 +35,13 @@ def ask_script(messages: list) -> dict:
 ASK = {"on": "command", "pattern": "rm *", "action": "ask", "agent": "alice"}
 
 
-async def main(state: str, scenario: str) -> None:
+async def main(state: str, scenario: str, url: str = "") -> None:
+    from kshell.agent.models import OpenAIChatModel
     from kshell.server.config import ServerConfig
 
     script = {"tool": tool_script, "stream": stream_script, "ask": ask_script}[scenario]
-    model = ScriptedModel(script, piece=4, delay=0.05 if scenario == "stream" else 0.0)
+    model = OpenAIChatModel("m", base_url=url, key="k") if url else \
+        ScriptedModel(script, piece=4, delay=0.05 if scenario == "stream" else 0.0)
     computer = await Komputer.boot(state=state, config=ServerConfig(policy=(ASK,)))
     await computer.add_agent("alice")
     session = await computer.login("alice", id="chat")
@@ -49,4 +52,4 @@ async def main(state: str, scenario: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(*sys.argv[1:4]))

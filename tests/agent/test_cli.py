@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -80,5 +81,32 @@ def test_send_queues_and_stop_stops_a_running_chat(tmp_path: Path) -> None:
             missing = await komputer(state, "stop", "bob")
             _, err = await missing.communicate()
             assert missing.returncode == 1 and err.decode() == "komputer stop: no conversation bob.chat\n"
+
+    asyncio.run(asyncio.wait_for(main(), HANG))
+
+
+def test_a_second_chat_on_a_running_conversation_is_refused(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Provider() as provider:
+            state = await prepared(tmp_path, provider)
+            provider.replies.append({"events": t.chat(text="Thinking for ever")[:3], "hang": True})
+            chat = await komputer(state, "chat", "alice")
+            chat.stdin.write(b"start\n")
+            await chat.stdin.drain()
+            await provider.hung.wait()
+            other = await komputer(state, "chat", "alice", "--session", "two", "--conversation", "alice.chat")
+            out, err = await other.communicate(b"me too\n")
+            assert other.returncode == 1 and out == b""
+            assert re.fullmatch(r"komputer chat: conversation alice\.chat is answering already \(its loop runs in "
+                                rf"process {chat.pid}\): send\(\) or `komputer send` queues a message\n", err.decode())
+            same = await komputer(state, "chat", "alice")  # the first one's session
+            _, err = await same.communicate(b"hi\n")
+            assert same.returncode == 1 and err.decode().startswith("komputer chat: alice/chat: session 'chat' is in use")
+            assert len(provider.requests) == 1
+            stop = await komputer(state, "stop", "alice")
+            assert await stop.wait() == 0
+            chat.stdin.close()
+            _, err = await chat.communicate()
+            assert chat.returncode == 0 and "[stopped]" in err.decode()
 
     asyncio.run(asyncio.wait_for(main(), HANG))

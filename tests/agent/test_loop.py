@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,7 +17,7 @@ import pytest
 from kfs.agents.sessions import list_sessions
 from kfs.journal import events_since, receipts_since
 from kfs.runtime import conversations, procs, secrets
-from kshell.agent import STOPPED, Agent, ContextOverflowError, Hooks, Message, StreamError
+from kshell.agent import STOPPED, Agent, ContextOverflowError, ConversationBusy, Hooks, Message, StreamError
 from kshell.agent.models import AnthropicModel, OpenAIChatModel
 from kshell.sdk import Komputer
 from tests.agent import transcripts as t
@@ -316,20 +317,28 @@ def test_a_step_the_state_cannot_keep_is_a_persistence_error(tmp_path: Path) -> 
 
 
 def test_turn_events_follow_with_komputer_events_type_turn(tmp_path: Path) -> None:
-    import os
     import sys
+
+    from kfs.journal import last_event
 
     async def main() -> None:
         async with Provider() as provider:
             computer, agent = await setup(tmp_path, provider)
             async with computer:
-                provider.replies.append({"events": t.chat(text="hi there")})
-                await agent.prompt("hello")
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "kshell.cli", "--state", str(tmp_path / "state"), "events", "--type", "turn",
-                stdout=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
-            out, _ = await proc.communicate()
-            kinds = [json.loads(line)["type"] for line in out.decode().splitlines()]
+                since = last_event(computer.state)
+                follower = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "kshell.cli", "--state", str(tmp_path / "state"), "events", "--follow",
+                    "--type", "turn", "--since", str(since), stdout=asyncio.subprocess.PIPE,
+                    env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+                try:
+                    provider.replies.append({"events": t.chat(text="hi there")})
+                    await agent.prompt("hello")
+                    kinds: list[str] = []
+                    while not kinds or kinds[-1] != "turn.end":  # as the run wrote them, while it follows
+                        kinds.append(json.loads(await follower.stdout.readline())["type"])
+                finally:
+                    follower.terminate()
+                    await follower.wait()
             assert kinds[0] == "turn.conversation" and kinds[1] == "turn.start" and kinds[-1] == "turn.end"
             assert set(kinds) == {"turn.conversation", "turn.start", "turn.chunk", "turn.message", "turn.end"}
 
@@ -352,5 +361,66 @@ def test_a_stop_from_outside_while_an_async_hook_waits_stops_at_once(tmp_path: P
                 await inside.wait()
                 await agent.stop()
                 assert (await task).status == "stopped"
+
+    run(main)
+
+
+def test_a_second_loop_on_a_running_conversation_is_refused(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Provider() as provider:
+            computer, agent = await setup(tmp_path, provider)
+            async with computer:
+                provider.replies.append({"events": t.chat(text="long")[:2], "hang": True})
+                task = asyncio.create_task(agent.prompt("talk"))
+                await provider.hung.wait()
+                other = (await computer.login("alice", id="two")).loop("main", conversation="alice.chat")
+                for call in (other.prompt("me too"), other.resume(), agent.prompt("again")):
+                    with pytest.raises(ConversationBusy, match="conversation alice.chat is answering already"):
+                        await call
+                assert len(provider.requests) == 1 and not task.done()
+                held = conversations.get(computer.state, "alice.chat")["run"]
+                assert held["owner"]["pid"] == os.getpid()
+                await agent.stop()
+                assert (await task).status == "stopped"
+                assert conversations.get(computer.state, "alice.chat")["run"] is None  # released at the run's end
+                provider.replies.append({"events": t.chat(text="Now you.")})
+                assert (await other.prompt("me now")).text == "Now you."  # it sees what the first run added
+                assert [m["role"] for m in provider.requests[-1].json["messages"]] == ["user", "assistant", "user"]
+
+    run(main)
+
+
+def test_an_exclusive_tool_runs_alone_after_the_others(tmp_path: Path) -> None:
+    from kshell.agent import tool
+
+    async def main() -> None:
+        log: list[str] = []
+        both = asyncio.Event()
+        running = {"n": 0}
+
+        @tool("wait_both", "waits for its sibling", {"name": {"type": "string"}})
+        async def wait_both(name: str) -> str:
+            running["n"] += 1
+            log.append(f"start {name} with {running['n']} running")
+            if running["n"] == 2:
+                both.set()
+            await both.wait()  # run one after the other, these two would never end
+            running["n"] -= 1
+            return name
+
+        @tool("alone", "runs by itself", {}, exclusive=True)
+        async def alone() -> str:
+            log.append(f"alone with {running['n']} running")
+            return "alone"
+
+        async with Provider() as provider:
+            computer, agent = await setup(tmp_path, provider, tools=[wait_both, alone], computer_tools=False)
+            async with computer:
+                provider.replies += [{"events": t.chat(calls=[("c1", "alone", {}), ("c2", "wait_both", {"name": "a"}),
+                                                              ("c3", "wait_both", {"name": "b"})])},
+                                     {"events": t.chat(text="done")}]
+                result = await agent.prompt("go")
+                assert result.text == "done"
+                assert log == ["start a with 1 running", "start b with 2 running", "alone with 0 running"]
 
     run(main)

@@ -1,7 +1,9 @@
 """A SIGKILL in the middle of an agent loop, then recovery: every recorded tool call has exactly
-one result (a committed one kept and never run again, a running one uncertain), a call only
-the stream saw gets an uncertain tool event and no invented message, and no turn is left
-running; the conversation goes on."""
+one result (a committed one kept and never run again, a running one uncertain, one waiting for
+an `ask` approval the approved command's output once the loop resumes), a call only the stream
+saw gets an uncertain tool event and no invented message, and no turn is left running; the
+conversation goes on. One loop at a time on a conversation, across processes; a holder that
+died holds nothing."""
 
 from __future__ import annotations
 
@@ -12,20 +14,26 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
-from kfs.journal import events_since
+import pytest
+
+from kfs.journal import events_since, last_event
 from kfs.kstate import KState
 from kfs.runtime import conversations, procs
-from kshell.agent.models import ScriptedModel
+from kshell.agent import ConversationBusy
+from kshell.agent.models import OpenAIChatModel, ScriptedModel
 from kshell.sdk import Komputer
+from tests.agent import transcripts as t
+from tests.agent.provider import Provider
 
 HANG = 120.0
 CHILD = Path(__file__).with_name("crash_child.py")
 
 
-def start(tmp_path: Path, scenario: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, str(CHILD), str(tmp_path / "state"), scenario],
+def start(tmp_path: Path, scenario: str, url: str = "") -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, str(CHILD), str(tmp_path / "state"), scenario, *([url] if url else [])],
                             env={**os.environ, "PYTHONPATH": str(CHILD.parents[2])})
 
 
@@ -127,38 +135,131 @@ def test_sigkill_while_only_the_stream_saw_a_tool_call(tmp_path: Path) -> None:
     asyncio.run(asyncio.wait_for(main(), HANG))
 
 
-def test_an_ask_approval_survives_a_restart_and_resumes(tmp_path: Path) -> None:
+async def until(ready: Callable[[], bool]) -> None:
+    """Poll `ready()` in this event loop (a hang bound only)."""
+    deadline = time.monotonic() + HANG
+    while not ready():
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.02)
+
+
+def test_an_ask_approval_survives_a_restart_and_its_output_is_the_calls_result(tmp_path: Path) -> None:
     from kfs.runtime import approvals
     from kshell.server.config import ServerConfig
     from tests.agent.crash_child import ASK
 
-    child = start(tmp_path, "ask")
+    async def main() -> None:
+        async with Provider() as provider:
+            provider.replies.append({"events": t.chat(text="Removing it.", calls=[
+                ("rm", "shell", {"command": "rm doomed && echo removed"})])})
+            child = start(tmp_path, "ask", provider.url)
+            try:
+                def waiting(state: KState) -> bool:  # the call's command waits, and the loop knows for what
+                    calls = conversations.calls(state, "alice.chat") if conversations.get(state, "alice.chat") else []
+                    return bool(calls and calls[0].get("approval") and approvals.listing(state, ("pending",)))
+
+                await asyncio.to_thread(wait_for, tmp_path / "state", child, waiting)
+            finally:
+                kill(child)
+            model = OpenAIChatModel("m", base_url=provider.url, key="k")
+            async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK,)),
+                                     models={"main": model}) as computer:
+                state = computer.state
+                [pending] = approvals.listing(state, ("pending",))  # it outlived the program that asked
+                assert pending["action"] == "rm doomed"
+                # recovery paused the call and its turn: no uncertain result, no terminal event yet
+                assert [m["role"] for m in conversations.messages(state, "alice.chat")] == ["user", "assistant"]
+                [call] = conversations.calls(state, "alice.chat")
+                assert (call["id"], call["status"], call["approval"]) == ("rm", "paused", pending["id"])
+                assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["paused"]
+                kinds = turn_kinds(state)
+                assert kinds["turn.approval"] == kinds["turn.pause"] == 1 and kinds["turn.end"] == 0
+                assert conversations.get(state, "alice.chat")["run"] is None  # the dead loop holds nothing
+                [session] = [s for s in await computer.recover_sessions() if s.id == "chat"]
+                assert await session.fs.exists("~/doomed")
+
+                # the resumed loop waits for the decision, as the shell that asked did
+                provider.replies.append({"events": t.chat(text="It is gone.")})
+                since = last_event(state)
+                task = asyncio.create_task(session.loop("main").resume())
+                await until(lambda: any(e["type"] == "turn.resume" for e in events_since(state, since)))
+                assert not task.done() and len(provider.requests) == 1
+                approvals.decide(state, pending["id"], True, "test", "fine")
+                run = await task
+                assert run.status == "done" and run.text == "It is gone."
+                assert not await session.fs.exists("~/doomed")
+                assert approvals.get(state, pending["id"])["status"] == "applied"
+
+                # the approved command's output is the original call's one result
+                results = [b for m in conversations.messages(state, "alice.chat") for b in m["content"]
+                           if b["type"] == "tool_result"]
+                assert [(b["call_id"], b["status"]) for b in results] == [("rm", "ok")]
+                output = results[0]["output"]
+                assert f"K: approval {pending['id']} was allowed by test: rm doomed" in output
+                assert "removed" not in output.replace("rm doomed", "")  # the rest of its line did not run
+                sent = provider.requests[1].json["messages"]
+                assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
+                assert sent[1]["tool_calls"][0]["id"] == "rm" and sent[2] == {"role": "tool", "tool_call_id": "rm",
+                                                                               "content": output}
+                tools = [e for e in events_since(state, 0) if e["type"] == "turn.tool"]
+                assert [(e["call_id"], e["status"]) for e in tools] == [("rm", "ok")] and tools[0]["pid"]
+                # no dangling turn: the paused one ended once its call had its result
+                assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["tool_calls", "done"]
+                kinds = turn_kinds(state)
+                assert kinds["turn.start"] == kinds["turn.end"] == 2 and kinds["turn.resume"] == 1
+                assert conversations.get(state, "alice.chat")["run"] is None
+
+                # the next command's output does not carry the replay
+                provider.replies += [{"events": t.chat(calls=[("look", "shell", {"command": "ls"})])},
+                                     {"events": t.chat(text="checked")}]
+                again = await session.loop("main").prompt("look")
+                [look] = [b for m in again.messages if m.role == "tool" for b in m.content]
+                assert "approval" not in look["output"] and look["status"] == "ok"
+
+    asyncio.run(asyncio.wait_for(main(), HANG))
+
+
+def test_one_loop_per_conversation_across_processes_and_a_dead_holder_holds_nothing(tmp_path: Path) -> None:
+    child = start(tmp_path, "tool")
     try:
-        wait_for(tmp_path / "state", child, lambda state: bool(approvals.listing(state, ("pending",))))
+        def running(state: KState) -> bool:  # the child's loop is in the middle of its tools
+            return conversations.get(state, "alice.chat") is not None and \
+                "slow" in {c["id"] for c in conversations.calls(state, "alice.chat")}
+
+        wait_for(tmp_path / "state", child, running)
+
+        async def main() -> None:
+            async with Komputer.boot(state=tmp_path / "state") as computer:
+                state = computer.state
+                session = await computer.login("alice", id="other")
+                agent = session.loop(ScriptedModel(lambda messages: "My turn now."), conversation="alice.chat")
+                with pytest.raises(ConversationBusy, match=f"answering already .*process {child.pid}"):
+                    await agent.prompt("me too")
+                assert conversations.get(state, "alice.chat")["run"]["owner"]["pid"] == child.pid
+                assert [m["role"] for m in conversations.messages(state, "alice.chat")].count("user") == 1
+                await asyncio.to_thread(kill, child)
+                # the holder died: its run is over, its turn sealed as recovery seals it, and this run goes on
+                result = await agent.prompt("now me")
+                assert result.status == "done" and result.text == "My turn now."
+                results = Counter(b["call_id"] for m in conversations.messages(state, "alice.chat")
+                                  for b in m["content"] if b["type"] == "tool_result")
+                assert results == {"quick": 1, "slow": 1}
+                assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["uncertain", "done"]
+                assert conversations.get(state, "alice.chat")["run"] is None
+
+        asyncio.run(asyncio.wait_for(main(), HANG))
     finally:
         kill(child)
 
-    async def main() -> None:
-        async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK,))) as computer:
-            state = computer.state
-            [pending] = approvals.listing(state, ("pending",))  # it outlived the program that asked
-            assert pending["action"] == "rm doomed"
-            [result] = [b for m in conversations.messages(state, "alice.chat") for b in m["content"]
-                        if b["type"] == "tool_result"]
-            assert result["status"] == "uncertain"
-            approvals.decide(state, pending["id"], True, "test", "fine")
-            [session] = [s for s in await computer.recover_sessions() if s.id == "chat"]
-            assert await session.fs.exists("~/doomed")
 
-            def script(messages: list) -> object:
-                if messages[-1].role == "tool" and messages[-1].content[0]["call_id"] == "look":
-                    return "checked"
-                return {"calls": [{"id": "look", "name": "shell", "arguments": {"command": "ls"}}]}
-
-            run = await session.loop(ScriptedModel(script)).resume()
-            look = [b for m in run.messages if m.role == "tool" for b in m.content][0]
-            assert f"K: approval {pending['id']} was allowed by test" in look["output"]  # applied at the resume
-            assert not await session.fs.exists("~/doomed")
-            assert approvals.get(state, pending["id"])["status"] == "applied"
-
-    asyncio.run(asyncio.wait_for(main(), HANG))
+def test_recovery_finds_an_open_turn_whatever_its_number(tmp_path: Path) -> None:
+    # turn 47's key ends in the byte "/": recovery once split the key there and lost the turn
+    with KState(tmp_path / "state", create=True) as state:
+        conversations.open_conversation(state, "c", agent="alice")
+        for n in range(48):
+            turn, _ = conversations.begin_turn(state, "c", response_id=f"r-{n}")
+            if n < 47:
+                conversations.end_turn(state, "c", turn, "done")
+        sealed = conversations.recover(state, everyone=True)
+        assert [(s["conversation_id"], s["turn"]) for s in sealed] == [("c", 47)]
+        assert [tr["status"] for tr in conversations.turns(state, "c")] == ["done"] * 47 + ["uncertain"]

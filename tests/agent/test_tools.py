@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from kfs.journal import events_since
+from kfs.runtime import conversations
 from kshell.agent import Agent
 from kshell.agent.models import ScriptedModel
 from kshell.agent.tools import computer_tools
@@ -65,6 +67,11 @@ def test_an_ask_rule_pauses_the_models_command_until_decided(tmp_path: Path) -> 
             assert not task.done() and pending[0]["action"] == "rm doomed"
             await session.decide(pending[0]["id"], "allow", reason="fine")
             assert (await task).text == "removed\nK: waiting for approval 1: rm doomed\n"  # the model sees it waited
+            # the loop knew which approval its call waited for (a crash meanwhile would pause the call)
+            [call] = conversations.calls(computer.state, agent.conversation)
+            assert (call["approval"], call["session"], call["status"]) == (1, "w", "ok")
+            linked = [e for e in events_since(computer.state, 0) if e["type"] == "turn.approval"]
+            assert [(e["call_id"], e["approval"]) for e in linked] == [(call["id"], 1)]
 
     run(main)
 
