@@ -89,6 +89,26 @@ MORE = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES + MORE, ids=Case.id)
+# --block-size (a unit alone shows itself, a number of units does not, -h/--si by name), the
+# environment's LS_BLOCK_SIZE, BLOCK_SIZE (both columns) and BLOCKSIZE (blocks only), -k, the
+# number columns of -s and -i aligned as GNU's; the argument's errors
+SIZES = {"e": "", "k1": "x" * 1000, "k2": "y" * 1025, "m3": "z" * 3_000_000, "s": "a" * 5000}
+BLOCK_SIZE = [
+    Case("block_size_units", "for b in K KB KiB kB M MB G 1K 1024 2K 512 1 10KiB 1M \"'1\" \"'K\"; do echo \"== $b\"; "
+         "ls -ls --block-size=$b; done", SIZES),
+    Case("block_size_human", "ls -ls --block-size=human-readable; ls -ls --block-size=si; ls -l --block-size=h k2; "
+         "ls -s --block-size s m3", SIZES),
+    Case("block_size_last_wins", "ls -ls -h --block-size=K k1; ls -ls --block-size=K -h k1; ls -ls --si --block-size=M; "
+         "ls -ls --block-size=M -k k1; ls -ls -k --block-size=M k1; ls -sk --si k1", SIZES),
+    Case("block_size_environment", "LS_BLOCK_SIZE=K ls -ls k1; BLOCK_SIZE=KB ls -ls k1; BLOCK_SIZE=KB LS_BLOCK_SIZE=M "
+         "ls -ls k1; BLOCKSIZE=K ls -ls k1; LS_BLOCK_SIZE=foo ls -ls k1; BLOCK_SIZE=1 ls -lsk m3; "
+         "POSIXLY_CORRECT=1 ls -s k1 m3; POSIXLY_CORRECT=1 ls -sk k1 m3", SIZES),
+    Case("block_size_errors", "for b in B iB 1.5K 0 foo 1X '' -1 99999999999999999999 KBB; do ls -l --block-size=\"$b\" k1; "
+         "echo $?; done; ls --block-size; echo $?", SIZES),
+    Case("size_columns_aligned", "ls -s; ls -s1 k1 m3; ls -sh; ls -si | sed 's/^ *[0-9]* //'; ls -s e", SIZES),
+]
+
+
+@pytest.mark.parametrize("case", CASES + MORE + BLOCK_SIZE, ids=Case.id)
 def test_ls_matches_gnu(case: Case) -> None:
     assert_same(case)

@@ -1,6 +1,6 @@
 """ls: GNU's listing (one entry a line, as on a pipe) with the long format's columns;
 --time-style/--full-time, --sort/-X/-v, --time/-c/-u, -g/-o/-G, --hide/-I/-B, -Q/-N, -p and
---indicator-style, -m and --format, --si."""
+--indicator-style, -m and --format, --si, --block-size (kshell/tools/files/blocksize.py) and -k."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from kfs.format import group_name, human_size, mode_string, user_name
+from kfs.format import group_name, mode_string, user_name
 from kfs.vfs.inode import Inode
 from kshell.exec import devices
 from kshell.tools.clock import zone
+from kshell.tools.files.blocksize import HUMAN, SI, BlockSizeError, Units, parse_block_size
 from kshell.tools.files.names import fail, join
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, parse, tool
 from kshell.tools.quoting import shell_quote
@@ -52,6 +53,8 @@ LONG = {
     "file-type": ("file-type", NONE),
     "format": ("format", REQUIRED),
     "si": ("si", NONE),
+    "block-size": ("block-size", REQUIRED),
+    "kibibytes": ("k", NONE),
 }
 _SORTS = {"none": "none", "size": "S", "time": "t", "version": "v", "extension": "X", "width": "width"}
 _TIMES = {"atime": "atime", "access": "atime", "use": "atime", "ctime": "ctime", "status": "ctime",
@@ -95,6 +98,8 @@ class Lister:
         self.groups: dict[int, str] = {}
         self.modes: dict[int, str] = {}
         self.dates: dict[int, str] = {}
+        self.file_units = Units()  # the size column (-h, --si, --block-size)
+        self.block_units = Units(1024)  # -s and the total
 
     def out(self, text: str) -> None:
         self.sh.out(text)
@@ -176,10 +181,13 @@ class Lister:
             self.out("".join(lines))
             return
         if not self.long:
-            for e in entries:
-                ino = f"{e.inode.ino} " if "i" in self.flags and e.inode else ""
-                blocks = f"{_kblocks(e.inode)} " if "s" in self.flags and e.inode else ""
-                lines.append(f"{ino}{blocks}{self.shown_name(e.name)}{self.indicator(e.inode)}\n")
+            # the number columns right-aligned to the widest, as GNU's (-i, -s)
+            inos = [str(e.inode.ino) if "i" in self.flags and e.inode else "" for e in entries]
+            sizes = [self.blocks(e.inode) if "s" in self.flags and e.inode else "" for e in entries]
+            wi, ws = max(map(len, inos), default=0), max(map(len, sizes), default=0)
+            for e, ino, size in zip(entries, inos, sizes):
+                pre = (f"{ino:>{wi}} " if ino else "") + (f"{size:>{ws}} " if size else "")
+                lines.append(f"{pre}{self.shown_name(e.name)}{self.indicator(e.inode)}\n")
             if total and "s" in self.flags:
                 lines.insert(0, f"total {self.total(entries)}\n")
             self.out("".join(lines))
@@ -213,10 +221,8 @@ class Lister:
                 date = dates[stamp] = self.date(stamp)
             if i.kind in (st.S_IFCHR, st.S_IFBLK):
                 size = f"{i.rdev >> 8}, {i.rdev & 0xFF}"
-            elif "si" in self.flags:
-                size = human_size(i.size, si=True)
             else:
-                size = human_size(i.size) if "h" in self.flags else str(i.size)
+                size = self.file_units.show(i.size)
             name = self.shown_name(e.name)
             if i.is_lnk and e.target is not None:
                 name += (
@@ -229,7 +235,7 @@ class Lister:
             rows.append(
                 (
                     str(i.ino) if show_ino else "",
-                    str(_kblocks(i)) if show_blocks else "",
+                    self.blocks(i) if show_blocks else "",
                     mode,
                     str(i.nlink),
                     owner,
@@ -257,10 +263,11 @@ class Lister:
         self.out("".join(lines))
 
     def total(self, entries: list[Entry]) -> str:
-        blocks = sum(_blocks(e.inode) for e in entries if e.inode is not None)
-        if "h" in self.flags:
-            return human_size(blocks * 512)
-        return str((blocks + 1) // 2)
+        return self.block_units.show(sum(_blocks(e.inode) for e in entries if e.inode is not None), 512)
+
+    def blocks(self, inode: Inode) -> str:
+        """A file's allocated size as -s shows it, in -s's units (1 KiB unless told)."""
+        return self.block_units.show(_blocks(inode), 512)
 
     def date(self, ns: int) -> str:
         from kshell.tools.system.date import strftime
@@ -367,22 +374,27 @@ def _blocks(inode: Inode) -> int:
     return 0 if inode.is_lnk or inode.is_dir and inode.size == 0 else inode.blocks
 
 
-def _kblocks(inode: Inode) -> int:
-    return (_blocks(inode) + 1) // 2
-
-
 @tool("ls", 2)
 def ls(sh: Interp, argv: list[str]) -> int:
-    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpm", LONG)
+    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpmk", LONG)
     flags: set[str] = set()
     sort = "name"
     settings: dict[str, object] = {}
     hide: list[str] = []
     ignore: list[str] = []
     bad_style = ""
+    units: Units | None = None  # -h, --si, --block-size: the last one given
     for key, value in opts:
         if key in ("t", "S", "X", "v"):
             sort = key
+        elif key in ("h", "si"):
+            units = HUMAN if key == "h" else SI
+        elif key == "block-size":
+            try:
+                units = parse_block_size(value)
+            except BlockSizeError as e:
+                sh.write_err(f"ls: {e.message()}\n")
+                return 2
         elif key == "U":
             sort = "none"
         elif key == "sort":
@@ -459,9 +471,30 @@ def ls(sh: Interp, argv: list[str]) -> int:
         del settings["style"]
     lister = Lister(sh, flags, sort)
     lister.hide, lister.ignore = hide, ignore
+    if units is not None:
+        lister.file_units = lister.block_units = units
+    else:
+        lister.file_units, lister.block_units = _env_units(sh, "k" in flags)
     for name, value in settings.items():
         setattr(lister, name, value)
     return lister.run(operands)
+
+
+def _env_units(sh: Interp, kibibytes: bool) -> tuple[Units, Units]:
+    """The units of sizes and of blocks without -h, --si or --block-size: LS_BLOCK_SIZE, else
+    BLOCK_SIZE, for both; BLOCKSIZE for blocks only; 512-byte blocks under POSIXLY_CORRECT;
+    -k makes blocks KiB again. A value GNU cannot read counts in 1024 bytes, as GNU's does."""
+    env = sh.exported_env()
+    default = Units(512 if "POSIXLY_CORRECT" in env else 1024)
+    spec = env.get("LS_BLOCK_SIZE", env.get("BLOCK_SIZE", env.get("BLOCKSIZE")))
+    blocks = default
+    if spec is not None:
+        try:
+            blocks = parse_block_size(spec)
+        except BlockSizeError:
+            blocks = Units(1024)
+    files = blocks if "LS_BLOCK_SIZE" in env or "BLOCK_SIZE" in env else Units()
+    return files, Units(1024) if kibibytes else blocks
 
 
 def _posix_locale(sh: Interp) -> bool:
