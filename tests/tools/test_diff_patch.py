@@ -206,7 +206,47 @@ PATCH_OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("case", PATCH + PATCH_OPTIONS, ids=Case.id)
+# Context diffs (`diff -c`, a side left out when it is only context), normal diffs and ed
+# scripts (`diff`, `diff -e`: applied only to a file named on the command line), as GNU patch
+# applies them; rejects of context and normal diffs in context format, line numbers of a
+# failed hunk moved by what the hunks before it added (unified too)
+CTX = ("*** m\n--- m\n***************\n*** 1,6 ****\n  1\n  2\n! 3\n  4\n  5\n  6\n--- 1,6 ----\n  1\n  2\n! x\n"
+       "  4\n  5\n  6\n***************\n*** 22,28 ****\n  22\n  23\n  24\n! 25\n  26\n  27\n  28\n--- 22,28 ----\n"
+       "  22\n  23\n  24\n! y\n  26\n  27\n  28\n")
+CTX1 = ("*** m\t2024-01-02 03:04:05.000000000 +0000\n--- m3\t2024-01-02 03:04:05.000000000 +0000\n***************\n"
+        "*** 10,11 ****\n--- 10,12 ----\n  10\n+ ten\n  11\n***************\n*** 19,21 ****\n  19\n- 20\n  21\n"
+        "--- 20,21 ----\n")
+M3 = N.replace("\n10\n", "\n10\nten\n").replace("\n20\n", "\n")
+ED = "20d\n10a\nten\n.\n"
+Q = {**P, "c.diff": CTX, "c1.diff": CTX1, "m3": M3, "e.diff": ED, "dots.ed": "1a\n..\n.\ns/.//\na\nend\n.\n",
+     "bad.ed": "40d\n", "new.ed": "0a\nfirst\n.\n", "nl": "a\nb"}
+PATCH_FORMATS = [
+    Case("patch_context", "patch < c.diff; echo $?; cmp m m2 && echo same; patch -R < c.diff; echo $?; "
+         "cmp m sub/m && echo back; patch --dry-run m c.diff; echo $?; cmp m sub/m && echo untouched", Q),
+    Case("patch_context_offset_fuzz", "(echo a; echo b; cat sub/m) | sed 's/^1$/Q/' > m; patch < c.diff; echo $?; "
+         "ls m*; head -n 6 m", Q),
+    Case("patch_context_failed", "sed -i 's/^24$/Q/;s/^3$/Q/;s/^4$/Q/' m; patch < c.diff; echo $?; ls m*; cat m.rej; "
+         "cp sub/m m; sed -i 's/^24$/Q/;s/^26$/Q/' m; patch -R -r - < c.diff; echo $?", Q),
+    Case("patch_context_omitted_sides", "patch m c1.diff; echo $?; cmp m m3 && echo same; patch -R m c1.diff; "
+         "cmp m sub/m && echo back; sed -i 's/^10$/Q/;s/^11$/Q/;s/^20$/Q/' m; patch m c1.diff; echo $?; cat m.rej", Q),
+    Case("patch_context_reversed_detected", "cp m2 m; patch -t < c.diff; echo $?; cmp m sub/m && echo reversed", Q),
+    Case("patch_normal", "diff m m3 > n.diff; patch m n.diff; echo $?; cmp m m3 && echo same; patch -R m < n.diff; "
+         "echo $?; cmp m sub/m && echo back; patch < n.diff; echo $?; patch -i n.diff m; cmp m m3 && echo again", Q),
+    Case("patch_normal_offset_failed", "diff m m2 > n.diff; (echo a; cat sub/m) > m; patch m < n.diff; echo $?; "
+         "head -n 5 m; cp sub/m m; sed -i 's/^25$/Q/' m; diff sub/m m3 > n3.diff; cat n3.diff; "
+         "diff sub/m m2 > n2.diff; patch m n2.diff; echo $?; cat m.rej", Q),
+    Case("patch_ed", "patch m e.diff; echo $?; cmp m m3 && echo same; cp sub/m m; patch -e m < e.diff; "
+         "cmp m m3 && echo forced; cp sub/m m; patch -R m < e.diff; echo $?; cmp m m3 && echo forwards; "
+         "cp sub/m m; patch --dry-run m e.diff; echo $?; cmp m sub/m && echo untouched; patch -o out m e.diff; "
+         "cmp out m3 && echo out; patch -o - m e.diff | sed -n 10,12p; patch -b m e.diff; ls m*", Q),
+    Case("patch_ed_errors", "patch m bad.ed; echo $?; cmp m sub/m && echo untouched; patch < e.diff; echo $?; "
+         "patch none new.ed; echo $?; cat none; patch nl dots.ed; echo $?; cat nl; patch nl2 bad.ed; echo $?", Q),
+    Case("patch_unified_failed_after_insert", "diff -u sub/m m3 > u.diff; sed -i 's/^21$/Q/' m; patch m u.diff; "
+         "echo $?; cat m.rej", Q),
+]
+
+
+@pytest.mark.parametrize("case", PATCH + PATCH_OPTIONS + PATCH_FORMATS, ids=Case.id)
 def test_patch(case: Case) -> None:
     assert_same(case)
 
