@@ -1394,7 +1394,8 @@ class Interp(VarOps):
 
         import regex
 
-        from kshell.exec.ere import EreError, bash_regex, ere_to_regex
+        from kshell.exec.ere import EreError, LineSearch, bash_regex, ere_to_regex
+        from kshell.exec.ere import groups as ere_groups
         from kshell.expand.charset import from_bytes, to_bytes
         from kshell.expand.fields import QUO
         from kshell.expand.words import pattern_pieces
@@ -1404,19 +1405,25 @@ class Interp(VarOps):
         flags = re.DOTALL | (0 if utf8 else re.ASCII)  # re's flags: regexes.compile maps them
         if "nocasematch" in self.shopts:
             flags |= re.IGNORECASE
+        subject = text if utf8 else to_bytes(text)
+        cancel = self.session.cancel
         try:
-            rx = regexes.compile(ere_to_regex(bash_regex(pieces), utf8), flags, self.session.cancel,
-                                 posix=True)
+            ere = bash_regex(pieces)
+            lines = LineSearch(ere, utf8) if "\n" in text else None
+            if lines is None or not lines.anchored:
+                m = regexes.compile(ere_to_regex(ere, utf8), flags, cancel, posix=True).search(subject)
+            else:  # anchors at the newlines the match takes, as glibc's
+                sources = (lines.loose, lines.quirk_at, lines.strict)
+                m = lines.search(*(regexes.compile(x, flags, cancel, posix=True) for x in sources), subject)
         except EreError:
             raise _RegexError() from None
         except regex.error:
             raise _RegexError() from None
-        m = rx.search(text if utf8 else to_bytes(text))
         table = self.vars.table
         if m is None:
             table["BASH_REMATCH"] = Var({}, 8)
             return False
-        groups = {i: g or "" for i, g in enumerate(m.groups(""), 1)}
+        groups = {i: g or "" for i, g in enumerate(ere_groups(m), 1)}
         groups[0] = m.group(0)
         if not utf8:
             groups = {i: from_bytes(g) for i, g in groups.items()}
