@@ -631,28 +631,85 @@ def let(sh: Interp, argv: list[str]) -> int:
 
 @builtin("umask")
 def umask(sh: Interp, argv: list[str]) -> int:
+    """bash's umask.def: -S (symbolic), -p (reusable as input), an octal mask or a symbolic mode
+    as chmod's (`u=rwx,g=rx,o=`, `a+r`, `g-w`) applied to the permissions the mask leaves."""
     args = argv[1:]
-    symbolic = False
-    if args and args[0] == "-S":
-        symbolic = True
-        args = args[1:]
+    symbolic = reusable = False
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        word = args.pop(0)
+        if word == "--":
+            break
+        for c in word[1:]:
+            if c not in "Sp":
+                sh.error(f"umask: -{c}: invalid option")
+                sh.write_err("umask: usage: umask [-p] [-S] [mode]\n")
+                return 2
+            symbolic = symbolic or c == "S"
+            reusable = reusable or c == "p"
     if not args:
-        mask = sh.fs.umask
-        if symbolic:
-            perms = []
-            for who, shift in (("u", 6), ("g", 3), ("o", 0)):
-                bits = (~mask >> shift) & 7
-                perms.append(who + "=" + "".join(c for c, b in (("r", 4), ("w", 2), ("x", 1)) if bits & b))
-            sh.out(",".join(perms) + "\n")
-        else:
-            sh.out(f"{mask:04o}\n")
+        if reusable:
+            sh.out("umask -S " if symbolic else "umask ")
+        sh.out(_symbolic_umask(sh.fs.umask) if symbolic else f"{sh.fs.umask:04o}\n")
         return 0
-    try:
-        sh.fs.umask = int(args[0], 8) & 0o777
-    except ValueError:
-        sh.error(f"umask: {args[0]}: octal number out of range")
-        return 1
+    mode = args[0]
+    if mode[:1].isdigit():
+        if any(c not in "01234567" for c in mode) or int(mode, 8) > 0o7777:  # bash's read_octal
+            sh.error(f"umask: {mode}: octal number out of range")
+            return 1
+        mask = int(mode, 8) & 0o777  # as umask(2) keeps it
+    else:
+        bits = _symbolic_mode(sh, mode, ~sh.fs.umask & 0o777)
+        if bits is None:
+            return 1
+        mask = ~bits & 0o777
+    sh.fs.umask = mask
+    if symbolic:
+        sh.out(_symbolic_umask(mask))
     return 0
+
+
+def _symbolic_umask(mask: int) -> str:
+    """`u=rwx,g=rx,o=rx`: what a mask lets through, as umask -S prints it."""
+    perms = []
+    for who, shift in (("u", 6), ("g", 3), ("o", 0)):
+        bits = (~mask >> shift) & 7
+        perms.append(who + "=" + "".join(c for c, b in (("r", 4), ("w", 2), ("x", 1)) if bits & b))
+    return ",".join(perms) + "\n"
+
+
+def _symbolic_mode(sh: Interp, mode: str, bits: int) -> int | None:
+    """bash's parse_symbolic_mode: clauses `[agou]*[+-=][rwx]*` separated by commas, applied to
+    `bits`; None (after bash's message) for a bad operator or permission character."""
+    whos = {"u": 0o700, "g": 0o070, "o": 0o007, "a": 0o777}
+    perms = {"r": 0o444, "w": 0o222, "x": 0o111}
+    i, n = 0, len(mode)
+    while True:
+        who = perm = 0
+        while i < n and mode[i] in whos:
+            who |= whos[mode[i]]
+            i += 1
+        op = mode[i] if i < n else "\0"  # bash prints the string's terminating NUL
+        i += 1
+        if op not in ("+", "-", "="):
+            sh.error(f"umask: `{op}': invalid symbolic mode operator")
+            return None
+        while i < n and mode[i] in perms:
+            perm |= perms[mode[i]]
+            i += 1
+        if i < n and mode[i] != ",":
+            sh.error(f"umask: `{mode[i]}': invalid symbolic mode character")
+            return None
+        if who:
+            perm &= who
+        if op == "+":
+            bits |= perm
+        elif op == "-":
+            bits &= ~perm
+        else:
+            bits = bits & ~(who or 0o777) | perm
+        if i >= n:
+            return bits
+        i += 1
 
 
 @builtin("hash")
