@@ -67,8 +67,27 @@ DIFF = [
     Case("diff_pipe_wc", "seq 1 1000 > x; seq 1 3 1000 > y; diff x y | wc -l; diff -u x y | tail -n 3", F),
 ]
 
+# context (-c, -C N, --context[=N]) and ed script (-e) output, and conflicting styles
+MANY = ("seq 1 100 > x; seq 1 100 | sed -e 's/^5$/five/' -e '/^50$/d' -e '90a\\\nnew' -e '/^30$/s/$/\\n./' > y; "
+        "touch -d @0 x y; ")
+DIFF_STYLES = [
+    Case("diff_context", "diff -c --label a --label b a b; echo $?; touch -d @86400 a b; diff -c a b", F),
+    Case("diff_context_many", MANY + "diff -c x y; diff -C1 x y; diff --context=0 x y; diff --context x y | head -5", F),
+    Case("diff_context_sides", "diff -c --label c --label n c nonl; diff -C0 --label e --label a empty a; "
+         "diff -c --label a --label e a empty; seq 1 9 > x; sed 3d x > y; diff -c --label x --label y x y; "
+         "diff -c --label y --label x y x", F),
+    Case("diff_ed", "diff -e a b; echo $?; diff --ed a same; echo $?; " + MANY + "diff -e x y; diff -e y x; "
+         "diff -e empty a | head -3", F),
+    Case("diff_ed_applied", MANY + "diff -e x y > s.ed; cp x z; patch z s.ed; cmp z y && echo same; "
+         "diff -c x y > c.diff; cp x w; patch w c.diff; cmp w y && echo same", F),
+    Case("diff_recursive_context", "rm -r d1/sub d2/sub; touch -d @0 d1/f d2/f d1/s/k d2/s/k; diff -rc d1 d2; "
+         "diff -re d1 d2; echo $?", F),
+    Case("diff_conflicting_styles", "diff -u -c a b; echo $?; diff -e --normal a b; echo $?; diff -u -U1 "
+         "--label a --label b a b | head -3; diff -C x a b; echo $?", F),
+]
 
-@pytest.mark.parametrize("case", DIFF, ids=Case.id)
+
+@pytest.mark.parametrize("case", DIFF + DIFF_STYLES, ids=Case.id)
 def test_diff(case: Case) -> None:
     assert_same(case)
 

@@ -1,6 +1,7 @@
-"""diff on VFS files, as GNU diffutils writes it: normal and unified output (-u, -U N), -q, -r,
--N, --label, also -s -a -i -w -b -x PAT; statuses 0 (same), 1 (different), 2 (trouble).
-Not implemented (refused as unknown options): context format -c, side by side -y, -B, -I.
+"""diff on VFS files, as GNU diffutils writes it: normal, unified (-u, -U N), context (-c,
+-C N) and ed script (-e) output, -q, -r, -N, --label, also -s -a -i -w -b -x PAT; statuses 0
+(same), 1 (different), 2 (trouble). Not implemented (refused as unknown options): side by side
+-y, -f, -B, -I.
 
 The hunks are GNU's: its algorithm is ported (analyze.c and diffseq.h): confusing lines are
 discarded, Myers' O(ND) middle-snake search splits the rest, and shift_boundaries slides each
@@ -414,10 +415,67 @@ def unified(out: Output, a: list[bytes], b: list[bytes], script: list[tuple[int,
         n = m + 1
 
 
+def _crange(first: int, end: int) -> str:
+    """A context-format range of lines `first` to `end` (0-based, end excluded): one number for
+    one line or none (the line before), as print_context_number_range."""
+    return f"{end}" if end <= first + 1 else f"{first + 1},{end}"
+
+
+def context(out: Output, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]],
+            lines: int) -> None:
+    """diff -c's hunks (grouped as unified's): each side's lines, `!` for a change with lines on
+    both sides, `-` and `+` for the others; a side with nothing but context is left out."""
+    n = 0
+    while n < len(script):
+        m = n
+        while m + 1 < len(script) and script[m + 1][0] - (script[m][0] + script[m][2]) <= 2 * lines:
+            m += 1
+        group = script[n : m + 1]
+        i0, j0 = group[0][0], group[0][1]
+        first0 = max(0, i0 - lines)
+        first1 = j0 - (i0 - first0)
+        li, lj, ldl, lins = group[-1]
+        end0 = min(len(a), li + ldl + lines)
+        end1 = lj + lins + (end0 - (li + ldl))
+        out.write(f"***************\n*** {_crange(first0, end0)} ****\n".encode())
+        if any(dl for _, _, dl, _ in group):
+            marks = {k: b"! " if ins else b"- " for i, _, dl, ins in group for k in range(i, i + dl)}
+            for x in range(first0, end0):
+                _line(out, marks.get(x, b"  "), a[x])
+        out.write(f"--- {_crange(first1, end1)} ----\n".encode())
+        if any(ins for _, _, _, ins in group):
+            marks = {k: b"! " if dl else b"+ " for _, j, dl, ins in group for k in range(j, j + ins)}
+            for y in range(first1, end1):
+                _line(out, marks.get(y, b"  "), b[y])
+        n = m + 1
+
+
+def ed(out: Output, b: list[bytes], script: list[tuple[int, int, int, int]]) -> None:
+    """diff -e: the changes last first, as ed commands (`Na`, `N,Mc`, `N,Md`) with the new
+    lines; a line that is a lone `.` is written `..` and put right with `s/.//`."""
+    for i, j, dl, ins in reversed(script):
+        letter = "c" if dl and ins else "d" if dl else "a"
+        out.write(f"{_range(i, dl) if dl else i}{letter}\n".encode())
+        if not ins:
+            continue
+        inserting = True
+        for line in b[j : j + ins]:
+            if not inserting:
+                out.write(b"a\n")
+                inserting = True
+            if line.rstrip(b"\n") == b".":
+                out.write(b"..\n.\ns/.//\n")
+                inserting = False
+            else:
+                out.write(line if line.endswith(b"\n") else line + b"\n")
+        if inserting:
+            out.write(b".\n")
+
+
 # --------------------------------------------------------------------------- the command
 
 _LONG = {
-    "unified": ("U", OPTIONAL), "brief": ("q", NONE), "recursive": ("r", NONE), "new-file": ("N", NONE),
+    "unified": ("U", OPTIONAL), "context": ("C", OPTIONAL), "ed": ("e", NONE), "brief": ("q", NONE), "recursive": ("r", NONE), "new-file": ("N", NONE),
     "label": ("label", REQUIRED), "normal": ("normal", NONE), "report-identical-files": ("s", NONE),
     "text": ("a", NONE), "exclude": ("x", REQUIRED), "minimal": ("d", NONE),
     "unidirectional-new-file": ("P", NONE),
@@ -447,6 +505,7 @@ def _key(case: bool, white: str):
 class _Opts:
     def __init__(self) -> None:
         self.context: int | None = None
+        self.style = "normal"  # unified, context, ed
         self.brief = False
         self.recursive = False
         self.new = False
@@ -487,12 +546,16 @@ def _switches(argv: list[str]) -> str:
     return " ".join(shlex.quote(x) for x in out)
 
 
-def _stamp(sh: Interp, ns: int) -> str:
+def _stamp(sh: Interp, ns: int, ctime: bool = False) -> str:
+    """A header's time: unified's ISO form with nanoseconds, or (`ctime`) context's
+    traditional `Thu Jan  1 00:00:00 1970`."""
     from datetime import datetime
 
     from kshell.tools.clock import zone
 
     t = datetime.fromtimestamp(ns // 1_000_000_000, zone(sh))
+    if ctime:
+        return t.strftime("%a %b ") + f"{t.day:2d}" + t.strftime(" %H:%M:%S %Y")
     return t.strftime("%Y-%m-%d %H:%M:%S") + f".{ns % 1_000_000_000:09d} " + t.strftime("%z")
 
 
@@ -654,22 +717,26 @@ class _Diff:
             return 0
         if nested:
             self.out.write(f"diff {self.o.switches} {n0} {n1}\n".replace("diff  ", "diff ").encode())
-        if ctx is None:
+        if self.o.style == "normal":
             normal(self.out, a, b, script)
+        elif self.o.style == "ed":
+            ed(self.out, b, script)
         else:
             labels = self.o.labels
             h0 = labels[0] if labels else f"{n0}\t{self.when(n0, s0)}"
             h1 = labels[1] if len(labels) > 1 else f"{n1}\t{self.when(n1, s1)}"
-            self.out.write(f"--- {h0}\n+++ {h1}\n".encode("utf-8", "surrogateescape"))
-            unified(self.out, a, b, script, ctx)
+            tags = ("***", "---") if self.o.style == "context" else ("---", "+++")
+            self.out.write(f"{tags[0]} {h0}\n{tags[1]} {h1}\n".encode("utf-8", "surrogateescape"))
+            (context if self.o.style == "context" else unified)(self.out, a, b, script, ctx or 0)
         return 1
 
     def when(self, name: str, s) -> str:
+        ctime = self.o.style == "context"
         if s is False:
-            return _stamp(self.sh, 0)
+            return _stamp(self.sh, 0, ctime)
         if s is None:
-            return _stamp(self.sh, time.time_ns())
-        return _stamp(self.sh, s.mtime)
+            return _stamp(self.sh, time.time_ns(), ctime)
+        return _stamp(self.sh, s.mtime, ctime)
 
 
 def _kind(s) -> str:
@@ -685,22 +752,25 @@ def _kind(s) -> str:
 @tool("diff", 2)
 def diff(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, operands = parse(argv, "uU:qrNsadx:Piwb", _LONG)
+        opts, operands = parse(argv, "uU:cC:eqrNsadx:Piwb", _LONG)
     except Usage as e:
         raise Usage(e.message + "\ndiff: Try 'diff --help' for more information.", hint=False) from None
     o = _Opts()
     o.switches = _switches(argv)
     for k, v in opts:
-        if k == "u":
-            o.context = 3 if o.context is None else o.context
-        elif k == "U":
-            if v is None:
-                o.context = 3
-                continue
-            if not v.isdigit():
+        style = {"u": "unified", "U": "unified", "c": "context", "C": "context", "e": "ed",
+                 "normal": "normal"}.get(k)
+        if style is not None:
+            if o.style != "normal" and o.style != style or k == "normal" and o.style != "normal":
+                raise Usage("conflicting output style options\ndiff: Try 'diff --help' for more "
+                            "information.", hint=False)
+            o.style = style
+        if k in ("u", "c", "U", "C"):  # the most context asked for, as GNU's
+            if v is not None and v != "" and not v.isdigit():
                 raise Usage(f"invalid context length '{v}'\ndiff: Try 'diff --help' for more information.",
                             hint=False)
-            o.context = int(v)
+            lines = int(v) if v else 3
+            o.context = lines if o.context is None else max(o.context, lines)
         elif k == "q":
             o.brief = True
         elif k == "r":
