@@ -714,36 +714,82 @@ def _symbolic_mode(sh: Interp, mode: str, bits: int) -> int | None:
 
 @builtin("hash")
 def hash_builtin(sh: Interp, argv: list[str]) -> int:
-    """K keeps no table of program paths, only which tools a K file on $PATH shadows
-    (Interp.tool): the table is empty, as bash's is before a program runs; `hash NAME` says
-    whether NAME is found, `-t` where, and `-r` forgets the shadowing, so that a new
-    ~/bin/NAME counts at once. `-d` and `-p` have nothing to change."""
+    """bash's hash.def over the shell's table of command paths (Interp.hash_table: each K tool
+    or $PATH program that runs, with its hits): a listing in bash's bucket order, `NAME` looked
+    up and added, -p PATH NAME (the name then runs that path), -t (where), -d (forget), -l
+    (reusable), -r (forget all, and which tools a K file shadows)."""
+    from kshell.builtins.completion import _table_order
+
     args = argv[1:]
-    show = False
-    listing = not args  # plain `hash`: the table (`hash -r` says nothing)
+    opts: set[str] = set()
+    given: str | None = None
+    usage = "hash: usage: hash [-lr] [-p pathname] [-dt] [name ...]\n"
     while args and args[0].startswith("-") and args[0] != "-":
         word = args.pop(0)
         if word == "--":
             break
-        for c in word[1:]:
+        for k, c in enumerate(word[1:], 1):
             if c not in "rtdpl":
                 sh.error(f"hash: -{c}: invalid option")
-                sh.write_err("hash: usage: hash [-lr] [-p pathname] [-dt] [name ...]\n")
+                sh.write_err(usage)
                 return 2
-            if c == "r":
-                sh.session.shadowed.clear()
-            show = show or c == "t"
+            if c == "p":
+                rest = word[k + 1 :]
+                if not rest and not args:
+                    sh.error("hash: -p: option requires an argument")
+                    sh.write_err(usage)
+                    return 2
+                given = rest or args.pop(0)
+                break
+            opts.add(c)
+    table = sh.hash_table()
+    if "r" in opts:
+        table.clear()
+        sh.session.shadowed.clear()
+    if not args and opts & {"t", "d"}:
+        sh.error(f"hash: -{'d' if 'd' in opts and 't' not in opts else 't'}: option requires an argument")
+        return 1
     if not args:
-        if listing:
+        if "r" in opts:  # silent, as bash's
+            return 0
+        if table and "l" not in opts:
+            sh.out("hits\tcommand\n")
+        for name in _table_order(table):
+            path, hits = table[name]
+            sh.out(f"builtin hash -p {path} {name}\n" if "l" in opts else f"{hits:4d}\t{path}\n")
+        if not table and "l" not in opts:
             sh.out("hash: hash table empty\n")
         return 0
     status = 0
     for name in args:
+        if given is not None:
+            table[name] = (given, 0)
+            continue
+        if "t" in opts:  # before -d, as bash's; a lookup counts as a hit there
+            entry = table.get(name)
+            if entry is None:
+                sh.error(f"hash: {name}: not found")
+                status = 1
+            else:
+                table[name] = (entry[0], entry[1] + 1)
+                sh.out(f"{name}\t{entry[0]}\n" if len(args) > 1 else f"{entry[0]}\n")
+            continue
+        if "d" in opts:
+            if table.pop(name, None) is None:
+                sh.error(f"hash: {name}: not found")
+                status = 1
+            continue
+        if "l" in opts:
+            entry = table.get(name)
+            if entry is not None:
+                sh.out(f"builtin hash -p {entry[0]} {name}\n")
+            continue
+        if name in sh.builtins or "/" in name:
+            continue
         kind, path = _lookup(sh, name, use_funcs=False)
-        if kind in ("tool", "file"):
-            if show:
-                sh.out(f"{path}\n")
-        elif kind != "builtin":
+        if kind in ("tool", "file") and path is not None:
+            table[name] = (path, 0)
+        else:
             sh.error(f"hash: {name}: not found")
             status = 1
     return status
