@@ -134,7 +134,29 @@ TAR_UPDATE = [
 ]
 
 
-@pytest.mark.parametrize("case", TAR + TAR_OPTIONS + TAR_UPDATE, ids=Case.id)
+# --transform (--xform): sed's s command on member names (create, list, extract), symlink
+# targets unless S, several in order, flags g i x and a number; GNU's errors
+X = {"d/": Dir(), "d/a": "a\n", "d/s/": Dir(), "d/s/b": "b\n", "d/l": Link("a"), "o/": Dir()}
+TAR_TRANSFORM = [
+    Case("tar_transform_create", "tar cf x.tar --transform='s/^d/e/' d; tar tvf x.tar | awk '{print $1, $6, $7, $8}' "
+         "| sort -k2", X),
+    Case("tar_transform_several", "tar cf y.tar --transform 's,a,Z,g' --xform='s/s/S/' d; tar tf y.tar | sort; "
+         "tar tvf y.tar | grep -o 'l -> .*'; tar cf z.tar --xform='s/a/Q/S' d; tar tvf z.tar | grep -o 'l -> .*'", X),
+    Case("tar_transform_extract_list", "tar cf x.tar d; tar xf x.tar -C o --transform='s/^d/f/'; find o | sort; "
+         "tar tf x.tar --transform='s/d/X/' | sort; tar tf x.tar --transform='s/d/X/' --show-transformed-names | sort; "
+         "tar xvf x.tar -C o --xform='s/^d/g/' | sort; tar cf t.tar --transform='s/^d$/top/' d; tar tf t.tar | sort", X),
+    Case("tar_transform_flags", "tar cf u.tar --transform='s/D/k/i' d; tar tf u.tar | sort | head -2; "
+         "tar cf v.tar --transform='s/\\(s\\)\\/\\(b\\)/\\2-\\1/' d; tar tf v.tar | sort; "
+         "tar cf w.tar --transform='s/(s)\\/(b)/\\2_\\1/x' d; tar tf w.tar | sort; "
+         "tar cf n.tar --transform='s/[as]/N/2' d; tar tf n.tar | sort; tar cf m.tar --transform='s/^./X/g' d; "
+         "tar tf m.tar | sort", X),
+    Case("tar_transform_errors", "tar cf w.tar --transform='s/[/x/' d; echo $?; tar cf w.tar --transform='bad' d; "
+         "echo $?; tar cf w.tar --transform='s/d/D/q' d; echo $?; tar cf w.tar --transform='s/d/\\1/' d; echo $?; "
+         "tar cf w.tar --transform='s/d/e' d; echo $?", X),
+]
+
+
+@pytest.mark.parametrize("case", TAR + TAR_OPTIONS + TAR_UPDATE + TAR_TRANSFORM, ids=Case.id)
 def test_tar(case: Case) -> None:
     assert_same(case)
 

@@ -4,6 +4,7 @@ and t (patterns with --wildcards), --exclude/--exclude-vcs/-X, -T (with --null),
 --no-recursion, --remove-files, --owner/--group/--numeric-owner/--mtime/--sort/--format on
 create; --strip-components, -O, -k/--skip-old-files/--overwrite, -m, -p/--no-same-owner on
 extract; -r, -u, -A and --delete rewriting an uncompressed archive (--delete also on a pipe);
+--transform (sed's s command, kshell.tools.sed) on names and link targets;
 GNU's messages and statuses (2 on errors, 64 for usage). Archives are written by Python's tarfile in GNU format
 from VFS bytes and read by it (any compression, as GNU tar detects it), so real tar reads what
 this writes and the other way round. Directories are archived in name order (GNU tar uses the
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 from kfs.format import group_name, user_name
 from kshell.exec import devices
 from kshell.tools.options import NONE, REQUIRED, Usage, parse
+from kshell.tools.sed.script import Subst
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:
@@ -43,6 +45,8 @@ _LONG = {
     "recursion": ("recursion", NONE), "remove-files": ("remove-files", NONE), "owner": ("owner", REQUIRED),
     "group": ("group", REQUIRED), "numeric-owner": ("numeric-owner", NONE), "mtime": ("mtime", REQUIRED),
     "sort": ("sort", REQUIRED), "format": ("H", REQUIRED), "one-file-system": ("one-file-system", NONE),
+    "transform": ("transform", REQUIRED), "xform": ("transform", REQUIRED),
+    "show-transformed-names": ("show-transformed", NONE), "show-stored-names": ("show-stored", NONE),
 }
 _VCS = frozenset({"CVS", "RCS", "SCCS", ".git", ".gitignore", ".gitattributes", ".gitmodules", ".cvsignore",
                   ".svn", ".arch-ids", "{arch}", "=RELEASE-ID", "=meta-update", "=update", ".bzr", ".bzrignore",
@@ -103,6 +107,8 @@ class _Tar:
         self.format = tarfile.GNU_FORMAT
         self.added: list[str] = []
         self.archived: dict[str, int] | None = None  # -u: each member's newest mtime (ns)
+        self.transforms: list[tuple[Subst, str]] = []  # --transform: (s command, what it applies to)
+        self.show_transformed = False  # listings show the names stored unless told
         self.warned = False
 
     def excluded(self, name: str) -> bool:
@@ -115,6 +121,49 @@ class _Tar:
             return True
         tails = ["/".join(parts[i:]) for i in range(len(parts))]
         return any(fnmatchcase(tail, pat.rstrip("/")) for pat in self.excludes for tail in tails)
+
+    def renamed(self, name: str, kind: str) -> str:
+        """A member's name (`r`), symlink's target (`s`) or hard link's target (`h`) after
+        each --transform that applies to it, in order."""
+        from kshell.tools.sed.run import expand
+
+        if not self.transforms:
+            return name
+        name = name.encode("utf-8", "surrogateescape").decode("latin-1")  # sed's view: a byte a char
+        for subst, scope in self.transforms:
+            if kind not in scope:
+                continue
+            # as GNU tar 1.34's _transform_name_to_obstack: a match before the Nth is copied
+            # after the text before it, which so comes twice (`s/a/N/2` makes `d/a` `d/d/a`);
+            # searches after the first do not start a line (REG_NOTBOL)
+            out, pos, count = [], 0, 0
+            while pos < len(name):
+                m = subst.regex.search(name, pos)
+                if m is None:
+                    break
+                count += 1
+                out.append(name[pos : m.start()])
+                end = max(m.end(), pos + 1)  # an empty match: one character on
+                if count < subst.nth:
+                    out.append(name[pos:end])
+                else:
+                    out.append(expand(subst, m) + name[m.end() : end])
+                pos = end
+                if count >= subst.nth and not subst.glob:
+                    break
+            name = "".join(out) + name[pos:]
+        return name.encode("latin-1").decode("utf-8", "surrogateescape")
+
+    def transformed(self, info: tarfile.TarInfo) -> tarfile.TarInfo:
+        """A member read from an archive as --transform names it (listing, extraction)."""
+        if not self.transforms:
+            return info
+        info = info.replace(name=self.renamed(info.name, "r"), deep=False)
+        if info.issym():
+            info.linkname = self.renamed(info.linkname, "s")
+        elif info.islnk():
+            info.linkname = self.renamed(info.linkname, "h")
+        return info
 
     def err(self, text: str) -> None:
         self.sh.write_err(f"tar: {text}\n")
@@ -170,7 +219,7 @@ class _Tar:
                 return
             if inode.mtime <= self.archived[member.rstrip("/")]:
                 return
-        info = tarfile.TarInfo(member)
+        info = tarfile.TarInfo(self.renamed(member, "r"))
         info.mode = inode.mode & 0o7777
         info.uid, info.gid = inode.uid, inode.gid
         state = fs.vfs.state  # unknown ids: empty names, as GNU tar writes them
@@ -187,7 +236,7 @@ class _Tar:
             info.type = tarfile.DIRTYPE
         elif st.S_ISLNK(inode.mode):
             info.type = tarfile.SYMTYPE
-            info.linkname = fs.readlink(path)
+            info.linkname = self.renamed(fs.readlink(path), "s")
         elif st.S_ISREG(inode.mode):
             try:
                 data = fs.read_file(path)
@@ -338,7 +387,8 @@ class _Tar:
                 self.failed = True
 
     def list(self, tf: tarfile.TarFile, names: list[str]) -> None:
-        for info in self.members(tf, names):
+        shown = self.transformed if self.show_transformed else (lambda info: info)
+        for info in map(shown, self.members(tf, names)):
             if self.verbose:
                 self.sh.out(self.shown(info) + "\n")
             else:
@@ -357,6 +407,7 @@ class _Tar:
         same_owner = root if self.same_owner is None else self.same_owner and root
         dirs: list[tuple[str, tarfile.TarInfo]] = []
         for info in self.members(tf, names):
+            original, info = info, self.transformed(info)
             name = info.name.lstrip("/")
             if self.strip:
                 parts = [p for p in name.split("/") if p]
@@ -364,7 +415,8 @@ class _Tar:
                     continue
                 name = "/".join(parts[self.strip:]) + ("/" if info.isdir() else "")
             if self.verbose:
-                shown = self.shown(info) if self.verbose > 1 else info.name + ("/" if info.isdir() else "")
+                seen = info if self.show_transformed else original
+                shown = self.shown(seen) if self.verbose > 1 else seen.name + ("/" if seen.isdir() else "")
                 if self.to_stdout:  # the data has standard output
                     self.sh.write_err(shown + "\n")
                 else:
@@ -375,7 +427,7 @@ class _Tar:
                 continue
             if self.to_stdout:
                 if info.isreg() or info.islnk():
-                    f = tf.extractfile(info)
+                    f = tf.extractfile(original)
                     self.sh.out(f.read() if f is not None else b"")
                 continue
             path = self.path(name)
@@ -408,7 +460,7 @@ class _Tar:
                         target = "/".join([p for p in target.split("/") if p][self.strip:])
                     data = fs.read_file(self.path(target))
                 else:
-                    f = tf.extractfile(info)
+                    f = tf.extractfile(original)
                     data = f.read() if f is not None else b""
                 fs.write_file(path, data)
                 fs.chmod(path, mode & 0o7777)
@@ -447,6 +499,62 @@ def _read_list(sh: Interp, source: str, null: bool, what: str = "Cannot stat: ")
         raise _Fatal from None
     text = data.decode("utf-8", "surrogateescape")
     return text.split("\0") if null else text.splitlines()
+
+
+def _transform_option(value: str) -> tuple[Subst, str]:
+    """--transform=s/REGEX/REPLACEMENT/FLAGS, as GNU tar reads it: sed's s command (a BRE, `x`
+    for an ERE), flags g, i, a number, and r/s/h (R/S/H: not) for member names, symlink and
+    hard link targets (all three by default)."""
+    from kshell.tools.sed.pattern import RegexError, compile_posix
+    from kshell.tools.sed.script import replacement
+
+    if len(value) < 2 or value[0] != "s":
+        raise Usage("Invalid transform expression")
+    delim = value[1]
+    fields: list[str] = []
+    current: list[str] = []
+    i = 2
+    while i < len(value) and len(fields) < 2:
+        c = value[i]
+        if c == "\\" and i + 1 < len(value):
+            current.append(value[i + 1] if value[i + 1] == delim else c + value[i + 1])
+            i += 2
+            continue
+        if c == delim:
+            fields.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+        i += 1
+    if len(fields) < 2:
+        raise Usage("Invalid transform expression")
+    regex, repl = fields
+    glob = icase = extended = False
+    nth = ""
+    scope = set("rsh")
+    for c in value[i:]:
+        if c == "g":
+            glob = True
+        elif c == "i":
+            icase = True
+        elif c == "x":
+            extended = True
+        elif c.isdigit():
+            nth += c
+        elif c in "rsh":
+            scope.add(c)
+        elif c in "RSH":
+            scope.discard(c.lower())
+        else:
+            raise Usage(f"Unknown flag in transform expression: {c}")
+    try:
+        compiled = compile_posix(regex, extended, icase)
+    except RegexError:
+        raise Usage("Invalid transform expression: Invalid regular expression") from None
+    parts, cased, maxref = replacement(repl)
+    if maxref > compiled.groups:
+        raise Usage("Invalid transform replacement: back reference out of range")
+    return Subst(compiled, parts, cased, glob, int(nth) if nth else 1), "".join(sorted(scope))
 
 
 def _id_option(sh: Interp, value: str, kind: str) -> tuple[str, int]:
@@ -610,6 +718,10 @@ def tar(sh: Interp, argv: list[str]) -> int:
                     sh.write_err(f"tar: invalid argument '{v}' for '--sort'\nValid arguments are:\n"
                                  "  - 'none'\n  - 'name'\n  - 'inode'\n")
                     return 2
+            elif k == "transform":
+                t.transforms.append(_transform_option(v))
+            elif k in ("show-transformed", "show-stored"):
+                t.show_transformed = k == "show-transformed"
             elif k == "H":
                 if v not in _FORMATS:
                     raise Usage(f"{v}: Invalid archive format")
