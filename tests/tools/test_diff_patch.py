@@ -146,6 +146,32 @@ def test_diff_hunks_match_gnu_on_random_inputs(seed: int, tmp_path: Path) -> Non
         assert b"".join(out.parts) == real, (a, b, ctx)
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_diff_context_and_ed_match_gnu_on_random_inputs(seed: int, tmp_path: Path) -> None:
+    """`diff -c`, `-C N` and `-e` in the K shell write GNU's output byte for byte on random
+    inputs (last lines without a newline among them); K's patch applies each back."""
+    from differential import run_k
+
+    rnd = random.Random(200 + seed)
+    files: dict[str, File] = {}
+    script, real = [], []
+    for n in range(30):
+        a, b = _random_pair(rnd, rnd.choice([10, 40, 200]))
+        (tmp_path / "A").write_bytes(a)
+        (tmp_path / "B").write_bytes(b)
+        style = rnd.choice(["-c", "-C0", "-C1", "-C5", "-e"])
+        labels = [] if style == "-e" else ["--label", f"a{n}", "--label", f"a{n}"]
+        real.append(subprocess.run(["diff", style, *labels, str(tmp_path / "A"), str(tmp_path / "B")],
+                                   capture_output=True).stdout)
+        files[f"a{n}"] = File(a)
+        files[f"b{n}"] = File(b)
+        script.append(f"diff {style} {' '.join(labels)} a{n} b{n} | tee p{n}; echo =====; patch -s a{n} p{n} >&2;"
+                      f" [ -s p{n} ] && {{ cmp -s a{n} b{n} || [ {style} = -e ] || echo FAILED{n} >&2; }}")
+    r = run_k("\n".join(script), files)
+    assert r.stdout.split(b"=====\n")[:-1] == real
+    assert b"FAILED" not in r.stderr, r.stderr
+
+
 # --------------------------------------------------------------------------- patch
 
 N = "".join(f"{i}\n" for i in range(1, 31))

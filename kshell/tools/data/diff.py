@@ -708,6 +708,8 @@ class _Diff:
         if not self.o.text and (b"\0" in data0[:4096] or b"\0" in data1[:4096]):
             self.out.write(f"Binary files {n0} and {n1} differ\n".encode())
             return 1
+        if self.o.style == "ed":  # ed cannot write a last line without its newline: GNU adds it
+            data0, data1 = (d + b"\n" if d and not d.endswith(b"\n") else d for d in (data0, data1))
         a, b = split(data0), split(data1)
         ctx = self.o.context
         script = changes(a, b, ctx or 0, _key(self.o.case, self.o.white))

@@ -247,9 +247,9 @@ def _context_hunks(lines: list[bytes], i: int, fp: FilePatch) -> int:
             new.append((text[:1], text[2:] if text.endswith(b"\n") else text[2:] + b"\n"))
             i += 1
         o_start, n_start = int(m.group(1)), int(n.group(1))
-        if not old and m.group(2) is not None:  # left out: nothing but context on this side
+        if not old:  # left out (nothing but context on this side), or truly empty (no context)
             old = [(b" ", t) for c, t in new if c == b" "]
-        if not new and n.group(2) is not None:
+        if not new:
             new = [(b" ", t) for c, t in old if c == b" "]
         merged, changed = _merge_sides(old, new)
         fp.hunks.append(Hunk(o_start, n_start, merged, lines[start:i], changed, function))
