@@ -92,7 +92,7 @@ MORE = [
 # --block-size (a unit alone shows itself, a number of units does not, -h/--si by name), the
 # environment's LS_BLOCK_SIZE, BLOCK_SIZE (both columns) and BLOCKSIZE (blocks only), -k, the
 # number columns of -s and -i aligned as GNU's; the argument's errors
-SIZES = {"e": "", "k1": "x" * 1000, "k2": "y" * 1025, "m3": "z" * 3_000_000, "s": "a" * 5000}
+SIZES = {"e": "", "k1": "x" * 1000, "k2": "y" * 1025, "m3": "z" * 60_000, "s": "a" * 5000}  # under 64 KiB: no preallocation
 BLOCK_SIZE = [
     Case("block_size_units", "for b in K KB KiB kB M MB G 1K 1024 2K 512 1 10KiB 1M \"'1\" \"'K\"; do echo \"== $b\"; "
          "ls -ls --block-size=$b; done", SIZES),
