@@ -718,7 +718,7 @@ def hash_builtin(sh: Interp, argv: list[str]) -> int:
     or $PATH program that runs, with its hits): a listing in bash's bucket order, `NAME` looked
     up and added, -p PATH NAME (the name then runs that path), -t (where), -d (forget), -l
     (reusable), -r (forget all, and which tools a K file shadows)."""
-    from kshell.builtins.completion import _table_order
+    from kshell.builtins.completion import table_order
 
     args = argv[1:]
     opts: set[str] = set()
@@ -754,7 +754,7 @@ def hash_builtin(sh: Interp, argv: list[str]) -> int:
             return 0
         if table and "l" not in opts:
             sh.out("hits\tcommand\n")
-        for name in _table_order(table):
+        for name in table_order(table):
             path, hits = table[name]
             sh.out(f"builtin hash -p {path} {name}\n" if "l" in opts else f"{hits:4d}\t{path}\n")
         if not table and "l" not in opts:
