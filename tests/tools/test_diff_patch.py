@@ -82,6 +82,9 @@ DIFF_STYLES = [
          "diff -c x y > c.diff; cp x w; patch w c.diff; cmp w y && echo same", F),
     Case("diff_recursive_context", "rm -r d1/sub d2/sub; touch -d @0 d1/f d2/f d1/s/k d2/s/k; diff -rc d1 d2; "
          "diff -re d1 d2; echo $?", F),
+    Case("diff_side_by_side", "printf 'a\\nb\\nc\\n' > y1; printf 'a\\nB\\nc\\nd\\n' > y2; diff -y y1 y2; echo $?; "
+         "diff -y -W 20 y1 y2; diff -y --suppress-common-lines y1 y2; diff -y --left-column y1 y2; diff -y y1 y1; "
+         "echo $?; diff --side-by-side --width=30 -t a b; diff -y -u y1 y2; echo $?; diff -W 0 -y y1 y2; echo $?", F),
     Case("diff_conflicting_styles", "diff -u -c a b; echo $?; diff -e --normal a b; echo $?; diff -u -U1 "
          "--label a --label b a b | head -3; diff -C x a b; echo $?", F),
 ]

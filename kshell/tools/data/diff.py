@@ -1,7 +1,8 @@
 """diff on VFS files, as GNU diffutils writes it: normal, unified (-u, -U N), context (-c,
--C N) and ed script (-e) output, -q, -r, -N, --label, also -s -a -i -w -b -x PAT; statuses 0
-(same), 1 (different), 2 (trouble). Not implemented (refused as unknown options): side by side
--y, -f, -B, -I.
+-C N), ed script (-e) and side by side (-y, -W, -t, --tabsize, --suppress-common-lines,
+--left-column: sdiff's layout) output, -q, -r, -N, --label, also -s -a -i -w -b -x PAT;
+statuses 0 (same), 1 (different), 2 (trouble). Not implemented (refused as unknown options):
+-f, -B, -I.
 
 The hunks are GNU's: its algorithm is ported (analyze.c and diffseq.h): confusing lines are
 discarded, Myers' O(ND) middle-snake search splits the rest, and shift_boundaries slides each
@@ -475,7 +476,9 @@ def ed(out: Output, b: list[bytes], script: list[tuple[int, int, int, int]]) -> 
 # --------------------------------------------------------------------------- the command
 
 _LONG = {
-    "unified": ("U", OPTIONAL), "context": ("C", OPTIONAL), "ed": ("e", NONE), "brief": ("q", NONE), "recursive": ("r", NONE), "new-file": ("N", NONE),
+    "unified": ("U", OPTIONAL), "context": ("C", OPTIONAL), "ed": ("e", NONE), "brief": ("q", NONE),
+    "side-by-side": ("y", NONE), "width": ("W", REQUIRED), "suppress-common-lines": ("suppress-common", NONE),
+    "left-column": ("left-column", NONE), "expand-tabs": ("t", NONE), "tabsize": ("tabsize", REQUIRED), "recursive": ("r", NONE), "new-file": ("N", NONE),
     "label": ("label", REQUIRED), "normal": ("normal", NONE), "report-identical-files": ("s", NONE),
     "text": ("a", NONE), "exclude": ("x", REQUIRED), "minimal": ("d", NONE),
     "unidirectional-new-file": ("P", NONE),
@@ -505,7 +508,12 @@ def _key(case: bool, white: str):
 class _Opts:
     def __init__(self) -> None:
         self.context: int | None = None
-        self.style = "normal"  # unified, context, ed
+        self.style = "normal"  # unified, context, ed, side (-y)
+        self.width = 130  # -y's columns (-W), tab size, -t, --suppress-common-lines, --left-column
+        self.tabsize = 8
+        self.expand_tabs = False
+        self.common = True
+        self.left = False
         self.brief = False
         self.recursive = False
         self.new = False
@@ -695,7 +703,7 @@ class _Diff:
             data1 = self.read(n1, s1)
         except OSError as e:
             return self.err(n1, e)
-        if data0 == data1:
+        if data0 == data1 and self.o.style != "side":  # -y lists even the same lines
             if self.o.identical:
                 self.out.write(f"Files {n0} and {n1} are identical\n".encode())
             return 0
@@ -713,6 +721,8 @@ class _Diff:
         a, b = split(data0), split(data1)
         ctx = self.o.context
         script = changes(a, b, ctx or 0, _key(self.o.case, self.o.white))
+        if not script and self.o.style == "side":
+            self.side(a, b, script)
         if not script:
             if self.o.identical:
                 self.out.write(f"Files {n0} and {n1} are identical\n".encode())
@@ -723,6 +733,8 @@ class _Diff:
             normal(self.out, a, b, script)
         elif self.o.style == "ed":
             ed(self.out, b, script)
+        elif self.o.style == "side":
+            self.side(a, b, script)
         else:
             labels = self.o.labels
             h0 = labels[0] if labels else f"{n0}\t{self.when(n0, s0)}"
@@ -731,6 +743,13 @@ class _Diff:
             self.out.write(f"{tags[0]} {h0}\n{tags[1]} {h1}\n".encode("utf-8", "surrogateescape"))
             (context if self.o.style == "context" else unified)(self.out, a, b, script, ctx or 0)
         return 1
+
+    def side(self, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]]) -> None:
+        """-y: sdiff's layout (kshell.tools.files.sdiff), every line, the same ones too."""
+        from kshell.tools.files.sdiff import Layout, side_by_side
+
+        o = self.o
+        self.out.write(side_by_side(a, b, script, Layout(o.width, o.tabsize, o.expand_tabs), o.common, o.left))
 
     def when(self, name: str, s) -> str:
         ctime = self.o.style == "context"
@@ -754,13 +773,13 @@ def _kind(s) -> str:
 @tool("diff", 2)
 def diff(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, operands = parse(argv, "uU:cC:eqrNsadx:Piwb", _LONG)
+        opts, operands = parse(argv, "uU:cC:eyW:tqrNsadx:Piwb", _LONG)
     except Usage as e:
         raise Usage(e.message + "\ndiff: Try 'diff --help' for more information.", hint=False) from None
     o = _Opts()
     o.switches = _switches(argv)
     for k, v in opts:
-        style = {"u": "unified", "U": "unified", "c": "context", "C": "context", "e": "ed",
+        style = {"u": "unified", "U": "unified", "c": "context", "C": "context", "e": "ed", "y": "side",
                  "normal": "normal"}.get(k)
         if style is not None:
             if o.style != "normal" and o.style != style or k == "normal" and o.style != "normal":
@@ -787,6 +806,17 @@ def diff(sh: Interp, argv: list[str]) -> int:
             o.context = None
         elif k == "s":
             o.identical = True
+        elif k in ("W", "tabsize"):
+            if not v.isdigit() or int(v) == 0:
+                what = "width" if k == "W" else "tabsize"
+                raise Usage(f"invalid {what} '{v}'\ndiff: Try 'diff --help' for more information.", hint=False)
+            setattr(o, "width" if k == "W" else "tabsize", int(v))
+        elif k == "t":
+            o.expand_tabs = True
+        elif k == "suppress-common":
+            o.common = False
+        elif k == "left-column":
+            o.left = True
         elif k == "a":
             o.text = True
         elif k == "x":
