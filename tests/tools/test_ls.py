@@ -109,6 +109,17 @@ BLOCK_SIZE = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES + MORE + BLOCK_SIZE, ids=Case.id)
+# columns: -C (down), -x (across), --format=vertical/across, -w and COLUMNS (80 off a terminal,
+# 0 for no limit), -T (tabs where they reach, as GNU's indent), with -s and -F
+COLS = {**{f"file_{i}": "" for i in range(1, 24)}, "a": "", "bb": "", "ccccccccccccccc": "x" * 5000}
+COLUMNS = [
+    Case("columns_down_across", "ls -C; ls -x; ls --format=across; ls --format=vertical -w 30; ls -C a bb", COLS),
+    Case("columns_width_tabs", "ls -C -w 40; ls -C -T 4; ls -Cw0; ls -w 20 -x; ls -x -T0 -w 50; COLUMNS=50 ls -C; "
+         "ls -m -w 30; ls -C -w x; echo $?", COLS),
+    Case("columns_frills_and_last_format", "ls -C -s; ls -C -F; ls -C -1; ls -1 -C -w 60", COLS),
+]
+
+
+@pytest.mark.parametrize("case", CASES + MORE + BLOCK_SIZE + COLUMNS, ids=Case.id)
 def test_ls_matches_gnu(case: Case) -> None:
     assert_same(case)

@@ -54,13 +54,15 @@ LONG = {
     "format": ("format", REQUIRED),
     "si": ("si", NONE),
     "block-size": ("block-size", REQUIRED),
+    "width": ("w", REQUIRED),
+    "tabsize": ("T", REQUIRED),
     "kibibytes": ("k", NONE),
 }
 _SORTS = {"none": "none", "size": "S", "time": "t", "version": "v", "extension": "X", "width": "width"}
 _TIMES = {"atime": "atime", "access": "atime", "use": "atime", "ctime": "ctime", "status": "ctime",
           "birth": "btime", "creation": "btime"}
-_FORMATS = {"long": "l", "verbose": "l", "single-column": "1", "commas": "m", "across": "C",
-            "horizontal": "C", "vertical": "C"}
+_FORMATS = {"long": "l", "verbose": "l", "single-column": "1", "commas": "m", "across": "x",
+            "horizontal": "x", "vertical": "C"}
 _STYLES = {"full-iso": ("%Y-%m-%d %H:%M:%S.%N %z", None), "long-iso": ("%Y-%m-%d %H:%M", None),
            "iso": ("%m-%d %H:%M", "%Y-%m-%d "), "locale": ("%b %e %H:%M", "%b %e  %Y")}
 _STYLE_HELP = ("  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n"
@@ -98,6 +100,9 @@ class Lister:
         self.groups: dict[int, str] = {}
         self.modes: dict[int, str] = {}
         self.dates: dict[int, str] = {}
+        self.layout = "1"  # 1 (a line each, as on a pipe), C (columns down), x (across), m (commas)
+        self.width = 80  # the line, off a terminal (-w, COLUMNS; 0: no limit)
+        self.tabsize = 8  # -T
         self.file_units = Units()  # the size column (-h, --si, --block-size)
         self.block_units = Units(1024)  # -s and the total
 
@@ -166,12 +171,12 @@ class Lister:
         """Print `entries`; in the long format the columns are as wide as `sizing`'s too (GNU
         sizes the operands' columns with the directory operands among them)."""
         lines: list[str] = []
-        if not self.long and "m" in self.flags:
+        if not self.long and self.layout == "m":
             words = [f"{self.shown_name(e.name)}{self.indicator(e.inode)}" for e in entries]
             line = ""
             for k, word in enumerate(words):
                 word += "," if k < len(words) - 1 else ""
-                if line and len(line) + 1 + len(word) > 80:  # GNU's 80 columns off a terminal
+                if line and len(line) + 1 + len(word) > self.width:  # 80 columns off a terminal
                     lines.append(line + "\n")
                     line = word
                 else:
@@ -185,11 +190,14 @@ class Lister:
             inos = [str(e.inode.ino) if "i" in self.flags and e.inode else "" for e in entries]
             sizes = [self.blocks(e.inode) if "s" in self.flags and e.inode else "" for e in entries]
             wi, ws = max(map(len, inos), default=0), max(map(len, sizes), default=0)
-            for e, ino, size in zip(entries, inos, sizes):
-                pre = (f"{ino:>{wi}} " if ino else "") + (f"{size:>{ws}} " if size else "")
-                lines.append(f"{pre}{self.shown_name(e.name)}{self.indicator(e.inode)}\n")
+            items = [(f"{ino:>{wi}} " if ino else "") + (f"{size:>{ws}} " if size else "")
+                     + f"{self.shown_name(e.name)}{self.indicator(e.inode)}" for e, ino, size in zip(entries, inos, sizes)]
             if total and "s" in self.flags:
-                lines.insert(0, f"total {self.total(entries)}\n")
+                lines.append(f"total {self.total(entries)}\n")
+            if self.layout in ("C", "x") and items:
+                lines.extend(self.columns(items, self.layout == "C"))
+            else:
+                lines.extend(item + "\n" for item in items)
             self.out("".join(lines))
             return
         rows = []
@@ -261,6 +269,55 @@ class Lister:
                 group = ""
             lines.append(f"{pre}{r[2]} {r[3]:>{w3}} {owner}{group}{r[6]:>{w6}} {r[7]} {r[8]}\n")
         self.out("".join(lines))
+
+    def columns(self, items: list[str], down: bool) -> list[str]:
+        """-C (down the columns) and -x (across): GNU's calculate_columns (the most columns
+        whose widths, each the widest entry plus two, fit the line) and indent (tabs where
+        they reach, then spaces)."""
+        if not self.width:  # -w 0: no limit, GNU's print_with_separator(' ')
+            return ["  ".join(items) + "\n"]
+        n = len(items)
+        widths = [len(item) for item in items]  # names as shown: one column a character
+
+        def layout(cols: int) -> list[int]:
+            rows = -(-n // cols)
+            col = [3] * cols  # GNU's MIN_COLUMN_WIDTH, unused columns too
+            for k, width in enumerate(widths):
+                c = k // rows if down else k % cols
+                col[c] = max(col[c], width + (0 if c == cols - 1 else 2))
+            return col
+
+        cols = max(1, min(n, self.width // 3))
+        col = layout(cols)
+        while cols > 1 and sum(col) >= self.width:
+            cols -= 1
+            col = layout(cols)
+        rows = -(-n // cols)
+        grid = [[r + c * rows if down else r * cols + c for c in range(cols)] for r in range(rows)]
+        out = []
+        for row in grid:
+            line, pos = "", 0
+            cells = [k for k in row if k < n]
+            for c, k in enumerate(cells):
+                line += items[k]
+                if c < len(cells) - 1:
+                    line += self.indent(pos + widths[k], pos + col[c])
+                    pos += col[c]
+            out.append(line + "\n")
+        return out
+
+    def indent(self, start: int, end: int) -> str:
+        """GNU ls's indent: a tab wherever one stops at or before `end`, else spaces."""
+        out = []
+        tab = self.tabsize
+        while start < end:
+            if tab and end // tab > (start + 1) // tab:
+                out.append("\t")
+                start += tab - start % tab
+            else:
+                out.append(" ")
+                start += 1
+        return "".join(out)
 
     def total(self, entries: list[Entry]) -> str:
         return self.block_units.show(sum(_blocks(e.inode) for e in entries if e.inode is not None), 512)
@@ -376,7 +433,7 @@ def _blocks(inode: Inode) -> int:
 
 @tool("ls", 2)
 def ls(sh: Interp, argv: list[str]) -> int:
-    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpmk", LONG)
+    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpmkxw:T:", LONG)
     flags: set[str] = set()
     sort = "name"
     settings: dict[str, object] = {}
@@ -427,9 +484,10 @@ def ls(sh: Interp, argv: list[str]) -> int:
             if value not in _FORMATS:
                 return _bad_argument(sh, value, "--format", "  - 'verbose', 'long'\n  - 'commas'\n"
                                      "  - 'horizontal', 'across'\n  - 'vertical'\n  - 'single-column'")
-            flags.discard("m")
-            if _FORMATS[value] in ("l", "m"):
-                flags.add(_FORMATS[value])
+            if _FORMATS[value] == "l":
+                flags.add("l")
+            else:
+                settings["layout"] = _FORMATS[value]
         elif key == "color":
             if value not in (None, "never", "no", "none", "auto", "tty", "if-tty"):
                 sh.write_err(
@@ -438,8 +496,14 @@ def ls(sh: Interp, argv: list[str]) -> int:
                     "  - 'auto', 'tty', 'if-tty'\nTry 'ls --help' for more information.\n"
                 )
                 return 1
-        elif key == "1" or key == "C":
-            flags.discard("m")
+        elif key in ("1", "C", "x", "m"):
+            settings["layout"] = key
+        elif key in ("w", "T"):
+            if not value.isdigit():
+                what = "line width" if key == "w" else "tab size"
+                sh.write_err(f"ls: invalid {what}: {shell_quote(value)}\n")
+                return 2
+            settings["width" if key == "w" else "tabsize"] = int(value)
         elif key == "indicator-style":
             flags -= {"F", "file-type"}
             settings["slash"] = value == "slash"
@@ -471,6 +535,9 @@ def ls(sh: Interp, argv: list[str]) -> int:
         del settings["style"]
     lister = Lister(sh, flags, sort)
     lister.hide, lister.ignore = hide, ignore
+    columns = sh.exported_env().get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0 and "width" not in settings:  # GNU reads it off a terminal too
+        lister.width = int(columns)
     if units is not None:
         lister.file_units = lister.block_units = units
     else:
