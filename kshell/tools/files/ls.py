@@ -1,6 +1,7 @@
 """ls: GNU's listing (one entry a line, as on a pipe) with the long format's columns;
 --time-style/--full-time, --sort/-X/-v, --time/-c/-u, -g/-o/-G, --hide/-I/-B, -Q/-N, -p and
---indicator-style, -m and --format, --si, --block-size (kshell/tools/files/blocksize.py) and -k."""
+--indicator-style, -m, -C, -x, -w, -T and --format, --si, --block-size
+(kshell/tools/files/blocksize.py) and -k."""
 
 from __future__ import annotations
 
