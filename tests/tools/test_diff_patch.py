@@ -85,6 +85,12 @@ DIFF_STYLES = [
     Case("diff_side_by_side", "printf 'a\\nb\\nc\\n' > y1; printf 'a\\nB\\nc\\nd\\n' > y2; diff -y y1 y2; echo $?; "
          "diff -y -W 20 y1 y2; diff -y --suppress-common-lines y1 y2; diff -y --left-column y1 y2; diff -y y1 y1; "
          "echo $?; diff --side-by-side --width=30 -t a b; diff -y -u y1 y2; echo $?; diff -W 0 -y y1 y2; echo $?", F),
+    Case("diff_ignore_blank_matching", "printf 'a\\n\\nb\\nc\\n' > B1; printf 'a\\nb\\n\\nc\\nX\\n' > B2; "
+         "diff -B B1 B2; echo $?; printf 'a\\n\\nb\\n' > B3; printf 'a\\nb\\n\\n' > B4; diff -B B3 B4; echo $?; "
+         "diff -B -u --label 1 --label 2 B1 B2; echo $?; printf 'a\\n#x\\nb\\n' > I1; printf 'a\\n#y\\nb\\n' > I2; "
+         "printf 'a\\n#y\\nc\\n' > I3; diff -I '^#' I1 I2; echo $?; diff -I '^#' I1 I3; echo $?; "
+         "diff --ignore-matching-lines='^#' -c --label 1 --label 3 I1 I3; diff -I 'x\\|y' I1 I2; echo $?; "
+         "seq 1 20 > S1; seq 1 20 | sed 's/^3$//; s/^15$/f/' > S2; diff -B -U1 --label 1 --label 2 S1 S2", F),
     Case("diff_conflicting_styles", "diff -u -c a b; echo $?; diff -e --normal a b; echo $?; diff -u -U1 "
          "--label a --label b a b | head -3; diff -C x a b; echo $?", F),
 ]

@@ -1,8 +1,8 @@
 """diff on VFS files, as GNU diffutils writes it: normal, unified (-u, -U N), context (-c,
 -C N), ed script (-e) and side by side (-y, -W, -t, --tabsize, --suppress-common-lines,
 --left-column: sdiff's layout) output, -q, -r, -N, --label, also -s -a -i -w -b -x PAT;
-statuses 0 (same), 1 (different), 2 (trouble). Not implemented (refused as unknown options):
--f, -B, -I.
+-B and -I (a hunk of blank or matching lines only is left out); statuses 0 (same), 1
+(different), 2 (trouble). Not implemented (refused as unknown options): -f.
 
 The hunks are GNU's: its algorithm is ported (analyze.c and diffseq.h): confusing lines are
 discarded, Myers' O(ND) middle-snake search splits the rest, and shift_boundaries slides each
@@ -19,7 +19,7 @@ import time
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
@@ -384,23 +384,16 @@ def _urange(first: int, count: int) -> str:
 
 def unified(out: Output, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]],
             context: int) -> None:
-    n = 0
-    while n < len(script):
-        m = n
-        while m + 1 < len(script):
-            i, _, dl, _ = script[m]
-            if script[m + 1][0] - (i + dl) > 2 * context:
-                break
-            m += 1
-        i0, j0 = script[n][0], script[n][1]
+    for group in hunks(script, context):
+        i0, j0 = group[0][0], group[0][1]
         first0 = max(0, i0 - context)
         first1 = j0 - (i0 - first0)
-        li, lj, ldl, lins = script[m]
+        li, lj, ldl, lins = group[-1]
         end0 = min(len(a), li + ldl + context)
         end1 = lj + lins + (end0 - (li + ldl))
         out.write(f"@@ -{_urange(first0, end0 - first0)} +{_urange(first1, end1 - first1)} @@\n".encode())
         x, y = first0, first1
-        for i, j, dl, ins in script[n : m + 1]:
+        for i, j, dl, ins in group:
             while x < i:
                 _line(out, b" ", a[x])
                 x += 1
@@ -413,7 +406,18 @@ def unified(out: Output, a: list[bytes], b: list[bytes], script: list[tuple[int,
         while x < end0:
             _line(out, b" ", a[x])
             x += 1
-        n = m + 1
+
+
+def hunks(script: list[tuple[int, int, int, int]], context: int) -> list[list[tuple[int, int, int, int]]]:
+    """The changes each hunk of unified or context output holds: those less than twice the
+    context apart."""
+    out: list[list[tuple[int, int, int, int]]] = []
+    for change in script:
+        if out and change[0] - (out[-1][-1][0] + out[-1][-1][2]) <= 2 * context:
+            out[-1].append(change)
+        else:
+            out.append([change])
+    return out
 
 
 def _crange(first: int, end: int) -> str:
@@ -426,12 +430,7 @@ def context(out: Output, a: list[bytes], b: list[bytes], script: list[tuple[int,
             lines: int) -> None:
     """diff -c's hunks (grouped as unified's): each side's lines, `!` for a change with lines on
     both sides, `-` and `+` for the others; a side with nothing but context is left out."""
-    n = 0
-    while n < len(script):
-        m = n
-        while m + 1 < len(script) and script[m + 1][0] - (script[m][0] + script[m][2]) <= 2 * lines:
-            m += 1
-        group = script[n : m + 1]
+    for group in hunks(script, lines):
         i0, j0 = group[0][0], group[0][1]
         first0 = max(0, i0 - lines)
         first1 = j0 - (i0 - first0)
@@ -448,7 +447,6 @@ def context(out: Output, a: list[bytes], b: list[bytes], script: list[tuple[int,
             marks = {k: b"! " if dl else b"+ " for _, j, dl, ins in group for k in range(j, j + ins)}
             for y in range(first1, end1):
                 _line(out, marks.get(y, b"  "), b[y])
-        n = m + 1
 
 
 def ed(out: Output, b: list[bytes], script: list[tuple[int, int, int, int]]) -> None:
@@ -483,6 +481,7 @@ _LONG = {
     "text": ("a", NONE), "exclude": ("x", REQUIRED), "minimal": ("d", NONE),
     "unidirectional-new-file": ("P", NONE),
     "ignore-case": ("i", NONE), "ignore-all-space": ("w", NONE), "ignore-space-change": ("b", NONE),
+    "ignore-blank-lines": ("B", NONE), "ignore-matching-lines": ("I", REQUIRED),
 }
 
 
@@ -514,6 +513,8 @@ class _Opts:
         self.expand_tabs = False
         self.common = True
         self.left = False
+        self.blank = False  # -B
+        self.matching: list = []  # -I REGEX, compiled
         self.brief = False
         self.recursive = False
         self.new = False
@@ -721,6 +722,8 @@ class _Diff:
         a, b = split(data0), split(data1)
         ctx = self.o.context
         script = changes(a, b, ctx or 0, _key(self.o.case, self.o.white))
+        if self.o.blank or self.o.matching:
+            script = self.unignored(a, b, script)
         if not script and self.o.style == "side":
             self.side(a, b, script)
         if not script:
@@ -743,6 +746,24 @@ class _Diff:
             self.out.write(f"{tags[0]} {h0}\n{tags[1]} {h1}\n".encode("utf-8", "surrogateescape"))
             (context if self.o.style == "context" else unified)(self.out, a, b, script, ctx or 0)
         return 1
+
+    def unignored(self, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]]
+                  ) -> list[tuple[int, int, int, int]]:
+        """-B and -I: the changes left once each hunk (each change, or with context each group
+        of changes as the output groups them) whose lines are all blank or all match is dropped."""
+        o = self.o
+
+        def ignorable(line: bytes) -> bool:
+            text = line.rstrip(b"\n")
+            if o.blank and not text:
+                return True
+            latin = text.decode("latin-1")
+            return any(rx.search(latin) for rx in o.matching)
+
+        groups = hunks(script, o.context or 0) if o.style in ("unified", "context") else [[c] for c in script]
+        return [c for group in groups
+                if not all(ignorable(x) for i, j, dl, ins in group for x in (*a[i : i + dl], *b[j : j + ins]))
+                for c in group]
 
     def side(self, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]]) -> None:
         """-y: sdiff's layout (kshell.tools.files.sdiff), every line, the same ones too."""
@@ -773,7 +794,7 @@ def _kind(s) -> str:
 @tool("diff", 2)
 def diff(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, operands = parse(argv, "uU:cC:eyW:tqrNsadx:Piwb", _LONG)
+        opts, operands = parse(argv, "uU:cC:eyW:tqrNsadx:PiwbBI:", _LONG)
     except Usage as e:
         raise Usage(e.message + "\ndiff: Try 'diff --help' for more information.", hint=False) from None
     o = _Opts()
@@ -813,6 +834,15 @@ def diff(sh: Interp, argv: list[str]) -> int:
             setattr(o, "width" if k == "W" else "tabsize", int(v))
         elif k == "t":
             o.expand_tabs = True
+        elif k == "B":
+            o.blank = True
+        elif k == "I":
+            from kshell.tools.sed.pattern import RegexError, compile_posix
+
+            try:
+                o.matching.append(compile_posix(v, False))
+            except RegexError as e:
+                raise Fail(f"{e}", 2) from None
         elif k == "suppress-common":
             o.common = False
         elif k == "left-column":
