@@ -13,7 +13,7 @@ The K shell has no line editor that completes, so the specifications are kept an
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kshell.builtins import PROGRAMS, Usage, builtin, getopt
 from kshell.expand import pattern
@@ -92,8 +92,9 @@ def _fnv(name: str) -> int:
     return h
 
 
-def _table_order(specs: dict[str, CompSpec]) -> list[str]:
-    """The names in the order bash walks its 256-bucket table: by bucket, newest first within one."""
+def table_order(specs: dict[str, Any]) -> list[str]:
+    """The names in the order bash walks a 256-bucket table (complete's specifications, hash's
+    paths): by bucket, newest first within one."""
     seq = {name: i for i, name in enumerate(specs)}
     return sorted(specs, key=lambda n: (_fnv(n) & 255, -seq[n]))
 
@@ -354,7 +355,7 @@ def complete(sh: Interp, argv: list[str]) -> int:
 
 def _print(sh: Interp, specs: dict[str, CompSpec], names: list[str]) -> int:
     if not names:
-        sh.out("".join(specs[n].text(n) + "\n" for n in _table_order(specs)))
+        sh.out("".join(specs[n].text(n) + "\n" for n in table_order(specs)))
         return 0
     status = 0
     for name in names:

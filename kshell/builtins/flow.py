@@ -631,62 +631,165 @@ def let(sh: Interp, argv: list[str]) -> int:
 
 @builtin("umask")
 def umask(sh: Interp, argv: list[str]) -> int:
+    """bash's umask.def: -S (symbolic), -p (reusable as input), an octal mask or a symbolic mode
+    as chmod's (`u=rwx,g=rx,o=`, `a+r`, `g-w`) applied to the permissions the mask leaves."""
     args = argv[1:]
-    symbolic = False
-    if args and args[0] == "-S":
-        symbolic = True
-        args = args[1:]
-    if not args:
-        mask = sh.fs.umask
-        if symbolic:
-            perms = []
-            for who, shift in (("u", 6), ("g", 3), ("o", 0)):
-                bits = (~mask >> shift) & 7
-                perms.append(who + "=" + "".join(c for c, b in (("r", 4), ("w", 2), ("x", 1)) if bits & b))
-            sh.out(",".join(perms) + "\n")
-        else:
-            sh.out(f"{mask:04o}\n")
-        return 0
-    try:
-        sh.fs.umask = int(args[0], 8) & 0o777
-    except ValueError:
-        sh.error(f"umask: {args[0]}: octal number out of range")
-        return 1
-    return 0
-
-
-@builtin("hash")
-def hash_builtin(sh: Interp, argv: list[str]) -> int:
-    """K keeps no table of program paths, only which tools a K file on $PATH shadows
-    (Interp.tool): the table is empty, as bash's is before a program runs; `hash NAME` says
-    whether NAME is found, `-t` where, and `-r` forgets the shadowing, so that a new
-    ~/bin/NAME counts at once. `-d` and `-p` have nothing to change."""
-    args = argv[1:]
-    show = False
-    listing = not args  # plain `hash`: the table (`hash -r` says nothing)
-    while args and args[0].startswith("-") and args[0] != "-":
+    symbolic = reusable = False
+    while args and args[0].startswith("-") and len(args[0]) > 1:
         word = args.pop(0)
         if word == "--":
             break
         for c in word[1:]:
+            if c not in "Sp":
+                sh.error(f"umask: -{c}: invalid option")
+                sh.write_err("umask: usage: umask [-p] [-S] [mode]\n")
+                return 2
+            symbolic = symbolic or c == "S"
+            reusable = reusable or c == "p"
+    if not args:
+        if reusable:
+            sh.out("umask -S " if symbolic else "umask ")
+        sh.out(_symbolic_umask(sh.fs.umask) if symbolic else f"{sh.fs.umask:04o}\n")
+        return 0
+    mode = args[0]
+    if mode[:1].isdigit():
+        if any(c not in "01234567" for c in mode) or int(mode, 8) > 0o7777:  # bash's read_octal
+            sh.error(f"umask: {mode}: octal number out of range")
+            return 1
+        mask = int(mode, 8) & 0o777  # as umask(2) keeps it
+    else:
+        bits = _symbolic_mode(sh, mode, ~sh.fs.umask & 0o777)
+        if bits is None:
+            return 1
+        mask = ~bits & 0o777
+    sh.fs.umask = mask
+    if symbolic:
+        sh.out(_symbolic_umask(mask))
+    return 0
+
+
+def _symbolic_umask(mask: int) -> str:
+    """`u=rwx,g=rx,o=rx`: what a mask lets through, as umask -S prints it."""
+    perms = []
+    for who, shift in (("u", 6), ("g", 3), ("o", 0)):
+        bits = (~mask >> shift) & 7
+        perms.append(who + "=" + "".join(c for c, b in (("r", 4), ("w", 2), ("x", 1)) if bits & b))
+    return ",".join(perms) + "\n"
+
+
+def _symbolic_mode(sh: Interp, mode: str, bits: int) -> int | None:
+    """bash's parse_symbolic_mode: clauses `[agou]*[+-=][rwx]*` separated by commas, applied to
+    `bits`; None (after bash's message) for a bad operator or permission character."""
+    whos = {"u": 0o700, "g": 0o070, "o": 0o007, "a": 0o777}
+    perms = {"r": 0o444, "w": 0o222, "x": 0o111}
+    i, n = 0, len(mode)
+    while True:
+        who = perm = 0
+        while i < n and mode[i] in whos:
+            who |= whos[mode[i]]
+            i += 1
+        op = mode[i] if i < n else "\0"  # bash prints the string's terminating NUL
+        i += 1
+        if op not in ("+", "-", "="):
+            sh.error(f"umask: `{op}': invalid symbolic mode operator")
+            return None
+        while i < n and mode[i] in perms:
+            perm |= perms[mode[i]]
+            i += 1
+        if i < n and mode[i] != ",":
+            sh.error(f"umask: `{mode[i]}': invalid symbolic mode character")
+            return None
+        if who:
+            perm &= who
+        if op == "+":
+            bits |= perm
+        elif op == "-":
+            bits &= ~perm
+        else:
+            bits = bits & ~(who or 0o777) | perm
+        if i >= n:
+            return bits
+        i += 1
+
+
+@builtin("hash")
+def hash_builtin(sh: Interp, argv: list[str]) -> int:
+    """bash's hash.def over the shell's table of command paths (Interp.hash_table: each K tool
+    or $PATH program that runs, with its hits): a listing in bash's bucket order, `NAME` looked
+    up and added, -p PATH NAME (the name then runs that path), -t (where), -d (forget), -l
+    (reusable), -r (forget all, and which tools a K file shadows)."""
+    from kshell.builtins.completion import table_order
+
+    args = argv[1:]
+    opts: set[str] = set()
+    given: str | None = None
+    usage = "hash: usage: hash [-lr] [-p pathname] [-dt] [name ...]\n"
+    while args and args[0].startswith("-") and args[0] != "-":
+        word = args.pop(0)
+        if word == "--":
+            break
+        for k, c in enumerate(word[1:], 1):
             if c not in "rtdpl":
                 sh.error(f"hash: -{c}: invalid option")
-                sh.write_err("hash: usage: hash [-lr] [-p pathname] [-dt] [name ...]\n")
+                sh.write_err(usage)
                 return 2
-            if c == "r":
-                sh.session.shadowed.clear()
-            show = show or c == "t"
+            if c == "p":
+                rest = word[k + 1 :]
+                if not rest and not args:
+                    sh.error("hash: -p: option requires an argument")
+                    sh.write_err(usage)
+                    return 2
+                given = rest or args.pop(0)
+                break
+            opts.add(c)
+    table = sh.hash_table()
+    if "r" in opts:
+        table.clear()
+        sh.session.shadowed.clear()
+    if not args and opts & {"t", "d"}:
+        sh.error(f"hash: -{'d' if 'd' in opts and 't' not in opts else 't'}: option requires an argument")
+        return 1
     if not args:
-        if listing:
+        if "r" in opts:  # silent, as bash's
+            return 0
+        if table and "l" not in opts:
+            sh.out("hits\tcommand\n")
+        for name in table_order(table):
+            path, hits = table[name]
+            sh.out(f"builtin hash -p {path} {name}\n" if "l" in opts else f"{hits:4d}\t{path}\n")
+        if not table and "l" not in opts:
             sh.out("hash: hash table empty\n")
         return 0
     status = 0
     for name in args:
+        if given is not None:
+            table[name] = (given, 0)
+            continue
+        if "t" in opts:  # before -d, as bash's; a lookup counts as a hit there
+            entry = table.get(name)
+            if entry is None:
+                sh.error(f"hash: {name}: not found")
+                status = 1
+            else:
+                table[name] = (entry[0], entry[1] + 1)
+                sh.out(f"{name}\t{entry[0]}\n" if len(args) > 1 else f"{entry[0]}\n")
+            continue
+        if "d" in opts:
+            if table.pop(name, None) is None:
+                sh.error(f"hash: {name}: not found")
+                status = 1
+            continue
+        if "l" in opts:
+            entry = table.get(name)
+            if entry is not None:
+                sh.out(f"builtin hash -p {entry[0]} {name}\n")
+            continue
+        if name in sh.builtins or "/" in name:
+            continue
         kind, path = _lookup(sh, name, use_funcs=False)
-        if kind in ("tool", "file"):
-            if show:
-                sh.out(f"{path}\n")
-        elif kind != "builtin":
+        if kind in ("tool", "file") and path is not None:
+            table[name] = (path, 0)
+        else:
             sh.error(f"hash: {name}: not found")
             status = 1
     return status

@@ -110,8 +110,8 @@ def declare_common(sh: Interp, argv: list[str], *, local: bool = False, force: s
             if n not in sh.funcs:
                 status = 1
                 continue
-            if "F" in on:
-                sh.out(f"declare -f {n}\n")
+            if "F" in on:  # named, a name alone; all of them, as declare -f lines (bash)
+                sh.out(f"{n}\n" if args and "p" not in on else f"declare -f {n}\n")
             else:
                 from kshell.syntax.printer import function_text
 
@@ -120,7 +120,7 @@ def declare_common(sh: Interp, argv: list[str], *, local: bool = False, force: s
     if local and not args:  # `local`, `local -p`: the variables of this function's own
         return _print_vars(sh, [], on | {"p"}, only=set(sh.vars.frames[-1]))
     if "p" in on or (not args and not (on - {"g"}) and not off):
-        return _print_vars(sh, args, on)
+        return _print_vars(sh, args, on, builtin=name0)
     if not args:
         return _print_vars(sh, [], on | {"p"})
     status = 0
@@ -310,7 +310,8 @@ def _dynamic(sh: Interp, name: str) -> Var | None:
     return Var(dict(enumerate(values)), ARRAY) if values else None
 
 
-def _print_vars(sh: Interp, names: list[str], on: set[str], only: set[str] | None = None) -> int:
+def _print_vars(sh: Interp, names: list[str], on: set[str], only: set[str] | None = None,
+                builtin: str = "declare") -> int:
     status = 0
     table = sh.vars.table
     want = 0
@@ -320,7 +321,7 @@ def _print_vars(sh: Interp, names: list[str], on: set[str], only: set[str] | Non
         for name in names:
             var = table.get(name) or _dynamic(sh, name)
             if var is None:
-                sh.error(f"declare: {name}: not found")
+                sh.error(f"{builtin}: {name}: not found")
                 status = 1
                 continue
             sh.out(_declare_line(name, var) + "\n")

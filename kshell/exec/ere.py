@@ -7,10 +7,23 @@ bracket expression, where a quoted character is copied as it is (`["^"a]` negate
 glibc then reads it without REG_NEWLINE: `.` and `[^a]` match a newline and `$` is the
 end of the text only. What glibc refuses (`a{`, `*a`, `(a`, `[b-a]`, `[[:foo:]]`, `\\1`
 before its group ends) is an `EreError`: status 2, BASH_REMATCH untouched. glibc's
-extensions stay: `\\<` `\\>` `\\b` `\\B` `\\w` `\\W` `\\s` `\\S` `` \\` `` `\\'`, back-references.
+extensions stay: `\\<` `\\>` `\\b` `\\B` `\\w` `\\W` `\\s` `\\S` `` \\` `` `\\'`, back-references
+(to a group closed before them in their own branch: glibc refuses `(a)|\\1`).
+
+Two of glibc's matching rules need more than a translation. Its DFA takes a newline the match
+itself consumes as a line boundary: `^` holds after it and `$` before it (`b.^a` and `b$.a`
+match `b<newline>a`), while a match cannot start after a newline at `^` nor end before one at
+`$`. Where the text has a newline and the pattern an anchor, LineSearch tries each start with
+`^` as "the text's start, or after a newline past the match's start" and checks that a `$`
+met before a newline is not where the match ends; and as glibc checks the groups' path with
+`$` at the text's end only, a pattern with a group does not match so at a `$`. And glibc does not repeat a group once more
+on nothing after it has matched something (`(a*)+` on `aa` leaves `aa` in the group, where the
+`regex` module's last, empty, iteration leaves nothing): `groups` drops such an iteration.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from kshell.expand.pattern import POSIX_CLASSES as CLASSES
 
@@ -74,15 +87,27 @@ def _bracket_end(s: list[str] | str, i: int) -> int:
     return -1
 
 
-class _Parser:
-    """glibc's ERE grammar, emitting the `regex` module's syntax."""
+_HAT_LINES = r"(?:\A|(?!\G)(?<=\n))"  # the text's start, or after a newline the match took
+_DOLLAR_LINES = r"(?:\Z|(?=\n))"  # the end, or before a newline (the match must take it)
+_DOLLAR_NEWLINE = r"(?=\n)"  # before a newline, never at the end of the part tried
 
-    def __init__(self, src: str, unicode: bool) -> None:
+
+class _Parser:
+    """glibc's ERE grammar, emitting the `regex` module's syntax; `hat` and `dollar` are what
+    the anchors become."""
+
+    def __init__(self, src: str, unicode: bool, hat: str = "^", dollar: str = r"\Z", inside: bool = False) -> None:
         self.src = src
         self.i = 0
         self.unicode = unicode
         self.groups = 0
         self.closed: set[int] = set()
+        self.hat = hat
+        self.dollar = dollar
+        self.inside = inside  # matched in a part that ends before the text does: `\\'` never holds
+        self.anchored = False  # a `^` or `$` anchor is in the pattern
+        self.plural = False  # an alternation or a repetition other than {n} (glibc's has_plural_match)
+        self.backrefs = False
 
     def fail(self) -> EreError:
         return EreError(self.src)
@@ -94,10 +119,16 @@ class _Parser:
         return out
 
     def alternation(self, depth: int) -> str:
+        """Branches separated by `|`; a back-reference sees only the groups closed before the
+        alternation and in its own branch, all of them after it (glibc's completed_bkref_map)."""
+        initial = set(self.closed)
         branches = [self.branch(depth)]
         while self.i < len(self.src) and self.src[self.i] == "|":
             self.i += 1
+            self.plural = True
+            accumulated, self.closed = self.closed, set(initial)
             branches.append(self.branch(depth))
+            self.closed |= accumulated
         return "|".join(branches)
 
     def branch(self, depth: int) -> str:
@@ -123,6 +154,7 @@ class _Parser:
         c = src[self.i]
         self.i += 1
         if c != "{":
+            self.plural = True
             return c
         end = src.find("}", self.i)
         if end < 0:
@@ -136,6 +168,7 @@ class _Parser:
         if lo > _DUP_MAX or (hi is not None and (hi > _DUP_MAX or hi < lo)):
             raise self.fail()
         self.i = end + 1
+        self.plural = self.plural or bool(comma) and hi != lo
         if not comma:
             return f"{{{lo}}}"
         return f"{{{lo},{'' if hi is None else hi}}}"
@@ -159,9 +192,11 @@ class _Parser:
         if c == ")":  # no `(` before it: glibc takes it as itself
             return r"\)", True
         if c == "^":
-            return "^", False
+            self.anchored = True
+            return self.hat, False
         if c == "$":
-            return r"\Z", False
+            self.anchored = True
+            return self.dollar, False
         if c == ".":
             return ".", True
         if c == "[":
@@ -174,9 +209,10 @@ class _Parser:
             if d in "123456789":
                 if int(d) not in self.closed:
                     raise self.fail()
-                return f"\\{d}", True
+                self.backrefs = True
+                return f"(?:\\{d})", True  # `\\10` is \\1 then 0 to glibc
             if d in _ESCAPES:
-                return _ESCAPES[d], d in "wWsS"
+                return "(?!)" if d == "'" and self.inside else _ESCAPES[d], d in "wWsS"
             return _literal(d), True
         return _literal(c), True
 
@@ -247,3 +283,70 @@ def ere_to_regex(src: str, unicode: bool) -> str:
     """The `regex` module's source for glibc ERE `src` (compile it with DOTALL, and ASCII
     unless `unicode`); raises EreError where regcomp fails."""
     return _Parser(src, unicode).parse()
+
+
+class LineSearch:
+    """How glibc matches an ERE with anchors against a text with newlines (see the module's
+    docstring). Its DFA finds, from the first start where one exists, the longest match with
+    `^` and `$` also at the newlines the match takes (`loose`; a `$` before a newline where the
+    match ends does not count: `quirk_at` tells whether a match ends at a given place). Then,
+    when the pattern has a group (bash asks for the groups), the path must hold with `$` at the
+    text's end only (`strict`; glibc checks again what comes next, never what came before):
+    with a repetition or alternation too (or a back-reference), a start whose longest match has
+    no such path is given up for the next (with a back-reference, a shorter match is taken);
+    with neither, the whole match fails. Sources are in the `regex` module's syntax; `search`
+    gets them compiled (POSIX, DOTALL)."""
+
+    def __init__(self, src: str, unicode: bool) -> None:
+        loose = _Parser(src, unicode, _HAT_LINES, _DOLLAR_LINES)
+        self.loose = loose.parse()
+        self.anchored = loose.anchored
+        self.groups = loose.groups
+        self.plural = loose.plural
+        self.backrefs = loose.backrefs
+        # tried with endpos one past the end wanted: the character after it stays in view (for
+        # \< \> \b), and a `$` there (before a newline the match does not take) fails
+        quirk = _Parser(src, unicode, _HAT_LINES, r"(?=\n)(?!\n\Z)", inside=True).parse()
+        self.quirk_at = f"(?:{quirk})(?=.\\Z)"
+        self.strict = _Parser(src, unicode, _HAT_LINES).parse()
+
+    def search(self, loose: Any, quirk_at: Any, strict: Any, text: Any) -> Any:
+        """The match glibc finds in `text`, from the compiled sources of the same names."""
+        n = len(text)
+
+        def longest(start: int) -> Any:
+            m = loose.match(text, start)
+            if m is None or m.end() == n or text[m.end() : m.end() + 1] not in ("\n", b"\n"):
+                return m  # no `$` can be where it ends
+            for end in range(m.end(), start - 1, -1):
+                valid = quirk_at.match(text, start, end + 1)
+                if valid is not None:
+                    return valid
+            return None
+
+        for start in range(n + 1):
+            m = longest(start)
+            if m is None:
+                continue
+            if not self.groups:
+                return m
+            path = strict.match(text, start)  # the longest with `$` at the end only: it reaches
+            if path is not None and (self.backrefs or path.end() == m.end()):  # m's end if any does
+                return path
+            if not (self.plural or self.backrefs):
+                return None
+        return None
+
+
+def groups(m: Any) -> list[Any]:
+    """Each group's value as glibc leaves it: the last iteration's, except that an empty
+    iteration right after the group's previous one (the `regex` module repeats a group once
+    more on nothing, glibc does not) gives way to that one."""
+    out = []
+    for i in range(1, len(m.regs)):
+        spans = m.spans(i)
+        if len(spans) > 1 and spans[-1][0] == spans[-1][1] == spans[-2][1]:
+            out.append(m.string[spans[-2][0] : spans[-2][1]])
+        else:
+            out.append(m.group(i))
+    return out

@@ -188,6 +188,8 @@ class Interp(VarOps):
         self.in_trap = False
         self.pipestatus: list[int] = []  # unset until the first command (bash)
         self.dirstack: list[str] = []  # pushd's stack below the working directory
+        self.hashed: dict[str, tuple[str, int]] = {}  # `hash`'s table: name -> (path, hits)
+        self.hashed_for: str | None = None  # the PATH it holds for (another empties it, as bash)
         self.call_lines: list[int] = []  # the line each running function was called from (caller)
         self.disabled: dict[str, Builtin] = {}  # builtins `enable -n` took out of self.builtins
         self.rlimits: dict[int, tuple[int, int]] = {}  # limits `ulimit` set for this shell alone
@@ -241,6 +243,7 @@ class Interp(VarOps):
         child.subshell = self.subshell + 1
         child.pid = self.session.new_pid()
         child.dirstack = list(self.dirstack)
+        child.hashed = dict(self.hashed)
         child.call_lines = list(self.call_lines)
         child.rlimits = dict(self.rlimits)
         child.completions = {k: copy.deepcopy(v) for k, v in self.completions.items()}
@@ -556,6 +559,8 @@ class Interp(VarOps):
             self.set_element(a.name, self.element_key(a.name, a.subscript), text, a.append)
         else:
             self.assign_scalar(a.name, text, a.append)
+            if a.name == "PATH":  # bash empties its table of command paths on any PATH=
+                self.hashed = {}
 
     def assignment_arg(self, a: Assignment) -> str:
         """A declaration builtin's assignment argument, as a str that keeps its structure."""
@@ -657,8 +662,11 @@ class Interp(VarOps):
                     status = self.call_builtin(builtin, argv)
                 else:
                     tool = self.tool(name)
-                    status = regexes.running(self.session, tool, self, argv) if tool is not None \
-                        else self.run_external(argv)
+                    if tool is not None:
+                        self.hash_hit(name, f"/usr/bin/{name}")
+                        status = regexes.running(self.session, tool, self, argv)
+                    else:
+                        status = self.run_external(argv)
         except WriteError as e:
             status = self.write_failed(name, e)
         finally:
@@ -806,6 +814,20 @@ class Interp(VarOps):
             if not relative:  # what a relative directory holds depends on the cwd
                 session.shadowed[name] = shadowed
         return None if shadowed else tool
+
+    def hash_table(self) -> dict[str, tuple[str, int]]:
+        """bash's table of the paths commands were found at (`hash`): emptied when PATH
+        changes, as an assignment to PATH empties bash's."""
+        path = self.get_param_or_none("PATH")
+        if path != self.hashed_for:
+            self.hashed, self.hashed_for = {}, path
+        return self.hashed
+
+    def hash_hit(self, name: str, path: str) -> None:
+        """A command found on $PATH (or at its hashed path) ran: counted as bash counts it."""
+        table = self.hash_table()
+        old = table.get(name)
+        table[name] = (path, old[1] + 1 if old is not None and old[0] == path else 1)
 
     def run_external(self, argv: list[str]) -> int:
         from kshell.exec.scripts import run_path
@@ -1394,7 +1416,8 @@ class Interp(VarOps):
 
         import regex
 
-        from kshell.exec.ere import EreError, bash_regex, ere_to_regex
+        from kshell.exec.ere import EreError, LineSearch, bash_regex, ere_to_regex
+        from kshell.exec.ere import groups as ere_groups
         from kshell.expand.charset import from_bytes, to_bytes
         from kshell.expand.fields import QUO
         from kshell.expand.words import pattern_pieces
@@ -1404,19 +1427,25 @@ class Interp(VarOps):
         flags = re.DOTALL | (0 if utf8 else re.ASCII)  # re's flags: regexes.compile maps them
         if "nocasematch" in self.shopts:
             flags |= re.IGNORECASE
+        subject = text if utf8 else to_bytes(text)
+        cancel = self.session.cancel
         try:
-            rx = regexes.compile(ere_to_regex(bash_regex(pieces), utf8), flags, self.session.cancel,
-                                 posix=True)
+            ere = bash_regex(pieces)
+            lines = LineSearch(ere, utf8) if "\n" in text else None
+            if lines is None or not lines.anchored:
+                m = regexes.compile(ere_to_regex(ere, utf8), flags, cancel, posix=True).search(subject)
+            else:  # anchors at the newlines the match takes, as glibc's
+                sources = (lines.loose, lines.quirk_at, lines.strict)
+                m = lines.search(*(regexes.compile(x, flags, cancel, posix=True) for x in sources), subject)
         except EreError:
             raise _RegexError() from None
         except regex.error:
             raise _RegexError() from None
-        m = rx.search(text if utf8 else to_bytes(text))
         table = self.vars.table
         if m is None:
             table["BASH_REMATCH"] = Var({}, 8)
             return False
-        groups = {i: g or "" for i, g in enumerate(m.groups(""), 1)}
+        groups = {i: g or "" for i, g in enumerate(ere_groups(m), 1)}
         groups[0] = m.group(0)
         if not utf8:
             groups = {i: from_bytes(g) for i, g in groups.items()}

@@ -174,7 +174,15 @@ def _run_path(sh: Interp, argv: list[str]) -> int:
     from kshell.delegate import k_path, run_program
 
     name = argv[0]
-    if "/" not in name:
+    hashed = sh.hash_table().get(name) if "/" not in name else None  # `hash -p`, or found before
+    if hashed is not None:
+        sh.hash_hit(name, hashed[0])
+        tool = _tool_at(sh, hashed[0])
+        if tool is not None:
+            from kshell.exec import regexes
+
+            return regexes.running(sh.session, tool, sh, argv)
+    if "/" not in name and hashed is None:
         path, executable = find_in_path(sh, name)
         if path is None:
             sh.error(f"{name}: command not found")
@@ -182,20 +190,21 @@ def _run_path(sh: Interp, argv: list[str]) -> int:
         if not executable:
             sh.error(f"{path}: Permission denied")
             return 126
-    else:
-        path = name
+        sh.hash_hit(name, path)
+    else:  # a path: named, or hashed (used as it is, as bash does without checkhash)
+        path = name if hashed is None else hashed[0]
         try:
             inode = sh.fs.stat(path)
         except OSError as e:
             if e.errno == errno.ENOENT and _links_to_host(sh, path):  # a K link to a host program
                 return run_program(sh, [k_path(sh, path), *argv[1:]], name)
-            sh.error(f"{name}: {os_message(e)}")
+            sh.error(f"{path}: {os_message(e)}")
             return 127 if e.errno in (errno.ENOENT, errno.ENOTDIR) else 126
         if inode.is_dir:
-            sh.error(f"{name}: Is a directory")
+            sh.error(f"{path}: Is a directory")
             return 126
         if not st.S_ISREG(inode.mode) or not sh.fs.access(path, _X_OK):
-            sh.error(f"{name}: Permission denied")
+            sh.error(f"{path}: Permission denied")
             return 126
     host = sh.fs.host_path(path)
     if host is not None:  # the host's own program, at the same path in the sandbox
@@ -225,6 +234,12 @@ def _run_path(sh: Interp, argv: list[str]) -> int:
     if b"\0" in data[:1024]:
         return _delegate_file(sh, path, argv, f"{name}: cannot execute binary file: Exec format error")
     return run_script_text(sh, data, path, argv[1:], shown=name)
+
+
+def _tool_at(sh: Interp, path: str) -> Any:
+    """The K tool a path in /usr/bin or /bin names (where K's tools are), or None."""
+    head, _, base = path.rpartition("/")
+    return sh.session.tools.get(base) if head in ("/usr/bin", "/bin") else None
 
 
 def _delegate_file(sh: Interp, path: str, argv: list[str], otherwise: str) -> int:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import subprocess
 
-from tests.kshell.interp_support import run_k
+import pytest
+
+from tests.kshell.interp_support import assert_same, run_k
 
 
 def test_k_has_every_builtin_bash_lists(bash: str) -> None:
@@ -23,3 +25,24 @@ def test_command_v_prints_a_builtin_by_name() -> None:
     """`command -v kill` prints `kill` in bash, a path only for a file."""
     out = run_k("for n in bg fg jobs kill help wait; do command -v $n; done").stdout.decode()
     assert out.split() == ["bg", "fg", "jobs", "kill", "help", "wait"]
+
+
+# hash: the table of command paths, as bash keeps it (each program run from $PATH counted, a
+# listing in bash's bucket order, -p used for what the name runs, a lookup by -t counted, any
+# PATH= empties it), umask's symbolic modes, declare -F with names
+HASH_CASES = [
+    "hash -t; echo $?; hash -d; echo $?; hash -p /x; echo $?; hash -l; echo $?; hash -p /bin/true t1; hash -rl;"
+    " echo $?; hash -p; echo $?; hash -p /bin/true t2; hash -l; hash -dt t2; echo $?; hash -p /bin/true t3;"
+    " hash -t t3 nope t3; echo $?; hash -d nope; echo $?; hash -p /nonexist t4; t4; echo $?; hash -t t4; hash cd;"
+    " echo $?; hash true; hash -t true; hash; hash -z; echo $?",
+    "hash -p /usr/bin/sort srt; printf 'b\\na\\n' | srt; hash -t srt; hash; hash -d srt; srt; echo $?",
+    "sort /dev/null; sort /dev/null; cat /dev/null; hash; hash -l; PATH=$PATH; hash; echo $?",
+    "hash sort; hash; hash -r; hash; hash nosuchcmd; echo $?; (sort /dev/null; hash); hash",
+    "umask 022; umask -p; umask u=rwx,g=rx,o=; umask; umask -S a-w; umask 1000; umask; umask ''; echo $?",
+    "f() { :; }; declare -F f nosuch; echo $?; declare -pF f; declare -F",
+]
+
+
+@pytest.mark.parametrize("script", HASH_CASES)
+def test_builtin_options_as_bash(bash: str, script: str) -> None:
+    assert_same(bash, script)

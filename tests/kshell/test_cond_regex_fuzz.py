@@ -1,11 +1,13 @@
-"""Random EREs against random texts in `[[ text =~ re ]]`: K's status and whole match equal
-bash's (glibc's regcomp and regexec), twenty pairs a script.
+"""Random EREs against random texts in `[[ text =~ re ]]`: K's status, whole match and groups
+equal bash's (glibc's regcomp and regexec), twenty pairs a script; texts with newlines (glibc's
+anchors at a newline the match takes), groups repeated on nothing (`(a*)+`), back-references.
 
-Groups are not compared: where a repeated group can match empty (`(a*)+`), glibc and the
-`regex` module pick different last iterations. Back-references are left out for the same
-reason (glibc refuses `(a)|\\1` that the module takes)."""
+Not drawn: an anchor inside a repeated group (`(^a)+`), where glibc's copies of the group
+lose the anchor (docs/builtins.md)."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,9 +15,18 @@ from interp_support import assert_same
 
 ATOMS = ["a", "b", "ab", ".", "(", ")", "|", "*", "+", "?", "{1}", "{,2}", "{1,}", "{", "}", "^", "$",
          "[ab]", "[^a]", "[]a]", "[a-]", "[[:alpha:]]", "[[:digit:]]", "[", "]", "\\.", "\\<", "\\>",
-         "\\w", "\\s", "\\b", "-", "0", " ", "\\"]
-TEXTS = st.text(alphabet="ab0 -.", max_size=6)  # newlines: see docs/builtins.md
-ERES = st.lists(st.sampled_from(ATOMS), min_size=1, max_size=6).map("".join)
+         "\\w", "\\s", "\\b", "-", "0", " ", "\\", "(a)", "(.$)", "(a*)+", "\\1"]
+TEXTS = st.text(alphabet="ab0 -.\n", max_size=6)
+
+
+def _hat_in_repeated_group(ere: str) -> bool:
+    """A `^` after a `(` with a repeated group closing after it (crudely: any `)` then a
+    repetition): what glibc gets wrong, see the module's docstring."""
+    return any(c == "^" and "(" in ere[:i] and re.search(r"\)[*+?{]", ere[i:]) for i, c in enumerate(ere))
+
+
+ERES = st.lists(st.sampled_from(ATOMS), min_size=1, max_size=6).map("".join).filter(
+    lambda ere: not _hat_in_repeated_group(ere))
 
 
 def _quote(text: str) -> str:
@@ -26,6 +37,6 @@ def _quote(text: str) -> str:
 @given(st.lists(st.tuples(TEXTS, ERES), min_size=20, max_size=20))
 def test_random_eres_match_as_bash(bash: str, pairs: list[tuple[str, str]]) -> None:
     lines = [f"t {_quote(text)} {_quote(ere)}" for text, ere in pairs]
-    script = ('t() { [[ $1 =~ $2 ]]; printf "%s<%s>\\n" "$?" "$BASH_REMATCH"; }\n'
+    script = ('t() { [[ $1 =~ $2 ]]; printf "%s" "$?"; printf " <%s>" "${BASH_REMATCH[@]}"; echo; }\n'
               + "\n".join(lines) + "\n")
     assert_same(bash, script)

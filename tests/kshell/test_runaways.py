@@ -105,7 +105,9 @@ def test_a_fork_bomb_runs_out_of_room_not_out_of_the_machine() -> None:
 def test_a_full_thread_budget_abandons_the_line_with_126_and_frees_its_slots() -> None:
     r = run_k("for i in 1 2 3 4 5; do sleep 2 & done; echo never", limits=Limits(threads=3))
     assert (r.stdout, r.stderr, r.status) == (b"", b"bash: fork: Resource temporarily unavailable\n", 126)
-    r = run_k("sleep 0.3 | sleep 0.3 | sleep 0.3 | sleep 0.3; echo $?", limits=Limits(threads=3))
+    # sleeps long enough that the first stages still hold their threads when the last one
+    # starts, however loaded the machine (0.3 s ran out under a parallel run: the line went on)
+    r = run_k("sleep 3 | sleep 3 | sleep 3 | sleep 3; echo $?", limits=Limits(threads=3))
     assert (r.stdout, r.status) == (b"", 126)  # a pipeline is a thread per command
     r = run_k("sleep 0.2 & wait; sleep 0.2 & wait; echo a | cat | cat", limits=Limits(threads=3))
     assert (r.stdout, r.status) == (b"a\n", 0)  # ended jobs give their threads back

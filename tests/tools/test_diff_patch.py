@@ -67,8 +67,36 @@ DIFF = [
     Case("diff_pipe_wc", "seq 1 1000 > x; seq 1 3 1000 > y; diff x y | wc -l; diff -u x y | tail -n 3", F),
 ]
 
+# context (-c, -C N, --context[=N]) and ed script (-e) output, and conflicting styles
+MANY = ("seq 1 100 > x; seq 1 100 | sed -e 's/^5$/five/' -e '/^50$/d' -e '90a\\\nnew' -e '/^30$/s/$/\\n./' > y; "
+        "touch -d @0 x y; ")
+DIFF_STYLES = [
+    Case("diff_context", "diff -c --label a --label b a b; echo $?; touch -d @86400 a b; diff -c a b", F),
+    Case("diff_context_many", MANY + "diff -c x y; diff -C1 x y; diff --context=0 x y; diff --context x y | head -5", F),
+    Case("diff_context_sides", "diff -c --label c --label n c nonl; diff -C0 --label e --label a empty a; "
+         "diff -c --label a --label e a empty; seq 1 9 > x; sed 3d x > y; diff -c --label x --label y x y; "
+         "diff -c --label y --label x y x", F),
+    Case("diff_ed", "diff -e a b; echo $?; diff --ed a same; echo $?; " + MANY + "diff -e x y; diff -e y x; "
+         "diff -e empty a | head -3", F),
+    Case("diff_ed_applied", MANY + "diff -e x y > s.ed; cp x z; patch z s.ed; cmp z y && echo same; "
+         "diff -c x y > c.diff; cp x w; patch w c.diff; cmp w y && echo same", F),
+    Case("diff_recursive_context", "rm -r d1/sub d2/sub; touch -d @0 d1/f d2/f d1/s/k d2/s/k; diff -rc d1 d2; "
+         "diff -re d1 d2; echo $?", F),
+    Case("diff_side_by_side", "printf 'a\\nb\\nc\\n' > y1; printf 'a\\nB\\nc\\nd\\n' > y2; diff -y y1 y2; echo $?; "
+         "diff -y -W 20 y1 y2; diff -y --suppress-common-lines y1 y2; diff -y --left-column y1 y2; diff -y y1 y1; "
+         "echo $?; diff --side-by-side --width=30 -t a b; diff -y -u y1 y2; echo $?; diff -W 0 -y y1 y2; echo $?", F),
+    Case("diff_ignore_blank_matching", "printf 'a\\n\\nb\\nc\\n' > B1; printf 'a\\nb\\n\\nc\\nX\\n' > B2; "
+         "diff -B B1 B2; echo $?; printf 'a\\n\\nb\\n' > B3; printf 'a\\nb\\n\\n' > B4; diff -B B3 B4; echo $?; "
+         "diff -B -u --label 1 --label 2 B1 B2; echo $?; printf 'a\\n#x\\nb\\n' > I1; printf 'a\\n#y\\nb\\n' > I2; "
+         "printf 'a\\n#y\\nc\\n' > I3; diff -I '^#' I1 I2; echo $?; diff -I '^#' I1 I3; echo $?; "
+         "diff --ignore-matching-lines='^#' -c --label 1 --label 3 I1 I3; diff -I 'x\\|y' I1 I2; echo $?; "
+         "seq 1 20 > S1; seq 1 20 | sed 's/^3$//; s/^15$/f/' > S2; diff -B -U1 --label 1 --label 2 S1 S2", F),
+    Case("diff_conflicting_styles", "diff -u -c a b; echo $?; diff -e --normal a b; echo $?; diff -u -U1 "
+         "--label a --label b a b | head -3; diff -C x a b; echo $?", F),
+]
 
-@pytest.mark.parametrize("case", DIFF, ids=Case.id)
+
+@pytest.mark.parametrize("case", DIFF + DIFF_STYLES, ids=Case.id)
 def test_diff(case: Case) -> None:
     assert_same(case)
 
@@ -125,6 +153,32 @@ def test_diff_hunks_match_gnu_on_random_inputs(seed: int, tmp_path: Path) -> Non
             out.write(b"--- A\n+++ B\n")
             unified(out, la, lb, script, ctx)  # type: ignore[arg-type]
         assert b"".join(out.parts) == real, (a, b, ctx)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_diff_context_and_ed_match_gnu_on_random_inputs(seed: int, tmp_path: Path) -> None:
+    """`diff -c`, `-C N` and `-e` in the K shell write GNU's output byte for byte on random
+    inputs (last lines without a newline among them); K's patch applies each back."""
+    from differential import run_k
+
+    rnd = random.Random(200 + seed)
+    files: dict[str, File] = {}
+    script, real = [], []
+    for n in range(30):
+        a, b = _random_pair(rnd, rnd.choice([10, 40, 200]))
+        (tmp_path / "A").write_bytes(a)
+        (tmp_path / "B").write_bytes(b)
+        style = rnd.choice(["-c", "-C0", "-C1", "-C5", "-e"])
+        labels = [] if style == "-e" else ["--label", f"a{n}", "--label", f"a{n}"]
+        real.append(subprocess.run(["diff", style, *labels, str(tmp_path / "A"), str(tmp_path / "B")],
+                                   capture_output=True).stdout)
+        files[f"a{n}"] = File(a)
+        files[f"b{n}"] = File(b)
+        script.append(f"diff {style} {' '.join(labels)} a{n} b{n} | tee p{n}; echo =====; patch -s a{n} p{n} >&2;"
+                      f" [ -s p{n} ] && {{ cmp -s a{n} b{n} || [ {style} = -e ] || echo FAILED{n} >&2; }}")
+    r = run_k("\n".join(script), files)
+    assert r.stdout.split(b"=====\n")[:-1] == real
+    assert b"FAILED" not in r.stderr, r.stderr
 
 
 # --------------------------------------------------------------------------- patch
@@ -206,7 +260,47 @@ PATCH_OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("case", PATCH + PATCH_OPTIONS, ids=Case.id)
+# Context diffs (`diff -c`, a side left out when it is only context), normal diffs and ed
+# scripts (`diff`, `diff -e`: applied only to a file named on the command line), as GNU patch
+# applies them; rejects of context and normal diffs in context format, line numbers of a
+# failed hunk moved by what the hunks before it added (unified too)
+CTX = ("*** m\n--- m\n***************\n*** 1,6 ****\n  1\n  2\n! 3\n  4\n  5\n  6\n--- 1,6 ----\n  1\n  2\n! x\n"
+       "  4\n  5\n  6\n***************\n*** 22,28 ****\n  22\n  23\n  24\n! 25\n  26\n  27\n  28\n--- 22,28 ----\n"
+       "  22\n  23\n  24\n! y\n  26\n  27\n  28\n")
+CTX1 = ("*** m\t2024-01-02 03:04:05.000000000 +0000\n--- m3\t2024-01-02 03:04:05.000000000 +0000\n***************\n"
+        "*** 10,11 ****\n--- 10,12 ----\n  10\n+ ten\n  11\n***************\n*** 19,21 ****\n  19\n- 20\n  21\n"
+        "--- 20,21 ----\n")
+M3 = N.replace("\n10\n", "\n10\nten\n").replace("\n20\n", "\n")
+ED = "20d\n10a\nten\n.\n"
+Q = {**P, "c.diff": CTX, "c1.diff": CTX1, "m3": M3, "e.diff": ED, "dots.ed": "1a\n..\n.\ns/.//\na\nend\n.\n",
+     "bad.ed": "40d\n", "new.ed": "0a\nfirst\n.\n", "nl": "a\nb"}
+PATCH_FORMATS = [
+    Case("patch_context", "patch < c.diff; echo $?; cmp m m2 && echo same; patch -R < c.diff; echo $?; "
+         "cmp m sub/m && echo back; patch --dry-run m c.diff; echo $?; cmp m sub/m && echo untouched", Q),
+    Case("patch_context_offset_fuzz", "(echo a; echo b; cat sub/m) | sed 's/^1$/Q/' > m; patch < c.diff; echo $?; "
+         "ls m*; head -n 6 m", Q),
+    Case("patch_context_failed", "sed -i 's/^24$/Q/;s/^3$/Q/;s/^4$/Q/' m; patch < c.diff; echo $?; ls m*; cat m.rej; "
+         "cp sub/m m; sed -i 's/^24$/Q/;s/^26$/Q/' m; patch -R -r - < c.diff; echo $?", Q),
+    Case("patch_context_omitted_sides", "patch m c1.diff; echo $?; cmp m m3 && echo same; patch -R m c1.diff; "
+         "cmp m sub/m && echo back; sed -i 's/^10$/Q/;s/^11$/Q/;s/^20$/Q/' m; patch m c1.diff; echo $?; cat m.rej", Q),
+    Case("patch_context_reversed_detected", "cp m2 m; patch -t < c.diff; echo $?; cmp m sub/m && echo reversed", Q),
+    Case("patch_normal", "diff m m3 > n.diff; patch m n.diff; echo $?; cmp m m3 && echo same; patch -R m < n.diff; "
+         "echo $?; cmp m sub/m && echo back; patch < n.diff; echo $?; patch -i n.diff m; cmp m m3 && echo again", Q),
+    Case("patch_normal_offset_failed", "diff m m2 > n.diff; (echo a; cat sub/m) > m; patch m < n.diff; echo $?; "
+         "head -n 5 m; cp sub/m m; sed -i 's/^25$/Q/' m; diff sub/m m3 > n3.diff; cat n3.diff; "
+         "diff sub/m m2 > n2.diff; patch m n2.diff; echo $?; cat m.rej", Q),
+    Case("patch_ed", "patch m e.diff; echo $?; cmp m m3 && echo same; cp sub/m m; patch -e m < e.diff; "
+         "cmp m m3 && echo forced; cp sub/m m; patch -R m < e.diff; echo $?; cmp m m3 && echo forwards; "
+         "cp sub/m m; patch --dry-run m e.diff; echo $?; cmp m sub/m && echo untouched; patch -o out m e.diff; "
+         "cmp out m3 && echo out; patch -o - m e.diff | sed -n 10,12p; patch -b m e.diff; ls m*", Q),
+    Case("patch_ed_errors", "patch m bad.ed; echo $?; cmp m sub/m && echo untouched; patch < e.diff; echo $?; "
+         "patch none new.ed; echo $?; cat none; patch nl dots.ed; echo $?; cat nl; patch nl2 bad.ed; echo $?", Q),
+    Case("patch_unified_failed_after_insert", "diff -u sub/m m3 > u.diff; sed -i 's/^21$/Q/' m; patch m u.diff; "
+         "echo $?; cat m.rej", Q),
+]
+
+
+@pytest.mark.parametrize("case", PATCH + PATCH_OPTIONS + PATCH_FORMATS, ids=Case.id)
 def test_patch(case: Case) -> None:
     assert_same(case)
 

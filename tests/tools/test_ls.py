@@ -89,6 +89,37 @@ MORE = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES + MORE, ids=Case.id)
+# --block-size (a unit alone shows itself, a number of units does not, -h/--si by name), the
+# environment's LS_BLOCK_SIZE, BLOCK_SIZE (both columns) and BLOCKSIZE (blocks only), -k, the
+# number columns of -s and -i aligned as GNU's; the argument's errors
+SIZES = {"e": "", "k1": "x" * 1000, "k2": "y" * 1025, "m3": "z" * 60_000, "s": "a" * 5000}  # under 64 KiB: no preallocation
+BLOCK_SIZE = [
+    Case("block_size_units", "for b in K KB KiB kB M MB G 1K 1024 2K 512 1 10KiB 1M \"'1\" \"'K\"; do echo \"== $b\"; "
+         "ls -ls --block-size=$b; done", SIZES),
+    Case("block_size_human", "ls -ls --block-size=human-readable; ls -ls --block-size=si; ls -l --block-size=h k2; "
+         "ls -s --block-size s m3", SIZES),
+    Case("block_size_last_wins", "ls -ls -h --block-size=K k1; ls -ls --block-size=K -h k1; ls -ls --si --block-size=M; "
+         "ls -ls --block-size=M -k k1; ls -ls -k --block-size=M k1; ls -sk --si k1", SIZES),
+    Case("block_size_environment", "LS_BLOCK_SIZE=K ls -ls k1; BLOCK_SIZE=KB ls -ls k1; BLOCK_SIZE=KB LS_BLOCK_SIZE=M "
+         "ls -ls k1; BLOCKSIZE=K ls -ls k1; LS_BLOCK_SIZE=foo ls -ls k1; BLOCK_SIZE=1 ls -lsk m3; "
+         "POSIXLY_CORRECT=1 ls -s k1 m3; POSIXLY_CORRECT=1 ls -sk k1 m3", SIZES),
+    Case("block_size_errors", "for b in B iB 1.5K 0 foo 1X '' -1 99999999999999999999 KBB; do ls -l --block-size=\"$b\" k1; "
+         "echo $?; done; ls --block-size; echo $?", SIZES),
+    Case("size_columns_aligned", "ls -s; ls -s1 k1 m3; ls -sh; ls -si | sed 's/^ *[0-9]* //'; ls -s e", SIZES),
+]
+
+
+# columns: -C (down), -x (across), --format=vertical/across, -w and COLUMNS (80 off a terminal,
+# 0 for no limit), -T (tabs where they reach, as GNU's indent), with -s and -F
+COLS = {**{f"file_{i}": "" for i in range(1, 24)}, "a": "", "bb": "", "ccccccccccccccc": "x" * 5000}
+COLUMNS = [
+    Case("columns_down_across", "ls -C; ls -x; ls --format=across; ls --format=vertical -w 30; ls -C a bb", COLS),
+    Case("columns_width_tabs", "ls -C -w 40; ls -C -T 4; ls -Cw0; ls -w 20 -x; ls -x -T0 -w 50; COLUMNS=50 ls -C; "
+         "ls -m -w 30; ls -C -w x; echo $?", COLS),
+    Case("columns_frills_and_last_format", "ls -C -s; ls -C -F; ls -C -1; ls -1 -C -w 60", COLS),
+]
+
+
+@pytest.mark.parametrize("case", CASES + MORE + BLOCK_SIZE + COLUMNS, ids=Case.id)
 def test_ls_matches_gnu(case: Case) -> None:
     assert_same(case)

@@ -101,7 +101,62 @@ TAR_OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("case", TAR + TAR_OPTIONS, ids=Case.id)
+# Changing an archive in place: -r appends, -u appends what is newer than its archived copy
+# (an archived directory's entries looked at one by one), --delete drops every copy of a member
+# (also on a pipe), -A appends other archives; GNU's refusals of compressed archives and of -f -
+OLD = SEED_MTIME - 86400
+U = {"d/": Dir(OLD), "d/a": File("a\n", mtime=OLD), "d/s/": Dir(OLD), "d/s/c": File("c\n", mtime=OLD),
+     "b": File("b\n", mtime=OLD), "n": "new\n"}
+TAR_UPDATE = [
+    Case("tar_append", "tar cf x.tar b; tar rvf x.tar n d/s; echo $?; tar tvf x.tar; wc -c < x.tar; "
+         "tar rf x.tar b; tar tf x.tar", U),
+    Case("tar_append_new_archive", "tar rf new.tar b; echo $?; tar tf new.tar; tar uf new2.tar n; echo $?; "
+         "tar tf new2.tar; tar --append --file=x.tar n; tar tf x.tar", U),
+    Case("tar_update_newer", "tar cf x.tar d b; touch -d 2030-01-01 d/s/c; tar uvf x.tar d b; echo $?; "
+         "tar tf x.tar | sort | uniq -c; tar uf x.tar d; tar tf x.tar | wc -l", U),
+    Case("tar_update_new_member", "tar cf x.tar b; tar -u -v -f x.tar b n d/s; echo $?; tar tf x.tar; "
+         "touch -d 2030-01-01 b; tar --update -f x.tar b; tar tf x.tar", U),
+    Case("tar_update_missing_file", "tar cf x.tar b; tar uf x.tar b nope; echo $?; tar tf x.tar", U),
+    Case("tar_delete", "tar cf x.tar b d/s n; tar rf x.tar b; tar --delete -v -f x.tar b; echo $?; tar tf x.tar; "
+         "wc -c < x.tar; tar --delete -f x.tar d/s; tar tf x.tar; tar --delete --file=x.tar n; tar tf x.tar; "
+         "wc -c < x.tar", U),
+    Case("tar_delete_missing", "tar cf x.tar b; tar --delete -f x.tar nope b; echo $?; tar tf x.tar; "
+         "tar --delete -f x.tar; echo $?", U),
+    Case("tar_delete_wildcards", "tar cf x.tar b d/s n; tar --delete -f x.tar 'd/*'; echo $?; "
+         "tar --delete --wildcards -f x.tar 'd/*'; echo $?; tar tf x.tar", U),
+    Case("tar_delete_pipe", "tar cf - b d/s n | tar --delete -f - d/s/c | tar tf -", U),
+    Case("tar_concatenate", "tar cf x.tar b; tar cf y.tar n; tar cf z.tar d/a; tar Af x.tar y.tar z.tar; echo $?; "
+         "tar tf x.tar; wc -c < x.tar; tar --concatenate -f x.tar nope.tar; echo $?; tar --catenate -f new.tar y.tar; tar tf new.tar; wc -c < new.tar", U),
+    Case("tar_update_refused", "tar czf x.tgz b; tar rf x.tgz n; echo $?; tar -rzf x.tgz n; echo $?; "
+         "tar --delete -zf x.tgz b; echo $?; tar -u -j -f x.tbz b; echo $?; tar tzf x.tgz; "
+         "tar cf - b | tar rf - n; echo $?; tar -A -f - b; echo $?", U),
+    Case("tar_append_absolute", "tar cf x.tar b; tar rf x.tar \"$HOME/n\"; echo $?; tar tf x.tar | sed 's,^[a-z].*/n$,REL,'", U),
+]
+
+
+# --transform (--xform): sed's s command on member names (create, list, extract), symlink
+# targets unless S, several in order, flags g i x and a number; GNU's errors
+X = {"d/": Dir(), "d/a": "a\n", "d/s/": Dir(), "d/s/b": "b\n", "d/l": Link("a"), "o/": Dir()}
+TAR_TRANSFORM = [
+    Case("tar_transform_create", "tar cf x.tar --transform='s/^d/e/' d; tar tvf x.tar | awk '{print $1, $6, $7, $8}' "
+         "| sort -k2", X),
+    Case("tar_transform_several", "tar cf y.tar --transform 's,a,Z,g' --xform='s/s/S/' d; tar tf y.tar | sort; "
+         "tar tvf y.tar | grep -o 'l -> .*'; tar cf z.tar --xform='s/a/Q/S' d; tar tvf z.tar | grep -o 'l -> .*'", X),
+    Case("tar_transform_extract_list", "tar cf x.tar d; tar xf x.tar -C o --transform='s/^d/f/'; find o | sort; "
+         "tar tf x.tar --transform='s/d/X/' | sort; tar tf x.tar --transform='s/d/X/' --show-transformed-names | sort; "
+         "tar xvf x.tar -C o --xform='s/^d/g/' | sort; tar cf t.tar --transform='s/^d$/top/' d; tar tf t.tar | sort", X),
+    Case("tar_transform_flags", "tar cf u.tar --transform='s/D/k/i' d; tar tf u.tar | sort | head -2; "
+         "tar cf v.tar --transform='s/\\(s\\)\\/\\(b\\)/\\2-\\1/' d; tar tf v.tar | sort; "
+         "tar cf w.tar --transform='s/(s)\\/(b)/\\2_\\1/x' d; tar tf w.tar | sort; "
+         "tar cf n.tar --transform='s/[as]/N/2' d; tar tf n.tar | sort; tar cf m.tar --transform='s/^./X/g' d; "
+         "tar tf m.tar | sort", X),
+    Case("tar_transform_errors", "tar cf w.tar --transform='s/[/x/' d; echo $?; tar cf w.tar --transform='bad' d; "
+         "echo $?; tar cf w.tar --transform='s/d/D/q' d; echo $?; tar cf w.tar --transform='s/d/\\1/' d; echo $?; "
+         "tar cf w.tar --transform='s/d/e' d; echo $?", X),
+]
+
+
+@pytest.mark.parametrize("case", TAR + TAR_OPTIONS + TAR_UPDATE + TAR_TRANSFORM, ids=Case.id)
 def test_tar(case: Case) -> None:
     assert_same(case)
 

@@ -1,6 +1,8 @@
-"""diff on VFS files, as GNU diffutils writes it: normal and unified output (-u, -U N), -q, -r,
--N, --label, also -s -a -i -w -b -x PAT; statuses 0 (same), 1 (different), 2 (trouble).
-Not implemented (refused as unknown options): context format -c, side by side -y, -B, -I.
+"""diff on VFS files, as GNU diffutils writes it: normal, unified (-u, -U N), context (-c,
+-C N), ed script (-e) and side by side (-y, -W, -t, --tabsize, --suppress-common-lines,
+--left-column: sdiff's layout) output, -q, -r, -N, --label, also -s -a -i -w -b -x PAT;
+-B and -I (a hunk of blank or matching lines only is left out); statuses 0 (same), 1
+(different), 2 (trouble). Not implemented (refused as unknown options): -f.
 
 The hunks are GNU's: its algorithm is ported (analyze.c and diffseq.h): confusing lines are
 discarded, Myers' O(ND) middle-snake search splits the rest, and shift_boundaries slides each
@@ -17,7 +19,7 @@ import time
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
+from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
@@ -382,23 +384,16 @@ def _urange(first: int, count: int) -> str:
 
 def unified(out: Output, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]],
             context: int) -> None:
-    n = 0
-    while n < len(script):
-        m = n
-        while m + 1 < len(script):
-            i, _, dl, _ = script[m]
-            if script[m + 1][0] - (i + dl) > 2 * context:
-                break
-            m += 1
-        i0, j0 = script[n][0], script[n][1]
+    for group in hunks(script, context):
+        i0, j0 = group[0][0], group[0][1]
         first0 = max(0, i0 - context)
         first1 = j0 - (i0 - first0)
-        li, lj, ldl, lins = script[m]
+        li, lj, ldl, lins = group[-1]
         end0 = min(len(a), li + ldl + context)
         end1 = lj + lins + (end0 - (li + ldl))
         out.write(f"@@ -{_urange(first0, end0 - first0)} +{_urange(first1, end1 - first1)} @@\n".encode())
         x, y = first0, first1
-        for i, j, dl, ins in script[n : m + 1]:
+        for i, j, dl, ins in group:
             while x < i:
                 _line(out, b" ", a[x])
                 x += 1
@@ -411,17 +406,82 @@ def unified(out: Output, a: list[bytes], b: list[bytes], script: list[tuple[int,
         while x < end0:
             _line(out, b" ", a[x])
             x += 1
-        n = m + 1
+
+
+def hunks(script: list[tuple[int, int, int, int]], context: int) -> list[list[tuple[int, int, int, int]]]:
+    """The changes each hunk of unified or context output holds: those less than twice the
+    context apart."""
+    out: list[list[tuple[int, int, int, int]]] = []
+    for change in script:
+        if out and change[0] - (out[-1][-1][0] + out[-1][-1][2]) <= 2 * context:
+            out[-1].append(change)
+        else:
+            out.append([change])
+    return out
+
+
+def _crange(first: int, end: int) -> str:
+    """A context-format range of lines `first` to `end` (0-based, end excluded): one number for
+    one line or none (the line before), as print_context_number_range."""
+    return f"{end}" if end <= first + 1 else f"{first + 1},{end}"
+
+
+def context(out: Output, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]],
+            lines: int) -> None:
+    """diff -c's hunks (grouped as unified's): each side's lines, `!` for a change with lines on
+    both sides, `-` and `+` for the others; a side with nothing but context is left out."""
+    for group in hunks(script, lines):
+        i0, j0 = group[0][0], group[0][1]
+        first0 = max(0, i0 - lines)
+        first1 = j0 - (i0 - first0)
+        li, lj, ldl, lins = group[-1]
+        end0 = min(len(a), li + ldl + lines)
+        end1 = lj + lins + (end0 - (li + ldl))
+        out.write(f"***************\n*** {_crange(first0, end0)} ****\n".encode())
+        if any(dl for _, _, dl, _ in group):
+            marks = {k: b"! " if ins else b"- " for i, _, dl, ins in group for k in range(i, i + dl)}
+            for x in range(first0, end0):
+                _line(out, marks.get(x, b"  "), a[x])
+        out.write(f"--- {_crange(first1, end1)} ----\n".encode())
+        if any(ins for _, _, _, ins in group):
+            marks = {k: b"! " if dl else b"+ " for _, j, dl, ins in group for k in range(j, j + ins)}
+            for y in range(first1, end1):
+                _line(out, marks.get(y, b"  "), b[y])
+
+
+def ed(out: Output, b: list[bytes], script: list[tuple[int, int, int, int]]) -> None:
+    """diff -e: the changes last first, as ed commands (`Na`, `N,Mc`, `N,Md`) with the new
+    lines; a line that is a lone `.` is written `..` and put right with `s/.//`."""
+    for i, j, dl, ins in reversed(script):
+        letter = "c" if dl and ins else "d" if dl else "a"
+        out.write(f"{_range(i, dl) if dl else i}{letter}\n".encode())
+        if not ins:
+            continue
+        inserting = True
+        for line in b[j : j + ins]:
+            if not inserting:
+                out.write(b"a\n")
+                inserting = True
+            if line.rstrip(b"\n") == b".":
+                out.write(b"..\n.\ns/.//\n")
+                inserting = False
+            else:
+                out.write(line if line.endswith(b"\n") else line + b"\n")
+        if inserting:
+            out.write(b".\n")
 
 
 # --------------------------------------------------------------------------- the command
 
 _LONG = {
-    "unified": ("U", OPTIONAL), "brief": ("q", NONE), "recursive": ("r", NONE), "new-file": ("N", NONE),
+    "unified": ("U", OPTIONAL), "context": ("C", OPTIONAL), "ed": ("e", NONE), "brief": ("q", NONE),
+    "side-by-side": ("y", NONE), "width": ("W", REQUIRED), "suppress-common-lines": ("suppress-common", NONE),
+    "left-column": ("left-column", NONE), "expand-tabs": ("t", NONE), "tabsize": ("tabsize", REQUIRED), "recursive": ("r", NONE), "new-file": ("N", NONE),
     "label": ("label", REQUIRED), "normal": ("normal", NONE), "report-identical-files": ("s", NONE),
     "text": ("a", NONE), "exclude": ("x", REQUIRED), "minimal": ("d", NONE),
     "unidirectional-new-file": ("P", NONE),
     "ignore-case": ("i", NONE), "ignore-all-space": ("w", NONE), "ignore-space-change": ("b", NONE),
+    "ignore-blank-lines": ("B", NONE), "ignore-matching-lines": ("I", REQUIRED),
 }
 
 
@@ -447,6 +507,14 @@ def _key(case: bool, white: str):
 class _Opts:
     def __init__(self) -> None:
         self.context: int | None = None
+        self.style = "normal"  # unified, context, ed, side (-y)
+        self.width = 130  # -y's columns (-W), tab size, -t, --suppress-common-lines, --left-column
+        self.tabsize = 8
+        self.expand_tabs = False
+        self.common = True
+        self.left = False
+        self.blank = False  # -B
+        self.matching: list = []  # -I REGEX, compiled
         self.brief = False
         self.recursive = False
         self.new = False
@@ -487,12 +555,16 @@ def _switches(argv: list[str]) -> str:
     return " ".join(shlex.quote(x) for x in out)
 
 
-def _stamp(sh: Interp, ns: int) -> str:
+def _stamp(sh: Interp, ns: int, ctime: bool = False) -> str:
+    """A header's time: unified's ISO form with nanoseconds, or (`ctime`) context's
+    traditional `Thu Jan  1 00:00:00 1970`."""
     from datetime import datetime
 
     from kshell.tools.clock import zone
 
     t = datetime.fromtimestamp(ns // 1_000_000_000, zone(sh))
+    if ctime:
+        return t.strftime("%a %b ") + f"{t.day:2d}" + t.strftime(" %H:%M:%S %Y")
     return t.strftime("%Y-%m-%d %H:%M:%S") + f".{ns % 1_000_000_000:09d} " + t.strftime("%z")
 
 
@@ -632,7 +704,7 @@ class _Diff:
             data1 = self.read(n1, s1)
         except OSError as e:
             return self.err(n1, e)
-        if data0 == data1:
+        if data0 == data1 and self.o.style != "side":  # -y lists even the same lines
             if self.o.identical:
                 self.out.write(f"Files {n0} and {n1} are identical\n".encode())
             return 0
@@ -645,31 +717,68 @@ class _Diff:
         if not self.o.text and (b"\0" in data0[:4096] or b"\0" in data1[:4096]):
             self.out.write(f"Binary files {n0} and {n1} differ\n".encode())
             return 1
+        if self.o.style == "ed":  # ed cannot write a last line without its newline: GNU adds it
+            data0, data1 = (d + b"\n" if d and not d.endswith(b"\n") else d for d in (data0, data1))
         a, b = split(data0), split(data1)
         ctx = self.o.context
         script = changes(a, b, ctx or 0, _key(self.o.case, self.o.white))
+        if self.o.blank or self.o.matching:
+            script = self.unignored(a, b, script)
+        if not script and self.o.style == "side":
+            self.side(a, b, script)
         if not script:
             if self.o.identical:
                 self.out.write(f"Files {n0} and {n1} are identical\n".encode())
             return 0
         if nested:
             self.out.write(f"diff {self.o.switches} {n0} {n1}\n".replace("diff  ", "diff ").encode())
-        if ctx is None:
+        if self.o.style == "normal":
             normal(self.out, a, b, script)
+        elif self.o.style == "ed":
+            ed(self.out, b, script)
+        elif self.o.style == "side":
+            self.side(a, b, script)
         else:
             labels = self.o.labels
             h0 = labels[0] if labels else f"{n0}\t{self.when(n0, s0)}"
             h1 = labels[1] if len(labels) > 1 else f"{n1}\t{self.when(n1, s1)}"
-            self.out.write(f"--- {h0}\n+++ {h1}\n".encode("utf-8", "surrogateescape"))
-            unified(self.out, a, b, script, ctx)
+            tags = ("***", "---") if self.o.style == "context" else ("---", "+++")
+            self.out.write(f"{tags[0]} {h0}\n{tags[1]} {h1}\n".encode("utf-8", "surrogateescape"))
+            (context if self.o.style == "context" else unified)(self.out, a, b, script, ctx or 0)
         return 1
 
+    def unignored(self, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]]
+                  ) -> list[tuple[int, int, int, int]]:
+        """-B and -I: the changes left once each hunk (each change, or with context each group
+        of changes as the output groups them) whose lines are all blank or all match is dropped."""
+        o = self.o
+
+        def ignorable(line: bytes) -> bool:
+            text = line.rstrip(b"\n")
+            if o.blank and not text:
+                return True
+            latin = text.decode("latin-1")
+            return any(rx.search(latin) for rx in o.matching)
+
+        groups = hunks(script, o.context or 0) if o.style in ("unified", "context") else [[c] for c in script]
+        return [c for group in groups
+                if not all(ignorable(x) for i, j, dl, ins in group for x in (*a[i : i + dl], *b[j : j + ins]))
+                for c in group]
+
+    def side(self, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]]) -> None:
+        """-y: sdiff's layout (kshell.tools.files.sdiff), every line, the same ones too."""
+        from kshell.tools.files.sdiff import Layout, side_by_side
+
+        o = self.o
+        self.out.write(side_by_side(a, b, script, Layout(o.width, o.tabsize, o.expand_tabs), o.common, o.left))
+
     def when(self, name: str, s) -> str:
+        ctime = self.o.style == "context"
         if s is False:
-            return _stamp(self.sh, 0)
+            return _stamp(self.sh, 0, ctime)
         if s is None:
-            return _stamp(self.sh, time.time_ns())
-        return _stamp(self.sh, s.mtime)
+            return _stamp(self.sh, time.time_ns(), ctime)
+        return _stamp(self.sh, s.mtime, ctime)
 
 
 def _kind(s) -> str:
@@ -685,22 +794,25 @@ def _kind(s) -> str:
 @tool("diff", 2)
 def diff(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, operands = parse(argv, "uU:qrNsadx:Piwb", _LONG)
+        opts, operands = parse(argv, "uU:cC:eyW:tqrNsadx:PiwbBI:", _LONG)
     except Usage as e:
         raise Usage(e.message + "\ndiff: Try 'diff --help' for more information.", hint=False) from None
     o = _Opts()
     o.switches = _switches(argv)
     for k, v in opts:
-        if k == "u":
-            o.context = 3 if o.context is None else o.context
-        elif k == "U":
-            if v is None:
-                o.context = 3
-                continue
-            if not v.isdigit():
+        style = {"u": "unified", "U": "unified", "c": "context", "C": "context", "e": "ed", "y": "side",
+                 "normal": "normal"}.get(k)
+        if style is not None:
+            if o.style != "normal" and o.style != style or k == "normal" and o.style != "normal":
+                raise Usage("conflicting output style options\ndiff: Try 'diff --help' for more "
+                            "information.", hint=False)
+            o.style = style
+        if k in ("u", "c", "U", "C"):  # the most context asked for, as GNU's
+            if v is not None and v != "" and not v.isdigit():
                 raise Usage(f"invalid context length '{v}'\ndiff: Try 'diff --help' for more information.",
                             hint=False)
-            o.context = int(v)
+            lines = int(v) if v else 3
+            o.context = lines if o.context is None else max(o.context, lines)
         elif k == "q":
             o.brief = True
         elif k == "r":
@@ -715,6 +827,26 @@ def diff(sh: Interp, argv: list[str]) -> int:
             o.context = None
         elif k == "s":
             o.identical = True
+        elif k in ("W", "tabsize"):
+            if not v.isdigit() or int(v) == 0:
+                what = "width" if k == "W" else "tabsize"
+                raise Usage(f"invalid {what} '{v}'\ndiff: Try 'diff --help' for more information.", hint=False)
+            setattr(o, "width" if k == "W" else "tabsize", int(v))
+        elif k == "t":
+            o.expand_tabs = True
+        elif k == "B":
+            o.blank = True
+        elif k == "I":
+            from kshell.tools.sed.pattern import RegexError, compile_posix
+
+            try:
+                o.matching.append(compile_posix(v, False))
+            except RegexError as e:
+                raise Fail(f"{e}", 2) from None
+        elif k == "suppress-common":
+            o.common = False
+        elif k == "left-column":
+            o.left = True
         elif k == "a":
             o.text = True
         elif k == "x":

@@ -1,5 +1,6 @@
 """patch on VFS files, as GNU patch applies unified diffs (those `diff -u` and `git diff`
-write): -p N, -R, --dry-run, -i FILE, standard input, an explicit file operand, -d DIR, -N, -f,
+write), context diffs (`diff -c`: rejects in their format), normal diffs and ed scripts (`diff`,
+`diff -e`: with a file operand only, as GNU; an ed script run as GNU's `ed -` runs it): -p N, -R, --dry-run, -i FILE, standard input, an explicit file operand, -d DIR, -N, -f,
 -t, -s, -o FILE (or -), -r FILE (or -), -E, -F N, -l, -b with -z/-B, -u and --binary (no-ops);
 offsets and fuzz (up to 2 lines, or -F's) with GNU's messages, backups (`.orig`) when a hunk did not match exactly,
 rejects (`.rej`), file creation and deletion, the reversed-patch check answered "no" as GNU
@@ -21,13 +22,18 @@ if TYPE_CHECKING:
     from kshell.exec.interp import Interp
 
 _HUNK = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_CONTEXT_OLD = re.compile(rb"\*\*\* (\d+)(?:,(\d+))? \*\*\*\*\n?$")
+_CONTEXT_NEW = re.compile(rb"--- (\d+)(?:,(\d+))? ----\n?$")
+_NORMAL = re.compile(rb"(\d+)(?:,(\d+))?([acd])(\d+)(?:,(\d+))?\n?$")
+_ED = re.compile(rb"(?:(\d+)(,\d+)?)?([acdi])[ \t]*\n$|s/\.//[ \t]*\n$")  # GNU's get_ed_command_letter
 _LONG = {"strip": ("p", REQUIRED), "reverse": ("R", NONE), "dry-run": ("dry-run", NONE),
          "input": ("i", REQUIRED), "no-backup-if-mismatch": ("nobackup", NONE), "backup": ("b", NONE),
          "directory": ("d", REQUIRED), "forward": ("N", NONE), "silent": ("s", NONE), "quiet": ("s", NONE),
          "force": ("f", NONE), "batch": ("t", NONE), "output": ("o", REQUIRED), "reject-file": ("r", REQUIRED),
          "remove-empty-files": ("E", NONE), "fuzz": ("F", REQUIRED), "ignore-whitespace": ("l", NONE),
          "suffix": ("z", REQUIRED), "prefix": ("B", REQUIRED), "unified": ("u", NONE), "binary": ("binary", NONE),
-         "backup-if-mismatch": ("backup-if-mismatch", NONE)}
+         "backup-if-mismatch": ("backup-if-mismatch", NONE), "context": ("c", NONE), "normal": ("n", NONE),
+         "ed": ("e", NONE)}
 
 
 @dataclass
@@ -36,6 +42,17 @@ class Hunk:
     new_start: int
     lines: list[tuple[bytes, bytes]]  # (tag, text with its terminator)
     raw: list[bytes]
+    changed: list[bool] | None = None  # a context diff's `!` lines (per line), for its rejects
+    function: bytes = b""  # what follows `***************` (diff -p)
+
+    def gnu_first(self, reverse: bool) -> int:
+        """GNU's pch_first: the old side's first line, or the line an insertion goes before."""
+        old, _, first, _ = self.sides(reverse)
+        return first if old else first + 1
+
+    def gnu_newfirst(self, reverse: bool) -> int:
+        _, new, _, first = self.sides(reverse)
+        return first if new else first + 1
 
     def sides(self, reverse: bool) -> tuple[list[bytes], list[bytes], int, int]:
         old = [t for tag, t in self.lines if tag in b" -"]
@@ -64,6 +81,7 @@ class FilePatch:
     hunks: list[Hunk] = field(default_factory=list)
     diff_lines: list[bytes] = field(default_factory=list)
     absent: tuple[bool, bool] = (False, False)
+    kind: str = "unified"  # or "context", "normal"
 
 
 def _name(line: bytes) -> str | None:
@@ -159,9 +177,215 @@ def parse_patch(data: bytes) -> list[FilePatch]:
                 fp.hunks.append(Hunk(o_start, n_start, hl, raw))
             out.append(fp)
             continue
+        if line.startswith(b"*** ") and i + 2 < len(lines) and lines[i + 1].startswith(b"--- ") \
+                and lines[i + 2].startswith(b"***************"):
+            fp = FilePatch(_name(line), _name(lines[i + 1]), git, pending + [line, lines[i + 1]], i + 3,
+                           diff_lines=[line, lines[i + 1]], absent=(_absent(line), _absent(lines[i + 1])),
+                           kind="context")
+            git = False
+            pending = []
+            i = _context_hunks(lines, i + 2, fp)
+            out.append(fp)
+            continue
+        if _NORMAL.match(line) and i + 1 < len(lines) and lines[i + 1][:2] in (b"< ", b"> "):
+            fp = FilePatch(header=pending, header_line=i + 1, kind="normal")
+            pending = []
+            i = _normal_hunks(lines, i, fp)
+            out.append(fp)
+            continue
         pending.append(line)
         i += 1
     return out
+
+
+def _no_newline(side: list[tuple[bytes, bytes]], lines: list[bytes], i: int) -> int:
+    """A `\\ No newline at end of file` line after a hunk line: that line loses its newline."""
+    while i < len(lines) and lines[i].startswith(b"\\"):
+        if side:
+            side[-1] = (side[-1][0], side[-1][1].rstrip(b"\n"))
+        i += 1
+    return i
+
+
+def _context_hunks(lines: list[bytes], i: int, fp: FilePatch) -> int:
+    """The hunks of a context diff (`***************`, `*** a,b ****` and its lines, `--- c,d ----`
+    and its lines), as unified lines; a side diff left out (only context there) is the other
+    side's context, as GNU fills it in. Returns the index after the last hunk."""
+    while i < len(lines) and lines[i].startswith(b"***************"):
+        start = i
+        function = lines[i][15:].rstrip(b"\n")
+        m = _CONTEXT_OLD.match(lines[i + 1]) if i + 1 < len(lines) else None
+        if not m:
+            break
+        i += 2
+        old: list[tuple[bytes, bytes]] = []
+        while i < len(lines) and not _CONTEXT_NEW.match(lines[i]):
+            text = lines[i]
+            if text.startswith(b"\\"):
+                i = _no_newline(old, lines, i)
+                continue
+            if text in (b"\n", b""):
+                text = b"  \n"
+            if text[:2] not in (b"  ", b"- ", b"! "):
+                break
+            old.append((text[:1], text[2:] if text.endswith(b"\n") else text[2:] + b"\n"))
+            i += 1
+        n = _CONTEXT_NEW.match(lines[i]) if i < len(lines) else None
+        if not n:
+            break
+        i += 1
+        new: list[tuple[bytes, bytes]] = []
+        while i < len(lines):
+            text = lines[i]
+            if text.startswith(b"\\"):
+                i = _no_newline(new, lines, i)
+                continue
+            if text == b"\n" and i + 1 < len(lines) and lines[i + 1][:2] in (b"  ", b"+ ", b"! "):
+                text = b"  \n"
+            if text[:2] not in (b"  ", b"+ ", b"! "):
+                break
+            new.append((text[:1], text[2:] if text.endswith(b"\n") else text[2:] + b"\n"))
+            i += 1
+        o_start, n_start = int(m.group(1)), int(n.group(1))
+        if not old:  # left out (nothing but context on this side), or truly empty (no context)
+            old = [(b" ", t) for c, t in new if c == b" "]
+        if not new:
+            new = [(b" ", t) for c, t in old if c == b" "]
+        merged, changed = _merge_sides(old, new)
+        fp.hunks.append(Hunk(o_start, n_start, merged, lines[start:i], changed, function))
+    return i
+
+
+def _merge_sides(old: list[tuple[bytes, bytes]], new: list[tuple[bytes, bytes]]
+                 ) -> tuple[list[tuple[bytes, bytes]], list[bool]]:
+    """A context hunk's two sides as one unified list: context lines paired, `-` and `+` where
+    they stand, each run of `!` lines as its old lines then its new ones."""
+    out: list[tuple[bytes, bytes]] = []
+    changed: list[bool] = []
+    i = j = 0
+    while i < len(old) or j < len(new):
+        if i < len(old) and old[i][0] == b"-":
+            out.append((b"-", old[i][1]))
+            changed.append(False)
+            i += 1
+        elif j < len(new) and new[j][0] == b"+":
+            out.append((b"+", new[j][1]))
+            changed.append(False)
+            j += 1
+        elif (i < len(old) and old[i][0] == b"!") or (j < len(new) and new[j][0] == b"!"):
+            while i < len(old) and old[i][0] == b"!":
+                out.append((b"-", old[i][1]))
+                changed.append(True)
+                i += 1
+            while j < len(new) and new[j][0] == b"!":
+                out.append((b"+", new[j][1]))
+                changed.append(True)
+                j += 1
+        elif i < len(old) and j < len(new):
+            out.append((b" ", old[i][1]))
+            changed.append(False)
+            i += 1
+            j += 1
+        else:  # a side with context lines the other lacks: mangled; keep what there is
+            rest = old[i:] if i < len(old) else new[j:]
+            out.extend((b"-" if i < len(old) else b"+", t) for _, t in rest)
+            changed.extend(False for _ in rest)
+            break
+    return out, changed
+
+
+def _normal_hunks(lines: list[bytes], i: int, fp: FilePatch) -> int:
+    """The hunks of a normal diff (`2a3`, `5c6`, `8d7` with `<` and `>` lines) as unified lines
+    (an insertion's old start is the line it follows, as `@@ -2,0`)."""
+    while i < len(lines):
+        m = _NORMAL.match(lines[i])
+        if not m:
+            break
+        start = i
+        o1, o2 = int(m.group(1)), int(m.group(2) or m.group(1))
+        kind = m.group(3)
+        n1, n2 = int(m.group(4)), int(m.group(5) or m.group(4))
+        i += 1
+        side: list[tuple[bytes, bytes]] = []
+        if kind in b"cd":
+            for _ in range(o2 - o1 + 1):
+                if i >= len(lines) or not lines[i].startswith(b"< "):
+                    break
+                text = lines[i][2:]
+                side.append((b"-", text if text.endswith(b"\n") else text + b"\n"))
+                i = _no_newline(side, lines, i + 1)
+        if kind == b"c":
+            if i >= len(lines) or lines[i].rstrip(b"\n") != b"---":
+                break
+            i += 1
+        if kind in b"ca":
+            for _ in range(n2 - n1 + 1):
+                if i >= len(lines) or not lines[i].startswith(b"> "):
+                    break
+                text = lines[i][2:]
+                side.append((b"+", text if text.endswith(b"\n") else text + b"\n"))
+                i = _no_newline(side, lines, i + 1)
+        fp.hunks.append(Hunk(o1, n1, side, lines[start:i]))
+    return i
+
+
+def parse_ed(data: bytes) -> list[tuple[bytes, list[bytes]]] | None:
+    """An ed script as GNU patch reads one (do_ed_script): from the first line that is one of
+    the commands diff -e writes (`Na`, `Ni`, `N,Mc`, `N,Md`, `s/.//`), each command with its
+    text up to `.`, until a line that is none; None when there is no command."""
+    lines = _split(data)
+    i = next((k for k, line in enumerate(lines) if _ED.match(line)), None)
+    if i is None:
+        return None
+    script: list[tuple[bytes, list[bytes]]] = []
+    while i < len(lines) and _ED.match(lines[i]):
+        command = lines[i]
+        i += 1
+        text: list[bytes] = []
+        if _ED.match(command).group(3) in (b"a", b"c", b"i"):
+            while i < len(lines) and lines[i] != b".\n":
+                text.append(lines[i])
+                i += 1
+            i += 1
+        script.append((command, text))
+    return script
+
+
+class EdError(Exception):
+    """A command GNU ed refuses (an address out of range): ed prints `?` and exits."""
+
+
+def run_ed(data: bytes, script: list[tuple[bytes, list[bytes]]]) -> tuple[bytes, bool]:
+    """The file `data` after the ed script, as `ed -` edits it, and whether ed appended a
+    newline to a last line without one (it says `Newline appended`)."""
+    buf = _split(data)
+    appended = bool(buf) and not buf[-1].endswith(b"\n")
+    if appended:
+        buf[-1] += b"\n"
+    cur = len(buf)
+    for command, text in script:
+        m = _ED.match(command)
+        letter = m.group(3)
+        if letter is None:  # s/.//: the current line's first character goes
+            if cur < 1 or buf[cur - 1] == b"\n":
+                raise EdError
+            buf[cur - 1] = buf[cur - 1][1:]
+            continue
+        first = int(m.group(1)) if m.group(1) else cur
+        last = int(m.group(2)[1:]) if m.group(2) else first
+        if last > len(buf) or first > last or (letter in b"cd" and first < 1):
+            raise EdError
+        if letter == b"a":
+            buf[first:first] = text
+            cur = first + len(text)
+        elif letter == b"i":
+            at = max(first - 1, 0)
+            buf[at:at] = text
+            cur = at + len(text) if text else min(max(first, 1), len(buf))
+        else:
+            buf[first - 1 : last] = text if letter == b"c" else []
+            cur = first - 1 + len(text) if text else min(first, len(buf))
+    return b"".join(buf), appended
 
 
 def _split(data: bytes) -> list[bytes]:
@@ -333,7 +557,7 @@ class _Patcher:
         offset = 0
         delta = 0
         low = 0
-        failed: list[Hunk] = []
+        failed: list[tuple[Hunk, int]] = []  # with GNU's out_offset when it failed
         mismatch = False
         for number, hunk in enumerate(fp.hunks, 1):
             where = None
@@ -362,21 +586,21 @@ class _Patcher:
                         self.say(f"{detected}  {what}\nApply anyway? [n] \nSkipping patch.\n"
                                  f"{nhunks} out of {nhunks} {plural} ignored{saving}\n")
                     if not self.dry:
-                        self.write_rej(target, fp, fp.hunks)
+                        self.write_rej(target, fp, [(h, 0) for h in fp.hunks])
                     return 1
                 if where is not None or fuzz >= maxfuzz:
                     break
                 fuzz += 1
             old_side, new_side, first, new_first = hunk.sides(self.reverse)
             if where is None:
-                failed.append(hunk)
+                failed.append((hunk, delta))
                 mismatch = True
-                self.say(f"Hunk #{number} FAILED at {first}.\n")
+                self.say(f"Hunk #{number} FAILED at {hunk.gnu_first(self.reverse) + delta}.\n")
                 continue
             offset = where - delta - (first - 1 if old_side else first)
             if fuzz or offset:
                 mismatch = True
-                text = f"Hunk #{number} succeeded at {new_first + offset}"
+                text = f"Hunk #{number} succeeded at {where + 1}"  # GNU's where + out_offset
                 if fuzz:
                     text += f" with fuzz {fuzz}"
                 if offset:
@@ -432,10 +656,73 @@ class _Patcher:
             raise Fail(f"**** Can't create file {target} : {message(e)}", 2) from None
         return 1 if failed else 0
 
-    def write_rej(self, target: str, fp: FilePatch, hunks: list[Hunk]) -> None:
+    def header_line(self, tag: bytes, line: bytes, git: bool) -> bytes:
+        """A reject's file line, as GNU's print_header_line: the name as -p left it (or
+        /dev/null), then the patch's time stamp."""
+        text = line[4:]
+        name, tab, when = text.partition(b"\t")
+        stripped = self.stripped(_name(line), git)
+        shown = b"/dev/null" if stripped is None else stripped.encode("utf-8", "surrogateescape")
+        return tag + b" " + shown + tab + when if tab else tag + b" " + shown + b"\n"
+
+    def write_rej(self, target: str, fp: FilePatch, hunks: list[tuple[Hunk, int]]) -> None:
+        """The rejected hunks, in the patch's format (context rejects for normal diffs), their
+        line numbers moved by what the hunks before them added, as GNU's abort_hunk."""
         rej = self.rej_name(target)
-        if rej is not None:
-            self.sh.fs.write_file(self.at(rej), b"".join(fp.diff_lines + [x for h in hunks for x in h.raw]))
+        if rej is None:
+            return
+        if fp.kind == "unified":
+            out = [self.header_line(tag, line, fp.git) for tag, line in zip((b"---", b"+++"), fp.diff_lines)]
+            for hunk, delta in hunks:
+                out.extend([_unified_header(hunk, delta), *hunk.raw[1:]] if delta else hunk.raw)
+        else:
+            out = [b"*** /dev/null\n", b"--- /dev/null\n"]
+            if fp.kind == "context":
+                old, new = fp.diff_lines[::-1] if self.reverse else fp.diff_lines
+                out = [self.header_line(b"***", old, fp.git), self.header_line(b"---", new, fp.git)]
+            for hunk, delta in hunks:
+                out.extend(_context_reject(hunk, delta, self.reverse, fp.kind == "context"))
+        self.sh.fs.write_file(self.at(rej), b"".join(out))
+
+
+def _unified_header(hunk: Hunk, delta: int) -> bytes:
+    """A rejected unified hunk's `@@` line (as the patch has it: its lines are copied as they
+    are), its starts moved by `delta` (print_unidiff_range)."""
+    reverse = False
+    old, new, _, _ = hunk.sides(reverse)
+
+    def span(start: int, count: int) -> str:
+        return f"{start - 1},0" if count == 0 else str(start) if count == 1 else f"{start},{count}"
+
+    head = hunk.raw[0].rstrip(b"\n")
+    tail = head[head.index(b" @@", 3) + 3 :] if b" @@" in head[3:] else b""
+    text = f"@@ -{span(hunk.gnu_first(reverse) + delta, len(old))} +{span(hunk.gnu_newfirst(reverse) + delta, len(new))} @@"
+    return text.encode() + tail + b"\n"
+
+
+def _context_reject(hunk: Hunk, delta: int, reverse: bool, context: bool) -> list[bytes]:
+    """A rejected hunk in context format, as GNU's abort_hunk_context writes it: both sides
+    whole, `!` for a context diff's changed lines, ` ****`/` ----` after the ranges of a
+    context diff's and ` -----` after the new range of a normal diff's."""
+    old, new, _, _ = hunk.sides(reverse)
+    changed = hunk.changed or [False] * len(hunk.lines)
+    drop, add = (b"+", b"-") if reverse else (b"-", b"+")
+    old_side = [(b"!" if bang else b"-" if tag == drop else b" ", text)
+                for (tag, text), bang in zip(hunk.lines, changed) if tag in (b" ", drop)]
+    new_side = [(b"!" if bang else b"+" if tag == add else b" ", text)
+                for (tag, text), bang in zip(hunk.lines, changed) if tag in (b" ", add)]
+
+    def span(first: int, count: int) -> str:
+        last = first + count - 1
+        return "0" if last < first else str(first) if last == first else f"{first},{last}"
+
+    stars, minuses = (" ****", " ----") if context else ("", " -----")
+    out = [b"***************" + hunk.function + b"\n",
+           f"*** {span(hunk.gnu_first(reverse) + delta, len(old))}{stars}\n".encode()]
+    out.extend(c + b" " + t for c, t in old_side)
+    out.append(f"--- {span(hunk.gnu_newfirst(reverse) + delta, len(new))}{minuses}\n".encode())
+    out.extend(c + b" " + t for c, t in new_side)
+    return out
 
 
 def _fuzz_split(hunk: Hunk, fuzz: int) -> tuple[int, int]:
@@ -444,10 +731,44 @@ def _fuzz_split(hunk: Hunk, fuzz: int) -> tuple[int, int]:
     return max(0, fuzz + pre_ctx - context), max(0, fuzz + suf_ctx - context)
 
 
+def _ed_patch(p: _Patcher, script: list[tuple[bytes, list[bytes]]], target: str) -> int:
+    """An ed script applied as GNU patch applies one: silently, forwards even under -R, not at
+    all under --dry-run; ed's `?` (and `Newline appended`) on standard output, then `ed FAILED`
+    (status 2) and the file as it was when a command is out of range."""
+    if p.dry:
+        return 0
+    sh, path = p.sh, p.at(target)
+    try:
+        data = read_all(sh, path) if sh.fs.exists(path) else None
+    except OSError as e:
+        raise Fail(f"**** Can't open file {target} : {message(e)}", 2) from None
+    try:
+        result, appended = run_ed(data or b"", script)
+    except EdError:
+        if data and not data.endswith(b"\n"):
+            sh.out(b"Newline appended\n")
+        sh.out(b"?\n")
+        raise Fail("**** ed FAILED", 2) from None
+    if appended:
+        sh.out(b"Newline appended\n")
+    try:
+        if p.output == "-":
+            sh.out(result)
+        elif p.output is not None:
+            sh.fs.write_file(p.at(p.output), result)
+        else:
+            if p.always and data is not None:
+                sh.fs.write_file(p.at(p.prefix + target + (p.suffix if not p.prefix else "")), data)
+            sh.fs.write_file(path, result)
+    except OSError as e:
+        raise Fail(f"**** Can't create file {target} : {message(e)}", 2) from None
+    return 0
+
+
 @tool("patch", 2)
 def patch(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, operands = parse(argv, "p:Ri:bd:Nsfto:r:EF:lz:B:u", _LONG)
+        opts, operands = parse(argv, "p:Ri:bd:Nsfto:r:EF:lz:B:ucne", _LONG)
     except Usage as e:
         raise Usage(e.message + "\npatch: Try 'patch --help' for more information.", hint=False) from None
     strip: int | None = None
@@ -455,6 +776,7 @@ def patch(sh: Interp, argv: list[str]) -> int:
     source: str | None = None
     backup = True
     always = False
+    ed = False
     settings: dict[str, object] = {}
     for k, v in opts:
         if k == "p":
@@ -497,6 +819,8 @@ def patch(sh: Interp, argv: list[str]) -> int:
             settings["suffix"] = v
         elif k == "B":
             settings["prefix"] = v
+        elif k == "e":
+            ed = True
     directory = settings.get("directory")
     if directory is not None:
         try:
@@ -516,16 +840,21 @@ def patch(sh: Interp, argv: list[str]) -> int:
         data = read_all(sh, name)
     except OSError as e:
         raise Fail(f"**** Can't open patch file {name} : {message(e)}", 2) from None
-    patches = parse_patch(data)
-    if not patches:
-        if data.strip():
-            raise Fail("**** Only garbage was found in the patch input.", 2)
-        return 0
+    patches = [] if ed else parse_patch(data)
+    if explicit is None:  # normal diffs and ed scripts name no file: GNU takes them for garbage
+        patches = [fp for fp in patches if fp.kind != "normal"]
     out = Output(sh)
     p = _Patcher(sh, out, strip, reverse, dry, backup)
     p.always = always
     for key, value in settings.items():
         setattr(p, key, value)
+    script = parse_ed(data) if explicit is not None and not patches else None
+    if script is not None:
+        return _ed_patch(p, script, explicit)
+    if not patches:
+        if data.strip():
+            raise Fail("**** Only garbage was found in the patch input.", 2)
+        return 0
     status = 0
     try:
         for fp in patches:

@@ -3,7 +3,9 @@ the archive's suffix) -v -C, old-style clusters (`tar czf out.tgz dir`), member 
 and t (patterns with --wildcards), --exclude/--exclude-vcs/-X, -T (with --null), -h,
 --no-recursion, --remove-files, --owner/--group/--numeric-owner/--mtime/--sort/--format on
 create; --strip-components, -O, -k/--skip-old-files/--overwrite, -m, -p/--no-same-owner on
-extract; GNU's messages and statuses (2 on errors, 64 for usage). Archives are written by Python's tarfile in GNU format
+extract; -r, -u, -A and --delete rewriting an uncompressed archive (--delete also on a pipe);
+--transform (sed's s command, kshell.tools.sed) on names and link targets;
+GNU's messages and statuses (2 on errors, 64 for usage). Archives are written by Python's tarfile in GNU format
 from VFS bytes and read by it (any compression, as GNU tar detects it), so real tar reads what
 this writes and the other way round. Directories are archived in name order (GNU tar uses the
 directory's order, which on a real disk is arbitrary).
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 from kfs.format import group_name, user_name
 from kshell.exec import devices
 from kshell.tools.options import NONE, REQUIRED, Usage, parse
+from kshell.tools.sed.script import Subst
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:
@@ -27,7 +30,8 @@ if TYPE_CHECKING:
 
 _HINT = "Try 'tar --help' or 'tar --usage' for more information.\n"
 _LONG = {
-    "create": ("c", NONE), "extract": ("x", NONE), "get": ("x", NONE), "list": ("t", NONE),
+    "create": ("c", NONE), "append": ("r", NONE), "update": ("u", NONE), "delete": ("delete", NONE),
+    "concatenate": ("A", NONE), "catenate": ("A", NONE), "extract": ("x", NONE), "get": ("x", NONE), "list": ("t", NONE),
     "file": ("f", REQUIRED), "gzip": ("z", NONE), "gunzip": ("z", NONE), "ungzip": ("z", NONE),
     "bzip2": ("j", NONE), "xz": ("J", NONE), "verbose": ("v", NONE), "directory": ("C", REQUIRED),
     "auto-compress": ("a", NONE), "exclude": ("exclude", REQUIRED), "exclude-from": ("X", REQUIRED),
@@ -41,6 +45,8 @@ _LONG = {
     "recursion": ("recursion", NONE), "remove-files": ("remove-files", NONE), "owner": ("owner", REQUIRED),
     "group": ("group", REQUIRED), "numeric-owner": ("numeric-owner", NONE), "mtime": ("mtime", REQUIRED),
     "sort": ("sort", REQUIRED), "format": ("H", REQUIRED), "one-file-system": ("one-file-system", NONE),
+    "transform": ("transform", REQUIRED), "xform": ("transform", REQUIRED),
+    "show-transformed-names": ("show-transformed", NONE), "show-stored-names": ("show-stored", NONE),
 }
 _VCS = frozenset({"CVS", "RCS", "SCCS", ".git", ".gitignore", ".gitattributes", ".gitmodules", ".cvsignore",
                   ".svn", ".arch-ids", "{arch}", "=RELEASE-ID", "=meta-update", "=update", ".bzr", ".bzrignore",
@@ -49,7 +55,9 @@ _SUFFIXES = ((".tar.gz", "gz"), (".tgz", "gz"), (".taz", "gz"), (".tar.bz2", "bz
              (".tbz2", "bz2"), (".tb2", "bz2"), (".tar.xz", "xz"), (".txz", "xz"))
 _FORMATS = {"gnu": tarfile.GNU_FORMAT, "oldgnu": tarfile.GNU_FORMAT, "ustar": tarfile.USTAR_FORMAT,
             "posix": tarfile.PAX_FORMAT, "pax": tarfile.PAX_FORMAT}
-_MODES = "ctx"
+_MODES = ("c", "t", "x", "r", "u", "A", "delete")
+_UPDATES = ("r", "u", "A", "delete")  # modes that rewrite an existing archive
+_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")  # gzip, bzip2, xz: GNU refuses to update these
 
 
 _KINDS = {tarfile.DIRTYPE: st.S_IFDIR, tarfile.SYMTYPE: st.S_IFLNK, tarfile.CHRTYPE: st.S_IFCHR,
@@ -98,6 +106,10 @@ class _Tar:
         self.mtime: int | None = None
         self.format = tarfile.GNU_FORMAT
         self.added: list[str] = []
+        self.archived: dict[str, int] | None = None  # -u: each member's newest mtime (ns)
+        self.transforms: list[tuple[Subst, str]] = []  # --transform: (s command, what it applies to)
+        self.show_transformed = False  # listings show the names stored unless told
+        self.warned = False
 
     def excluded(self, name: str) -> bool:
         """GNU's --exclude: a pattern against the name and each tail of it that starts at a
@@ -109,6 +121,49 @@ class _Tar:
             return True
         tails = ["/".join(parts[i:]) for i in range(len(parts))]
         return any(fnmatchcase(tail, pat.rstrip("/")) for pat in self.excludes for tail in tails)
+
+    def renamed(self, name: str, kind: str) -> str:
+        """A member's name (`r`), symlink's target (`s`) or hard link's target (`h`) after
+        each --transform that applies to it, in order."""
+        from kshell.tools.sed.run import expand
+
+        if not self.transforms:
+            return name
+        name = name.encode("utf-8", "surrogateescape").decode("latin-1")  # sed's view: a byte a char
+        for subst, scope in self.transforms:
+            if kind not in scope:
+                continue
+            # as GNU tar 1.34's _transform_name_to_obstack: a match before the Nth is copied
+            # after the text before it, which so comes twice (`s/a/N/2` makes `d/a` `d/d/a`);
+            # searches after the first do not start a line (REG_NOTBOL)
+            out, pos, count = [], 0, 0
+            while pos < len(name):
+                m = subst.regex.search(name, pos)
+                if m is None:
+                    break
+                count += 1
+                out.append(name[pos : m.start()])
+                end = max(m.end(), pos + 1)  # an empty match: one character on
+                if count < subst.nth:
+                    out.append(name[pos:end])
+                else:
+                    out.append(expand(subst, m) + name[m.end() : end])
+                pos = end
+                if count >= subst.nth and not subst.glob:
+                    break
+            name = "".join(out) + name[pos:]
+        return name.encode("latin-1").decode("utf-8", "surrogateescape")
+
+    def transformed(self, info: tarfile.TarInfo) -> tarfile.TarInfo:
+        """A member read from an archive as --transform names it (listing, extraction)."""
+        if not self.transforms:
+            return info
+        info = info.replace(name=self.renamed(info.name, "r"), deep=False)
+        if info.issym():
+            info.linkname = self.renamed(info.linkname, "s")
+        elif info.islnk():
+            info.linkname = self.renamed(info.linkname, "h")
+        return info
 
     def err(self, text: str) -> None:
         self.sh.write_err(f"tar: {text}\n")
@@ -128,19 +183,21 @@ class _Tar:
 
     # ------------------------------------------------------------------ create
 
-    def create(self, names: list[str], compress: str) -> bytes:
-        buf = io.BytesIO()
-        with tarfile.open(fileobj=buf, mode="w:" + compress if compress else "w", format=self.format) as tf:
-            warned = False
+    def create(self, names: list[str], compress: str, existing: bytes | None = None) -> bytes:
+        """A new archive of `names`, or (-r, -u) `existing` with them appended after its last
+        member, ended and padded to whole records as tarfile and GNU tar do."""
+        buf = io.BytesIO(existing or b"")
+        mode = "a" if existing else "w:" + compress if compress else "w"
+        with tarfile.open(fileobj=buf, mode=mode, format=self.format) as tf:
             for name in names:
                 member = name
                 if member.startswith("/"):
-                    if not warned:
+                    if not self.warned:
                         self.err("Removing leading `/' from member names")
-                        warned = True
+                        self.warned = True
                     member = member.lstrip("/") or "."
                 self.add(tf, self.path(name), member, name)
-        return buf.getvalue()
+        return buf.getvalue()[: buf.tell()]
 
     def add(self, tf: tarfile.TarFile, path: str, member: str, shown: str, top: bool = True) -> None:
         fs = self.sh.fs
@@ -152,7 +209,17 @@ class _Tar:
             self.err(f"{shown}: Cannot stat: {message(e)}")
             self.failed = True
             return
-        info = tarfile.TarInfo(member)
+        if self.archived is not None and top and member.rstrip("/") in self.archived:
+            # -u, as GNU's update_archive: an archived directory is not added again, its
+            # entries are looked at one by one; a file only when newer than its newest copy
+            if st.S_ISDIR(inode.mode):
+                for child in self.children(path, member):
+                    sep = "" if member.endswith("/") else "/"
+                    self.add(tf, path.rstrip("/") + "/" + child, member + sep + child, member + sep + child)
+                return
+            if inode.mtime <= self.archived[member.rstrip("/")]:
+                return
+        info = tarfile.TarInfo(self.renamed(member, "r"))
         info.mode = inode.mode & 0o7777
         info.uid, info.gid = inode.uid, inode.gid
         state = fs.vfs.state  # unknown ids: empty names, as GNU tar writes them
@@ -169,7 +236,7 @@ class _Tar:
             info.type = tarfile.DIRTYPE
         elif st.S_ISLNK(inode.mode):
             info.type = tarfile.SYMTYPE
-            info.linkname = fs.readlink(path)
+            info.linkname = self.renamed(fs.readlink(path), "s")
         elif st.S_ISREG(inode.mode):
             try:
                 data = fs.read_file(path)
@@ -188,17 +255,19 @@ class _Tar:
             slash = "/" if info.isdir() and not member.endswith("/") else ""
             self.note(self.shown(info) if self.verbose > 1 else member + slash)
         if info.isdir() and self.recursion:
-            try:
-                children = sorted(fs.readdir(path), key=lambda s: s.encode("utf-8", "surrogateescape"))
-            except OSError as e:
-                self.err(f"{member}: Cannot open: {message(e)}")
-                self.failed = True
-                return
-            for child in children:
-                if child in (".", ".."):
-                    continue
+            for child in self.children(path, member):
                 sep = "" if member.endswith("/") else "/"
                 self.add(tf, path.rstrip("/") + "/" + child, member + sep + child, member + sep + child, False)
+
+    def children(self, path: str, member: str) -> list[str]:
+        """A directory's entries in name order (GNU tar: the directory's own order)."""
+        try:
+            names = sorted(self.sh.fs.readdir(path), key=lambda s: s.encode("utf-8", "surrogateescape"))
+        except OSError as e:
+            self.err(f"{member}: Cannot open: {message(e)}")
+            self.failed = True
+            return []
+        return [n for n in names if n not in (".", "..")]
 
     def remove_added(self) -> None:
         """--remove-files: what was archived, files first, then the directories emptied."""
@@ -225,6 +294,45 @@ class _Tar:
             self.failed = True
             return None
 
+    def spans(self, data: bytes) -> tuple[list[tuple[tarfile.TarInfo, bytes]], bool]:
+        """Each member of an uncompressed archive with its bytes (headers, long names and data,
+        as written), and whether the archive read as one (an empty one does)."""
+        if not data.strip(b"\0"):
+            return [], True
+        try:
+            tf = tarfile.open(fileobj=io.BytesIO(data), mode="r:")
+            infos = tf.getmembers()
+        except (tarfile.ReadError, EOFError, OSError, tarfile.HeaderError):
+            return [], False
+        ends = [info.offset for info in infos[1:]] + [tf.offset]
+        return [(info, data[info.offset : end]) for info, end in zip(infos, ends)], True
+
+    def delete(self, data: bytes, names: list[str]) -> bytes:
+        """--delete: the archive without the members `names` select (every copy of each)."""
+        if not names:
+            return data
+        spans, ok = self.spans(data)
+        if not ok:
+            self.fatal("This does not look like a tar archive")
+        gone = {id(info) for info in self.members(iter(info for info, _ in spans), names, False)}
+        return _ended(b"".join(raw for info, raw in spans if id(info) not in gone))
+
+    def concatenate(self, data: bytes, others: list[str]) -> bytes:
+        """-A: each archive `others` names copied whole after this one's last member, as GNU
+        tar 1.34 does: the copy keeps its end-of-archive blocks, so readers stop after the
+        first archive appended (GNU's own listing does too)."""
+        spans, ok = self.spans(data)
+        if not ok:
+            self.fatal("This does not look like a tar archive")
+        out = b"".join(raw for _, raw in spans)
+        for other in others:
+            try:
+                out += read_all(self.sh, self.path(other))
+            except OSError as e:
+                self.err(f"{other}: Cannot open: {message(e)}")
+                self.failed = True
+        return _ended(out)
+
     def shown(self, info: tarfile.TarInfo) -> str:
         from kshell.tools.clock import zone
 
@@ -245,7 +353,9 @@ class _Tar:
             text += f" link to {info.linkname}"
         return text
 
-    def members(self, tf: tarfile.TarFile, names: list[str]):
+    def members(self, tf, names: list[str], excluding: bool = True):
+        """The members `names` select (all without names), GNU's "Not found in archive" for a
+        name that selects none; --delete selects regardless of --exclude."""
         from fnmatch import fnmatchcase
 
         wanted = {n.rstrip("/"): False for n in names}
@@ -257,7 +367,7 @@ class _Tar:
 
         try:
             for info in tf:
-                if (self.excludes or self.vcs) and self.excluded(info.name):
+                if excluding and (self.excludes or self.vcs) and self.excluded(info.name):
                     continue
                 if wanted:
                     hit = next((w for w in wanted if hits(w, info.name.rstrip("/"))), None)
@@ -277,7 +387,8 @@ class _Tar:
                 self.failed = True
 
     def list(self, tf: tarfile.TarFile, names: list[str]) -> None:
-        for info in self.members(tf, names):
+        shown = self.transformed if self.show_transformed else (lambda info: info)
+        for info in map(shown, self.members(tf, names)):
             if self.verbose:
                 self.sh.out(self.shown(info) + "\n")
             else:
@@ -296,6 +407,7 @@ class _Tar:
         same_owner = root if self.same_owner is None else self.same_owner and root
         dirs: list[tuple[str, tarfile.TarInfo]] = []
         for info in self.members(tf, names):
+            original, info = info, self.transformed(info)
             name = info.name.lstrip("/")
             if self.strip:
                 parts = [p for p in name.split("/") if p]
@@ -303,7 +415,8 @@ class _Tar:
                     continue
                 name = "/".join(parts[self.strip:]) + ("/" if info.isdir() else "")
             if self.verbose:
-                shown = self.shown(info) if self.verbose > 1 else info.name + ("/" if info.isdir() else "")
+                seen = info if self.show_transformed else original
+                shown = self.shown(seen) if self.verbose > 1 else seen.name + ("/" if seen.isdir() else "")
                 if self.to_stdout:  # the data has standard output
                     self.sh.write_err(shown + "\n")
                 else:
@@ -314,7 +427,7 @@ class _Tar:
                 continue
             if self.to_stdout:
                 if info.isreg() or info.islnk():
-                    f = tf.extractfile(info)
+                    f = tf.extractfile(original)
                     self.sh.out(f.read() if f is not None else b"")
                 continue
             path = self.path(name)
@@ -347,7 +460,7 @@ class _Tar:
                         target = "/".join([p for p in target.split("/") if p][self.strip:])
                     data = fs.read_file(self.path(target))
                 else:
-                    f = tf.extractfile(info)
+                    f = tf.extractfile(original)
                     data = f.read() if f is not None else b""
                 fs.write_file(path, data)
                 fs.chmod(path, mode & 0o7777)
@@ -370,6 +483,12 @@ class _Tar:
                 self.failed = True
 
 
+def _ended(members: bytes) -> bytes:
+    """Members followed by the two zero blocks that end an archive, padded to a whole record."""
+    size = len(members) + 2 * tarfile.BLOCKSIZE
+    return members + bytes(size - len(members) + (-size) % tarfile.RECORDSIZE)
+
+
 def _read_list(sh: Interp, source: str, null: bool, what: str = "Cannot stat: ") -> list[str]:
     """The names -T or -X reads, a line each (NUL-separated with --null); `-` is stdin."""
     try:
@@ -380,6 +499,62 @@ def _read_list(sh: Interp, source: str, null: bool, what: str = "Cannot stat: ")
         raise _Fatal from None
     text = data.decode("utf-8", "surrogateescape")
     return text.split("\0") if null else text.splitlines()
+
+
+def _transform_option(value: str) -> tuple[Subst, str]:
+    """--transform=s/REGEX/REPLACEMENT/FLAGS, as GNU tar reads it: sed's s command (a BRE, `x`
+    for an ERE), flags g, i, a number, and r/s/h (R/S/H: not) for member names, symlink and
+    hard link targets (all three by default)."""
+    from kshell.tools.sed.pattern import RegexError, compile_posix
+    from kshell.tools.sed.script import replacement
+
+    if len(value) < 2 or value[0] != "s":
+        raise Usage("Invalid transform expression")
+    delim = value[1]
+    fields: list[str] = []
+    current: list[str] = []
+    i = 2
+    while i < len(value) and len(fields) < 2:
+        c = value[i]
+        if c == "\\" and i + 1 < len(value):
+            current.append(value[i + 1] if value[i + 1] == delim else c + value[i + 1])
+            i += 2
+            continue
+        if c == delim:
+            fields.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+        i += 1
+    if len(fields) < 2:
+        raise Usage("Invalid transform expression")
+    regex, repl = fields
+    glob = icase = extended = False
+    nth = ""
+    scope = set("rsh")
+    for c in value[i:]:
+        if c == "g":
+            glob = True
+        elif c == "i":
+            icase = True
+        elif c == "x":
+            extended = True
+        elif c.isdigit():
+            nth += c
+        elif c in "rsh":
+            scope.add(c)
+        elif c in "RSH":
+            scope.discard(c.lower())
+        else:
+            raise Usage(f"Unknown flag in transform expression: {c}")
+    try:
+        compiled = compile_posix(regex, extended, icase)
+    except RegexError:
+        raise Usage("Invalid transform expression: Invalid regular expression") from None
+    parts, cased, maxref = replacement(repl)
+    if maxref > compiled.groups:
+        raise Usage("Invalid transform replacement: back reference out of range")
+    return Subst(compiled, parts, cased, glob, int(nth) if nth else 1), "".join(sorted(scope))
 
 
 def _id_option(sh: Interp, value: str, kind: str) -> tuple[str, int]:
@@ -426,9 +601,42 @@ def _is_link(fs, path: str) -> bool:
         return False
 
 
+def _update(sh: Interp, t: _Tar, mode: str, archive: str, operands: list[str]) -> None:
+    """-r, -u, -A and --delete: the archive read whole (an absent one is empty, and made, as
+    GNU opens it for update), changed, and written back; --delete also on a pipe (-f -)."""
+    try:
+        data = read_all(sh, archive)
+    except OSError as e:
+        if e.errno != 2 or archive == "-":
+            t.fatal(f"{archive}: Cannot open: {message(e)}")
+        data = b""
+    if data.startswith(_MAGIC):
+        t.fatal("Cannot update compressed archives")
+    if mode == "delete":
+        result = t.delete(data, operands)
+    elif mode == "A":
+        result = t.concatenate(data, operands)
+    else:
+        spans, ok = t.spans(data)
+        if not ok:
+            t.fatal("This does not look like a tar archive")
+        if mode == "u":
+            t.archived = {}
+            for info, _ in spans:
+                name = info.name.rstrip("/")
+                t.archived[name] = max(t.archived.get(name, 0), info.mtime * 1_000_000_000)
+        result = t.create(operands, "", _ended(b"".join(raw for _, raw in spans)) if spans else None)
+        if t.warned:
+            t.err("Removing leading `/' from hard link targets")
+    if archive == "-":
+        sh.out(result)
+    else:
+        devices.write_file(sh, archive, result)
+
+
 def tar(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, operands = parse(_expand(argv), "ctxvzjJaf:C:X:T:OkmphH:", _LONG)
+        opts, operands = parse(_expand(argv), "ctxruAvzjJaf:C:X:T:OkmphH:", _LONG)
     except Usage as e:
         sh.write_err(f"tar: {e.message}\n{_HINT}")
         return 64
@@ -441,6 +649,12 @@ def tar(sh: Interp, argv: list[str]) -> int:
         sh.write_err(f"tar: You may not specify more than one {what}\n{_HINT}")
         return 2
     mode = modes.pop()
+    if mode in _UPDATES and any(k in ("z", "j", "J") for k, _ in opts):
+        sh.write_err(f"tar: Cannot update compressed archives\n{_HINT}")
+        return 2
+    if mode in ("r", "u", "A") and next((v for k, v in reversed(opts) if k == "f"), "-") == "-":
+        sh.write_err(f"tar: Options '-Aru' are incompatible with '-f -'\n{_HINT}")
+        return 2
     archive = "-"
     compress = ""
     directory = None
@@ -504,6 +718,10 @@ def tar(sh: Interp, argv: list[str]) -> int:
                     sh.write_err(f"tar: invalid argument '{v}' for '--sort'\nValid arguments are:\n"
                                  "  - 'none'\n  - 'name'\n  - 'inode'\n")
                     return 2
+            elif k == "transform":
+                t.transforms.append(_transform_option(v))
+            elif k in ("show-transformed", "show-stored"):
+                t.show_transformed = k == "show-transformed"
             elif k == "H":
                 if v not in _FORMATS:
                     raise Usage(f"{v}: Invalid archive format")
@@ -540,6 +758,8 @@ def tar(sh: Interp, argv: list[str]) -> int:
                 devices.write_file(sh, archive, data)
             if t.remove_files:
                 t.remove_added()
+        elif mode in _UPDATES:
+            _update(sh, t, mode, archive, operands)
         else:
             try:
                 data = read_all(sh, archive)

@@ -1,6 +1,7 @@
 """ls: GNU's listing (one entry a line, as on a pipe) with the long format's columns;
 --time-style/--full-time, --sort/-X/-v, --time/-c/-u, -g/-o/-G, --hide/-I/-B, -Q/-N, -p and
---indicator-style, -m and --format, --si."""
+--indicator-style, -m, -C, -x, -w, -T and --format, --si, --block-size
+(kshell/tools/files/blocksize.py) and -k."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from kfs.format import group_name, human_size, mode_string, user_name
+from kfs.format import group_name, mode_string, user_name
 from kfs.vfs.inode import Inode
 from kshell.exec import devices
 from kshell.tools.clock import zone
+from kshell.tools.files.blocksize import HUMAN, SI, BlockSizeError, Units, parse_block_size
 from kshell.tools.files.names import fail, join
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, parse, tool
 from kshell.tools.quoting import shell_quote
@@ -52,12 +54,16 @@ LONG = {
     "file-type": ("file-type", NONE),
     "format": ("format", REQUIRED),
     "si": ("si", NONE),
+    "block-size": ("block-size", REQUIRED),
+    "width": ("w", REQUIRED),
+    "tabsize": ("T", REQUIRED),
+    "kibibytes": ("k", NONE),
 }
 _SORTS = {"none": "none", "size": "S", "time": "t", "version": "v", "extension": "X", "width": "width"}
 _TIMES = {"atime": "atime", "access": "atime", "use": "atime", "ctime": "ctime", "status": "ctime",
           "birth": "btime", "creation": "btime"}
-_FORMATS = {"long": "l", "verbose": "l", "single-column": "1", "commas": "m", "across": "C",
-            "horizontal": "C", "vertical": "C"}
+_FORMATS = {"long": "l", "verbose": "l", "single-column": "1", "commas": "m", "across": "x",
+            "horizontal": "x", "vertical": "C"}
 _STYLES = {"full-iso": ("%Y-%m-%d %H:%M:%S.%N %z", None), "long-iso": ("%Y-%m-%d %H:%M", None),
            "iso": ("%m-%d %H:%M", "%Y-%m-%d "), "locale": ("%b %e %H:%M", "%b %e  %Y")}
 _STYLE_HELP = ("  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n"
@@ -95,6 +101,11 @@ class Lister:
         self.groups: dict[int, str] = {}
         self.modes: dict[int, str] = {}
         self.dates: dict[int, str] = {}
+        self.layout = "1"  # 1 (a line each, as on a pipe), C (columns down), x (across), m (commas)
+        self.width = 80  # the line, off a terminal (-w, COLUMNS; 0: no limit)
+        self.tabsize = 8  # -T
+        self.file_units = Units()  # the size column (-h, --si, --block-size)
+        self.block_units = Units(1024)  # -s and the total
 
     def out(self, text: str) -> None:
         self.sh.out(text)
@@ -161,12 +172,12 @@ class Lister:
         """Print `entries`; in the long format the columns are as wide as `sizing`'s too (GNU
         sizes the operands' columns with the directory operands among them)."""
         lines: list[str] = []
-        if not self.long and "m" in self.flags:
+        if not self.long and self.layout == "m":
             words = [f"{self.shown_name(e.name)}{self.indicator(e.inode)}" for e in entries]
             line = ""
             for k, word in enumerate(words):
                 word += "," if k < len(words) - 1 else ""
-                if line and len(line) + 1 + len(word) > 80:  # GNU's 80 columns off a terminal
+                if line and len(line) + 1 + len(word) > self.width:  # 80 columns off a terminal
                     lines.append(line + "\n")
                     line = word
                 else:
@@ -176,12 +187,18 @@ class Lister:
             self.out("".join(lines))
             return
         if not self.long:
-            for e in entries:
-                ino = f"{e.inode.ino} " if "i" in self.flags and e.inode else ""
-                blocks = f"{_kblocks(e.inode)} " if "s" in self.flags and e.inode else ""
-                lines.append(f"{ino}{blocks}{self.shown_name(e.name)}{self.indicator(e.inode)}\n")
+            # the number columns right-aligned to the widest, as GNU's (-i, -s)
+            inos = [str(e.inode.ino) if "i" in self.flags and e.inode else "" for e in entries]
+            sizes = [self.blocks(e.inode) if "s" in self.flags and e.inode else "" for e in entries]
+            wi, ws = max(map(len, inos), default=0), max(map(len, sizes), default=0)
+            items = [(f"{ino:>{wi}} " if ino else "") + (f"{size:>{ws}} " if size else "")
+                     + f"{self.shown_name(e.name)}{self.indicator(e.inode)}" for e, ino, size in zip(entries, inos, sizes)]
             if total and "s" in self.flags:
-                lines.insert(0, f"total {self.total(entries)}\n")
+                lines.append(f"total {self.total(entries)}\n")
+            if self.layout in ("C", "x") and items:
+                lines.extend(self.columns(items, self.layout == "C"))
+            else:
+                lines.extend(item + "\n" for item in items)
             self.out("".join(lines))
             return
         rows = []
@@ -213,10 +230,8 @@ class Lister:
                 date = dates[stamp] = self.date(stamp)
             if i.kind in (st.S_IFCHR, st.S_IFBLK):
                 size = f"{i.rdev >> 8}, {i.rdev & 0xFF}"
-            elif "si" in self.flags:
-                size = human_size(i.size, si=True)
             else:
-                size = human_size(i.size) if "h" in self.flags else str(i.size)
+                size = self.file_units.show(i.size)
             name = self.shown_name(e.name)
             if i.is_lnk and e.target is not None:
                 name += (
@@ -229,7 +244,7 @@ class Lister:
             rows.append(
                 (
                     str(i.ino) if show_ino else "",
-                    str(_kblocks(i)) if show_blocks else "",
+                    self.blocks(i) if show_blocks else "",
                     mode,
                     str(i.nlink),
                     owner,
@@ -256,11 +271,61 @@ class Lister:
             lines.append(f"{pre}{r[2]} {r[3]:>{w3}} {owner}{group}{r[6]:>{w6}} {r[7]} {r[8]}\n")
         self.out("".join(lines))
 
+    def columns(self, items: list[str], down: bool) -> list[str]:
+        """-C (down the columns) and -x (across): GNU's calculate_columns (the most columns
+        whose widths, each the widest entry plus two, fit the line) and indent (tabs where
+        they reach, then spaces)."""
+        if not self.width:  # -w 0: no limit, GNU's print_with_separator(' ')
+            return ["  ".join(items) + "\n"]
+        n = len(items)
+        widths = [len(item) for item in items]  # names as shown: one column a character
+
+        def layout(cols: int) -> list[int]:
+            rows = -(-n // cols)
+            col = [3] * cols  # GNU's MIN_COLUMN_WIDTH, unused columns too
+            for k, width in enumerate(widths):
+                c = k // rows if down else k % cols
+                col[c] = max(col[c], width + (0 if c == cols - 1 else 2))
+            return col
+
+        cols = max(1, min(n, self.width // 3))
+        col = layout(cols)
+        while cols > 1 and sum(col) >= self.width:
+            cols -= 1
+            col = layout(cols)
+        rows = -(-n // cols)
+        grid = [[r + c * rows if down else r * cols + c for c in range(cols)] for r in range(rows)]
+        out = []
+        for row in grid:
+            line, pos = "", 0
+            cells = [k for k in row if k < n]
+            for c, k in enumerate(cells):
+                line += items[k]
+                if c < len(cells) - 1:
+                    line += self.indent(pos + widths[k], pos + col[c])
+                    pos += col[c]
+            out.append(line + "\n")
+        return out
+
+    def indent(self, start: int, end: int) -> str:
+        """GNU ls's indent: a tab wherever one stops at or before `end`, else spaces."""
+        out = []
+        tab = self.tabsize
+        while start < end:
+            if tab and end // tab > (start + 1) // tab:
+                out.append("\t")
+                start += tab - start % tab
+            else:
+                out.append(" ")
+                start += 1
+        return "".join(out)
+
     def total(self, entries: list[Entry]) -> str:
-        blocks = sum(_blocks(e.inode) for e in entries if e.inode is not None)
-        if "h" in self.flags:
-            return human_size(blocks * 512)
-        return str((blocks + 1) // 2)
+        return self.block_units.show(sum(_blocks(e.inode) for e in entries if e.inode is not None), 512)
+
+    def blocks(self, inode: Inode) -> str:
+        """A file's allocated size as -s shows it, in -s's units (1 KiB unless told)."""
+        return self.block_units.show(_blocks(inode), 512)
 
     def date(self, ns: int) -> str:
         from kshell.tools.system.date import strftime
@@ -367,22 +432,27 @@ def _blocks(inode: Inode) -> int:
     return 0 if inode.is_lnk or inode.is_dir and inode.size == 0 else inode.blocks
 
 
-def _kblocks(inode: Inode) -> int:
-    return (_blocks(inode) + 1) // 2
-
-
 @tool("ls", 2)
 def ls(sh: Interp, argv: list[str]) -> int:
-    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpm", LONG)
+    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpmkxw:T:", LONG)
     flags: set[str] = set()
     sort = "name"
     settings: dict[str, object] = {}
     hide: list[str] = []
     ignore: list[str] = []
     bad_style = ""
+    units: Units | None = None  # -h, --si, --block-size: the last one given
     for key, value in opts:
         if key in ("t", "S", "X", "v"):
             sort = key
+        elif key in ("h", "si"):
+            units = HUMAN if key == "h" else SI
+        elif key == "block-size":
+            try:
+                units = parse_block_size(value)
+            except BlockSizeError as e:
+                sh.write_err(f"ls: {e.message()}\n")
+                return 2
         elif key == "U":
             sort = "none"
         elif key == "sort":
@@ -415,9 +485,10 @@ def ls(sh: Interp, argv: list[str]) -> int:
             if value not in _FORMATS:
                 return _bad_argument(sh, value, "--format", "  - 'verbose', 'long'\n  - 'commas'\n"
                                      "  - 'horizontal', 'across'\n  - 'vertical'\n  - 'single-column'")
-            flags.discard("m")
-            if _FORMATS[value] in ("l", "m"):
-                flags.add(_FORMATS[value])
+            if _FORMATS[value] == "l":
+                flags.add("l")
+            else:
+                settings["layout"] = _FORMATS[value]
         elif key == "color":
             if value not in (None, "never", "no", "none", "auto", "tty", "if-tty"):
                 sh.write_err(
@@ -426,8 +497,14 @@ def ls(sh: Interp, argv: list[str]) -> int:
                     "  - 'auto', 'tty', 'if-tty'\nTry 'ls --help' for more information.\n"
                 )
                 return 1
-        elif key == "1" or key == "C":
-            flags.discard("m")
+        elif key in ("1", "C", "x", "m"):
+            settings["layout"] = key
+        elif key in ("w", "T"):
+            if not value.isdigit():
+                what = "line width" if key == "w" else "tab size"
+                sh.write_err(f"ls: invalid {what}: {shell_quote(value)}\n")
+                return 2
+            settings["width" if key == "w" else "tabsize"] = int(value)
         elif key == "indicator-style":
             flags -= {"F", "file-type"}
             settings["slash"] = value == "slash"
@@ -459,9 +536,33 @@ def ls(sh: Interp, argv: list[str]) -> int:
         del settings["style"]
     lister = Lister(sh, flags, sort)
     lister.hide, lister.ignore = hide, ignore
+    columns = sh.exported_env().get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0 and "width" not in settings:  # GNU reads it off a terminal too
+        lister.width = int(columns)
+    if units is not None:
+        lister.file_units = lister.block_units = units
+    else:
+        lister.file_units, lister.block_units = _env_units(sh, "k" in flags)
     for name, value in settings.items():
         setattr(lister, name, value)
     return lister.run(operands)
+
+
+def _env_units(sh: Interp, kibibytes: bool) -> tuple[Units, Units]:
+    """The units of sizes and of blocks without -h, --si or --block-size: LS_BLOCK_SIZE, else
+    BLOCK_SIZE, for both; BLOCKSIZE for blocks only; 512-byte blocks under POSIXLY_CORRECT;
+    -k makes blocks KiB again. A value GNU cannot read counts in 1024 bytes, as GNU's does."""
+    env = sh.exported_env()
+    default = Units(512 if "POSIXLY_CORRECT" in env else 1024)
+    spec = env.get("LS_BLOCK_SIZE", env.get("BLOCK_SIZE", env.get("BLOCKSIZE")))
+    blocks = default
+    if spec is not None:
+        try:
+            blocks = parse_block_size(spec)
+        except BlockSizeError:
+            blocks = Units(1024)
+    files = blocks if "LS_BLOCK_SIZE" in env or "BLOCK_SIZE" in env else Units()
+    return files, Units(1024) if kibibytes else blocks
 
 
 def _posix_locale(sh: Interp) -> bool:

@@ -183,12 +183,19 @@ def sdiff(sh: Interp, argv: list[str]) -> int:
         texts.append(lines)
     a, b = texts
     script = changes(a, b, key=_key(given))
-    layout = Layout(width, tab, "t" in given)
-    common = "s" not in given
+    sh.out(side_by_side(a, b, script, Layout(width, tab, "t" in given), "s" not in given, "l" in given))
+    return 1 if script else 0
+
+
+def side_by_side(a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]], layout: Layout,
+                 common: bool, left: bool) -> bytes:
+    """GNU's side-by-side listing of an edit script (sdiff, and `diff -y`): common lines on both
+    sides (only the left one with `(` under `left`, none unless `common`), `|` `<` `>` for the
+    changed ones."""
     i = j = 0
     for a0, b0, dels, ins in [*script, (len(a), len(b), 0, 0)]:
         while i < a0:
-            if common and "l" in given:
+            if common and left:
                 layout.line(a[i], "(", None)
             elif common:
                 layout.line(a[i], " ", b[j])
@@ -202,5 +209,4 @@ def sdiff(sh: Interp, argv: list[str]) -> int:
             else:
                 layout.line(None, ">", b[b0 + k])
         i, j = a0 + dels, b0 + ins
-    sh.out(bytes(layout.out))
-    return 1 if script else 0
+    return bytes(layout.out)

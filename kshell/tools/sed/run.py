@@ -443,7 +443,7 @@ class Runner:
             if count < s.nth:
                 continue
             pieces.append(ps[pos:st])
-            pieces.append(_expand(s, m))
+            pieces.append(expand(s, m))
             pos = en
             done = True
             if not s.glob:
@@ -459,7 +459,8 @@ class Runner:
             self.wfiles[s.wfile].line(self.ps, True, self.sep)
 
 
-def _expand(s: Subst, m: re.Match[str]) -> str:
+def expand(s: Subst, m: re.Match[str]) -> str:
+    """The replacement text for one match."""
     if not s.cased:
         return "".join(p if type(p) is str else (m.group(p) or "") for p in s.parts)
     out: list[str] = []
@@ -488,4 +489,4 @@ def _expand(s: Subst, m: re.Match[str]) -> str:
     return "".join(out)
 
 
-__all__ = ["Runner", "Input", "Sink", "Quit", "SedError", "Output"]
+__all__ = ["Runner", "Input", "Sink", "Quit", "SedError", "Output", "expand"]

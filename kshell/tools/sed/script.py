@@ -401,7 +401,7 @@ class Parser:
             else:
                 raise self.fail("unknown option to `s'")
         regex = self.regex(pat, icase, multi)
-        parts, cased, maxref = _replacement(repl)
+        parts, cased, maxref = replacement(repl)
         groups = regex.groups if regex is not None else None
         if groups is not None and maxref > groups:
             raise self.fail(f"invalid reference \\{maxref} on `s' command's RHS")
@@ -457,7 +457,9 @@ def _unescape_regex(text: str) -> str:
     return "".join(out)
 
 
-def _replacement(text: str) -> tuple[list[str | int], bool, int]:
+def replacement(text: str) -> tuple[list[str | int], bool, int]:
+    """An s command's replacement: its parts (text, group numbers, case operators), whether
+    it changes case, and the highest group it names (tar --transform reads it too)."""
     parts: list[str | int] = []
     lit: list[str] = []
     cased = False

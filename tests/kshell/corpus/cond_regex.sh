@@ -179,3 +179,48 @@ re='a.c'; [[ abc =~ $re ]]; echo $?; [[ abc =~ "$re" ]]; echo $?; [[ a.c =~ "$re
 [[ 'x (y)' =~ ^x\ \((.)\)$ ]]; echo "$? ${BASH_REMATCH[1]}"
 [[ 'foo|bar' =~ foo\|bar ]]; echo "$? $BASH_REMATCH"; [[ bar =~ foo|bar ]]; echo "$? $BASH_REMATCH"
 [[ 2024-01-15 =~ ^([0-9]{4})-([0-9]{2})-([0-9]{2})$ ]] && echo "${BASH_REMATCH[@]:1}"
+
+#### ^ and $ at a newline the match itself takes (glibc's DFA), never at its start or end
+t() { if [[ $1 =~ $2 ]]; then s=0; else s=$?; fi; printf "%s %q %q :" "$s" "$1" "$2"; printf " %q" "${BASH_REMATCH[@]}"; echo; }
+t $'b\na' 'b.^a'
+t $'b\na' 'b$.a'
+t $'xb\na' 'b[^x]^a'
+t $'b\na' '^a'
+t $'b\na' 'b$'
+t $'b\na' '(^|x)a'
+t $'b\nab' 'a(^|b)'
+t $'a\nb\n' '.^b$.'
+t $'ab\n\ncd' 'b.$.^c'
+t $'x\n' 'x$|x.'
+t $'q\nb\na' '.^(a)'
+t $'q\nb\na' '(b).^a{1,2}'
+
+#### with a group, a $ before a taken newline fails the match or its start (glibc's second pass)
+t() { if [[ $1 =~ $2 ]]; then s=0; else s=$?; fi; printf "%s %q %q :" "$s" "$1" "$2"; printf " %q" "${BASH_REMATCH[@]}"; echo; }
+t $'a\nb\n' 'b$.'
+t $'a\nb\n' '(b$.)'
+t $'a\nb\n' '(.$)+'
+t $'b\n' '(.$)(.$)'
+t $'b\nc' '(.$)+c'
+t $'b\nx' '(b$.|b)'
+t $'b\nx' 'b$.|b'
+t $'x\nb\nc' 'x|(b)$.c'
+t $'b\nb\n' '(b)$.\1'
+t $'b\n0' '^\<(a*)+'
+
+#### a group repeated is not repeated once more on nothing; back-references see their own branch
+t() { if [[ $1 =~ $2 ]]; then s=0; else s=$?; fi; printf "%s %q %q :" "$s" "$1" "$2"; printf " %q" "${BASH_REMATCH[@]}"; echo; }
+t aa '(a*)+'
+t aa '(a*)*'
+t aaa '(a?)+'
+t abb '((a*)b)+'
+t abab '(ab|a)*'
+t aa '(a)|\1'
+t x '(x)|\1'
+t aa '(a)\1|b'
+t a 'a|(b)\1'
+t xx '((x)|y)\2'
+t yx '((x)|y)\2'
+t x '(a)(b|\1)'
+t aa0 '(a)\10'
+t aa0 '(a)\10|b'

@@ -92,3 +92,16 @@ suspend -f; echo $?
 0
 ## end
 ## k-status: 0
+
+#### umask -p, -S and symbolic modes as chmod's
+umask 022; umask -p; umask -S; umask -S 027; umask; umask u=rwx,g=rx,o=; umask; umask -pS
+umask 0777; umask a+r; umask; umask g-w,o=x; umask; umask ug=; umask; umask +w; umask; umask =; umask
+umask 022; umask u=; umask; umask 1000; echo $?; umask; umask -- 077; umask
+
+#### umask's errors
+umask 999; echo $?; umask 8; echo $?; umask z=r; echo $?; umask u=q; echo $?; umask ,; echo $?
+umask u+r,; echo $?; umask -x; echo $?; umask
+
+#### declare -F names functions alone, -pF and a listing as declare -f lines
+f() { :; }; g() { :; }; declare -F f g nosuch; echo $?; declare -F; typeset -F f; declare -pF f
+typeset -p nosuch; echo $?
