@@ -382,6 +382,14 @@ class WorkerPool:
         # closed means no worker of this state is left, not only told to go: a killed process
         # still in a system call could otherwise write to the state after another host opened it
         await asyncio.to_thread(_wait_exits, gone, ZYGOTE_START)
+        for worker in list(self.alive.values()):  # gone: their death reports will not be read now
+            self.alive.pop(worker.pid, None)
+            worker.closed({"op": "died", "pid": worker.pid, "code": -9, "oom": False})
+            with contextlib.suppress(OSError):
+                if worker.writer is not None:
+                    worker.writer.close()
+                else:
+                    worker.sock.close()
         if self._sock is not None:
             with contextlib.suppress(Exception):
                 asyncio.get_running_loop().remove_reader(self._sock.fileno())
