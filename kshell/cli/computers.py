@@ -2,7 +2,8 @@
 
 The root is `--root DIR`, else `[computers] root` of `--config FILE`. Each computer is an
 ordinary state directory (`ROOT/KEY`): its agents and keys are managed with the usual commands,
-`komputer --state ROOT/KEY agent add NAME` and `keys add NAME FILE`.
+`komputer --state ROOT/KEY agent add NAME` and `keys add NAME FILE`, or at creation
+(`create --agent NAME --key FILE KEY...`: a platform makes thousands in one command).
 """
 
 from __future__ import annotations
@@ -33,6 +34,15 @@ def _computers(args: argparse.Namespace) -> Computers:
     raise ValueError("no root: give --root DIR, or --config FILE with a [computers] root")
 
 
+def _key_lines(path: str) -> list[str]:
+    """The authorized_keys lines of a public key file, as `keys add` reads it."""
+    text = Path(path).read_text()
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise ValueError(f"{path}: no key in it")
+    return lines
+
+
 def cmd_computers(args: argparse.Namespace) -> int:
     from kshell.server.computers import ComputerOpen
 
@@ -43,8 +53,11 @@ def cmd_computers(args: argparse.Namespace) -> int:
             for key in computers.keys():  # noqa: SIM118 - a method, not a dict
                 print(key)
         elif args.computers_command == "create":
+            if args.key and not args.agent:
+                raise ValueError("--key needs --agent NAME (the agent the key lets in)")
+            lines = _key_lines(args.key) if args.key else None
             for key in args.keys:
-                print(f"{PROG}: computer {key} at {computers.create(key)}")
+                print(f"{PROG}: computer {key} at {computers.create(key, agent=args.agent, keys=lines)}")
         elif args.computers_command == "rm":
             for key in args.keys:
                 computers.remove(key)
@@ -77,3 +90,6 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
         q.add_argument("--config", metavar="FILE", help="komputer.toml whose [computers] root to use")
         if nargs is not None:
             q.add_argument("keys", nargs=nargs, metavar="KEY")
+        if name == "create":
+            q.add_argument("--agent", metavar="NAME", help="add this agent to each new computer")
+            q.add_argument("--key", metavar="FILE", help="and let in the agent with this public key file")

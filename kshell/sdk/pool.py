@@ -123,7 +123,11 @@ class KomputerPool:
                 await self.release(key)
 
     async def release(self, key: str) -> None:
-        """Close the computer of `key` (its sessions detached, their durable state kept)."""
+        """Close the computer of `key` (its sessions detached, their durable state kept); one
+        being booted is closed once booted (a fleet host lets go of a computer moved away)."""
+        booting = self._booting.get(key)
+        if booting is not None:
+            await asyncio.wait([booting])  # booted or failed: its error is its waiters'
         entry = self._warm.pop(key, None)
         if entry is not None:
             closing = self._closing[key] = asyncio.get_running_loop().create_future()
@@ -154,6 +158,11 @@ class KomputerPool:
         idle = sorted((e.last_used, k) for k, e in self._warm.items() if k != keep and not e.users)
         while len(self._warm) > max(self.max_warm, 1) and idle:
             await self.release(idle.pop(0)[1])
+
+    def peek(self, key: str) -> Komputer | None:
+        """The computer of `key` if it is open now (never opens one)."""
+        entry = self._warm.get(key)
+        return None if entry is None else entry.computer
 
     def keys(self) -> list[str]:
         """The keys of the computers open now."""

@@ -28,7 +28,7 @@ import logging
 import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,16 +90,23 @@ class Computers:
         return sorted(p.name for p in self.root.iterdir()
                       if _KEY.match(p.name) and (p / "data.mdb").exists())
 
-    def create(self, key: str) -> Path:
-        """Make the computer's state (an empty KState); FileExistsError if it is there."""
+    def create(self, key: str, *, agent: str | None = None, keys: list[str] | None = None) -> Path:
+        """Make the computer's state (an empty KState; with `agent`, that agent and its
+        authorized `keys` lines, as `agent add` and `keys add` would: a platform makes
+        thousands of computers with one command). FileExistsError if it is there."""
+        from kfs.agents import add_agent, add_key
         from kfs.kstate import KState
+        from kfs.vfs import VFS
 
         path = self.path(key)
         if self.exists(key):
             raise FileExistsError(17, "computer exists", key)
         self.root.mkdir(parents=True, exist_ok=True)
-        with KState(path, create=True):
-            pass
+        with KState(path, create=True) as state:
+            if agent is not None:
+                add_agent(VFS(state, by=f"cli:{os.getuid()}"), agent)
+                for line in keys or ():
+                    add_key(state, agent, line)
         return path
 
     def lock(self, key: str, *, wait: bool = False) -> int:
@@ -216,6 +223,9 @@ class ComputerHost:
         self.member: Member | None = None  # in a fleet ([fleet] etcd): this host's membership
         self._fencer: asyncio.Task[None] | None = None
         self.tokens: dict[str, int] = {}  # the fencing token each open computer was opened under
+        self._watcher: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()  # let_go and claims let go, under way
+        self._stopping = False  # stop(): the lease's end lets go of every claim at once
 
     # -- what AgentAuth asks of its server before a connection is routed --------------------------
 
@@ -252,10 +262,10 @@ class ComputerHost:
         if not member.valid():
             return ""
         try:
-            placement = await member.place(key)
+            placement, live = await member.locate(key)
             if placement.owner == member.name:
                 return None
-            return (await member.members()).get(placement.owner, "")
+            return live.get(placement.owner, "")
         except Exception as e:  # noqa: BLE001 - etcd unreachable or no quorum: placement waits
             log.warning("fleet: cannot place %s: %s", key, e)
             return None if key in self.tokens and member.valid() else ""  # an open computer goes on
@@ -263,18 +273,19 @@ class ComputerHost:
     async def _boot(self, key: str) -> Any:
         """Open one computer: its open-lock, its state and its KServer (started without a
         listener, as the SDK starts one), sharing the front end's gate and penalties. In a
-        fleet the open-lock file records the owner and its fencing token; the lock itself is
+        fleet the host first claims it on etcd (only while it is placed here: `Member.claim`),
+        and the open-lock file records the owner and its fencing token; the lock itself is
         the fence on the shared disk: a stale owner still holding it keeps the new one out."""
         from kfs.kstate import KState
-        fd = await asyncio.to_thread(self.computers.lock, key)
+
+        fd = await self._lock(key)
+        token = None
         try:
             if self.member is not None:
-                placement = await self.member.placement(key)
-                if placement is None or placement.owner != self.member.name or not self.member.valid():
-                    raise ComputerOpen(1, "computer is placed on another host", key)
+                token = await self.member.claim(key)
                 os.ftruncate(fd, 0)
-                os.pwrite(fd, f"{self.member.name} {placement.token}\n".encode(), 0)
-                self.tokens[key] = placement.token
+                os.pwrite(fd, f"{self.member.name} {token}\n".encode(), 0)
+                self.tokens[key] = token
             state = await asyncio.to_thread(KState, self.computers.path(key), create=False)
             try:
                 server = HostedServer(state, self.config, self._fleet_line())
@@ -284,10 +295,26 @@ class ComputerHost:
                 state.close()
                 raise
         except BaseException:
-            os.close(fd)
+            self._locks[key] = fd
+            await self._unlock(key, token)
             raise
         self._locks[key] = fd
-        return HostedComputer(state, server, on_close=lambda: self._unlock(key))
+        return HostedComputer(state, server, on_close=lambda: self._unlock(key, token))
+
+    async def _lock(self, key: str) -> int:
+        """The computer's open-lock. In a fleet a host that was just moved away from it may
+        still be closing it (it lets go as soon as it sees the move): waited for, up to the
+        lease's TTL twice, past which its own fence has closed it, or it is frozen holding it."""
+        wait = 2.0 * self.member.ttl if self.member is not None else 0.0
+        deadline, delay = asyncio.get_running_loop().time() + wait, 0.005
+        while True:
+            try:
+                return await asyncio.to_thread(self.computers.lock, key)
+            except ComputerOpen:
+                if asyncio.get_running_loop().time() >= deadline:
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.2)
 
     def _fleet_line(self) -> str | None:
         """The authorized_keys line of the fleet's key (kshell.server.route), in a fleet."""
@@ -295,11 +322,54 @@ class ComputerHost:
             return None
         return self.fleet_key.export_public_key("openssh").decode().strip()
 
-    def _unlock(self, key: str) -> None:
-        self.tokens.pop(key, None)
+    async def _unlock(self, key: str, token: int | None) -> None:
+        """The computer is closed: let go of its open-lock, then of its claim on etcd (a
+        `komputer fleet move` waits for that to say the move is done). The claim is let go in
+        the background: a fenced host closing all its computers waits for no etcd call."""
+        if self.tokens.get(key) == token:
+            self.tokens.pop(key, None)
         fd = self._locks.pop(key, None)
         if fd is not None:
             os.close(fd)
+        if self.member is not None and token is not None and not self._stopping:
+            self._background(self._unclaim(key, token))
+
+    async def _unclaim(self, key: str, token: int) -> None:
+        member = self.member
+        assert member is not None
+        try:
+            await member.unclaim(key, token)
+        except Exception as e:  # noqa: BLE001 - the claim goes with the lease
+            log.warning("fleet: could not record that %s closed %s: %s", member.name, key, e)
+
+    def _background(self, coro: Any) -> None:
+        """Run `coro` on its own; `stop` cancels what is left of it."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def let_go(self, key: str, why: str) -> None:
+        """Stop serving `key` now: cut its connections and close it (a move took it elsewhere)."""
+        computer = self.pool.peek(key)
+        if computer is not None:
+            self._disconnect(computer.server, why)
+        await self.pool.release(key)
+
+    async def _moved(self, key: str, owner: str | None) -> None:
+        """A placement changed on etcd: a computer open here and placed elsewhere is let go."""
+        member = self.member
+        assert member is not None
+        if key in self.tokens and owner != member.name:
+            log.info("fleet: %s moved from %s to %s: closing it here", key, member.name, owner)
+            self._background(self.let_go(key, f"the computer moved to {owner}"))
+
+    async def _resync(self) -> None:
+        """After a gap in the watch: each computer open here is checked against its placement."""
+        member = self.member
+        assert member is not None
+        for key in list(self.tokens):
+            placement = await member.placement(key)
+            await self._moved(key, None if placement is None else placement.owner)
 
     async def checkout(self, key: str) -> Any:
         return await self.pool.checkout(key)
@@ -355,6 +425,8 @@ class ComputerHost:
                                  prefix=fleet.prefix)
             await self.member.join()
             self._fencer = asyncio.get_running_loop().create_task(self._fence())
+            self._watcher = asyncio.get_running_loop().create_task(
+                self.member.watch_placements(self._moved, self._resync))
         return addrs
 
     async def _fence(self) -> None:
@@ -380,10 +452,14 @@ class ComputerHost:
                     await asyncio.sleep(member.ttl / 3)
 
     def _disconnect_all(self, why: str) -> None:
-        for server in [computer.server for computer in self.pool.warm()]:
-            for c in list(server.connections.values()):
-                c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, why)
+        for computer in self.pool.warm():
+            self._disconnect(computer.server, why)
         for c in list(self.connections.values()):
+            c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, why)
+
+    @staticmethod
+    def _disconnect(server: Any, why: str) -> None:
+        for c in list(server.connections.values()):
             c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, why)
 
     async def _sweep(self) -> None:
@@ -397,7 +473,8 @@ class ComputerHost:
                 log.exception("closing idle computers failed")
 
     async def stop(self) -> None:
-        for task in (self._sweeper, self._fencer):
+        self._stopping = True
+        for task in (self._sweeper, self._fencer, self._watcher, *self._tasks):
             if task is not None:
                 task.cancel()
         if self._acceptor is not None:
@@ -411,12 +488,15 @@ class ComputerHost:
 
 
 class HostedServer(KServer):
-    """A computer's KServer on a fleet host: its agents' keys also let the fleet's members in
-    (each has checked the client's own key first), to relay logins (kshell.server.route)."""
+    """A computer's KServer on a host of many: its worker zygote starts with its first command
+    (a login for sftp alone, or one that was refused, starts no process), and in a fleet its
+    agents' keys also let the fleet's members in (each has checked the client's own key
+    first), to relay logins (kshell.server.route)."""
 
     def __init__(self, state: Any, config: ServerConfig, fleet_line: str | None) -> None:
         super().__init__(state, config)
         self._fleet_line = fleet_line
+        self.pool.lazy = True  # its zygote at its first command: an open computer that runs none has no process
 
     def authorized_lines(self, username: str) -> list[str]:
         lines = super().authorized_lines(username)
@@ -427,7 +507,7 @@ class HostedComputer(Komputer):
     """What the pool keeps per open computer: the SDK's Komputer, also letting go of the
     open-lock once it is closed."""
 
-    def __init__(self, state: Any, server: Any, on_close: Callable[[], None]) -> None:
+    def __init__(self, state: Any, server: Any, on_close: Callable[[], Awaitable[None]]) -> None:
         super().__init__(state, server)
         self._on_close = on_close
 
@@ -435,7 +515,7 @@ class HostedComputer(Komputer):
         try:
             await super().close(end_sessions=end_sessions)
         finally:
-            self._on_close()
+            await self._on_close()
 
 
 async def serve_computers_until_stopped(

@@ -13,9 +13,13 @@ Keys (under `PREFIX`, default `/k/`):
 - `members/NAME` = the host's SSH address, attached to the host's lease: a host that stops
   renewing (dead, frozen, cut off) leaves when the lease expires, by etcd's clock, not its own.
 - `placement/KEY` = the owning host's name. It is written only with a compare-and-swap on the
-  key's mod revision (absent, or the revision read when its owner was seen gone), so two hosts
-  racing for a key never both win. The placement's mod revision is the **fencing token**: a
-  host serves a computer only under the token it won, and a token is never reused.
+  key's mod revision (absent, or the revision read when its owner was seen gone, or by a move),
+  so two hosts racing for a key never both win. The placement's mod revision is the **fencing
+  token**: a host serves a computer only under the token it won, and a key's token only grows
+  (keys placed in one transaction share its revision, each as its own token).
+- `open/KEY` = "NAME TOKEN", on the host's lease: the host that has the computer open, claimed
+  only while the placement still has that token, deleted once the host has closed it. Each
+  host watches `placement/` and lets go of a computer placed elsewhere (`komputer fleet move`).
 
 A host keeps a local deadline: the moment its last successful lease renewal was sent, plus the
 TTL less a margin. Past it, the host considers itself gone (`Member.valid()` is False) before
@@ -31,13 +35,23 @@ import contextlib
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger("kshell.fleet")
 
 PREFIX = "/k/"
+TXN_OPS = 128  # operations in one etcd transaction (etcd's default --max-txn-ops)
+BATCHES_IN_FLIGHT = 8  # place_many's transactions under way at once
+BATCH_ROUNDS = 4  # tries of a batch before its contended keys go one by one
+
+
+def prefix_end(prefix: bytes) -> bytes:
+    """The end of the key range holding every key that starts with `prefix`."""
+    from aetcd.utils import prefix_range_end
+
+    return bytes(prefix_range_end(prefix))
 
 
 def grpc_target(endpoints: Sequence[str]) -> tuple[str, int]:
@@ -151,10 +165,23 @@ class Member:
 
     # -- reading the fleet ---------------------------------------------------------------------
 
+    def _members_of(self, kvs: Any) -> dict[str, str]:
+        start = len(self.prefix) + len("members/")
+        return {kv.key.decode()[start:]: kv.value.decode() for kv in kvs}
+
     async def members(self) -> dict[str, str]:
         """Live hosts: name -> SSH address."""
+        return self._members_of(await self._etcd("get_prefix", self._k("members", "")))
+
+    async def leases(self) -> dict[str, tuple[int, int]]:
+        """Live hosts: name -> (lease id, seconds left on it), as etcd counts them."""
         found = await self._etcd("get_prefix", self._k("members", ""))
-        return {kv.key.decode()[len(self.prefix) + len("members/"):]: kv.value.decode() for kv in found}
+        start = len(self.prefix) + len("members/")
+        out = {}
+        for kv in found:
+            info = await self._etcd("get_lease_info", kv.lease, keys=False)
+            out[kv.key.decode()[start:]] = (kv.lease, int(info.TTL))
+        return out
 
     async def placement(self, key: str) -> Placement | None:
         got = await self._etcd("get", self._k("placement", key))
@@ -165,56 +192,202 @@ class Member:
         start = len(self.prefix) + len("placement/")
         return [Placement(kv.key.decode()[start:], kv.value.decode(), kv.mod_revision) for kv in found]
 
+    async def opened(self) -> dict[str, tuple[str, int]]:
+        """The computers open now: key -> (host, the fencing token it opened it under)."""
+        found = await self._etcd("get_prefix", self._k("open", ""))
+        start = len(self.prefix) + len("open/")
+        out = {}
+        for kv in found:
+            host, _, token = kv.value.decode().partition(" ")
+            out[kv.key.decode()[start:]] = (host, int(token))
+        return out
+
+    async def _read(self, key: str) -> tuple[dict[str, str], Placement | None]:
+        """The live hosts and the key's placement, in one round trip (one transaction of reads)."""
+        tx = self.client.transactions
+        members = self._k("members", "")
+        _, (live, got) = await self._etcd("transaction", compare=[], success=[
+            tx.get(members, prefix_end(members)), tx.get(self._k("placement", key))], failure=[])
+        current = None if not got else Placement(key, got[0][0].decode(), got[0][1].mod_revision)
+        return self._members_of(kv for _, kv in live), current
+
     # -- placing -------------------------------------------------------------------------------
 
     async def place(self, key: str, *, to: str | None = None, expect: int | None = None) -> Placement:
-        """The key's owner: the one placed, if it is alive; else a live host (`to`, or the
-        rendezvous choice) written by compare-and-swap. A lost race returns the winner's.
-        With `to`, a move (`komputer fleet move`): done only while the placement still has the
-        token `expect` (when given), so of two moves from one state only one happens."""
+        """The key's owner (`locate`, without the owner's address)."""
+        return (await self.locate(key, to=to, expect=expect))[0]
+
+    async def locate(self, key: str, *, to: str | None = None,
+                     expect: int | None = None) -> tuple[Placement, dict[str, str]]:
+        """The key's owner and the live hosts: the one placed, if it is alive; else a live host
+        (`to`, or the rendezvous choice) written by compare-and-swap. A lost race returns the
+        winner's. With `to`, a move (`komputer fleet move`): done only while the placement
+        still has the token `expect` (when given), so of two moves from one state only one
+        happens. One round trip when the key is placed on a live host (a login's case)."""
         tx = self.client.transactions
         path = self._k("placement", key)
         while True:
-            live = await self.members()
+            live, current = await self._read(key)
             if not live:
                 raise ConnectionError("no live host in the fleet")
-            current = await self.placement(key)
             if current is not None and current.owner in live and to in (None, current.owner):
-                return current
+                return current, live
             if current is not None and expect is not None and current.token != expect:
-                return current  # moved meanwhile: the caller's view is stale
+                return current, live  # moved meanwhile: the caller's view is stale
             owner = to or rendezvous(key, sorted(live))
             if owner not in live:
                 raise LookupError(f"{owner}: no such live host")
             compare = [tx.version(path) == 0] if current is None else [tx.mod(path) == current.token]
-            ok, _ = await self._etcd("transaction", compare=compare, success=[tx.put(path, owner.encode())], failure=[])
+            ok, replies = await self._etcd("transaction", compare=compare,
+                                           success=[tx.put(path, owner.encode())], failure=[])
             if ok:
-                won = await self.placement(key)
-                if won is not None and won.owner == owner:
-                    return won
+                return Placement(key, owner, replies[0].response_put.header.revision), live
 
     async def place_many(self, keys: Sequence[str]) -> list[Placement]:
-        """Many keys' placements at once: the live hosts and the placements read once, then
-        one compare-and-swap for each key needing a host (its revision from the reply); a key
-        whose swap lost, or that another host placed meanwhile, goes through `place`."""
-        tx = self.client.transactions
+        """Many keys' placements at once: the live hosts read once, then one transaction for
+        up to TXN_OPS keys (a compare-and-swap of each, all or none), a few in flight. A batch
+        whose swap fails reads the keys' placements in the same round trip; the keys placed
+        on live hosts are done, the others are swapped again from what was read."""
         live = await self.members()
         if not live:
             raise ConnectionError("no live host in the fleet")
+        gate = asyncio.Semaphore(BATCHES_IN_FLIGHT)
+
+        async def batch(chunk: Sequence[str]) -> dict[str, Placement]:
+            async with gate:
+                return await self._place_batch(chunk, live)
+
+        unique = list(dict.fromkeys(keys))  # etcd refuses a transaction putting one key twice
+        done: dict[str, Placement] = {}
+        for part in await asyncio.gather(*(batch(unique[i:i + TXN_OPS]) for i in range(0, len(unique), TXN_OPS))):
+            done.update(part)
+        return [done[k] for k in keys]
+
+    async def _place_batch(self, keys: Sequence[str], live: dict[str, str]) -> dict[str, Placement]:
+        tx = self.client.transactions
         hosts = sorted(live)
-        existing = {p.key: p for p in await self.placements()}
-
-        async def one(key: str) -> Placement:
-            current = existing.get(key)
-            if current is not None and current.owner in live:
-                return current
-            path = self._k("placement", key)
-            owner = rendezvous(key, hosts)
-            compare = [tx.version(path) == 0] if current is None else [tx.mod(path) == current.token]
-            ok, replies = await self._etcd("transaction", compare=compare, success=[tx.put(path, owner.encode())],
-                                                        failure=[])
+        seen: dict[str, Placement | None] = dict.fromkeys(keys)  # None: absent, as far as we know
+        done: dict[str, Placement] = {}
+        pending = list(keys)
+        for _ in range(BATCH_ROUNDS):
+            paths = [self._k("placement", k) for k in pending]
+            owners = [rendezvous(k, hosts) for k in pending]
+            compare = [tx.version(p) == 0 if seen[k] is None else tx.mod(p) == seen[k].token  # type: ignore[union-attr]
+                       for k, p in zip(pending, paths)]
+            ok, replies = await self._etcd("transaction", compare=compare,
+                                           success=[tx.put(p, o.encode()) for p, o in zip(paths, owners)],
+                                           failure=[tx.get(p) for p in paths])
             if ok:
-                return Placement(key, owner, replies[0].response_put.header.revision)
-            return await self.place(key)
+                revision = replies[0].response_put.header.revision  # one transaction, one revision
+                done.update((k, Placement(k, o, revision)) for k, o in zip(pending, owners))
+                return done
+            stale = False
+            for k, got in zip(pending, replies):
+                current = None if not got else Placement(k, got[0][0].decode(), got[0][1].mod_revision)
+                if current is not None and current.owner in live:
+                    done[k] = current
+                else:
+                    stale = stale or current is not None and current.owner not in live
+                    seen[k] = current
+            pending = [k for k in pending if k not in done]
+            if not pending:
+                return done
+            if stale:  # placed on a host this batch thinks gone: perhaps one joined since
+                live = await self.members()
+                hosts = sorted(live)
+        for k in pending:  # contended beyond a few rounds: one key at a time
+            done[k] = await self.place(k)
+        return done
 
-        return list(await asyncio.gather(*(one(k) for k in keys)))
+    # -- watching ------------------------------------------------------------------------------
+
+    async def watch_placements(self, moved: Callable[[str, str | None], Awaitable[None]],
+                               resync: Callable[[], Awaitable[None]]) -> None:
+        """Call `moved(key, owner)` for each placement written or deleted (owner None), in
+        etcd's order, from now on. When the watch breaks (a member died, the history was
+        compacted) it starts again where it stopped, or from now after calling `resync()`
+        for what it may have missed."""
+        prefix = self._k("placement", "")
+        start = None
+        while True:
+            try:
+                if start is None:  # from now: what was placed before is read by resync
+                    start = await self._revision()
+                    await resync()
+                watch = await self.client.watch_prefix(prefix, start_revision=start + 1)
+                async for event in watch:
+                    key = event.kv.key.decode()[len(prefix):]
+                    await moved(key, event.kv.value.decode() if event.kind == "PUT" else None)
+                    start = event.kv.mod_revision
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # noqa: BLE001 - etcd unreachable or compacted: start again
+                from aetcd.exceptions import RevisionCompactedError
+
+                log.warning("fleet: the placement watch of %s broke: %r", self.name, e)
+                if isinstance(e, RevisionCompactedError):
+                    start = None
+                await asyncio.sleep(self.ttl / 6)
+
+    async def _revision(self) -> int:
+        """etcd's current revision (the header of a read of the few members' keys)."""
+        return int((await self._etcd("get_prefix", self._k("members", ""))).header.revision)
+
+    # -- what a host has open ------------------------------------------------------------------
+
+    async def claim(self, key: str) -> int:
+        """Record that this host opens `key` (`open/KEY` = "NAME TOKEN", on its lease) if and
+        only if the key is placed here now; returns the fencing token. PermissionError when
+        it is placed elsewhere (moved meanwhile): the host must not open it."""
+        tx = self.client.transactions
+        path = self._k("placement", key)
+        ok, replies = await self._etcd("transaction", compare=[tx.value(path) == self.name.encode()],
+                                       success=[tx.get(path)], failure=[])
+        if not ok or not self.valid():
+            raise PermissionError(1, "computer is placed on another host", key)
+        token = replies[0][0][1].mod_revision
+        ok, _ = await self._etcd("transaction", compare=[tx.mod(path) == token], success=[
+            tx.put(self._k("open", key), f"{self.name} {token}".encode(), lease=self.lease)], failure=[])
+        if not ok:
+            raise PermissionError(1, "computer is placed on another host", key)
+        return int(token)
+
+    async def unclaim(self, key: str, token: int) -> None:
+        """This host has let go of `key` (its state closed, its open-lock released)."""
+        tx = self.client.transactions
+        path = self._k("open", key)
+        await self._etcd("transaction", compare=[tx.value(path) == f"{self.name} {token}".encode()],
+                         success=[tx.delete(path)], failure=[])
+
+    # -- operating the fleet (komputer fleet) --------------------------------------------------
+
+    async def move(self, key: str, to: str, *, wait: float) -> tuple[Placement | None, Placement, bool]:
+        """Move `key` to the live host `to`: the placement swapped from the token read (so a
+        concurrent move or failover wins and this one is refused: ValueError), then a wait of
+        up to `wait` seconds for the old owner to let go of it (it closes a computer placed
+        elsewhere as soon as its watch sees the move, and its claim goes with it). Returns the
+        placement before, after, and whether the old owner let go in time."""
+        before = await self.placement(key)
+        if before is not None and before.owner == to:
+            return before, before, True
+        after = await self.place(key, to=to, expect=None if before is None else before.token)
+        if after.owner != to:
+            raise ValueError(f"{key}: moved meanwhile to {after.owner}; not moved")
+        return before, after, await self.closed_before(key, after.token, wait)
+
+    async def closed_before(self, key: str, token: int, wait: float) -> bool:
+        """Whether, within `wait` seconds, no host has `key` open under a token older than
+        `token` (its `open/KEY` claim deleted, or lapsed with its lease)."""
+        from aetcd.exceptions import WatchTimeoutError
+
+        path = self._k("open", key)
+        deadline = time.monotonic() + wait
+        while True:
+            got = await self._etcd("get", path)
+            if got is None or int(got.value.decode().partition(" ")[2]) >= token:
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            with contextlib.suppress(WatchTimeoutError):
+                await self.client.watch_once(path, timeout=left, start_revision=got.header.revision + 1)

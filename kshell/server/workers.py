@@ -18,10 +18,12 @@ import itertools
 import json
 import logging
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -174,11 +176,14 @@ class WorkerPool:
         self._closed = False
         self.on_died: Callable[[int], None] = lambda pid: None  # a bound worker ended (its processes end too)
         self._starting: asyncio.Task[None] | None = None
+        # the zygote starts at the first `acquire`, not at `start_soon`: a host of many
+        # computers opens one for any login, and one that runs no command costs no process
+        self.lazy = False
 
     def start_soon(self) -> None:
         """Start the zygote in the background: the first `acquire` waits for it (an SDK boot
         returns before the shell is loaded; the first command pays for it, if it comes that soon)."""
-        if self._starting is None:
+        if self._starting is None and not self.lazy:
             self._starting = asyncio.get_running_loop().create_task(self.start())
 
     async def start(self) -> None:
@@ -295,6 +300,8 @@ class WorkerPool:
     async def acquire(self, agent: str, *, reuse: bool = True) -> WorkerProc:
         """A worker for `agent`: one its last exec session left (with `reuse`), else a fresh one
         (waits while `max_workers` are alive)."""
+        if self._starting is None and self._sock is None and not self._closed:  # lazy: now
+            self._starting = asyncio.get_running_loop().create_task(self.start())
         if self._starting is not None and not self._starting.done():
             await asyncio.shield(self._starting)
         idle = self._idle.get(agent)
@@ -366,8 +373,23 @@ class WorkerPool:
         self._closed = True
         if self._starting is not None and not self._starting.done():
             await asyncio.gather(self._starting, return_exceptions=True)
+        gone = []
         for worker in list(self.alive.values()):
             worker.kill()
+            if worker.pidfd >= 0:
+                with contextlib.suppress(OSError):
+                    gone.append(os.dup(worker.pidfd))
+        # closed means no worker of this state is left, not only told to go: a killed process
+        # still in a system call could otherwise write to the state after another host opened it
+        await asyncio.to_thread(_wait_exits, gone, ZYGOTE_START)
+        for worker in list(self.alive.values()):  # gone: their death reports will not be read now
+            self.alive.pop(worker.pid, None)
+            worker.closed({"op": "died", "pid": worker.pid, "code": -9, "oom": False})
+            with contextlib.suppress(OSError):
+                if worker.writer is not None:
+                    worker.writer.close()
+                else:
+                    worker.sock.close()
         if self._sock is not None:
             with contextlib.suppress(Exception):
                 asyncio.get_running_loop().remove_reader(self._sock.fileno())
@@ -380,6 +402,23 @@ class WorkerPool:
                 await asyncio.to_thread(self._proc.wait)
         if self.cgroups is not None:
             await asyncio.to_thread(self.cgroups.remove_all)
+
+
+def _wait_exits(pidfds: list[int], timeout: float) -> None:
+    """Wait until each process's pidfd says it has exited (its files and memory released, as
+    the kernel does before it signals the exit), then close the pidfds."""
+    poll = select.poll()
+    for fd in pidfds:
+        poll.register(fd, select.POLLIN)
+    left, deadline = set(pidfds), time.monotonic() + timeout
+    try:
+        while left and time.monotonic() < deadline:
+            for fd, _ in poll.poll(max(1, int((deadline - time.monotonic()) * 1000))):
+                poll.unregister(fd)
+                left.discard(fd)
+    finally:
+        for fd in pidfds:
+            os.close(fd)
 
 
 class WorkerShell:

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from conftest import HANG, Etcd
 
 from kshell.server.fleet import Member, connect
@@ -55,7 +56,8 @@ def test_three_hosts_join_and_300_keys_are_placed_once_and_balanced(etcd: Etcd) 
         assert answers[0] == answers[1] == answers[2]
         owners = Counter(p.owner for p in answers[0])
         assert set(owners) == {"h0", "h1", "h2"} and min(owners.values()) >= 70, owners
-        assert len({p.token for p in answers[0]}) == 300  # a fencing token is never shared
+        # one transaction places up to 128 keys (one revision, each key's token); what each host
+        # was told is what etcd holds
         assert {p.key: p for p in await hosts[1].placements()} == {p.key: p for p in answers[0]}
         for h in hosts:
             await h.leave()
@@ -79,6 +81,42 @@ def test_of_two_moves_from_one_token_one_happens(etcd: Etcd) -> None:
         for h in hosts:
             await h.leave()
             await h.client.close()
+
+    run(main())
+
+
+def test_a_moved_key_is_refused_to_its_old_owner_and_the_move_waits_for_it_to_let_go(etcd: Etcd) -> None:
+    """`komputer fleet move`'s protocol: the placement swapped from the token read, then a wait
+    for the old owner's claim (open/KEY) to go; the old owner cannot claim the key again."""
+
+    async def main() -> None:
+        pfx = prefix()
+        hosts = [Member(connect(etcd.endpoints), f"h{i}", f"h{i}:22", prefix=pfx) for i in range(2)]
+        for h in hosts:
+            await h.join()
+        operator = Member(connect(etcd.endpoints), "operator", "", prefix=pfx)
+        placed = await hosts[0].place("k", to="h0")
+        assert await hosts[0].claim("k") == placed.token
+        assert await operator.opened() == {"k": ("h0", placed.token)}
+        with pytest.raises(PermissionError):
+            await hosts[1].claim("k")  # placed elsewhere: not to be opened here
+        before, after, let_go = await operator.move("k", "h1", wait=0.5)  # h0 never lets go here
+        assert before == placed and after.owner == "h1" and after.token > placed.token and not let_go
+        with pytest.raises(PermissionError):
+            await hosts[0].claim("k")  # the old owner is fenced off the key
+        waiting = asyncio.ensure_future(operator.closed_before("k", after.token, wait=HANG))
+        await hosts[0].unclaim("k", placed.token)  # h0 has closed it
+        assert await waiting
+        assert await hosts[1].claim("k") == after.token
+        assert await operator.opened() == {"k": ("h1", after.token)}
+        assert (await operator.move("k", "h1", wait=0))[2]  # already there: nothing to do
+        with pytest.raises(LookupError):
+            await operator.move("k", "nosuch", wait=0)
+        for h in hosts:
+            await h.leave()
+            await h.client.close()
+        assert await operator.opened() == {}  # a claim goes with its host's lease
+        await operator.client.close()
 
     run(main())
 

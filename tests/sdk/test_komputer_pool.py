@@ -122,3 +122,27 @@ def test_checkout_holds_a_computer_against_sweep_and_max_warm(tmp_path: Path) ->
             assert (await pool.sweep())["closed"] == 1 and held.closed
 
     run(main())
+
+
+def test_a_release_during_a_boot_closes_the_computer_once_booted(tmp_path: Path) -> None:
+    """A fleet host lets go of a computer moved away even while it is still opening it."""
+
+    async def main() -> None:
+        started, go = asyncio.Event(), asyncio.Event()
+
+        async def boot(key: str) -> Komputer:
+            started.set()
+            await go.wait()
+            return await Komputer.boot(state=tmp_path / key)
+
+        pool = KomputerPool(boot)
+        getting = asyncio.ensure_future(pool.get("k"))
+        await started.wait()
+        releasing = asyncio.ensure_future(pool.release("k"))
+        await asyncio.sleep(0)  # the release runs up to its wait for the boot
+        go.set()
+        computer = await getting
+        await releasing
+        assert computer.closed and pool.peek("k") is None and pool.stats()["warm"] == 0
+
+    run(main())

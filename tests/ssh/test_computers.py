@@ -158,5 +158,12 @@ def test_computers_cli_errors(tmp_path: Path) -> None:
     missing = komputer("computers", "rm", "--root", str(tmp_path), "b", check=False)
     assert missing.returncode == 1 and "b: no such computer" in missing.stderr
     assert komputer("computers", "list", "--root", str(tmp_path)).stdout == "a\n"
+    alone = komputer("computers", "create", "--root", str(tmp_path), "--key", str(tmp_path / "k.pub"), "c", check=False)
+    assert alone.returncode == 2 and "--key needs --agent NAME" in alone.stderr
+    (tmp_path / "empty.pub").write_text("# no key\n")
+    empty = komputer("computers", "create", "--root", str(tmp_path), "--agent", "alice", "--key",
+                     str(tmp_path / "empty.pub"), "c", check=False)
+    assert empty.returncode == 2 and "empty.pub: no key in it" in empty.stderr
+    assert komputer("computers", "list", "--root", str(tmp_path)).stdout == "a\n"  # nothing made
     noroot = komputer("computers", "list", check=False)
     assert noroot.returncode == 2 and "no root" in noroot.stderr
