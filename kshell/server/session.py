@@ -88,15 +88,20 @@ def bytes_mode(process: asyncssh.SSHServerProcess) -> None:
 class Output:
     """A channel writer for the shell's bytes: decoded incrementally on a PTY, raw otherwise."""
 
-    def __init__(self, writer: asyncssh.SSHWriter, text: bool, touch: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, writer: asyncssh.SSHWriter, text: bool, touch: Callable[[], None] = lambda: None, *,
+                 screen: bool = False) -> None:
         self._writer = writer
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace") if text else None
         self._touch = touch  # output is traffic: a command printing keeps the connection from idling out
+        # `screen`: bytes a terminal takes as they are (a persistent terminal's), past the channel's
+        # line editor, which would add a CR to each LF and redraw its (empty) line around them
+        chan: Any = writer.channel
+        self._send = getattr(chan, "_orig_chan", chan).write if screen else writer.write
 
     async def write(self, data: bytes) -> None:
         self._touch()
         try:
-            self._writer.write(self._decoder.decode(data) if self._decoder else data)
+            self._send(self._decoder.decode(data) if self._decoder else data)
             await self._writer.drain()
         except (asyncssh.Error, BrokenPipeError, ConnectionError):
             pass  # the client went away; the command is being cancelled
@@ -227,7 +232,7 @@ class SessionHandler:
         agent = self.conn.agent
         assert agent is not None
         self._raw(True)
-        out = Output(process.stdout, True, self.conn.touch)
+        out = Output(process.stdout, True, self.conn.touch, screen=True)
         await self.server.audit("terminal.attach", agent=agent.name, session=terminal.record.name,
                                 peer=self.conn.peer_addr, front="ssh pty")
         mode = self._env().get("K_MODE") or "full"  # the login's, with the server's and the key's floors
