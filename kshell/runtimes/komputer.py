@@ -21,6 +21,7 @@ from kshell.runtimes.base import (
     RuntimeMetrics,
     check_id,
 )
+from kshell.syntax.printer import quote_q
 
 if TYPE_CHECKING:
     from kshell.sdk.computer import Komputer
@@ -42,10 +43,11 @@ class KomputerRuntime:
 
     async def create(self, config: RuntimeCreateConfig) -> RuntimeHandle:
         """A terminal at the K prompt in the session, and the launch command typed into it
-        once the prompt shows (`cd -- WORKSPACE && ARGV`, each argument quoted): its first line."""
+        once the prompt shows (`cd -- WORKSPACE && ARGV`, each argument quoted, on one line): its
+        first line."""
         agent = self.computer.agent(self.agent)
-        argv = shlex.join(config.launch_command)
-        line = f"cd -- {shlex.quote(config.workspace_path)} && {argv}" if config.workspace_path else argv
+        argv = " ".join(map(typed, config.launch_command))
+        line = f"cd -- {typed(config.workspace_path)} && {argv}" if config.workspace_path else argv
         terminal = await self.computer.server.terminals.create(
             agent, config.session_id, None, env=dict(config.environment), size=self.size, front="runtime")
         prompted = asyncio.ensure_future(terminal.prompted.wait())
@@ -100,3 +102,9 @@ class KomputerRuntime:
 def _running(terminal: PersistentTerminal) -> bool:
     """The terminal's first line (the launch command `create` typed) has not ended."""
     return terminal.alive and terminal.lines_ended == 0
+
+
+def typed(arg: str) -> str:
+    """One argument as typed at the prompt, on one line (a newline typed would end it): `$'...'`
+    when it holds a control character (a script's newlines), else as shlex quotes it."""
+    return quote_q(arg) if any(ord(c) < 32 or ord(c) == 127 for c in arg) else shlex.quote(arg)

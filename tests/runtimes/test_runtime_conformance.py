@@ -307,3 +307,17 @@ def test_komputer_types_the_launch_command_at_a_k_prompt_that_outlives_the_progr
 async def _last_row_is_prompt(rt: Any, handle: RuntimeHandle) -> bool:
     rows = (await rt.get_output(handle, 24)).split("\n")
     return rows[-1].startswith("alice@") and rows[-1].endswith(":~$")
+
+
+def test_komputer_types_a_launch_command_holding_newlines_as_one_line() -> None:
+    async def main() -> None:
+        tmp = Path(tempfile.mkdtemp(prefix="k-rt-", dir="/tmp"))
+        async with runtime_named("komputer", tmp) as rt:
+            script = "print('first')\nprint('second', 6 * 7)\nimport sys; sys.stdin.readline()"
+            handle = await rt.create(RuntimeCreateConfig("conf-8", "", ["python3", "-c", script]))
+            await until(lambda: _has(rt, handle, "second 42"), "the script's whole output")
+            assert "first" in await rt.get_output(handle, 20) and await rt.is_alive(handle)
+            await rt.destroy(handle)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    asyncio.run(main())
