@@ -1,15 +1,27 @@
 """`komputer`: each agent session in a persistent terminal of a K computer (kshell.sdk).
 
-The launch command runs as the agent's command line in its session (delegated programs on a
-pty of their own, in the session's cgroup leaf, under its mode and rules), kept by the
-computer when no one is attached; a person attaches with `ssh -tt -o SetEnv=K_SESSION=ID`."""
+The terminal runs the K prompt, as a person's `ssh -tt` login does, and the launch command is
+typed into it: it runs as the agent's command line in its session (delegated programs on a pty
+of their own, in the session's cgroup leaf, under its mode and rules), kept by the computer
+when no one is attached; a person attaches with `ssh -tt -o SetEnv=K_SESSION=ID` and finds the
+prompt again once the program has ended."""
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from kshell.runtimes.base import AttachInfo, RuntimeCreateConfig, RuntimeError_, RuntimeHandle, RuntimeMetrics, check_id
+from kshell.runtimes.base import (
+    TIMEOUT,
+    AttachInfo,
+    RuntimeCreateConfig,
+    RuntimeError_,
+    RuntimeHandle,
+    RuntimeMetrics,
+    check_id,
+)
+from kshell.syntax.printer import quote_q
 
 if TYPE_CHECKING:
     from kshell.sdk.computer import Komputer
@@ -30,11 +42,23 @@ class KomputerRuntime:
         return self.computer.server.terminals.get(self.agent, check_id(handle.id))
 
     async def create(self, config: RuntimeCreateConfig) -> RuntimeHandle:
+        """A terminal at the K prompt in the session, and the launch command typed into it
+        once the prompt shows (`cd -- WORKSPACE && ARGV`, each argument quoted, on one line): its
+        first line."""
         agent = self.computer.agent(self.agent)
-        argv = shlex.join(config.launch_command)
-        command = f"cd -- {shlex.quote(config.workspace_path)} && {argv}" if config.workspace_path else argv
+        argv = " ".join(map(typed, config.launch_command))
+        line = f"cd -- {typed(config.workspace_path)} && {argv}" if config.workspace_path else argv
         terminal = await self.computer.server.terminals.create(
-            agent, config.session_id, command, env=dict(config.environment), size=self.size, front="runtime")
+            agent, config.session_id, None, env=dict(config.environment), size=self.size, front="runtime")
+        prompted = asyncio.ensure_future(terminal.prompted.wait())
+        ended = asyncio.ensure_future(terminal.ended.wait())
+        await asyncio.wait({prompted, ended}, timeout=TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+        prompted.cancel()
+        ended.cancel()
+        if not terminal.prompted.is_set():
+            await self.computer.server.terminals.destroy(self.agent, terminal.record.name)
+            raise RuntimeError_(f"session {self.agent}/{config.session_id}: the K prompt did not show")
+        await terminal.type(line.encode() + b"\r")
         return RuntimeHandle(config.session_id, self.name, {"agent": self.agent, "session": terminal.record.name})
 
     async def destroy(self, handle: RuntimeHandle) -> None:
@@ -42,7 +66,7 @@ class KomputerRuntime:
 
     async def send_message(self, handle: RuntimeHandle, message: str) -> None:
         terminal = self._terminal(handle)
-        if terminal is None or not terminal.alive:
+        if terminal is None or not _running(terminal):
             raise RuntimeError_(f"session {self.agent}/{handle.id}: its program has ended")
         await terminal.type(message.encode() + b"\r")
 
@@ -51,8 +75,10 @@ class KomputerRuntime:
         return "" if terminal is None else "\n".join(terminal.screen.lines(lines))
 
     async def is_alive(self, handle: RuntimeHandle) -> bool:
+        """Whether the launch command still runs: False once it has ended, even while the
+        terminal's prompt (where a person may attach and look around) goes on."""
         terminal = self._terminal(handle)
-        return terminal is not None and terminal.alive
+        return terminal is not None and _running(terminal)
 
     async def get_metrics(self, handle: RuntimeHandle) -> RuntimeMetrics:
         terminal = self._terminal(handle)
@@ -71,3 +97,14 @@ class KomputerRuntime:
         command = ["ssh", "-tt", "-p", str(port), *self.ssh_options, "-o", f"SetEnv=K_SESSION={handle.id}",
                    f"{self.agent}@{host}"]
         return AttachInfo("ssh", command, f"{self.agent}/{handle.id}")
+
+
+def _running(terminal: PersistentTerminal) -> bool:
+    """The terminal's first line (the launch command `create` typed) has not ended."""
+    return terminal.alive and terminal.lines_ended == 0
+
+
+def typed(arg: str) -> str:
+    """One argument as typed at the prompt, on one line (a newline typed would end it): `$'...'`
+    when it holds a control character (a script's newlines), else as shlex quotes it."""
+    return quote_q(arg) if any(ord(c) < 32 or ord(c) == 127 for c in arg) else shlex.quote(arg)

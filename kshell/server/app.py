@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
-from asyncssh import editor as asyncssh_editor
 
 from kfs import agents
 from kfs.agents import Agent, LeaseHeld, SessionRecord
@@ -55,6 +54,7 @@ from kshell.server.config import ServerConfig
 from kshell.server.crons import CronRunner
 from kshell.server.limits import AgentSessions, AgentStarts, SourcePenalties, StartupGate
 from kshell.server.memory import give_back
+from kshell.server.prompt import share_line_editor_tables
 from kshell.server.session import accepted_env, bytes_mode, fork_refusal, run_session
 from kshell.server.sftp import VFSSFTPServer
 from kshell.server.terminals import Terminals
@@ -125,36 +125,6 @@ def coalesce_writes(conn: asyncssh.SSHServerConnection) -> None:
     transport = getattr(conn, "_transport", None)
     if isinstance(transport, asyncio.Transport):
         conn._transport = CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[attr-defined]  # noqa: SLF001
-
-
-def share_line_editor_tables() -> None:
-    """Build asyncssh's line-editor table of printable keys once per keymap, not per terminal.
-
-    `SSHLineEditor._build_printable` walks all 65,536 BMP code points in Python to make one
-    regex (about 25 ms), on every new PTY session and again on every `register_key` (K binds
-    Ctrl-Z): most of the CPU a new interactive session cost. The regex depends only on the
-    keymap's first characters, which are the same for every session, so the compiled pattern is
-    kept per key set and shared (patterns are immutable). If asyncssh renames the method this
-    does nothing.
-    """
-    cls: Any = getattr(asyncssh_editor, "SSHLineEditor", None)
-    build = getattr(cls, "_build_printable", None)
-    if build is None or hasattr(build, "k_original"):
-        return
-    cache: dict[frozenset[str], Any] = {}
-
-    def build_printable(self: Any) -> None:
-        keys = frozenset(self._keymap)
-        pattern = cache.get(keys)
-        if pattern is None:
-            build(self)
-            if len(cache) < 64:  # a handful of keymaps in practice; never grow without bound
-                cache[keys] = self._printable
-        else:
-            self._printable = pattern
-
-    build_printable.k_original = build  # type: ignore[attr-defined]  # marks it shared; tests compare
-    cls._build_printable = build_printable
 
 
 class SessionMismatch(LeaseHeld):

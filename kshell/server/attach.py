@@ -63,7 +63,7 @@ class AttachListener:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         hello = json.loads(await reader.readline())
         if hello.get("op") == "list":  # komputer sessions: which sessions have a terminal, and its state
-            rows = [{"agent": t.agent.name, "session": t.record.name, "command": t.command, "alive": t.alive,
+            rows = [{"agent": t.agent.name, "session": t.record.name, "command": t.doing, "alive": t.alive,
                      "viewers": len(t.viewers), "status": t.status} for t in self.server.terminals.all()]
             writer.write(json.dumps(rows).encode() + b"\n")
             await writer.drain()

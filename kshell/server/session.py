@@ -24,15 +24,13 @@ import asyncssh
 from kfs.agents import BadSessionName, LeaseHeld, SessionRecord
 from kfs.agents.sessions import shown_value
 from kfs.vfs.policy import stricter
+from kshell.server.prompt import CTRL_Z, INTERRUPTED, Interrupted, prompt_loop, prompt_text, suspend_line
 from kshell.server.terminals import TerminalError
 from kshell.server.workers import WorkerShell
 
 if TYPE_CHECKING:
     from kshell.server.app import Connection, KServer
     from kshell.server.terminals import PersistentTerminal
-
-INTERRUPTED = 130
-CTRL_Z = "\x1a"
 
 
 def accepted_env(client_env: dict[str, str], patterns: tuple[str, ...]) -> dict[str, str]:
@@ -90,15 +88,20 @@ def bytes_mode(process: asyncssh.SSHServerProcess) -> None:
 class Output:
     """A channel writer for the shell's bytes: decoded incrementally on a PTY, raw otherwise."""
 
-    def __init__(self, writer: asyncssh.SSHWriter, text: bool, touch: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, writer: asyncssh.SSHWriter, text: bool, touch: Callable[[], None] = lambda: None, *,
+                 screen: bool = False) -> None:
         self._writer = writer
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace") if text else None
         self._touch = touch  # output is traffic: a command printing keeps the connection from idling out
+        # `screen`: bytes a terminal takes as they are (a persistent terminal's), past the channel's
+        # line editor, which would add a CR to each LF and redraw its (empty) line around them
+        chan: Any = writer.channel
+        self._send = getattr(chan, "_orig_chan", chan).write if screen else writer.write
 
     async def write(self, data: bytes) -> None:
         self._touch()
         try:
-            self._writer.write(self._decoder.decode(data) if self._decoder else data)
+            self._send(self._decoder.decode(data) if self._decoder else data)
             await self._writer.drain()
         except (asyncssh.Error, BrokenPipeError, ConnectionError):
             pass  # the client went away; the command is being cancelled
@@ -120,6 +123,8 @@ class SessionHandler:
         self.status = 0
         self._park: asyncio.TimerHandle | None = None
         self._line = False  # a command line was sent and has not finished
+        self._out: Output | None = None  # the interactive shell's writers
+        self._err: Output | None = None
         process._k_handler = self  # type: ignore[attr-defined]
 
     @property
@@ -164,7 +169,7 @@ class SessionHandler:
             if env.get("K_PERSIST") == "1" or self.server.terminals.get(agent.name, env["K_SESSION"]):
                 self._raw(True)  # keys typed ahead reach the terminal as typed, unechoed here
             terminal = self.server.terminals.get(agent.name, env["K_SESSION"])
-            if (terminal is None or not terminal.alive) and command is not None and env.get("K_PERSIST") == "1":
+            if (terminal is None or not terminal.alive) and env.get("K_PERSIST") == "1":  # no command: the K prompt
                 try:
                     terminal = await self.server.terminals.create(
                         agent, env["K_SESSION"], command, env=env, size=self._size() or (80, 24), front="ssh pty")
@@ -227,7 +232,7 @@ class SessionHandler:
         agent = self.conn.agent
         assert agent is not None
         self._raw(True)
-        out = Output(process.stdout, True, self.conn.touch)
+        out = Output(process.stdout, True, self.conn.touch, screen=True)
         await self.server.audit("terminal.attach", agent=agent.name, session=terminal.record.name,
                                 peer=self.conn.peer_addr, front="ssh pty")
         mode = self._env().get("K_MODE") or "full"  # the login's, with the server's and the key's floors
@@ -275,12 +280,7 @@ class SessionHandler:
         loop = asyncio.get_running_loop()
 
         async def stop() -> None:
-            runner = self.runner
-            for _ in range(3000):  # a line just sent may still be waiting for its worker (a loaded host)
-                if runner is None or runner.running or not self._line:
-                    break
-                await asyncio.sleep(0.01)
-            if runner is not None and runner.running and await runner.call("suspend"):
+            if self.runner is not None and await suspend_line(self.runner, lambda: self._line):
                 with contextlib.suppress(OSError, asyncssh.Error):  # the client may be gone already
                     out.text("^Z")  # the `[1]+  Stopped` notice follows before the prompt
 
@@ -356,15 +356,12 @@ class SessionHandler:
                 await asyncio.gather(pump, return_exceptions=True)
         return INTERRUPTED if runner.interrupted else status
 
-    def _prompt(self) -> str:
+    def prompt(self) -> str:
         agent = self.conn.agent
         assert agent is not None and self.runner is not None
-        cwd = self.runner.cwd
-        if cwd == agent.home or cwd.startswith(agent.home + "/"):
-            cwd = "~" + cwd[len(agent.home):]
-        return f"{agent.name}@{self.server.hostname}:{cwd}$ "
+        return prompt_text(agent.name, agent.home, self.server.hostname, self.runner.cwd)
 
-    def _park_later(self) -> None:
+    def idle(self) -> None:
         """An idle interactive session with no jobs gives its worker back after `park_idle`."""
         runner = self.runner
         idle = self.server.config.limits.park_idle
@@ -373,46 +370,40 @@ class SessionHandler:
         loop = asyncio.get_running_loop()
         self._park = loop.call_later(idle, lambda: loop.create_task(runner.park()))
 
-    async def _interactive(self, out: Output, err: Output) -> int:
-        """The PTY shell: prompt, edited line, run, repeat; Ctrl-D or `exit N` ends it."""
-        process = self.process
-        chan: Any = process.channel
-        runner = self.runner
-        assert runner is not None
-        status = 0
-        out.text(self._prompt())
+    def write(self, text: str) -> None:
+        assert self._out is not None
+        self._out.text(text)
+
+    async def readline(self) -> str:
+        """The line the channel's editor finished; a window change or a signal at the prompt is
+        not a line."""
         while True:
             try:
-                line = await process.stdin.readline()
-            except asyncssh.BreakReceived:  # Ctrl-C at the prompt: drop the half-typed line
-                _clear_input(chan)
-                out.text("^C\n" + (await runner.call("notices") or "") + self._prompt())
-                status = INTERRUPTED
-                await runner.call("set_status", INTERRUPTED)
-                continue
+                line = await self.process.stdin.readline()
+            except asyncssh.BreakReceived:
+                _clear_input(self.process.channel)
+                raise Interrupted from None
             except (asyncssh.TerminalSizeChanged, asyncssh.SignalReceived):
                 continue
             if self._park is not None:
                 self._park.cancel()
                 self._park = None
-            if not line:  # Ctrl-D on an empty line, or the client closed stdin
-                warning = await runner.call("refuse_exit")
-                if warning:  # stopped jobs: bash warns once
-                    out.text("\n" + warning + self._prompt())
-                    continue
-                out.text("logout\n")
-                return status
-            self.conn.touch()
-            if line.strip():
-                await self.server.audit("ssh.exec", agent=self.conn.agent.name, session=self.record.name,  # type: ignore[union-attr]
-                                        command=line.rstrip("\n"), peer=self.conn.peer_addr, pty=True)
-                status = await self._command(line, out, err, interactive=True)
-                if runner.interrupted:
-                    out.text("\n")
-                if runner.exited:
-                    return status
-            out.text((await runner.call("notices") or "") + self._prompt())
-            self._park_later()
+            if line:
+                self.conn.touch()
+            return line
+
+    async def run_line(self, line: str) -> int:
+        assert self._out is not None and self._err is not None and self.record is not None
+        await self.server.audit("ssh.exec", agent=self.conn.agent.name, session=self.record.name,  # type: ignore[union-attr]
+                                command=line.rstrip("\n"), peer=self.conn.peer_addr, pty=True)
+        return await self._command(line, self._out, self._err, interactive=True)
+
+    async def _interactive(self, out: Output, err: Output) -> int:
+        """The PTY shell (kshell.server.prompt): prompt, edited line, run, repeat; Ctrl-D or
+        `exit N` ends it."""
+        assert self.runner is not None
+        self._out, self._err = out, err
+        return await prompt_loop(self, self.runner)
 
 
 def _clear_input(chan: Any) -> None:

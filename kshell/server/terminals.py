@@ -1,10 +1,13 @@
 """Persistent terminals: a session's terminal that outlives the connection that started it.
 
-A persistent terminal runs one command line (a REPL, an agent's CLI, `komputer chat`) in a
+A persistent terminal runs the K prompt itself (kshell.server.prompt: prompt, edited line, run,
+repeat, until `exit`), or one command line (a REPL, an agent's CLI, `komputer chat`), in a
 session worker of its own, as an interactive line of a PTY session runs: a delegated program
 gets a pty of its own (kshell.delegate.terminal), sized as the terminal and resized with it, so
 a window change reaches it as SIGWINCH and Ctrl-C, passed through as a byte, reaches its
-foreground process group through the pty's line discipline, never the worker. What it prints
+foreground process group through the pty's line discipline, never the worker. The terminal
+keeps the line editor an SSH login has (asyncssh's), so what was typed at the prompt survives
+the connection too. What it prints
 feeds a VT emulator (kshell.screen) that keeps the screen and a bounded scrollback while no one
 is attached, and goes to every attached viewer. The terminal holds its session's lease from
 its start until its command ends or it is destroyed; the command's wall time is
@@ -20,7 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
+import enum
+import signal
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kshell.screen import VTScreen
+from kshell.server.prompt import INTERRUPTED, Interrupted, LineEditor, prompt_loop, prompt_text, suspend_line
 
 if TYPE_CHECKING:
     from kfs.agents import Agent, SessionRecord
@@ -36,8 +41,7 @@ if TYPE_CHECKING:
     from kshell.server.workers import WorkerProc, WorkerShell
 
 Writer = Callable[[bytes], Awaitable[None]]
-CTRL_C = 0x03
-LONE_LF = re.compile(rb"(?<!\r)\n")
+HUNG_UP = 128 + signal.SIGHUP  # the status of a prompt that `destroy` ended
 FEED_SLICE = 4096  # bytes of output fed to the emulator between turns of the event loop
 VIEWER_BACKLOG = 1 << 20  # bytes queued for a viewer that does not read before it is repainted instead
 END_WAIT = 10.0  # seconds destroy waits for the command to end after the hang-up before killing
@@ -45,6 +49,17 @@ END_WAIT = 10.0  # seconds destroy waits for the command to end after the hang-u
 
 class TerminalError(Exception):
     """A terminal that does not exist, or one that cannot be made (the message says why)."""
+
+
+class Key(enum.Enum):
+    """What reaches the input queue besides typed bytes."""
+
+    INTERRUPT = "Ctrl-C at the prompt"
+    HANGUP = "the terminal is destroyed"
+
+
+class _HungUp(Exception):  # noqa: N818 - it is what happened
+    """`destroy` ends the prompt at once, stopped jobs or not."""
 
 
 @dataclass(eq=False)
@@ -96,14 +111,17 @@ class Viewer:
 
 
 class PersistentTerminal:
-    """One session's terminal, kept by the server while its command runs."""
+    """One session's terminal, kept by the server while its prompt (or its one command) runs."""
 
     def __init__(self, server: KServer, agent: Agent, record: SessionRecord, holder: dict[str, Any],
-                 runner: WorkerShell, command: str, size: tuple[int, int], scrollback: int) -> None:
+                 runner: WorkerShell, command: str | None, size: tuple[int, int], scrollback: int) -> None:
         self.server = server
         self.agent = agent
         self.record = record
-        self.command = command
+        self.command = command  # None: the K prompt, running the lines typed into it
+        self.line: str | None = None  # the command line running now
+        self.lines_ended = 0  # command lines run to their end
+        self.prompted = asyncio.Event()  # set while the prompt waits for a line
         self.mode = runner.spec["env"].get("K_MODE") or "full"  # a login in a stricter mode only watches
         self.runner = runner
         self.screen = VTScreen(size[0], size[1], scrollback)
@@ -114,8 +132,13 @@ class PersistentTerminal:
         self.viewers: list[Viewer] = []
         self._holder: dict[str, Any] | None = holder
         self._raw = False
-        self._line = bytearray()  # a K command's line being typed (no pty: the terminal edits it)
-        self._input: asyncio.Queue[bytes] = asyncio.Queue()
+        # typed bytes: edited lines (b"": the end of input), or as typed while a program has its pty
+        self._input: asyncio.Queue[bytes | Key] = asyncio.Queue()
+        self._typed = b""  # typed past the last line the prompt read: the next reader's
+        self._hung_up = False
+        self._editor = LineEditor(self._feed, self._input.put_nowait, lambda: self._input.put_nowait(b""),
+                                  self._interrupt, self._suspend, runner.spec["env"].get("TERM") or "dumb", size[0])
+        self._stopping: asyncio.Task[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._worker: WorkerProc | None = None  # the worker the command ended in
         runner.on_raw = self._set_raw
@@ -135,6 +158,14 @@ class PersistentTerminal:
     @property
     def detached(self) -> bool:
         return not self.viewers
+
+    @property
+    def doing(self) -> str:
+        """What runs in it, as `komputer sessions` shows it: its command, or at a K prompt the
+        line running (`K prompt` while it waits for one)."""
+        if self.command is not None:
+            return self.command
+        return f"K prompt: {self.line}" if self.line else "K prompt"
 
     @property
     def worker_pid(self) -> int:
@@ -187,13 +218,15 @@ class PersistentTerminal:
     async def _main(self) -> None:
         runner = self.runner
         await runner.resize(*self.size)
-        pump = asyncio.get_running_loop().create_task(self._pump())
         status = 1
         try:
-            status = await runner.run(self.command, self._output, self._output, interactive=True)
+            if self.command is None:
+                status = await prompt_loop(self, runner)
+            else:
+                status = await self.run_line(self.command)
+        except _HungUp:
+            status = HUNG_UP
         finally:
-            pump.cancel()
-            await asyncio.gather(pump, return_exceptions=True)
             self.status = status
             self._worker = runner._worker  # noqa: SLF001 - its background jobs may keep it after the hang-up
             self.ended.set()
@@ -213,22 +246,32 @@ class PersistentTerminal:
             with contextlib.suppress(Exception):  # a lease taken over meanwhile is not ours to save
                 await self.server.let_go(self.record, holder, saved)
 
+    def _feed(self, data: bytes) -> None:
+        self.screen.feed(data)
+        for viewer in self.viewers:
+            viewer.push(data)
+
     async def _output(self, data: bytes) -> None:
-        if not self._raw:  # a K command's output, on no pty: a newline starts the next line, as ONLCR makes it
-            data = LONE_LF.sub(b"\r\n", data)
         for start in range(0, len(data), FEED_SLICE):
             if start:
                 await asyncio.sleep(0)  # the emulator is Python: other sessions go on between slices
             piece = data[start:start + FEED_SLICE]
-            self.screen.feed(piece)
-            for viewer in self.viewers:
-                viewer.push(piece)
+            if self._raw:  # a program's pty made its output what a terminal takes
+                self._feed(piece)
+            else:  # a K command's, on no pty: through the editor (a half-typed line is drawn again below)
+                self._editor.output(piece)
 
     async def _pump(self) -> None:
-        """Typed bytes to the command, a chunk each time it asks for one (b"": end of input)."""
+        """Typed bytes to the running line, a chunk each time it asks for one (b"": end of input)."""
         runner = self.runner
         while await runner.take_credit():
-            data = await self._input.get()
+            if self._typed:
+                data: bytes | Key = self._typed
+                self._typed = b""
+            else:
+                data = await self._input.get()
+            if isinstance(data, Key):
+                continue  # a hang-up interrupts the line itself
             if data:
                 runner.send_stdin(data)
             else:
@@ -236,47 +279,95 @@ class PersistentTerminal:
 
     def _set_raw(self, raw: bool) -> None:
         self._raw = raw
-        self._line.clear()
+        self._editor.set_raw(raw)
+        if not raw:
+            self._editor.set_width(self.size[0])
+
+    def _interrupt(self) -> None:
+        """Ctrl-C, not to a program with a pty of its own: at the prompt it drops the line
+        being typed; while a K command runs it interrupts it, as at an SSH login."""
+        self._editor.clear()
+        if self.prompted.is_set():
+            self._input.put_nowait(Key.INTERRUPT)
+        else:
+            self._editor.output(b"^C")
+            self.runner.interrupt()
+
+    def _suspend(self) -> None:
+        """Ctrl-Z, not to a program with a pty of its own: while a K command line runs at the
+        prompt, it stops it into a job (`^Z`, the `Stopped` notice, the prompt), as at an SSH
+        login; otherwise nothing, as in bash."""
+        if self.command is None and self.line is not None and self._stopping is None:
+            self._stopping = asyncio.get_running_loop().create_task(self._stop_line())
+
+    async def _stop_line(self) -> None:
+        try:
+            if await suspend_line(self.runner, lambda: self.line is not None):
+                self._editor.output(b"^Z")
+        finally:
+            self._stopping = None
+
+    # -- the prompt's front end (kshell.server.prompt) ----------------------------------------------------
+
+    def write(self, text: str) -> None:
+        self._editor.output(text.encode())
+
+    def prompt(self) -> str:
+        return prompt_text(self.agent.name, self.agent.home, self.server.hostname, self.runner.cwd)
+
+    def idle(self) -> None:
+        """A terminal's worker stays: its jobs and its screen are what it is kept for."""
+
+    async def readline(self) -> str:
+        while b"\n" not in self._typed:
+            if self._hung_up:
+                raise _HungUp
+            self.prompted.set()
+            try:
+                item = await self._input.get()
+            finally:
+                self.prompted.clear()
+            if item is Key.HANGUP:
+                raise _HungUp
+            if item is Key.INTERRUPT:
+                self._typed = b""
+                raise Interrupted
+            assert isinstance(item, bytes)
+            if not item:  # the end of input
+                line, self._typed = self._typed, b""
+                return line.decode("utf-8", "replace")
+            self._typed += item
+        line, _, self._typed = self._typed.partition(b"\n")
+        return line.decode("utf-8", "replace") + "\n"
+
+    async def run_line(self, line: str) -> int:
+        """Run one command line, typed keys relayed to it while it runs."""
+        self.line = line.strip()
+        await self.server.audit("terminal.exec", agent=self.agent.name, session=self.record.name, command=self.line)
+        pump = asyncio.get_running_loop().create_task(self._pump())
+        try:
+            status = await self.runner.run(line, self._output, self._output, interactive=True)
+        finally:
+            pump.cancel()
+            await asyncio.gather(pump, return_exceptions=True)
+            self.line = None
+            self.lines_ended += 1
+        return INTERRUPTED if self.runner.interrupted else status
 
     # -- what front ends do ----------------------------------------------------------------------------
 
     async def type(self, data: bytes) -> None:
         """Keys, as a terminal sends them. A program with a pty of its own gets them as they
         are (its line discipline echoes, edits and turns Ctrl-C into SIGINT for its foreground
-        group); a K command reading the terminal gets edited lines, as from a pty in canonical
-        mode: echoed, Backspace erasing, Return ending the line, Ctrl-D on an empty line the
-        end of input, Ctrl-C interrupting it as at a K prompt."""
+        group); the prompt, and a K command reading the terminal, get lines edited by the line
+        editor an SSH login has: echoed, Backspace erasing, arrows and history, Return ending
+        the line, Ctrl-D on an empty line the end of input, Ctrl-C interrupting."""
         if not self.alive or not data:
             return
         if self._raw:
             self._input.put_nowait(data)
             return
-        echo = bytearray()
-        for byte in data:
-            if byte == CTRL_C:
-                self._line.clear()
-                echo += b"^C\n"
-                self.runner.interrupt()
-            elif byte in (0x0D, 0x0A):
-                self._input.put_nowait(bytes(self._line) + b"\n")
-                self._line.clear()
-                echo += b"\n"
-            elif byte in (0x7F, 0x08):
-                if self._line:
-                    while self._line and self._line.pop() & 0xC0 == 0x80:
-                        pass  # the rest of a UTF-8 character
-                    echo += b"\b \b"
-            elif byte == 0x04:
-                if self._line:
-                    self._input.put_nowait(bytes(self._line))
-                    self._line.clear()
-                else:
-                    self._input.put_nowait(b"")
-            elif byte >= 0x20 or byte == 0x09:
-                self._line.append(byte)
-                echo.append(byte)
-        if echo:
-            await self._output(bytes(echo))
+        self._editor.keys(data)
 
     async def resize(self, columns: int, lines: int) -> None:
         """The writer's window changed: the screen and the program's pty follow (SIGWINCH)."""
@@ -284,6 +375,8 @@ class PersistentTerminal:
             return
         self.size = (columns, lines)
         self.screen.resize(columns, lines)
+        if not self._raw:
+            self._editor.set_width(columns)
         if self.alive:
             await self.runner.resize(columns, lines)
 
@@ -322,6 +415,8 @@ class PersistentTerminal:
         too), is killed. The worker is the terminal's alone: a tty session's is never reused."""
         task = self._task
         if self.alive:
+            self._hung_up = True
+            self._input.put_nowait(Key.HANGUP)  # the prompt ends (a line running is hung up on first)
             self.runner.interrupt(hangup=True)
             if task is not None:
                 with contextlib.suppress(asyncio.TimeoutError, Exception):
@@ -355,11 +450,13 @@ class Terminals:
     def all(self) -> list[PersistentTerminal]:
         return list(self._by_name.values())
 
-    async def create(self, agent: Agent, session: str | None, command: str, *, env: dict[str, str] | None = None,
+    async def create(self, agent: Agent, session: str | None, command: str | None, *,
+                     env: dict[str, str] | None = None,
                      cwd: str | None = None, size: tuple[int, int] = (80, 24), front: str = "terminal",
                      term: str = "xterm-256color") -> PersistentTerminal:
         """A persistent terminal in `agent`'s session `session` (None: a fresh name) running
-        `command`; the session's lease is taken (LeaseHeld when another holds it)."""
+        `command` (None: the K prompt); the session's lease is taken (LeaseHeld when another
+        holds it)."""
         if session is not None and (agent.name, session) in self._by_name:
             existing = self._by_name[(agent.name, session)]
             if existing.alive:
@@ -384,7 +481,8 @@ class Terminals:
                                       limits.terminal_scrollback)
         self._by_name[(agent.name, record.name)] = terminal
         terminal.start()
-        await server.audit("terminal.create", agent=agent.name, session=record.name, command=command, front=front)
+        await server.audit("terminal.create", agent=agent.name, session=record.name, command=terminal.doing,
+                           front=front)
         return terminal
 
     async def destroy(self, agent: str, session: str) -> bool:

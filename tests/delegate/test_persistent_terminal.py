@@ -10,17 +10,18 @@ import signal
 import struct
 import sys
 import termios
+import time
 
-import pyte
 from delegation import ROOT, komputer
 from kserver import Bench, need
-from ptyclient import PtySession
+from ptyclient import PtySession, screen_of
 
 SIZE = (80, 24)
 
 
-def ssh(b: Bench, session: str, command: str | None = None, size: tuple[int, int] = SIZE) -> PtySession:
-    env = f"SetEnv=K_SESSION={session}" + (" K_PERSIST=1" if command is not None else "")
+def ssh(b: Bench, session: str, command: str | None = None, size: tuple[int, int] = SIZE, *,
+        persist: bool = False) -> PtySession:
+    env = f"SetEnv=K_SESSION={session}" + (" K_PERSIST=1" if command is not None or persist else "")
     argv = [need("ssh"), "-tt", *b.ssh_options(), "-o", env, "alice@127.0.0.1"]
     return PtySession(argv + ([command] if command is not None else []), size=size)
 
@@ -28,13 +29,6 @@ def ssh(b: Bench, session: str, command: str | None = None, size: tuple[int, int
 def attach(b: Bench, session: str, size: tuple[int, int] = SIZE) -> PtySession:
     return PtySession([sys.executable, "-m", "kshell.cli", "attach", "--state", str(b.root / "state"),
                        f"alice/{session}"], size=size)
-
-
-def screen_of(seen: bytes, size: tuple[int, int] = SIZE) -> tuple[list[str], tuple[int, int]]:
-    """What a terminal of `size` shows after these bytes: its rows and the cursor."""
-    screen = pyte.Screen(*size)
-    pyte.ByteStream(screen).feed(seen)
-    return [row.rstrip() for row in screen.display], (screen.cursor.x, screen.cursor.y)
 
 
 def destroy(b: Bench, session: str) -> None:
@@ -158,3 +152,48 @@ def test_komputer_sessions_shows_which_terminals_are_detached_and_what_runs_in_t
     assert rows and rows[0].endswith("detached: python3 -q"), listed.stdout
     assert "TERMINAL" in listed.stdout.splitlines()[0]
     destroy(mounted, "list-1")
+
+
+TICKER = "python3 -c 'import itertools, time; [print(\"tick\", i, flush=True) or time.sleep(0.1) for i in itertools.count()]'"
+
+
+def ticks(text: str) -> list[int]:
+    return [int(word) for line in text.splitlines() if line.startswith("tick ") for word in line.split()[1:2]]
+
+
+def test_a_delegated_program_run_from_the_kept_prompt_runs_on_while_detached_onto_the_kept_screen(
+        mounted: Bench) -> None:
+    first = ssh(mounted, "prompt-2", persist=True)  # the K prompt itself, kept
+    try:
+        first.expect(b"alice@k:~$ ")
+        first.send(TICKER.encode() + b"\r")  # delegated, on a pty of its own, in the foreground
+        first.expect(b"tick 2\r\n")
+        last_seen = max(ticks(first.seen.decode(errors="replace").replace("\r", "")))
+    finally:
+        first.close()
+    terminal = mounted.thread.call(lambda: mounted.server.terminals.get("alice", "prompt-2"))
+    deadline = time.monotonic() + 60  # a hang bound: the output itself is what is waited for
+    while True:
+        detached, screen = mounted.thread.call(lambda: (terminal.detached, terminal.screen.lines(24)))
+        if detached and max(ticks("\n".join(screen)), default=-1) > last_seen + 2:
+            break  # printed while no one was attached, onto the kept screen
+        assert time.monotonic() < deadline, screen
+        time.sleep(0.05)
+    listed = komputer("sessions", "--state", str(mounted.root / "state"))
+    row = next(line for line in listed.stdout.splitlines() if " prompt-2 " in line)
+    assert "detached: K prompt: python3 -c" in row
+    again = attach(mounted, "prompt-2")
+    try:
+        again.expect(b"tick ")  # the kept screen, painted, and the program still printing
+        again.send(b"\x03")  # Ctrl-C to the program: it ends, the K prompt comes back
+        again.expect(b"KeyboardInterrupt")
+        again.expect(b"alice@k:~$ ")
+        again.send(b"echo back at $((40 + 2))\r")
+        again.expect(b"back at 42")
+        again.send(b"exit 3\r")  # `exit` at the prompt ends the terminal
+        assert again.wait() == 0
+    finally:
+        again.close()
+    assert b"[ended: alice/prompt-2]" in again.seen
+    assert mounted.thread.call(lambda: (terminal.alive, terminal.status)) == (False, 3)
+    destroy(mounted, "prompt-2")

@@ -19,7 +19,7 @@ from kserver import keygen, need
 from ptyclient import PtySession
 
 from kfs.agents import add_key
-from kshell.runtimes import RuntimeCreateConfig, RuntimeHandle, check_id
+from kshell.runtimes import RuntimeCreateConfig, RuntimeError_, RuntimeHandle, check_id
 from kshell.sdk import Komputer, local_remote, memory_state
 
 BOUND = 60.0  # seconds before a wait is a hang (never a timing assertion)
@@ -274,6 +274,50 @@ def test_closing_the_computer_ends_its_terminals() -> None:
             assert len(running(pids)) >= 2
         # closed: a terminal does not outlive the server process
         await until(lambda: _none(pids), "the terminal's processes gone after close")
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    asyncio.run(main())
+
+
+def test_komputer_types_the_launch_command_at_a_k_prompt_that_outlives_the_program() -> None:
+    async def main() -> None:
+        tmp = Path(tempfile.mkdtemp(prefix="k-rt-", dir="/tmp"))
+        async with runtime_named("komputer", tmp) as rt:
+            handle = await repl(rt, "conf-7", tmp)
+            rows = (await rt.get_output(handle, 24)).split("\n")
+            assert rows[0].startswith("alice@") and rows[0].endswith(":~$ python3 -q")  # typed at the prompt
+            await rt.send_message(handle, "raise SystemExit(3)")
+            await until(lambda: _not(rt.is_alive(handle)), "is_alive false once the program has ended")
+            # the K prompt is back, in the same terminal, for a person who attaches
+            await until(lambda: _last_row_is_prompt(rt, handle), "the K prompt after the program")
+            terminal = rt.computer.server.terminals.get("alice", "conf-7")
+            assert terminal.alive and terminal.doing == "K prompt"
+            with pytest.raises(RuntimeError_, match="its program has ended"):
+                await rt.send_message(handle, "print('too late')")
+            pids = {terminal.worker_pid} | pids_of(rt, handle)
+            assert running(pids)
+            await rt.destroy(handle)
+            await until(lambda: _none(pids), "the prompt's worker gone from /proc")
+            assert not terminal.alive and rt.computer.server.terminals.get("alice", "conf-7") is None
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    asyncio.run(main())
+
+
+async def _last_row_is_prompt(rt: Any, handle: RuntimeHandle) -> bool:
+    rows = (await rt.get_output(handle, 24)).split("\n")
+    return rows[-1].startswith("alice@") and rows[-1].endswith(":~$")
+
+
+def test_komputer_types_a_launch_command_holding_newlines_as_one_line() -> None:
+    async def main() -> None:
+        tmp = Path(tempfile.mkdtemp(prefix="k-rt-", dir="/tmp"))
+        async with runtime_named("komputer", tmp) as rt:
+            script = "print('first')\nprint('second', 6 * 7)\nimport sys; sys.stdin.readline()"
+            handle = await rt.create(RuntimeCreateConfig("conf-8", "", ["python3", "-c", script]))
+            await until(lambda: _has(rt, handle, "second 42"), "the script's whole output")
+            assert "first" in await rt.get_output(handle, 20) and await rt.is_alive(handle)
+            await rt.destroy(handle)
         shutil.rmtree(tmp, ignore_errors=True)
 
     asyncio.run(main())

@@ -12,6 +12,8 @@ import subprocess
 import termios
 import time
 
+import pyte
+
 STARTED = b"go2"  # what `echo go$((1+1))` prints and its echoed command line does not hold
 
 
@@ -91,3 +93,11 @@ class PtySession:
             self.proc.kill()
             self.proc.wait()
         os.close(self.master)
+
+
+def screen_of(seen: bytes, size: tuple[int, int] = (80, 24)) -> tuple[list[str], tuple[int, int]]:
+    """What a terminal of `size` (columns, lines) shows after these bytes, through a VT
+    emulator: its rows and the cursor, so two clients' screens compare as a person sees them."""
+    screen = pyte.Screen(*size)
+    pyte.ByteStream(screen).feed(seen)
+    return [row.rstrip() for row in screen.display], (screen.cursor.x, screen.cursor.y)

@@ -1,6 +1,7 @@
-"""A persistent terminal running a K command (no pty of its own): the terminal edits its lines
-as a pty in canonical mode does, it goes on after the client goes, and its end ends the channel
-with its status; a session another connection holds gets no terminal."""
+"""A persistent terminal running a K command (no pty of its own), or the K prompt itself: the
+terminal edits its lines with the line editor an SSH login has, it goes on after the client
+goes (the prompt with the half-typed line too), and its end ends the channel with its status; a
+session another connection holds gets no terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import asyncio
 from pathlib import Path
 
 from kserver import Bench, keygen, need
-from ptyclient import PtySession
+from ptyclient import PtySession, screen_of
 
 from kfs.agents import add_key
 
@@ -119,3 +120,52 @@ def test_an_ended_terminal_shows_its_last_screen_and_k_persist_starts_a_new_one(
         again.close()
     bench.thread.call(lambda: asyncio.ensure_future(bench.server.terminals.destroy("alice", "kend")))
 
+
+
+def test_the_k_prompt_outlives_the_client_with_its_screen_and_half_typed_line_and_exit_ends_it(
+        bench: Bench) -> None:
+    first = ssh(bench, "K_SESSION=kprompt K_PERSIST=1")  # no command: the K prompt is what is kept
+    try:
+        first.expect(b"alice@k:~$ ")
+        first.send(b"x=6; mkdir -p w; cd w; echo one $((x * 7))\r")
+        first.expect(b"one 42")
+        first.expect(b"alice@k:~/w$ ")
+        first.send(b"echo $x and hal")  # half typed when the client goes
+        first.expect(b"and hal")
+        shown = screen_of(first.seen)
+    finally:
+        first.close()
+    listed = bench.thread.call(lambda: bench.server.terminals.get("alice", "kprompt").doing)
+    assert listed == "K prompt"
+    second = ssh(bench, "K_SESSION=kprompt K_PERSIST=1")  # a K_PERSIST login finds it running: attaches
+    try:
+        second.expect(b"and hal")  # painted at once: the prompt and what was typed
+        assert screen_of(second.seen) == shown
+        second.send(b"f\r")  # typing goes on where it was; the shell's variables and cwd are kept
+        second.expect(b"6 and half")
+        second.expect(b"alice@k:~/w$ ")
+        second.send(b"read line; echo got [$line]\r")  # a K command reading the terminal gets an edited line
+        second.send(b"abx\x7fc\r")
+        second.expect(b"got [abc]")
+        second.expect(b"alice@k:~/w$ ")
+        second.send(b"while :; do echo t$((1+1)); sleep 0.1; done\r")  # job control, as at an SSH login
+        second.expect(b"t2\r\n")
+        second.send(b"\x1a")  # Ctrl-Z once it runs: stopped into job 1, the prompt back
+        seen = second.expect(b"alice@k:~/w$ ")
+        assert b"^Z" in seen and b"[1]+  Stopped" in seen
+        second.send(b"fg\r")
+        second.expect(b"t2\r\n")
+        second.send(b"\x03")  # Ctrl-C interrupts the K command, not the terminal
+        second.expect(b"alice@k:~/w$ ")
+        second.send(b"echo dropped\x03")  # Ctrl-C at the prompt drops the line
+        second.expect(b"^C")
+        second.expect(b"alice@k:~/w$ ")
+        second.send(b"exit 4\r")
+        assert second.wait() == 4  # `exit` ends the terminal, and the channel with its status
+    finally:
+        second.close()
+    rows, _ = screen_of(second.seen)
+    assert "dropped" not in [row.strip() for row in rows]
+    terminal = bench.thread.call(lambda: bench.server.terminals.get("alice", "kprompt"))
+    assert terminal is not None and not terminal.alive and terminal.status == 4
+    bench.thread.call(lambda: asyncio.ensure_future(bench.server.terminals.destroy("alice", "kprompt")))
