@@ -219,6 +219,61 @@ def test_an_ask_approval_survives_a_restart_and_its_output_is_the_calls_result(t
     asyncio.run(asyncio.wait_for(main(), HANG))
 
 
+def test_a_file_tool_under_an_ask_rule_is_refused_at_once_and_a_crash_after_leaves_one_result_each(
+        tmp_path: Path) -> None:
+    """agent.fs cannot wait for a decision (only a shell session can): write_file where an `ask`
+    rule applies gets its error result at once, no approval is left pending, and a SIGKILL while
+    its sibling still runs leaves that refusal as its one result, not an uncertain or paused one."""
+    from kfs.runtime import approvals
+
+    child = start(tmp_path, "fs")
+    try:
+        def ready(state: KState) -> bool:
+            if conversations.get(state, "alice.chat") is None:
+                return False
+            calls = {c["id"]: c["status"] for c in conversations.calls(state, "alice.chat")}
+            live = [r for r in procs.rows(state, agent="alice", live=True) if "sleep 100" in r["cmd"]]
+            return calls.get("slow") == "running" and calls.get("write") not in (None, "running") and bool(live)
+
+        wait_for(tmp_path / "state", child, ready)
+    finally:
+        kill(child)
+
+    async def main() -> None:
+        async with Komputer.boot(state=tmp_path / "state") as computer:  # its start recovers
+            state = computer.state
+            assert approvals.listing(state, ("pending",)) == []  # the write asked nobody
+            by_call = {b["call_id"]: b for m in conversations.messages(state, "alice.chat") for b in m["content"]
+                       if b["type"] == "tool_result"}
+            results = Counter(b["call_id"] for m in conversations.messages(state, "alice.chat")
+                              for b in m["content"] if b["type"] == "tool_result")
+            assert results == {"write": 1, "slow": 1}
+            assert by_call["write"]["status"] == "error"
+            assert by_call["write"]["output"].startswith("write_file: guarded/plan: Permission denied (needs an approval")
+            assert "which only a shell session can wait for" in by_call["write"]["output"]
+            assert by_call["slow"]["status"] == "uncertain"
+            assert {c["id"]: c["status"] for c in conversations.calls(state, "alice.chat")}["write"] != "paused"
+            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["uncertain"]
+            kinds = turn_kinds(state)
+            assert kinds["turn.start"] == kinds["turn.end"] == 1 and kinds["turn.pause"] == 0
+            assert conversations.recover(state, everyone=True) == []  # nothing is sealed twice
+            # the conversation goes on, and the write never happened
+            seen: list[list[str]] = []
+
+            def script(messages: list) -> str:
+                seen.append([m.role for m in messages])
+                return "The write was refused."
+
+            await computer.add_agent("alice")
+            session = await computer.login("alice", id="chat-2")
+            result = await session.loop(ScriptedModel(script), conversation="alice.chat").resume()
+            assert result.status == "done" and seen == [["user", "assistant", "tool", "tool"]]
+            assert not await session.fs.exists("~/guarded/plan")
+            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["uncertain", "done"]
+
+    asyncio.run(asyncio.wait_for(main(), HANG))
+
+
 def test_one_loop_per_conversation_across_processes_and_a_dead_holder_holds_nothing(tmp_path: Path) -> None:
     child = start(tmp_path, "tool")
     try:
