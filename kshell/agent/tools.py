@@ -201,8 +201,9 @@ def computer_tools(session: AgentSession, shells: Shells | None = None, *, comma
     async def files(call: Callable[[], Awaitable[Any]], name: str, path: str) -> Any:
         try:
             return await call()
-        except OSError as e:
-            raise ToolExecutionError(f"{name}: {path}: {e.strerror or e}") from None
+        except OSError as e:  # a path rule's refusal says which rule (an `ask` one: that only the shell waits)
+            why = f" ({e.why})" if isinstance(getattr(e, "why", None), str) else ""
+            raise ToolExecutionError(f"{name}: {path}: {e.strerror or e}{why}") from None
 
     @tool("shell", "Run a command line in the agent's K shell (bash syntax; cwd, variables and functions persist "
           "between calls). Gives stdout, stderr and a non-zero exit status.",

@@ -1,6 +1,7 @@
 """A SIGKILL in the middle of an agent loop, then recovery: every recorded tool call has exactly
 one result (a committed one kept and never run again, a running one uncertain, one waiting for
-an `ask` approval the approved command's output once the loop resumes), a call only the stream
+an `ask` approval the approved command's output once the loop resumes, or its rejection; a file
+tool an `ask` rule matches its refusal, given at once), a call only the stream
 saw gets an uncertain tool event and no invented message, and no turn is left running; the
 conversation goes on. One loop at a time on a conversation, across processes; a holder that
 died holds nothing."""
@@ -143,6 +144,22 @@ async def until(ready: Callable[[], bool]) -> None:
         await asyncio.sleep(0.02)
 
 
+async def crash_while_asking(tmp_path: Path, provider: Provider) -> None:
+    """Run the `ask` scenario against `provider` and SIGKILL it once the call's command waits
+    for its approval and the loop has recorded which."""
+    from kfs.runtime import approvals
+
+    child = start(tmp_path, "ask", provider.url)
+    try:
+        def waiting(state: KState) -> bool:
+            calls = conversations.calls(state, "alice.chat") if conversations.get(state, "alice.chat") else []
+            return bool(calls and calls[0].get("approval") and approvals.listing(state, ("pending",)))
+
+        await asyncio.to_thread(wait_for, tmp_path / "state", child, waiting)
+    finally:
+        kill(child)
+
+
 def test_an_ask_approval_survives_a_restart_and_its_output_is_the_calls_result(tmp_path: Path) -> None:
     from kfs.runtime import approvals
     from kshell.server.config import ServerConfig
@@ -152,15 +169,7 @@ def test_an_ask_approval_survives_a_restart_and_its_output_is_the_calls_result(t
         async with Provider() as provider:
             provider.replies.append({"events": t.chat(text="Removing it.", calls=[
                 ("rm", "shell", {"command": "rm doomed && echo removed"})])})
-            child = start(tmp_path, "ask", provider.url)
-            try:
-                def waiting(state: KState) -> bool:  # the call's command waits, and the loop knows for what
-                    calls = conversations.calls(state, "alice.chat") if conversations.get(state, "alice.chat") else []
-                    return bool(calls and calls[0].get("approval") and approvals.listing(state, ("pending",)))
-
-                await asyncio.to_thread(wait_for, tmp_path / "state", child, waiting)
-            finally:
-                kill(child)
+            await crash_while_asking(tmp_path, provider)
             model = OpenAIChatModel("m", base_url=provider.url, key="k")
             async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK,)),
                                      models={"main": model}) as computer:
@@ -215,6 +224,101 @@ def test_an_ask_approval_survives_a_restart_and_its_output_is_the_calls_result(t
                 again = await session.loop("main").prompt("look")
                 [look] = [b for m in again.messages if m.role == "tool" for b in m.content]
                 assert "approval" not in look["output"] and look["status"] == "ok"
+
+    asyncio.run(asyncio.wait_for(main(), HANG))
+
+
+def test_a_paused_call_whose_approval_is_rejected_after_the_restart_gets_one_error_result(tmp_path: Path) -> None:
+    from kfs.runtime import approvals
+    from kshell.server.config import ServerConfig
+    from tests.agent.crash_child import ASK
+
+    async def main() -> None:
+        async with Provider() as provider:
+            provider.replies.append({"events": t.chat(text="Removing it.", calls=[
+                ("rm", "shell", {"command": "rm doomed && echo removed"})])})
+            await crash_while_asking(tmp_path, provider)
+            model = OpenAIChatModel("m", base_url=provider.url, key="k")
+            async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK,)),
+                                     models={"main": model}) as computer:
+                state = computer.state
+                [pending] = approvals.listing(state, ("pending",))
+                [session] = [s for s in await computer.recover_sessions() if s.id == "chat"]
+                provider.replies.append({"events": t.chat(text="It stays.")})
+                since = last_event(state)
+                task = asyncio.create_task(session.loop("main").resume())
+                await until(lambda: any(e["type"] == "turn.resume" for e in events_since(state, since)))
+                approvals.decide(state, pending["id"], False, "test", "keep it")
+                run = await task
+                assert run.status == "done" and run.text == "It stays."
+                assert await session.fs.exists("~/doomed")  # nothing ran
+                results = [b for m in conversations.messages(state, "alice.chat") for b in m["content"]
+                           if b["type"] == "tool_result"]
+                assert [(b["call_id"], b["status"]) for b in results] == [("rm", "error")]
+                output = results[0]["output"]
+                assert "rejected" in output and "keep it" in output and output.endswith("[exit status 126]")
+                assert "removed" not in output.replace("rm doomed", "")
+                sent = provider.requests[1].json["messages"]
+                assert [m["role"] for m in sent] == ["user", "assistant", "tool"] and sent[2]["content"] == output
+                assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["tool_calls", "done"]
+                kinds = turn_kinds(state)
+                assert kinds["turn.start"] == kinds["turn.end"] == 2 and kinds["turn.resume"] == 1
+                assert conversations.get(state, "alice.chat")["run"] is None
+
+    asyncio.run(asyncio.wait_for(main(), HANG))
+
+
+def test_a_file_tool_under_an_ask_rule_is_refused_at_once_and_a_crash_after_leaves_one_result_each(
+        tmp_path: Path) -> None:
+    """agent.fs cannot wait for a decision (only a shell session can): write_file where an `ask`
+    rule applies gets its error result at once, no approval is left pending, and a SIGKILL while
+    its sibling still runs leaves that refusal as its one result, not an uncertain or paused one."""
+    from kfs.runtime import approvals
+
+    child = start(tmp_path, "fs")
+    try:
+        def ready(state: KState) -> bool:
+            if conversations.get(state, "alice.chat") is None:
+                return False
+            calls = {c["id"]: c["status"] for c in conversations.calls(state, "alice.chat")}
+            live = [r for r in procs.rows(state, agent="alice", live=True) if "sleep 100" in r["cmd"]]
+            return calls.get("slow") == "running" and calls.get("write") not in (None, "running") and bool(live)
+
+        wait_for(tmp_path / "state", child, ready)
+    finally:
+        kill(child)
+
+    async def main() -> None:
+        async with Komputer.boot(state=tmp_path / "state") as computer:  # its start recovers
+            state = computer.state
+            assert approvals.listing(state, ("pending",)) == []  # the write asked nobody
+            by_call = {b["call_id"]: b for m in conversations.messages(state, "alice.chat") for b in m["content"]
+                       if b["type"] == "tool_result"}
+            results = Counter(b["call_id"] for m in conversations.messages(state, "alice.chat")
+                              for b in m["content"] if b["type"] == "tool_result")
+            assert results == {"write": 1, "slow": 1}
+            assert by_call["write"]["status"] == "error"
+            assert by_call["write"]["output"].startswith("write_file: guarded/plan: Permission denied (needs an approval")
+            assert "which only a shell session can wait for" in by_call["write"]["output"]
+            assert by_call["slow"]["status"] == "uncertain"
+            assert {c["id"]: c["status"] for c in conversations.calls(state, "alice.chat")}["write"] != "paused"
+            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["uncertain"]
+            kinds = turn_kinds(state)
+            assert kinds["turn.start"] == kinds["turn.end"] == 1 and kinds["turn.pause"] == 0
+            assert conversations.recover(state, everyone=True) == []  # nothing is sealed twice
+            # the conversation goes on, and the write never happened
+            seen: list[list[str]] = []
+
+            def script(messages: list) -> str:
+                seen.append([m.role for m in messages])
+                return "The write was refused."
+
+            await computer.add_agent("alice")
+            session = await computer.login("alice", id="chat-2")
+            result = await session.loop(ScriptedModel(script), conversation="alice.chat").resume()
+            assert result.status == "done" and seen == [["user", "assistant", "tool", "tool"]]
+            assert not await session.fs.exists("~/guarded/plan")
+            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["uncertain", "done"]
 
     asyncio.run(asyncio.wait_for(main(), HANG))
 
