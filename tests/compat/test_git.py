@@ -35,7 +35,7 @@ def sandbox(delegated: None) -> Iterator[Sandbox]:
 
 def test_init_add_commit_push_clone_and_branches(sandbox: Sandbox) -> None:
     git = sandbox.git
-    git.init("origin.git", bare=True)
+    git.init("origin.git", bare=True, initial_branch="main")
     git.init("work", initial_branch="main")
     sandbox.fs.upload_file(b"hello\n", "work/a.txt")
     status = git.status("work")
@@ -110,7 +110,7 @@ def test_async_git(delegated: None) -> None:
 def test_e2b_git_runs_git_dash_c_and_parses_as_upstream(delegated: None) -> None:
     with k_e2b.Sandbox.create() as sandbox:
         git = sandbox.git
-        git.init("/home/user/bare.git", bare=True)
+        git.init("/home/user/bare.git", bare=True, initial_branch="main")
         git.init("proj", initial_branch="main", cwd="/home/user")
         sandbox.files.write("/home/user/proj/a.txt", "one\n")
         git.add("proj")
