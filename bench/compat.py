@@ -7,8 +7,9 @@ Rows (each prints K's median, the published figure or the goal, and the ratio K 
 - the same with a warm spare (K_SANDBOX_WARM=1: a computer booted ahead, as providers keep
   warm pools), the spare's boot waited for between runs and not timed;
   published medians: Daytona 186 ms, E2B 491 ms; goal: under 50 ms;
-- `commands.run("true")` round trip through the E2B adapter, and `agent.exec("true")` through
-  the SDK beneath it (goal: under 2 ms).
+- `commands.run("true")` round trip through the E2B adapter, through its async client
+  (AsyncSandbox: the same call run in a pool thread and awaited), and `agent.exec("true")`
+  through the SDK beneath them (goal: under 2 ms).
 
 Every row checks the output before its time counts.
 
@@ -27,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # ahead of bench/, whose native.py would shadow the `native` package
 
 from kshell.compat import core  # noqa: E402
-from kshell.compat.e2b import Sandbox  # noqa: E402
+from kshell.compat.e2b import AsyncSandbox, Sandbox  # noqa: E402
 
 PUBLISHED = {"Daytona": 186.0, "E2B": 491.0}  # ms, create to first command, medians
 GOALS = {"create": 50.0, "run": 2.0}  # ms
@@ -77,6 +78,25 @@ def round_trip(runs: int) -> tuple[float, float]:
     return statistics.median(adapter), statistics.median(sdk)
 
 
+def async_round_trip(runs: int) -> float:
+    import asyncio
+
+    async def main() -> float:
+        sandbox = await AsyncSandbox.create()
+        try:
+            assert (await sandbox.commands.run("echo ok")).stdout == "ok\n"
+            times = []
+            for _ in range(runs):
+                began = time.perf_counter()
+                await sandbox.commands.run("true")
+                times.append((time.perf_counter() - began) * 1000)
+        finally:
+            await sandbox.kill()
+        return statistics.median(times)
+
+    return asyncio.run(main())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs")
@@ -91,6 +111,7 @@ def main() -> None:
     os.environ.pop(core.WARM_ENV, None)
     adapter, sdk = round_trip(calls)
     row(f'e2b commands.run("true") (n={calls})', adapter, {"goal": GOALS["run"]})
+    row(f'e2b async commands.run("true") (n={calls})', async_round_trip(calls), {"goal": GOALS["run"]})
     row(f'sdk agent.exec("true") beneath it (n={calls})', sdk, {"goal": GOALS["run"]})
 
 

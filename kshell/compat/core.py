@@ -28,7 +28,7 @@ import shutil
 import stat as statmod
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -282,15 +282,8 @@ class Process:
             rows = await asyncio.to_thread(procs.rows, state, agent=agent, live=True)
             before = {r["pid"] for r in rows if r["session"] == sid}
         self.task = asyncio.get_running_loop().create_task(self._run(command, env, timeout))
-        if not self.track:
-            return
-        while not self.done.done():
-            rows = await asyncio.to_thread(procs.rows, state, agent=agent, live=True)
-            found = [r["pid"] for r in rows if r["session"] == sid and r["pid"] not in before]
-            if found:
-                self.pid = min(found)  # the exec line's row comes before any job it starts
-                return
-            await asyncio.sleep(0.002)
+        if self.track:
+            self.pid = await first_row(state, agent, sid, self.done, before) or self.pid
 
     async def _run(self, command: str, env: dict[str, str] | None, timeout: float | None) -> None:
         result = None
@@ -320,6 +313,16 @@ class Process:
             self.done.set_result(outcome)
         self.sandbox.processes.pop(self.pid, None)
 
+    async def follow(self, listener: Listener, ended: Callable[[], None]) -> None:
+        """Hand `listener` the output so far (stdout's, then stderr's), then the rest as it
+        comes; `ended` is called once the command has ended (a handle that connects later)."""
+        for chunk in self.out:
+            listener("stdout", chunk)
+        for chunk in self.err:
+            listener("stderr", chunk)
+        self.listeners.append(listener)
+        self.done.add_done_callback(lambda _: ended())
+
     async def wait(self) -> Outcome:
         """The outcome (the same one to every waiter, however often asked)."""
         return await asyncio.shield(self.done)
@@ -333,6 +336,178 @@ class Process:
         if runner is not None:
             runner.interrupt()
         return True
+
+
+async def first_row(state: Any, agent: str, session: str, done: asyncio.Future[Any], before: set[int]) -> int:
+    """The pid of the first process row session `session` gets that is not in `before` (a
+    command's exec line comes before any job it starts), polled until it is there or `done`
+    (then 0)."""
+    from kfs.runtime import procs
+
+    while not done.done():
+        rows = await asyncio.to_thread(procs.rows, state, agent=agent, live=True)
+        found = [r["pid"] for r in rows if r["session"] == session and r["pid"] not in before]
+        if found:
+            return min(found)
+        await asyncio.sleep(0.002)
+    return 0
+
+
+# K's shell reading the terminal a line at a time, each line run as typed (a program it starts
+# gets the terminal, with a pty of its own); Ctrl-D on an empty line or `exit` ends it.
+TERMINAL_SHELL = 'while IFS= read -r line; do eval "$line"; done'
+
+
+class Terminal:
+    """A sandbox's pty (E2B's `pty`, Daytona's pty sessions): a K persistent terminal
+    (kshell.server.terminals) in a session of its own, running K's shell line by line
+    (TERMINAL_SHELL). What it prints is the terminal's bytes (escape sequences and all), kept
+    and handed to listeners as stream "pty"; its pid is the terminal's worker (the process
+    running its shell; K keeps process rows for the commands run there, not for the
+    terminal). It has the surface of a `Process`, so that the adapters' command handles serve
+    it too."""
+
+    def __init__(self, sandbox: KSandbox, listeners: list[Listener]) -> None:
+        self.sandbox = sandbox
+        self.cmd = TERMINAL_SHELL
+        self.pid = 0
+        self.out: list[bytes] = []
+        self.err: list[bytes] = []
+        self.pty: list[bytes] = []
+        self.combined = self.pty
+        self.listeners = list(listeners)
+        self.error: str | None = None
+        self.failure: BaseException | None = None
+        self.done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        self.terminal: Any = None
+        self.viewer: Any = None
+        self.task: asyncio.Task[None] | None = None
+        self.stdin_closed = False
+
+    async def start(self, *, size: tuple[int, int], cwd: str | None, env: dict[str, str] | None,
+                    timeout: float | None) -> None:
+        """Make the terminal at `size` (columns, rows) and return once its worker runs."""
+        sandbox = self.sandbox
+        if sandbox.parent is not None:
+            raise Unsupported("pty in a fork", "K's persistent terminals run in the agent's own tree, not a fork's")
+        if size[0] <= 0 or size[1] <= 0:
+            raise ValueError(f"pty size {size[0]}x{size[1]}: columns and rows must be positive")
+        server = sandbox.computer.server
+        agent = sandbox.computer.agent(AGENT)
+        name = f"pty-{secrets.token_hex(6)}"
+        self.terminal = await server.terminals.create(agent, name, self.cmd, env=sandbox.env(env),
+                                                      cwd=sandbox.session.fs.path(cwd or sandbox.session.home),
+                                                      size=size, front="sdk pty")
+        self.viewer = await self.terminal.attach(self._output, size)
+        self.task = asyncio.get_running_loop().create_task(self._follow(timeout))
+        while not self.terminal.worker_pid and not self.done.done():  # its worker is being started
+            await asyncio.sleep(0.002)
+        self.pid = self.terminal.worker_pid
+
+    async def _output(self, data: bytes) -> None:
+        self.pty.append(data)
+        for listener in list(self.listeners):
+            try:
+                listener("pty", data)
+            except Exception as e:  # noqa: BLE001 - a callback's failure fails its handle, never the loop
+                self.fail(e, "pty")
+
+    async def _follow(self, timeout: float | None) -> None:
+        terminal = self.terminal
+        try:
+            await asyncio.wait_for(terminal.ended.wait(), timeout or None)
+            await terminal.flushed(self.viewer)  # every byte it printed is handed out first
+            status = terminal.status if terminal.status is not None else -1
+            outcome = Outcome(b"", b"", status, self.error, self.failure)
+        except TimeoutError as e:
+            self.error = self.error or f"pty timed out after {timeout:g} s"
+            outcome = Outcome(b"", b"", -1, self.error, self.failure or e)
+        except asyncio.CancelledError:
+            outcome = Outcome(b"", b"", -1, "the sandbox was killed",
+                              SandboxGone(f"sandbox {self.sandbox.id} was killed while pty {self.pid} ran"))
+        finally:
+            terminal.detach(self.viewer)
+            with contextlib.suppress(Exception):
+                await self.sandbox.computer.server.terminals.destroy(AGENT, terminal.record.name)
+        if not self.done.done():
+            self.done.set_result(outcome)
+        self.sandbox.terminals.pop(self.pid, None)
+
+    def fail(self, error: Exception, stream: str = "pty") -> None:
+        if self.failure is None:
+            self.failure = error
+            self.error = f"{stream} callback raised {type(error).__name__}: {error}"
+            self.interrupt()
+
+    async def follow(self, listener: Listener, ended: Callable[[], None]) -> None:
+        for chunk in self.pty:
+            listener("pty", chunk)
+        self.listeners.append(listener)
+        self.done.add_done_callback(lambda _: ended())
+
+    def send_stdin(self, data: bytes) -> None:
+        """Keys, as a terminal sends them (b"\\r" ends a line; a program on the pty gets them raw)."""
+        if self.done.done():
+            raise ProcessLookupError(f"pty {self.pid} has ended: it reads no more input")
+        if self.stdin_closed:
+            raise BrokenPipeError(f"pty {self.pid}: its input was closed")
+        submit_here(self.terminal.type(data))
+
+    def close_stdin(self) -> None:
+        """The end of input, as Ctrl-D at the start of a line sends it."""
+        if not self.done.done() and not self.stdin_closed:
+            submit_here(self.terminal.type(b"\x04"))
+            self.stdin_closed = True
+
+    async def resize(self, columns: int, rows: int) -> None:
+        if self.done.done():
+            raise ProcessLookupError(f"pty {self.pid} has ended: it has no size to change")
+        if columns <= 0 or rows <= 0:
+            raise ValueError(f"pty size {columns}x{rows}: columns and rows must be positive")
+        await self.terminal.resize(columns, rows)
+
+    @property
+    def running(self) -> bool:
+        return not self.done.done()
+
+    async def wait(self) -> Outcome:
+        return await asyncio.shield(self.done)
+
+    def interrupt(self) -> bool:
+        """End the terminal (its shell hung up on, then everything left in its worker killed);
+        False when it had ended."""
+        if self.done.done() or self.task is None:
+            return False
+        asyncio.get_running_loop().create_task(self._end())
+        return True
+
+    async def _end(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.sandbox.computer.server.terminals.destroy(AGENT, self.terminal.record.name)
+
+
+def stream(process: Process | Terminal, timeout: float | None = None) -> Iterator[tuple[str, bytes]]:
+    """(stream, chunk) for a command's or pty's output so far, then for the rest as it comes,
+    until it ended (from a thread other than the adapters' loop). TimeoutError when `timeout`
+    seconds pass with it still running."""
+    import queue
+
+    chunks: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
+    run(process.follow(lambda name, chunk: chunks.put((name, chunk)), lambda: chunks.put(None)))
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        try:
+            item = chunks.get(timeout=None if deadline is None else max(deadline - time.monotonic(), 0))
+        except queue.Empty:
+            raise TimeoutError(f"process {process.pid} still runs after {timeout:g} s") from None
+        if item is None:
+            return
+        yield item
+
+
+def submit_here(coro: Coroutine[Any, Any, Any]) -> None:
+    """Run `coro` on the running loop (the adapters'), not waited for, in the order asked."""
+    asyncio.get_running_loop().create_task(coro)
 
 
 @dataclass
@@ -373,6 +548,7 @@ class KSandbox:
     forks: list[KSandbox] = field(default_factory=list)
     names: set[str] = field(default_factory=set)  # a fork's sessions (its processes are theirs)
     sessions: dict[str, AgentSession] = field(default_factory=dict)  # named sessions (Daytona's)
+    terminals: dict[int, Terminal] = field(default_factory=dict)  # its ptys, by pid
     _locks: dict[str, asyncio.Lock] = field(default_factory=dict)  # one command at a time per session
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -478,8 +654,15 @@ class KSandbox:
                                                             f"{process.pid} ran")))
             if process.task is not None:
                 process.task.cancel()
-        await asyncio.gather(*(p.task for p in self.processes.values() if p.task is not None),
-                             return_exceptions=True)
+        for terminal in list(self.terminals.values()):
+            if not terminal.done.done():
+                terminal.done.set_result(Outcome(b"", b"", -1, "the sandbox was killed",
+                                                 SandboxGone(f"sandbox {self.id} was killed while pty "
+                                                             f"{terminal.pid} ran")))
+            if terminal.task is not None:
+                terminal.task.cancel()  # its terminal is destroyed as the task ends
+        await asyncio.gather(*(p.task for p in [*self.processes.values(), *self.terminals.values()]
+                               if p.task is not None), return_exceptions=True)
         if self.parent is not None:  # a fork: its sessions end and its tree goes; the computer stays
             from kfs import forks
 
@@ -555,6 +738,22 @@ class KSandbox:
             self.processes[process.pid] = process
         return process
 
+    async def open_terminal(self, *, size: tuple[int, int], cwd: str | None = None, env: dict[str, str] | None = None,
+                            timeout: float | None = None, listeners: list[Listener] | None = None) -> Terminal:
+        """A pty of the sandbox (Terminal), its shell started; nothing left behind on failure."""
+        self.check()
+        terminal = Terminal(self, listeners or [])
+        try:
+            await terminal.start(size=size, cwd=cwd, env=env, timeout=timeout)
+        except BaseException:
+            if terminal.terminal is not None:
+                with contextlib.suppress(Exception):
+                    await self.computer.server.terminals.destroy(AGENT, terminal.terminal.record.name)
+            raise
+        if terminal.pid:
+            self.terminals[terminal.pid] = terminal
+        return terminal
+
     async def exec(self, cmd: str, **options: Any) -> Outcome:
         """A foreground command, waited for."""
         return await (await self.start(cmd, background=False, **options)).wait()
@@ -602,7 +801,7 @@ class KSandbox:
     async def kill(self, pid: int) -> bool:
         """Kill process `pid` (SIGKILL, as upstream); False when it is not running."""
         self.check()
-        process = self.processes.get(pid)
+        process = self.processes.get(pid) or self.terminals.get(pid)
         if process is not None:
             return process.interrupt()
         from kshell.worker.procs import send
@@ -706,6 +905,8 @@ class Watcher:
         self.names: dict[int, tuple[int, str]] = {}  # child inode -> (directory inode, name)
         self.seq = 0
         self.events: list[Change] = []
+        self.keep = True  # events kept for `take` (an async watch hands them to its listener only)
+        self.last: Change | None = None  # the latest event (since the last `take`, or this batch when not kept)
         self.stopped = False
         self.failure: BaseException | None = None
         self._task: asyncio.Task[None] | None = None
@@ -771,9 +972,11 @@ class Watcher:
 
     def _emit(self, name: str, kind: str) -> None:
         change = Change(name, kind)
-        if self.events and self.events[-1] == change and kind == "write":
+        if self.last == change and kind == "write":
             return  # one write call appends several rows (data, then its attributes): one event
-        self.events.append(change)
+        self.last = change
+        if self.keep:
+            self.events.append(change)
         for listener in list(self.listeners):
             with contextlib.suppress(Exception):
                 listener(change)
@@ -788,6 +991,8 @@ class Watcher:
                 if batch:
                     self.seq = batch[-1].seq
                     self._feed(batch)
+                    if not self.keep:
+                        self.last = None
                 else:
                     await asyncio.sleep(0.02)
         except Exception as e:  # noqa: BLE001 - the watch ends; its handle says why
@@ -797,6 +1002,7 @@ class Watcher:
         if self.failure is not None:
             raise self.failure
         out, self.events = self.events, []
+        self.last = None
         return out
 
     def stop(self) -> None:

@@ -32,14 +32,17 @@ from enum import StrEnum
 from typing import Any
 
 from kshell.compat import core
+from kshell.compat import git as kgit
 from kshell.compat.core import Unsupported
 
 __all__ = [
     "CodeRunParams", "Command", "CreateSandboxBaseParams", "CreateSandboxFromImageParams",
     "CreateSandboxFromSnapshotParams", "Daytona", "DaytonaConfig", "DaytonaError", "DaytonaNotFoundError",
     "DaytonaTimeoutError", "ExecuteResponse", "ExecutionArtifacts", "FileDownloadRequest", "FileDownloadResponse",
-    "FileInfo", "FileUpload", "Match", "ReplaceResult", "Sandbox", "SandboxState", "SearchFilesResponse", "Session",
-    "SessionCommandLogsResponse", "SessionExecuteRequest", "SessionExecuteResponse", "Unsupported",
+    "FileInfo", "FileStatus", "FileUpload", "Git", "GitCommitResponse", "GitFileStatus", "GitRemote", "GitStatus",
+    "ListBranchResponse", "ListRemotesResponse", "Match", "PtyHandle", "PtyResult", "PtySessionInfo", "PtySize",
+    "ReplaceResult", "Sandbox", "SandboxState", "SearchFilesResponse", "Session", "SessionCommandLogsResponse",
+    "SessionExecuteRequest", "SessionExecuteResponse", "Unsupported",
 ]
 
 
@@ -256,6 +259,97 @@ class FileDownloadResponse:
     error_details: Any = None
 
 
+@dataclass
+class PtySize:
+    rows: int
+    cols: int
+
+
+@dataclass
+class PtyResult:
+    exit_code: int | None = None
+    error: str | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class PtySessionInfo:
+    active: bool
+    cols: int
+    created_at: str
+    cwd: str
+    envs: dict[str, str]
+    id: str
+    lazy_start: bool
+    rows: int
+
+
+class PtyHandle:
+    """A pty session (Daytona's PtyHandle) on a K persistent terminal running K's shell a line
+    at a time (kshell.compat.core.Terminal): `send_input` types, `wait(on_data=...)` hands the
+    terminal's bytes as they come, `resize` and `kill` reach the terminal."""
+
+    def __init__(self, process: Process, session_id: str, terminal: core.Terminal) -> None:
+        self._owner = process
+        self._session_id = session_id
+        self._terminal = terminal
+        self._connected = True
+
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def exit_code(self) -> int | None:
+        done = self._terminal.done
+        return done.result().status if done.done() else None
+
+    @property
+    def error(self) -> str | None:
+        done = self._terminal.done
+        return done.result().error if done.done() else None
+
+    def is_connected(self) -> bool:
+        return self._connected and self._terminal.running
+
+    def wait_for_connection(self, timeout: float = 10.0) -> None:
+        """Connected already: the terminal was attached when it was made."""
+
+    def __iter__(self) -> Iterator[bytes]:
+        for _, chunk in core.stream(self._terminal):
+            yield chunk
+
+    @_errors
+    def send_input(self, data: str | bytes) -> None:
+        """Keys, as a terminal sends them (a "\\n" or "\\r" ends a line)."""
+        core.run(_call(self._terminal.send_stdin, data.encode() if isinstance(data, str) else bytes(data)))
+
+    @_errors
+    def resize(self, pty_size: PtySize) -> PtySessionInfo:
+        return self._owner.resize_pty_session(self._session_id, pty_size)
+
+    @_errors
+    def kill(self) -> None:
+        self._owner.kill_pty_session(self._session_id)
+
+    @_errors
+    def wait(self, on_data: Callable[[bytes], None] | None = None, timeout: float | None = None) -> PtyResult:
+        """Until the pty ends (DaytonaTimeoutError after `timeout` seconds); `on_data` gets its
+        bytes so far, then the rest as they come (a callback that raises ends the pty)."""
+        for _, chunk in core.stream(self._terminal, timeout):
+            if on_data is not None:
+                try:
+                    on_data(chunk)
+                except Exception as e:
+                    core.run(_call(self._terminal.fail, e, "pty"))
+                    raise
+        outcome = core.run(self._terminal.wait())
+        return PtyResult(exit_code=outcome.status, error=outcome.error)
+
+    def disconnect(self) -> None:
+        """Stop following the pty here; it runs on (kill ends it)."""
+        self._connected = False
+
+
 class SandboxState(StrEnum):
     STARTED = "started"
     STOPPED = "stopped"
@@ -284,6 +378,7 @@ class Process:
     def __init__(self, sandbox: core.KSandbox) -> None:
         self._sandbox = sandbox
         self._commands: dict[str, dict[str, core.Process]] = {}  # session id -> command id -> process
+        self._ptys: dict[str, tuple[core.Terminal, PtySessionInfo]] = {}  # pty session id -> its terminal
 
     @_errors
     def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
@@ -392,28 +487,13 @@ class Process:
     def get_session_command_logs_async(self, session_id: str, command_id: str, on_stdout: Callable[[str], Any],
                                        on_stderr: Callable[[str], Any]) -> None:
         """Hand the command's output so far, then the rest as it comes, until it ends."""
-        import queue
-
         process = self._process(session_id, command_id)
-        chunks: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
-
-        async def attach() -> list[tuple[str, bytes]]:
-            seen = [("stdout", c) for c in process.out] + [("stderr", c) for c in process.err]
-            process.listeners.append(lambda stream, chunk: chunks.put((stream, chunk)))
-            process.done.add_done_callback(lambda _: chunks.put(None))
-            return seen
-
-        def hand(stream: str, chunk: bytes) -> None:
+        for stream, chunk in core.stream(process):
             try:
                 (on_stdout if stream == "stdout" else on_stderr)(_text(chunk))
             except Exception as e:  # a callback that raises fails the command and ends it
                 core.run(_call(process.fail, e, stream))
                 raise
-
-        for stream, chunk in core.run(attach()):
-            hand(stream, chunk)
-        while (item := chunks.get()) is not None:
-            hand(*item)
 
     @_errors
     def send_session_command_input(self, session_id: str, command_id: str, data: str,
@@ -422,21 +502,70 @@ class Process:
         process = self._process(session_id, command_id)
         core.run(_call(process.send_stdin, data.encode("utf-8")))
 
-    # refused
+    # pty sessions
 
+    @_errors
     def create_pty_session(self, id: str, cwd: str | None = None, envs: dict[str, str] | None = None,
-                           pty_size: Any = None) -> Any:
-        raise Unsupported("Process.create_pty_session", "the SDK has no terminal channel; K's PTY sessions are "
-                          "its SSH front end's (ssh -t agent@host)")
+                           pty_size: PtySize | None = None) -> PtyHandle:
+        """A pty session named `id`: a K persistent terminal of `pty_size` (120x30 by default,
+        as upstream's) running K's shell a line at a time, in `cwd` (the home) with `envs`."""
+        if id in self._ptys and self._ptys[id][0].running:
+            raise DaytonaError(f"pty session {id} already exists", 409)
+        size = pty_size or PtySize(rows=30, cols=120)
+        terminal = core.run(self._sandbox.open_terminal(size=(size.cols, size.rows), cwd=cwd, env=envs))
+        info = PtySessionInfo(active=True, cols=size.cols, created_at=datetime.now(UTC).isoformat(),
+                              cwd=self._sandbox.session.fs.path(cwd or self._sandbox.session.home),
+                              envs=dict(envs or {}), id=id, lazy_start=False, rows=size.rows)
+        self._ptys[id] = (terminal, info)
+        return PtyHandle(self, id, terminal)
 
-    def connect_pty_session(self, session_id: str) -> Any:
-        return self.create_pty_session(session_id)
+    def _pty(self, session_id: str) -> tuple[core.Terminal, PtySessionInfo]:
+        found = self._ptys.get(session_id)
+        if found is None:
+            raise DaytonaNotFoundError(f"pty session {session_id} not found", 404)
+        return found
+
+    @_errors
+    def connect_pty_session(self, session_id: str) -> PtyHandle:
+        """Another handle to pty session `session_id` (its output so far, then as it comes)."""
+        terminal, _ = self._pty(session_id)
+        if not terminal.running:
+            raise DaytonaNotFoundError(f"pty session {session_id} has ended", 404)
+        return PtyHandle(self, session_id, terminal)
+
+    @_errors
+    def list_pty_sessions(self, request_timeout: float | None = None) -> list[PtySessionInfo]:
+        return [self.get_pty_session_info(i) for i in self._ptys]
+
+    @_errors
+    def get_pty_session_info(self, session_id: str, request_timeout: float | None = None) -> PtySessionInfo:
+        terminal, info = self._pty(session_id)
+        info.active = terminal.running
+        return info
+
+    @_errors
+    def kill_pty_session(self, session_id: str, request_timeout: float | None = None) -> None:
+        """End the pty session: its shell and every program it started."""
+        terminal, _ = self._pty(session_id)
+        core.run(_interrupt(terminal))
+        core.run(terminal.wait())
+
+    @_errors
+    def resize_pty_session(self, session_id: str, pty_size: PtySize,
+                           request_timeout: float | None = None) -> PtySessionInfo:
+        """The window changed: the terminal and the program on it follow (SIGWINCH)."""
+        terminal, info = self._pty(session_id)
+        core.run(terminal.resize(pty_size.cols, pty_size.rows))
+        info.cols, info.rows = pty_size.cols, pty_size.rows
+        return self.get_pty_session_info(session_id)
+
+    # refused
 
     def get_entrypoint_logs(self, request_timeout: float | None = None) -> Any:
         raise Unsupported("Process.get_entrypoint_logs", "a K sandbox has no entrypoint process")
 
 
-async def _interrupt(process: core.Process) -> bool:
+async def _interrupt(process: core.Process | core.Terminal) -> bool:
     return process.interrupt()
 
 
@@ -593,12 +722,220 @@ async def _rmdir(fs: Any, path: str) -> None:
     await fs.rm(path, recursive=True)
 
 
+# -- git ----------------------------------------------------------------------------------------------------------
+
+
+class GitFileStatus(StrEnum):  # upstream's Status (its toolbox API's name and members)
+    Unmodified = "Unmodified"
+    Untracked = "Untracked"
+    Modified = "Modified"
+    Added = "Added"
+    Deleted = "Deleted"
+    Renamed = "Renamed"
+    Copied = "Copied"
+    UpdatedButUnmerged = "Updated but unmerged"
+
+
+_LETTERS = {".": GitFileStatus.Unmodified, "?": GitFileStatus.Untracked, "M": GitFileStatus.Modified,
+            "T": GitFileStatus.Modified, "A": GitFileStatus.Added, "D": GitFileStatus.Deleted,
+            "R": GitFileStatus.Renamed, "C": GitFileStatus.Copied, "U": GitFileStatus.UpdatedButUnmerged}
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class FileStatus:
+    extra: str
+    name: str
+    staging: GitFileStatus
+    worktree: GitFileStatus
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class GitStatus:
+    ahead: int | None = None
+    behind: int | None = None
+    branch_published: bool | None = None
+    current_branch: str
+    detached: bool | None = None
+    file_status: list[FileStatus]
+    upstream: str | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class ListBranchResponse:
+    branches: list[str]
+    current: str | None = None
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class GitRemote:
+    name: str
+    url: str
+
+
+@dataclass(kw_only=True)  # a pydantic model upstream: keyword arguments only
+class ListRemotesResponse:
+    remotes: list[GitRemote]
+
+
+@dataclass
+class GitCommitResponse:
+    sha: str
+
+
+class Git:
+    """Daytona's git helpers: real `git` run in the sandbox (kshell.compat.git), paths relative
+    to the home. Credentials are refused (a K sandbox reaches only local paths and its image's
+    virtual hosts); without git to run, each call says "install git"."""
+
+    def __init__(self, sandbox: core.KSandbox) -> None:
+        self._sandbox = sandbox
+
+    def _run(self, args: list[str], path: str | None = None, env: dict[str, str] | None = None) -> str:
+        where = self._sandbox.session.fs.path(path) if path is not None else None
+        return core.run(kgit.git(self._sandbox, args, cwd=where, env=env))
+
+    @_errors
+    def clone(self, url: str, path: str, branch: str | None = None, commit_id: str | None = None,
+              username: str | None = None, password: str | None = None, insecure_skip_tls: bool | None = None,
+              depth: int | None = None, request_timeout: float | None = None) -> None:
+        kgit.refuse_credentials("Git.clone", username, password)
+        if insecure_skip_tls:
+            raise Unsupported("Git.clone(insecure_skip_tls=True)", "a K sandbox reaches no TLS hosts to skip")
+        args = ["clone", *(["--branch", branch] if branch else []), *(["--depth", str(depth)] if depth else []),
+                "--", url, self._sandbox.session.fs.path(path)]
+        self._run(args)
+        if commit_id:
+            self._run(["checkout", "--detach", commit_id], path)
+
+    @_errors
+    def init(self, path: str, bare: bool = False, initial_branch: str | None = None,
+             request_timeout: float | None = None) -> None:
+        self._run(["init", *(["--bare"] if bare else []),
+                   *(["--initial-branch", initial_branch] if initial_branch else []),
+                   self._sandbox.session.fs.path(path)])
+
+    @_errors
+    def add(self, path: str, files: list[str], request_timeout: float | None = None) -> None:
+        self._run(["add", "--", *files], path)
+
+    @_errors
+    def commit(self, path: str, message: str, author: str, email: str, allow_empty: bool = False,
+               request_timeout: float | None = None) -> GitCommitResponse:
+        where = self._sandbox.session.fs.path(path)
+        return GitCommitResponse(core.run(kgit.commit(self._sandbox, where, message, author, email, allow_empty)))
+
+    @_errors
+    def status(self, path: str, request_timeout: float | None = None) -> GitStatus:
+        found = core.run(kgit.status(self._sandbox, self._sandbox.session.fs.path(path)))
+        return GitStatus(ahead=found.ahead, behind=found.behind, branch_published=found.upstream is not None,
+                         current_branch=found.branch, detached=found.detached, upstream=found.upstream,
+                         file_status=[FileStatus(extra=c.extra, name=c.name, staging=_LETTERS[c.staging],
+                                                 worktree=_LETTERS[c.worktree]) for c in found.changes])
+
+    @_errors
+    def branches(self, path: str, request_timeout: float | None = None) -> ListBranchResponse:
+        found = core.run(kgit.branches(self._sandbox, self._sandbox.session.fs.path(path)))
+        return ListBranchResponse(branches=found.names, current=found.current)
+
+    @_errors
+    def create_branch(self, path: str, name: str, request_timeout: float | None = None) -> None:
+        """Create branch `name` and check it out (upstream's meaning)."""
+        self._run(["checkout", "-b", name], path)
+
+    @_errors
+    def checkout_branch(self, path: str, branch: str, request_timeout: float | None = None) -> None:
+        self._run(["checkout", branch], path)
+
+    @_errors
+    def delete_branch(self, path: str, name: str, request_timeout: float | None = None) -> None:
+        self._run(["branch", "-d", name], path)
+
+    @_errors
+    def pull(self, path: str, username: str | None = None, password: str | None = None, branch: str | None = None,
+             remote: str | None = None, request_timeout: float | None = None) -> None:
+        kgit.refuse_credentials("Git.pull", username, password)
+        self._run(["pull", *([remote or "origin"] if remote or branch else []), *([branch] if branch else [])], path)
+
+    @_errors
+    def push(self, path: str, username: str | None = None, password: str | None = None, branch: str | None = None,
+             remote: str | None = None, set_upstream: bool = False, request_timeout: float | None = None) -> None:
+        kgit.refuse_credentials("Git.push", username, password)
+        self._run(["push", *(["--set-upstream"] if set_upstream else []),
+                   *([remote or "origin"] if remote or branch else []), *([branch] if branch else [])], path)
+
+    @_errors
+    def configure_user(self, name: str, email: str, scope: str = "global", path: str | None = None,
+                       request_timeout: float | None = None) -> None:
+        self.set_config("user.name", name, scope, path)
+        self.set_config("user.email", email, scope, path)
+
+    @_errors
+    def set_config(self, key: str, value: str, scope: str = "global", path: str | None = None,
+                   request_timeout: float | None = None) -> None:
+        self._run(["config", f"--{scope}", key, value], path)
+
+    @_errors
+    def get_config(self, key: str, scope: str = "global", path: str | None = None,
+                   request_timeout: float | None = None) -> str | None:
+        """The value, or None when it is not set (git config's status 1)."""
+        try:
+            return self._run(["config", f"--{scope}", "--get", key], path).strip()
+        except kgit.GitFailed as e:
+            if "(status 1)" in str(e):
+                return None
+            raise
+
+    @_errors
+    def remote_add(self, path: str, name: str, url: str, fetch: bool = False, overwrite: bool = False,
+                   request_timeout: float | None = None) -> None:
+        if overwrite and self.remote_get(path, name) is not None:
+            self._run(["remote", "set-url", name, url], path)
+        else:
+            self._run(["remote", "add", name, url], path)
+        if fetch:
+            self._run(["fetch", name], path)
+
+    @_errors
+    def remote_get(self, path: str, name: str, request_timeout: float | None = None) -> str | None:
+        try:
+            return self._run(["remote", "get-url", name], path).strip()
+        except kgit.GitFailed as e:
+            if "No such remote" in str(e):
+                return None
+            raise
+
+    @_errors
+    def reset(self, path: str, mode: str | None = None, target: str | None = None, files: list[str] | None = None,
+              request_timeout: float | None = None) -> None:
+        self._run(["reset", *([f"--{mode}"] if mode else []), *([target] if target else []),
+                   *(["--", *files] if files else [])], path)
+
+    @_errors
+    def restore(self, path: str, files: list[str], staged: bool | None = None, worktree: bool | None = None,
+                source: str | None = None, request_timeout: float | None = None) -> None:
+        self._run(["restore", *(["--staged"] if staged else []), *(["--worktree"] if worktree else []),
+                   *([f"--source={source}"] if source else []), "--", *files], path)
+
+    @_errors
+    def remotes(self, path: str, request_timeout: float | None = None) -> ListRemotesResponse:
+        """The repository's remotes and their (fetch) URLs."""
+        names = self._run(["remote"], path).split()
+        return ListRemotesResponse(remotes=[GitRemote(name=n, url=self._run(["remote", "get-url", n], path).strip())
+                                            for n in names])
+
+    def dangerously_authenticate(self, username: str, password: str, host: str | None = None,
+                                 protocol: str | None = None, request_timeout: float | None = None) -> None:
+        raise Unsupported("Git.dangerously_authenticate", "a K sandbox reaches only local paths and its image's "
+                          "virtual hosts, which take no git credentials")
+
+
 # -- sandboxes ------------------------------------------------------------------------------------------------------
 
 
 class Sandbox:
-    """A K sandbox with Daytona's calls: `process`, `fs`, lifecycle; `git`, previews, SSH
-    access and LSP refuse with the reason (see docs/compat.md)."""
+    """A K sandbox with Daytona's calls: `process` (with pty sessions), `fs`, `git` (real git,
+    delegated), lifecycle; previews, SSH access and LSP refuse with the reason (see
+    docs/compat.md)."""
 
     def __init__(self, sandbox: core.KSandbox, client: Daytona) -> None:
         self._sandbox = sandbox
@@ -634,9 +971,8 @@ class Sandbox:
         return SandboxState.STARTED
 
     @property
-    def git(self) -> Any:
-        raise Unsupported("Sandbox.git", "run git through process.exec on a sandbox whose programs K does not "
-                          "have run somewhere (K_SANDBOX_REMOTE=local)")
+    def git(self) -> Git:
+        return Git(self._sandbox)
 
     def get_user_home_dir(self) -> str:
         return self._sandbox.session.home
@@ -728,7 +1064,8 @@ class Daytona:
     def __init__(self, config: DaytonaConfig | None = None) -> None:
         if config is not None and (config.api_url or config.server_url):
             raise Unsupported("DaytonaConfig(api_url=...)", "K sandboxes are booted here (or found under "
-                              "K_SANDBOX_ROOT); a remote K appliance is reached with kshell.sdk's Komputer.connect")
+                              "K_SANDBOX_ROOT); adapters over a remote K appliance (Komputer.connect) are not built "
+                              "yet: reach one with kshell.sdk's Komputer.connect")
         self._config = config or DaytonaConfig()
 
     @_errors
@@ -787,3 +1124,9 @@ class Daytona:
 
     def delete(self, sandbox: Sandbox, timeout: float = 60, wait: bool = False) -> None:
         sandbox.delete(timeout, wait)
+
+
+# Daytona's async client, the twin of `Daytona` (exported here, as `daytona` exports it beside Daytona)
+from kshell.compat.daytona_async import AsyncDaytona, AsyncSandbox  # noqa: E402 - it builds on the classes above
+
+__all__ += ["AsyncDaytona", "AsyncSandbox"]

@@ -31,7 +31,7 @@ from kshell.compat.core import Unsupported
 
 __all__ = [
     "CommandExitException", "CommandHandle", "CommandResult", "EntryInfo", "FileType", "FilesystemEvent",
-    "FilesystemEventType", "InvalidArgumentException", "NotFoundException", "ProcessInfo", "Sandbox",
+    "FilesystemEventType", "InvalidArgumentException", "NotFoundException", "ProcessInfo", "Pty", "PtySize", "Sandbox",
     "SandboxException", "SandboxInfo", "SandboxNotFoundException", "SandboxState", "TimeoutException",
     "Unsupported", "WatchHandle", "WriteInfo",
 ]
@@ -113,6 +113,12 @@ class ProcessInfo:
     args: list[str]
     envs: dict[str, str]
     cwd: str | None
+
+
+@dataclass
+class PtySize:
+    rows: int
+    cols: int
 
 
 class FileType(Enum):
@@ -232,25 +238,13 @@ class CommandHandle:
         return done.result().error if done.done() else None
 
     def __iter__(self) -> Iterator[tuple[str | None, str | None, bytes | None]]:
-        """(stdout, stderr, None) for each chunk, as it comes, until the command ends."""
-        import queue
-
-        chunks: queue.Queue[tuple[str, bytes] | None] = queue.Queue()
-
-        def listen(stream: str, chunk: bytes) -> None:
-            chunks.put((stream, chunk))
-
-        async def attach() -> list[tuple[str, bytes]]:
-            seen = [("stdout", c) for c in self._process.out] + [("stderr", c) for c in self._process.err]
-            self._process.listeners.append(listen)
-            self._process.done.add_done_callback(lambda _: chunks.put(None))
-            return seen
-
-        for stream, chunk in core.run(attach()):
-            yield (_text(chunk), None, None) if stream == "stdout" else (None, _text(chunk), None)
-        while (item := chunks.get()) is not None:
-            stream, chunk = item
-            yield (_text(chunk), None, None) if stream == "stdout" else (None, _text(chunk), None)
+        """(stdout, stderr, None) for each chunk, as it comes, until the command ends; (None,
+        None, bytes) for a pty's."""
+        for stream, chunk in core.stream(self._process):
+            if stream == "pty":
+                yield None, None, chunk
+            else:
+                yield (_text(chunk), None, None) if stream == "stdout" else (None, _text(chunk), None)
 
     def disconnect(self) -> None:
         """Stop following the command here; it runs on (E2B's meaning)."""
@@ -260,15 +254,16 @@ class CommandHandle:
     def wait(self, on_pty: Callable[[bytes], None] | None = None, on_stdout: Callable[[str], None] | None = None,
              on_stderr: Callable[[str], None] | None = None) -> CommandResult[str]:
         """The command's result once it ended (the same every time); CommandExitException when
-        its status is not 0. `on_stdout`/`on_stderr` get the output so far, then the rest as it comes."""
-        if on_pty is not None:
-            raise Unsupported("wait(on_pty=...)", "commands run without a terminal; a PTY is K's SSH front end's")
-        if on_stdout is not None or on_stderr is not None:
-            for out, err, _ in self:
+        its status is not 0. `on_stdout`/`on_stderr` (`on_pty`, a pty's) get the output so far,
+        then the rest as it comes."""
+        if on_stdout is not None or on_stderr is not None or on_pty is not None:
+            for out, err, pty in self:
                 if out is not None and on_stdout is not None:
                     on_stdout(out)
                 elif err is not None and on_stderr is not None:
                     on_stderr(err)
+                elif pty is not None and on_pty is not None:
+                    on_pty(pty)
         return _result(core.run(self._process.wait()))
 
     @_errors
@@ -368,6 +363,14 @@ class Commands:
         subshell, so nothing of it stays for the next). Waited for unless `background`; the
         callbacks get the output as it comes, whether or not anybody waits. `timeout`: seconds
         (0 or None: none), then it is interrupted and TimeoutException raised."""
+        handle = self._start(cmd, background, envs, user, cwd, on_stdout, on_stderr, stdin, timeout)
+        return handle if background else handle.wait()
+
+    @_errors
+    def _start(self, cmd: str, background: bool | None, envs: dict[str, str] | None, user: str | None,
+               cwd: str | None, on_stdout: Callable[[str], None] | None, on_stderr: Callable[[str], None] | None,
+               stdin: bool | None, timeout: float | None) -> CommandHandle:
+        """`run` up to the command's start (what AsyncSandbox's `run` shares before it waits)."""
         _check_user(user)
         listeners = []
         if on_stdout is not None or on_stderr is not None:
@@ -379,8 +382,61 @@ class Commands:
             listeners.append(listen)
         process = core.run(self._sandbox.start(cmd, background=bool(background), envs=envs, cwd=cwd,
                                                timeout=timeout, stdin=bool(stdin), listeners=listeners))
-        handle = CommandHandle(process)
-        return handle if background else handle.wait()
+        return CommandHandle(process)
+
+
+class Pty:
+    """The sandbox's ptys: each a K persistent terminal running K's shell a line at a time
+    (kshell.compat.core.Terminal); what a program started there reads and prints goes through a
+    pty of its own. `create` returns a CommandHandle whose `wait(on_pty=...)` gets the
+    terminal's bytes; its pid is the terminal's worker (the process running its shell)."""
+
+    def __init__(self, sandbox: core.KSandbox) -> None:
+        self._sandbox = sandbox
+
+    def _terminal(self, pid: int) -> core.Terminal:
+        terminal = self._sandbox.terminals.get(pid)
+        if terminal is None:
+            raise NotFoundException(f"pty {pid} not found (it ended, or another program made it)")
+        return terminal
+
+    @_errors
+    def create(self, size: PtySize, user: str | None = None, cwd: str | None = None,
+               envs: dict[str, str] | None = None, timeout: float | None = 60,
+               request_timeout: float | None = None) -> CommandHandle:
+        """A pty of `size` (rows, cols), its shell in `cwd` (the home by default) with `envs`;
+        it ends after `timeout` seconds (0 or None: never), as upstream's."""
+        _check_user(user)
+        return CommandHandle(core.run(self._sandbox.open_terminal(size=(size.cols, size.rows), cwd=cwd, env=envs,
+                                                                  timeout=timeout)))
+
+    @_errors
+    def connect(self, pid: int, timeout: float | None = 60, request_timeout: float | None = None) -> CommandHandle:
+        """Another handle to pty `pid` of this program (its output so far, then as it comes)."""
+        return CommandHandle(self._terminal(pid))
+
+    @_errors
+    def send_stdin(self, pid: int, data: bytes, request_timeout: float | None = None) -> None:
+        """Keys, as a terminal sends them (b"\\r" or b"\\n" ends a line)."""
+        terminal = self._terminal(pid)
+        core.run(_call(terminal.send_stdin, bytes(data)))
+
+    @_errors
+    def stream_input(self, pid: int, data: Iterable[str | bytes], *, timeout: float | None = 60.0) -> None:
+        if isinstance(data, (str, bytes)):
+            raise InvalidArgumentException("stream_input takes an iterable of pieces, not one str or bytes")
+        for piece in data:
+            self.send_stdin(pid, piece.encode() if isinstance(piece, str) else piece)
+
+    @_errors
+    def resize(self, pid: int, size: PtySize, request_timeout: float | None = None) -> None:
+        """The window changed: the terminal and the program on it follow (SIGWINCH)."""
+        core.run(self._terminal(pid).resize(size.cols, size.rows))
+
+    @_errors
+    def kill(self, pid: int, request_timeout: float | None = None) -> bool:
+        """End the pty (its shell and every program it started); False when it was gone."""
+        return core.run(self._sandbox.kill(pid))
 
 
 # -- files --------------------------------------------------------------------------------------------
@@ -395,17 +451,17 @@ class WatchHandle:
 
     @_errors
     def get_new_events(self, request_timeout: float | None = None) -> list[FilesystemEvent]:
-        changes = core.run(_call(self._watcher.take))
-        out = []
-        for change in changes:
-            entry = None
-            if self._include_entry and change.kind != "remove" and change.kind != "rename":
-                try:
-                    entry = _entry(core.run(self._watcher.sandbox.entry(self._watcher.path + "/" + change.name)))
-                except OSError:
-                    entry = None
-            out.append(FilesystemEvent(name=change.name, type=FilesystemEventType(change.kind), entry=entry))
-        return out
+        return [self._event(change) for change in core.run(_call(self._watcher.take))]
+
+    def _event(self, change: core.Change) -> FilesystemEvent:
+        """The event for one change (with its entry, when asked for and the name is still there)."""
+        entry = None
+        if self._include_entry and change.kind != "remove" and change.kind != "rename":
+            try:
+                entry = _entry(core.run(self._watcher.sandbox.entry(self._watcher.path + "/" + change.name)))
+            except OSError:
+                entry = None
+        return FilesystemEvent(name=change.name, type=FilesystemEventType(change.kind), entry=entry)
 
     def stop(self, request_timeout: float | None = None) -> None:
         core.run(_call(self._watcher.stop))
@@ -540,8 +596,8 @@ class _Variant:
 
 
 class Sandbox:
-    """A K sandbox with E2B's calls: `commands`, `files`, lifecycle; `pty` and `git` refuse
-    with the reason (see docs/compat.md)."""
+    """A K sandbox with E2B's calls: `commands`, `pty`, `files`, `git` (real git, delegated),
+    lifecycle; what K cannot do refuses with the reason (see docs/compat.md)."""
 
     default_template = "base"
     default_sandbox_timeout = DEFAULT_TIMEOUT
@@ -550,6 +606,7 @@ class Sandbox:
         self._sandbox = sandbox
         self._commands = Commands(sandbox)
         self._files = Filesystem(sandbox)
+        self._pty = Pty(sandbox)
 
     @property
     def sandbox_id(self) -> str:
@@ -564,14 +621,15 @@ class Sandbox:
         return self._files
 
     @property
-    def pty(self) -> Any:
-        raise Unsupported("Sandbox.pty", "the SDK has no terminal channel; K's PTY sessions are its SSH front "
-                          "end's (ssh -t agent@host)")
+    def pty(self) -> Pty:
+        return self._pty
 
     @property
     def git(self) -> Any:
-        raise Unsupported("Sandbox.git", "run git through commands.run on a sandbox whose programs K does not "
-                          "have run somewhere (K_SANDBOX_REMOTE=local)")
+        """Real git, run in the sandbox as a delegated program (kshell.compat.e2b_git)."""
+        from kshell.compat.e2b_git import Git
+
+        return Git(self._sandbox)
 
     # lifecycle
 
@@ -593,6 +651,11 @@ class Sandbox:
         for name, (value, why) in refused.items():
             if value:
                 raise Unsupported(f"Sandbox.create({name}=...)", why)
+        for endpoint in ("domain", "api_url"):
+            if opts.get(endpoint):
+                raise Unsupported(f"Sandbox.create({endpoint}=...)", "sandboxes are booted here (or found under "
+                                  "K_SANDBOX_ROOT); adapters over a remote K appliance (Komputer.connect) are not "
+                                  "built yet")
         if allow_internet_access:
             raise Unsupported("Sandbox.create(allow_internet_access=True)",
                               "K sandboxes reach only the virtual hosts their image declares")
@@ -710,19 +773,20 @@ class Sandbox:
         raise Unsupported("Sandbox.get_host", "K sandboxes listen on no ports; their virtual hosts are reached "
                           "with curl inside the sandbox")
 
-    def upload_url(self, *args: Any, **kwargs: Any) -> str:
+    def upload_url(self, path: str, user: str | None = None, use_signature_expiration: int | None = None) -> str:
         raise Unsupported("Sandbox.upload_url", "K has no HTTP file endpoint; write with files.write or SFTP")
 
-    def download_url(self, *args: Any, **kwargs: Any) -> str:
+    def download_url(self, path: str, user: str | None = None, use_signature_expiration: int | None = None) -> str:
         raise Unsupported("Sandbox.download_url", "K has no HTTP file endpoint; read with files.read or SFTP")
 
-    def get_metrics(self, *args: Any, **kwargs: Any) -> Any:
+    def get_metrics(self, start: datetime | None = None, end: datetime | None = None, **opts: Any) -> Any:
         raise Unsupported("Sandbox.get_metrics", "use komputer top/stats; no CPU or memory series are kept")
 
-    def create_snapshot(self, *args: Any, **kwargs: Any) -> Any:
+    def create_snapshot(self, name: str | None = None, *, mode: Literal["full", "filesystem"] | None = None,
+                        **opts: Any) -> Any:
         raise Unsupported("Sandbox.create_snapshot", "K forks are trees of one computer, not images to boot")
 
-    def update_network(self, *args: Any, **kwargs: Any) -> Any:
+    def update_network(self, network: Any, **opts: Any) -> Any:
         raise Unsupported("Sandbox.update_network", "network changes at run time: a K sandbox's hosts are its "
                           "image's")
 
@@ -747,7 +811,7 @@ class SandboxPaginator:
         self._limit = limit or len(self._ids) or 1
         self.has_next = True
 
-    def next_items(self) -> list[SandboxInfo]:
+    def next_items(self, **opts: Any) -> list[SandboxInfo]:
         page, self._ids = self._ids[:self._limit], self._ids[self._limit:]
         self.has_next = bool(self._ids)
         out = []
@@ -764,3 +828,21 @@ def _cpus() -> int:
 
     return os.cpu_count() or 1
 
+
+
+# E2B's async client, the twin of `Sandbox` (exported here, as `e2b` exports it beside Sandbox)
+from kshell.compat.e2b_async import (  # noqa: E402 - it builds on the classes above
+    AsyncCommandHandle,
+    AsyncCommandInputHandle,
+    AsyncSandbox,
+    AsyncSandboxPaginator,
+    AsyncWatchHandle,
+)
+
+__all__ += ["AsyncCommandHandle", "AsyncCommandInputHandle", "AsyncSandbox", "AsyncSandboxPaginator",
+            "AsyncWatchHandle"]
+
+# E2B's git helpers' results (sandbox.git is kshell.compat.e2b_git's)
+from kshell.compat.e2b_git import GitBranches, GitFileStatus, GitStatus  # noqa: E402
+
+__all__ += ["GitBranches", "GitFileStatus", "GitStatus"]

@@ -237,4 +237,56 @@ class Daytona:
         return type(error).__name__
 
 
-FLAVOURS = {"native": Native, "e2b": E2B, "daytona": Daytona}
+class E2BAsync(E2B):
+    """E2B's AsyncSandbox, its calls awaited on an event loop of the driver's own (as a program's
+    loop would run them), its callbacks `async def` run on that loop."""
+
+    name = "e2b-async"
+    _loop: Any = None
+
+    def call(self, coro: Any) -> Any:
+        if E2BAsync._loop is None:
+            from kshell.sdk.blocking import _Loop
+
+            E2BAsync._loop = _Loop()
+        return E2BAsync._loop.run(coro)
+
+    def create(self) -> Any:
+        return self.call(k_e2b.AsyncSandbox.create())
+
+    def state(self, sandbox: Any) -> Any:
+        return sandbox._sync._sandbox.computer.state  # noqa: SLF001
+
+    def start(self, sandbox: Any, cmd: str, on_stdout: Callable[[str], None] | None = None,
+              env: dict[str, str] | None = None) -> Any:
+        async def relay(text: str) -> None:
+            assert on_stdout is not None
+            on_stdout(text)
+
+        return self.call(sandbox.commands.run(cmd, background=True, on_stdout=relay if on_stdout else None,
+                                              envs=env))
+
+    def start_failing(self, sandbox: Any) -> None:
+        self.call(sandbox.commands.run("true", background=True, envs={"A B": "1"}))
+
+    def wait(self, handle: Any) -> tuple[str, int]:
+        try:
+            result = self.call(handle.wait())
+        except k_e2b.CommandExitException as e:
+            return e.stdout, e.exit_code
+        return result.stdout, result.exit_code
+
+    def pids(self, sandbox: Any) -> list[int]:
+        return [p.pid for p in self.call(sandbox.commands.list())]
+
+    def kill(self, sandbox: Any, pid: int) -> bool:
+        return self.call(sandbox.commands.kill(pid))
+
+    def second(self, sandbox: Any) -> Any:
+        return self.call(k_e2b.AsyncSandbox.connect(sandbox.sandbox_id))
+
+    def destroy(self, sandbox: Any) -> None:
+        self.call(sandbox.kill())
+
+
+FLAVOURS = {"native": Native, "e2b": E2B, "e2b-async": E2BAsync, "daytona": Daytona}

@@ -142,8 +142,8 @@ def test_what_k_cannot_do_is_refused_at_the_call_site(client: Daytona, sandbox) 
         sandbox.upload_url("/home/user/x")
     with pytest.raises(Unsupported, match="update_network_settings"):
         sandbox.update_network_settings(network_block_all=True)
-    with pytest.raises(Unsupported, match="create_pty_session"):
-        sandbox.process.create_pty_session("t")
+    with pytest.raises(Unsupported, match=r"Git.clone\(insecure_skip_tls=True\)"):
+        sandbox.git.clone("/home/user/x.git", "x", insecure_skip_tls=True)
     with pytest.raises(Unsupported, match="os_user='root'"):
         client.create(CreateSandboxFromSnapshotParams(os_user="root"))
 
