@@ -18,6 +18,7 @@ from kfs.kstate import KState
 from kfs.vfs import VFS
 from kshell.server.workers import WorkerPool, WorkerShell
 from kshell.worker.limits import WorkerLimits
+from tests.hang import HANG
 
 
 @pytest.fixture
@@ -56,10 +57,19 @@ class Collect:
         self.data += data
 
 
-async def run(shell: WorkerShell, source: str) -> tuple[int, bytes, bytes]:
-    out, err = Collect(), Collect()
+async def run(shell: WorkerShell, source: str, out: Collect | None = None, err: Collect | None = None
+              ) -> tuple[int, bytes, bytes]:
+    out, err = out or Collect(), err or Collect()
     status = await shell.run(source, out, err, stdin=False)
     return status, out.data, err.data
+
+
+async def printed(out: Collect, text: bytes) -> None:
+    """Returns once the command has printed `text`: it is running (fails past the hang bound)."""
+    deadline = time.monotonic() + HANG
+    while text not in out.data:
+        assert time.monotonic() < deadline, f"{text!r} never printed"
+        await asyncio.sleep(0.01)
 
 
 async def session(pool: WorkerPool, s: dict[str, Any], source: str) -> tuple[int, bytes, bytes, int]:
@@ -99,12 +109,12 @@ def test_an_interrupted_session_does_not_hand_its_worker_on(state_dir: Path) -> 
     async def body(pool: WorkerPool) -> None:
         alice = spec(state_dir, "alice")
         shell = WorkerShell(pool, alice)
-        task = asyncio.create_task(run(shell, "while :; do :; done"))
-        await asyncio.sleep(0.3)
-        t0 = time.monotonic()
+        out = Collect()
+        task = asyncio.create_task(run(shell, "echo looping; while :; do :; done", out))
+        await printed(out, b"looping\n")
         shell.interrupt()
-        status, _, _ = await task
-        assert status == 130 and time.monotonic() - t0 < 20  # 130: interrupted (the loop never ends)
+        status, _, _ = await asyncio.wait_for(task, HANG)
+        assert status == 130  # interrupted (the loop never ends)
         assert shell._worker is not None  # noqa: SLF001
         first = shell._worker.pid  # noqa: SLF001
         await shell.hangup()
@@ -117,13 +127,15 @@ def test_an_interrupted_session_does_not_hand_its_worker_on(state_dir: Path) -> 
 def test_a_command_that_ignores_the_interrupt_ends_with_its_worker(state_dir: Path) -> None:
     async def body(pool: WorkerPool) -> None:
         shell = WorkerShell(pool, spec(state_dir, "alice"))
-        # a single regex match: no checkpoint until it returns (its engine checks only a deadline)
-        task = asyncio.create_task(run(shell, "echo " + "a" * 30 + " | grep -E '(.*){1,32000}[bc]'; echo after"))
-        await asyncio.sleep(0.5)
-        t0 = time.monotonic()
+        # a single regex match: no checkpoint until it returns (its engine checks only a deadline);
+        # the left side says so on stderr once the line is in the pipe, where grep reads it at once
+        err = Collect()
+        task = asyncio.create_task(run(shell, "{ echo " + "a" * 30 + "; echo matching >&2; } | "
+                                              "grep -E '(.*){1,32000}[bc]'; echo after", err=err))
+        await printed(err, b"matching\n")
         shell.interrupt()
-        status, out, _ = await task
-        assert status == 130 and time.monotonic() - t0 < 20  # 130: interrupted, not the match's own end
+        status, out, _ = await asyncio.wait_for(task, HANG)
+        assert status == 130  # interrupted, not the match's own end (it would take minutes)
         assert b"after" not in out
 
     with_pool(state_dir, body)
