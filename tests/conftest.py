@@ -60,6 +60,7 @@ def memory_drives_in_a_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Ite
     yield
 
 
+@pytest.hookimpl(trylast=True)  # after xdist's, which ends its workers (the controller's children)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The run fails when a process it started still runs or a FUSE mount it made is still
     mounted once every test and fixture has ended (after SETTLE seconds for what is ending)."""
