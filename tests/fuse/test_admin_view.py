@@ -129,11 +129,11 @@ def test_a_real_mount_serves_it_to_root_tools_and_refuses_agents(kfs_mount, peer
 
 
 def test_receipts_of_the_mount_name_the_callers_uid_and_pid(ops: Operations, vfs: VFS) -> None:
+    from types import SimpleNamespace
+
     from test_fuse_operations import user_ctx as ctx_of
 
     from kfs.journal import receipts_since
-
-    from types import SimpleNamespace
 
     call(ops.mkdir, ROOT_INO, b"shared", 0o777, SimpleNamespace(uid=0, gid=0, pid=1, umask=0))
     shared = call(ops.lookup, ROOT_INO, b"shared", ROOT_CTX).st_ino

@@ -19,6 +19,7 @@ import pytest
 from kfs_mounts import QUOTA, Mount
 
 from kfs.vfs import PathFS
+from tests.hang import HANG
 
 libc = ctypes.CDLL(None, use_errno=True)
 AT_FDCWD = -100
@@ -182,7 +183,7 @@ def test_unlinked_open_file_keeps_its_data_until_the_last_close(mnt: Path, kfs_m
     os.close(fd)
     state, _ = kfs_mount.pathfs()
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + HANG
         while True:  # the kernel releases asynchronously after close
             with state.read() as txn:
                 if txn.last("orphans") is None:
