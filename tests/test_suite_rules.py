@@ -55,11 +55,11 @@ ELAPSED_NAMES = {"elapsed", "took", "duration", "seconds_taken", "wall"}
 HANG_WORDS = ("hang", "timeout", "deadline")
 
 
-def sources() -> Iterator[tuple[str, ast.Module]]:
-    for path in sorted(TESTS.rglob("*.py")):
+def sources(root: Path = TESTS) -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(root.rglob("*.py")):
         if path.resolve() == Path(__file__).resolve():
             continue
-        yield path.relative_to(TESTS).as_posix(), ast.parse(path.read_text(), str(path))
+        yield path.relative_to(root).as_posix(), ast.parse(path.read_text(), str(path))
 
 
 def walk(node: ast.AST, function: str = "<module>", loops: tuple[ast.AST, ...] = ()
@@ -127,11 +127,11 @@ def bounded(loop: ast.While) -> bool:
     return hang_bound(loop) or any(_is_clock(n) for n in ast.walk(loop))
 
 
-def ordering_sleeps(used: set[tuple[str, str]] | None = None) -> list[str]:
+def ordering_sleeps(used: set[tuple[str, str]] | None = None, root: Path = TESTS) -> list[str]:
     """Sleeps outside a poll's loop, other than SLEEPS_ALLOWED's (`used`: the entries met)."""
     used = set() if used is None else used
     found = []
-    for name, tree in sources():
+    for name, tree in sources(root):
         for node, function, loops in walk(tree):
             if not is_sleep(node) or is_zero(node):  # type: ignore[arg-type]
                 continue
@@ -144,11 +144,11 @@ def ordering_sleeps(used: set[tuple[str, str]] | None = None) -> list[str]:
     return found
 
 
-def timing_assertions(used: set[tuple[str, str]] | None = None) -> list[str]:
+def timing_assertions(used: set[tuple[str, str]] | None = None, root: Path = TESTS) -> list[str]:
     """Assertions on elapsed time without a hang bound, other than TIMING_ALLOWED's."""
     used = set() if used is None else used
     found = []
-    for name, tree in sources():
+    for name, tree in sources(root):
         for node, function, loops in walk(tree):
             if not isinstance(node, ast.Assert) or not reads_clock(node.test):
                 continue
@@ -175,17 +175,21 @@ def test_no_assertion_on_elapsed_time_outside_a_hang_guard() -> None:
     assert set(TIMING_ALLOWED) - used == set()
 
 
-def test_the_checks_see_what_they_forbid() -> None:
-    """The checks find a sleep before a look and a figure on elapsed time, and pass a poll."""
-    bad = ast.parse("import time\ndef t():\n    start()\n    time.sleep(0.5)\n    assert seen()\n"
-                    "    t0 = time.monotonic()\n    assert time.monotonic() - t0 < 1.0\n")
-    good = ast.parse("import time\ndef t():\n    deadline = time.monotonic() + HANG\n"
-                     "    while not seen():\n        assert time.monotonic() < deadline\n        time.sleep(0.05)\n")
-    unbounded = ast.parse("import time\ndef t():\n    while not seen():\n        time.sleep(0.05)\n")
-    loop = next(n for n in ast.walk(unbounded) if isinstance(n, ast.While))
-    assert not bounded(loop) and bounded(next(n for n in ast.walk(good) if isinstance(n, ast.While)))
-    sleeps = [n for n, _, loops in walk(bad) if is_sleep(n) and not loops]
-    clocks = [n for n, _, _ in walk(bad) if isinstance(n, ast.Assert) and reads_clock(n.test) and not hang_bound(n.test)]
-    assert len(sleeps) == 1 and len(clocks) == 1
-    assert not [n for n, _, loops in walk(good) if is_sleep(n) and not loops]
-    assert not [n for n, _, _ in walk(good) if isinstance(n, ast.Assert) and not hang_bound(n.test)]
+def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
+    """A sleep before a look, an unbounded poll and a figure on elapsed time are found; a
+    bounded poll with its hang guard, a yield to the event loop and a hang guard are not."""
+    (tmp_path / "test_bad.py").write_text(
+        "import asyncio, time\n"
+        "def test_sleeps_then_looks():\n    start()\n    time.sleep(0.5)\n    assert seen()\n"
+        "def test_polls_for_ever():\n    while not seen():\n        time.sleep(0.05)\n"
+        "def test_a_figure():\n    t0 = time.monotonic()\n    run()\n    assert time.monotonic() - t0 < 1.0\n")
+    (tmp_path / "test_good.py").write_text(
+        "import asyncio, time\n"
+        "def test_polls():\n    deadline = time.monotonic() + HANG\n"
+        "    while not seen():\n        assert time.monotonic() < deadline\n        time.sleep(0.05)\n"
+        "async def test_yields():\n    await asyncio.sleep(0)\n"
+        "def test_guarded():\n    t0 = time.monotonic()\n    run()\n    assert time.monotonic() - t0 < HANG\n"
+        "    assert prune(before=time.time_ns() + 10) == 9\n")
+    assert ordering_sleeps(root=tmp_path) == ["tests/test_bad.py:4 in test_sleeps_then_looks: time.sleep(0.5)",
+                                              "tests/test_bad.py:8 in test_polls_for_ever: time.sleep(0.05)"]
+    assert timing_assertions(root=tmp_path) == ["tests/test_bad.py:12 in test_a_figure: time.monotonic() - t0 < 1.0"]
