@@ -3,6 +3,7 @@ run's end failing when a test left a process or a mount behind (tests/leftovers.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import time
@@ -13,11 +14,15 @@ import pytest
 
 from kfs.kstate import KState
 from kfs.vfs import ROOT, VFS, PathFS
-from tests.leftovers import TOKEN, leftovers
+from tests.leftovers import TOKEN, Fence, leftovers
 
 # the run's token, in the environment before any test starts a process: whatever the suite
 # starts carries it, even once its parent is gone (xdist workers inherit the controller's)
 os.environ.setdefault(TOKEN, f"{os.getpid()}-{time.time_ns()}")
+# and its own memory cgroup, where the machine allows one (xdist workers are started in it)
+FENCE = None if os.environ.get("PYTEST_XDIST_WORKER") else Fence.enter(f"k-test-{os.getpid()}")
+if FENCE is not None:
+    atexit.register(FENCE.leave)  # a run that ends before its session finishes leaves no group either
 SETTLE = 15.0  # seconds for what a test ended (a daemon told to unmount, a killed server's workers) to go
 
 
@@ -69,8 +74,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return  # the controller checks, once every worker (its child) has ended
     base_temp = config._tmp_path_factory.getbasetemp() if hasattr(config, "_tmp_path_factory") else None  # noqa: SLF001
     deadline = time.monotonic() + SETTLE
-    while (left := leftovers(os.environ[TOKEN], base_temp)) and time.monotonic() < deadline:
+    while (left := leftovers(os.environ[TOKEN], base_temp, FENCE)) and time.monotonic() < deadline:
         time.sleep(0.1)
+    if FENCE is not None:
+        FENCE.leave()
     if not left:
         return
     report = "\n".join(["tests left these behind (the suite's own; nothing was killed or unmounted):", *left])

@@ -6,17 +6,22 @@ directory is gone, and makes the next test's picture of the machine false.
 Only the run's own are counted, never another run's on the same machine: a process is the
 run's when it descends from the pytest process, or carries the run's token in its environment
 (K_TEST_RUN, set by conftest before any test starts, inherited by every `komputer` child even
-after its parent died and it was reparented); a mount is the run's when the pytest process
-serves it (a /dev/fuse descriptor of its own), or one of the run's processes does, or it lies
-under the run's base temp directory. Nothing here kills or unmounts: it names what it found."""
+after its parent died and it was reparented), or lies in the run's own memory cgroup (`Fence`:
+where cgroup v1 lets the run make one, every process it starts is in it and stays there,
+whatever its parent or environment: a sandbox whose worker was killed before its
+die-with-parent took hold is found there); a mount is the run's when the pytest process serves
+it (a /dev/fuse descriptor of its own), or one of the run's processes does, or it lies under
+the run's base temp directory. Nothing here kills or unmounts: it names what it found."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 TOKEN = "K_TEST_RUN"
+CGROUPS = Path("/sys/fs/cgroup")
 
 
 @dataclass(frozen=True)
@@ -104,10 +109,65 @@ def fuse_mounts() -> list[tuple[str, str, str]]:
     return found
 
 
-def leftovers(token: str, base_temp: Path | None) -> list[str]:
+class Fence:
+    """A cgroup v1 memory group of the run's own, under the one the run was started in: what
+    the run starts is in it (a K server's worker tree is made beneath, as under any own
+    cgroup) and stays in it when its parent dies. Only where the memory hierarchy is v1 (no
+    rule there against processes beside child groups, so K's trees under it work as before)
+    and writable; otherwise the run has none and counts by ancestry and token alone."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def enter(cls, name: str) -> Fence | None:
+        """Make the group `name` and move this process into it; None where that cannot be."""
+        try:
+            for line in Path("/proc/self/cgroup").read_text().splitlines():
+                _, controllers, own = line.split(":", 2)
+                if "memory" in controllers.split(","):
+                    path = CGROUPS / "memory" / own.lstrip("/") / name
+                    path.mkdir()
+                    (path / "cgroup.procs").write_text(str(os.getpid()))
+                    return cls(path)
+        except OSError:
+            return None
+        return None
+
+    def members(self) -> list[int]:
+        """Every process in the group and the groups beneath it."""
+        found = []
+        for procs in self.path.rglob("cgroup.procs"):
+            try:
+                found += [int(p) for p in procs.read_text().split()]
+            except OSError:
+                continue
+        return found
+
+    def leave(self) -> None:
+        """This process back to the group it came from; the groups removed, deepest first, if
+        nothing is left in them (a group that still holds a process stays, to be looked at)."""
+        try:
+            (self.path.parent / "cgroup.procs").write_text(str(os.getpid()))
+        except OSError:
+            return
+        for group in sorted((p for p in self.path.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            with contextlib.suppress(OSError):
+                group.rmdir()
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+
+def leftovers(token: str, base_temp: Path | None, fence: Fence | None = None) -> list[str]:
     """What the run left: a line for each process and mount (empty when nothing)."""
     me = os.getpid()
     procs = own_processes(token, me)
+    listed = {p.pid for p in procs} | {me}
+    for pid in fence.members() if fence is not None else ():
+        p = _proc(pid)
+        if p is not None and pid not in listed and p.state != "Z":
+            procs.append(p)
+            listed.add(pid)
     lines = [f"process {p.pid} (parent {p.ppid}): {p.cmdline[:200]}" for p in procs]
     if _fuse_fds(me):
         lines.append(f"the pytest process still serves {_fuse_fds(me)} FUSE mount(s) of its own")
