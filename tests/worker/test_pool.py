@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from kfs.kstate import KState
 from kfs.vfs import VFS
 from kshell.server.workers import WorkerPool, WorkerShell
 from kshell.worker.limits import WorkerLimits
-from tests.hang import HANG
+from tests.hang import HANG, apoll
 
 
 @pytest.fixture
@@ -64,14 +63,6 @@ async def run(shell: WorkerShell, source: str, out: Collect | None = None, err: 
     return status, out.data, err.data
 
 
-async def printed(out: Collect, text: bytes) -> None:
-    """Returns once the command has printed `text`: it is running (fails past the hang bound)."""
-    deadline = time.monotonic() + HANG
-    while text not in out.data:
-        assert time.monotonic() < deadline, f"{text!r} never printed"
-        await asyncio.sleep(0.01)
-
-
 async def session(pool: WorkerPool, s: dict[str, Any], source: str) -> tuple[int, bytes, bytes, int]:
     """One exec channel: a command, then the hang-up; (status, out, err, worker pid)."""
     shell = WorkerShell(pool, s)
@@ -111,7 +102,7 @@ def test_an_interrupted_session_does_not_hand_its_worker_on(state_dir: Path) -> 
         shell = WorkerShell(pool, alice)
         out = Collect()
         task = asyncio.create_task(run(shell, "echo looping; while :; do :; done", out))
-        await printed(out, b"looping\n")
+        await apoll(lambda: b"looping\n" in out.data, "the loop never began")  # it runs
         shell.interrupt()
         status, _, _ = await asyncio.wait_for(task, HANG)
         assert status == 130  # interrupted (the loop never ends)
@@ -132,7 +123,7 @@ def test_a_command_that_ignores_the_interrupt_ends_with_its_worker(state_dir: Pa
         err = Collect()
         task = asyncio.create_task(run(shell, "{ echo " + "a" * 30 + "; echo matching >&2; } | "
                                               "grep -E '(.*){1,32000}[bc]'; echo after", err=err))
-        await printed(err, b"matching\n")
+        await apoll(lambda: b"matching\n" in err.data, "the line never went to grep")
         shell.interrupt()
         status, out, _ = await asyncio.wait_for(task, HANG)
         assert status == 130  # interrupted, not the match's own end (it would take minutes)
