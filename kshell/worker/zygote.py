@@ -161,7 +161,10 @@ class Zygote:
                 self.sock.send(json.dumps(report).encode())
 
     def shutdown(self) -> None:
-        """The front end is gone: no worker outlives it."""
+        """The front end is gone: no worker outlives it, nor what a worker started in a
+        session of its own. A sandbox whose worker died before bwrap's --die-with-parent took
+        hold (a server killed just as a program started) has no parent to die with: it is in
+        the worker's leaf, as everything forked there is, and ends with it (as in `reap`)."""
         for pid in list(self.workers):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
@@ -170,6 +173,8 @@ class Zygote:
         for pid in list(self.workers):
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+            if self.cgroups is not None:
+                self.cgroups.kill_worker(pid)
         if self.cgroups is not None:
             self.cgroups.remove_all()
 

@@ -22,6 +22,7 @@ from kshell.agent.models import AnthropicModel, OpenAIChatModel
 from kshell.sdk import Komputer
 from tests.agent import transcripts as t
 from tests.agent.provider import Provider
+from tests.hang import apoll
 
 T = TypeVar("T")
 HANG = 120.0
@@ -145,9 +146,8 @@ def test_stop_mid_tool_ends_its_process(tmp_path: Path) -> None:
                 provider.replies.append({"events": t.chat(calls=[("c1", "shell", {"command": "sleep 100"}),
                                                                  ("c2", "shell", {"command": "sleep 100"})])})
                 task = asyncio.create_task(agent.prompt("sleep"))
-                while len([r for r in procs.rows(computer.state, agent="alice", live=True)
-                           if "sleep 100" in r["cmd"]]) < 2:
-                    await asyncio.sleep(0.02)
+                await apoll(lambda: len([r for r in procs.rows(computer.state, agent="alice", live=True)
+                                         if "sleep 100" in r["cmd"]]) == 2, "the two sleeps never both ran")
                 await agent.stop()
                 result = await task
                 assert result.status == "stopped"

@@ -16,6 +16,7 @@ from kshell.agent.models import ScriptedModel
 from kshell.agent.tools import computer_tools
 from kshell.sdk import Komputer
 from kshell.server.config import ServerConfig
+from tests.hang import apoll
 
 T = TypeVar("T")
 HANG = 120.0
@@ -62,8 +63,7 @@ def test_an_ask_rule_pauses_the_models_command_until_decided(tmp_path: Path) -> 
             await session.exec("touch doomed")
             agent = Agent(session, ScriptedModel(calls(("shell", {"command": "rm doomed && echo removed"}))))
             task = asyncio.create_task(agent.prompt("clean"))
-            while not (pending := await session.approvals()):
-                await asyncio.sleep(0.05)
+            pending = await apoll(session.approvals, "no approval was asked")
             assert not task.done() and pending[0]["action"] == "rm doomed"
             await session.decide(pending[0]["id"], "allow", reason="fine")
             assert (await task).text == "removed\nK: waiting for approval 1: rm doomed\n"  # the model sees it waited

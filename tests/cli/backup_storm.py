@@ -7,10 +7,12 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.hang import HANG
 
 WRITER = Path(__file__).with_name("backup_storm_writer.py")
 CRASHED = {134, 139, -6, -11, -7}  # SIGABRT, SIGSEGV, SIGBUS: as a shell or as Popen reports them
@@ -42,6 +44,18 @@ def read_log(log: Path) -> list[Write]:
     return writes
 
 
+def wait_writes(child: subprocess.Popen[bytes], log: Path, enough: Callable[[list[Write]], bool]) -> None:
+    """Returns once the storm's completed writes are `enough`: the wait for the storm to have
+    moved on, not a sleep hoping it did."""
+    deadline = time.monotonic() + HANG
+    while not log.exists() or not enough(read_log(log)):
+        assert child.poll() is None, (
+            f"the storm writer died: {child.stderr.read().decode() if child.stderr else ''}"
+        )
+        assert time.monotonic() < deadline, "the storm writer made too little progress"
+        time.sleep(0.02)
+
+
 @contextmanager
 def storm(state: Path, log: Path, *, warmup: int = 200, seed: int = 1) -> Iterator[subprocess.Popen[bytes]]:
     """A writer process storming `state` from before the block (`warmup` writes done) to its end."""
@@ -50,13 +64,7 @@ def storm(state: Path, log: Path, *, warmup: int = 200, seed: int = 1) -> Iterat
         [sys.executable, str(WRITER), str(state), str(log), str(seed)], env=env, stderr=subprocess.PIPE
     )
     try:
-        deadline = time.monotonic() + 60
-        while not log.exists() or len(read_log(log)) < warmup:
-            assert child.poll() is None, (
-                f"the storm writer died: {child.stderr.read().decode() if child.stderr else ''}"
-            )
-            assert time.monotonic() < deadline, "the storm writer made too little progress"
-            time.sleep(0.02)
+        wait_writes(child, log, lambda writes: len(writes) >= warmup)
         yield child
         assert child.poll() is None, "the storm writer stopped during the test"
     finally:

@@ -15,7 +15,7 @@ from kfs.kstate import KState
 from kfs.vfs import VFS, PathFS
 
 sys.path.insert(0, str(Path(__file__).parent))
-from backup_storm import Write, komputer, read_log, storm  # noqa: E402
+from backup_storm import Write, komputer, read_log, storm, wait_writes  # noqa: E402
 from backup_storm_writer import DIR, content, seq_of  # noqa: E402
 
 
@@ -57,7 +57,7 @@ def test_backups_taken_during_a_write_storm_are_each_one_clean_snapshot(tmp_path
     state, log = tmp_path / "state", tmp_path / "storm.log"
     assert komputer("init", "--state", state).returncode == 0
     taken: list[tuple[Path, int, int]] = []
-    with storm(state, log, warmup=300):
+    with storm(state, log, warmup=300) as writer:
         for i, options in enumerate(([], ["--compact"], [])):
             dest = tmp_path / f"backup{i}"
             began = time.monotonic_ns()
@@ -67,7 +67,8 @@ def test_backups_taken_during_a_write_storm_are_each_one_clean_snapshot(tmp_path
             assert result.stdout.startswith(f"komputer backup: wrote {dest}/data.mdb (")
             assert result.stdout.count("\n") == 1
             taken.append((dest, began, ended))
-            time.sleep(0.3)  # let the storm move on between backups
+            # the storm moves on between backups: a write completes after this one ended
+            wait_writes(writer, log, lambda writes, ended=ended: writes[-1].done_ns > ended)
     writes = read_log(log)
     cuts = []
     for dest, began, ended in taken:

@@ -9,7 +9,6 @@ import shutil
 import signal
 import struct
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from kfs.kstate.schema import U64
 from kfs.vfs import VFS, PathFS
 
 sys.path.insert(0, str(Path(__file__).parent))
-from backup_storm import CRASHED, komputer, storm  # noqa: E402
+from backup_storm import CRASHED, komputer, read_log, storm, wait_writes  # noqa: E402
 
 # LMDB 0.9's page layout on a 64-bit little-endian host (what these states are written in).
 HDR = 16
@@ -187,7 +186,7 @@ def test_fsck_of_a_running_state_is_clean_and_of_cp_copies_never_crashes(tmp_pat
     state, log = tmp_path / "state", tmp_path / "storm.log"
     _populated(state, files=50)
     outcomes = []
-    with storm(state, log, warmup=300):
+    with storm(state, log, warmup=300) as writer:
         for i in range(3):
             live = komputer("fsck", "--state", state)
             assert live.returncode == 0, live.stdout + live.stderr
@@ -200,5 +199,6 @@ def test_fsck_of_a_running_state_is_clean_and_of_cp_copies_never_crashes(tmp_pat
             if result.returncode == 4:
                 assert result.stdout.startswith("komputer fsck: damaged: ")
             outcomes.append(result.returncode)
-            time.sleep(0.2)
+            copied = len(read_log(log))  # the storm moves on before the next copy
+            wait_writes(writer, log, lambda writes, copied=copied: len(writes) > copied)
     print(f"fsck of cp copies during the storm: exit statuses {outcomes}")

@@ -9,6 +9,7 @@ error a flavour raised, as one of: "exit", "callback", "gone", "invalid"."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from kshell.compat import daytona as k_daytona
 from kshell.compat import e2b as k_e2b
 from kshell.sdk import Komputer as NativeKomputer
 from kshell.sdk import KomputerClosed, memory_state
+from tests.hang import HANG
 
 
 class Native:
@@ -56,7 +58,9 @@ class Native:
                         await session.close()
 
             task = asyncio.get_running_loop().create_task(run_and_end())
+            deadline = time.monotonic() + HANG
             while True:  # its process row (ended already, when a failing callback ended it at once)
+                assert time.monotonic() < deadline, "the command's process row never came"
                 rows = procs.rows(computer.state, agent="user")
                 found = [r["pid"] for r in rows if r["session"] == session.id]
                 if found:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import select
 import subprocess
 import time
 
@@ -16,6 +17,7 @@ from kfs.fuse.admin import DIR_INO, NAME
 from kfs.fuse.operations import Operations
 from kfs.journal import append_event, prune_events
 from kfs.vfs import ROOT_INO, VFS, PathFS
+from tests.hang import HANG
 
 
 @pytest.fixture
@@ -95,15 +97,25 @@ def test_a_real_mount_serves_it_to_root_tools_and_refuses_agents(kfs_mount, peer
     view = kfs_mount.path / ".komputer"
     assert sorted(os.listdir(view)) == ["events.jsonl", "receipts.jsonl"]
     assert (os.stat(view).st_mode & 0o7777, os.stat(view / "events.jsonl").st_mode & 0o7777) == (0o700, 0o400)
-    follower = subprocess.Popen(["tail", "-n", "0", "-f", str(view / "events.jsonl")], stdout=subprocess.PIPE)
-    try:
-        time.sleep(1.5)
-        peer.vfs.state.write(lambda txn: append_event(txn, "admin.view", marker="seen-by-tail"))
-        deadline = time.monotonic() + 15
-        line = b""
-        while b"seen-by-tail" not in line and time.monotonic() < deadline:
+    peer.vfs.state.write(lambda txn: append_event(txn, "admin.view", marker="tail-started"))
+    follower = subprocess.Popen(["tail", "-n", "+1", "-f", str(view / "events.jsonl")], stdout=subprocess.PIPE,
+                                bufsize=0)  # unbuffered: select sees every line not read yet
+
+    def line_with(marker: bytes) -> bytes:
+        """The first line of tail's output that holds `marker` (fails past the hang bound)."""
+        deadline = time.monotonic() + HANG
+        while True:
+            ready, _, _ = select.select([follower.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"tail never printed {marker!r}"
             line = follower.stdout.readline()  # type: ignore[union-attr]
-        assert json.loads(line)["marker"] == "seen-by-tail"
+            assert line, f"tail ended before printing {marker!r}"
+            if marker in line:
+                return line
+
+    try:
+        line_with(b"tail-started")  # tail has read to the end of the file and follows it now
+        peer.vfs.state.write(lambda txn: append_event(txn, "admin.view", marker="seen-by-tail"))
+        assert json.loads(line_with(b"seen-by-tail"))["marker"] == "seen-by-tail"
     finally:
         follower.kill()
         follower.wait()
@@ -117,11 +129,11 @@ def test_a_real_mount_serves_it_to_root_tools_and_refuses_agents(kfs_mount, peer
 
 
 def test_receipts_of_the_mount_name_the_callers_uid_and_pid(ops: Operations, vfs: VFS) -> None:
+    from types import SimpleNamespace
+
     from test_fuse_operations import user_ctx as ctx_of
 
     from kfs.journal import receipts_since
-
-    from types import SimpleNamespace
 
     call(ops.mkdir, ROOT_INO, b"shared", 0o777, SimpleNamespace(uid=0, gid=0, pid=1, umask=0))
     shared = call(ops.lookup, ROOT_INO, b"shared", ROOT_CTX).st_ino

@@ -22,6 +22,7 @@ from kfs.kstate import KState
 from kfs.runtime import image
 from kfs.runtime.drives import of_image
 from kfs.vfs import ROOT
+from tests.hang import HANG
 
 MANIFEST = """[drives.data]
 path = "/mnt/data"
@@ -175,7 +176,7 @@ def test_a_new_server_run_empties_the_memory_drive(drives: tuple[Path, Server, P
     assert os.listdir(mnt / "mnt/scratch") == ["old"]
     server.restart()
     server.scratch.write_file("/new", b"this run\n")
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + HANG
     while os.listdir(mnt / "mnt/scratch") != ["new"] and time.monotonic() < deadline:
         time.sleep(0.1)
     assert os.listdir(mnt / "mnt/scratch") == ["new"]

@@ -22,6 +22,7 @@ import trio
 from kfs.fuse.coherence import ChangeFollower
 from kfs.fuse.operations import Operations
 from kfs.vfs import CHUNK_SIZE, ROOT_INO, VFS, PathFS
+from tests.hang import HANG
 
 ROOT_CTX = SimpleNamespace(uid=0, gid=0, pid=os.getpid(), umask=0o022)
 
@@ -272,7 +273,7 @@ def test_the_follower_runs_the_daemons_chores_after_every_poll(vfs: VFS) -> None
     follower = ChangeFollower(vfs, lambda ino: True, Recorder(), poll=0.001, chores=polls.release)
     follower.start()
     try:
-        assert all(polls.acquire(timeout=5) for _ in range(3)), "the chores never ran"
+        assert all(polls.acquire(timeout=HANG) for _ in range(3)), "the chores never ran"
     finally:
         follower.stop()
 
@@ -285,13 +286,13 @@ def test_the_follower_repeats_each_invalidation_one_poll_later(vfs: VFS, state: 
     follower = ChangeFollower(vfs, lambda ino: True, recorder, poll=0.001, chores=polls.release)
     follower.start()
     try:
-        assert polls.acquire(timeout=5)
+        assert polls.acquire(timeout=HANG)
         other.write_file("/theirs", b"y")
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + HANG
         while recorder.calls.count(("entry", ROOT_INO, b"theirs")) < 2 and time.monotonic() < deadline:
             time.sleep(0.001)
         for _ in range(3):  # the echo is sent once, not every poll
-            assert polls.acquire(timeout=5)
+            assert polls.acquire(timeout=HANG)
     finally:
         follower.stop()
     assert recorder.calls.count(("entry", ROOT_INO, b"theirs")) == 2

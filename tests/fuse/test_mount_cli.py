@@ -12,6 +12,7 @@ import pytest
 from kfs_mounts import Mount, komputer, require_fuse
 
 from kfs.fuse.mount import READAHEAD_KB, MountError, check_allow_other, mount_device
+from tests.hang import HANG
 
 
 def _alive(pid: int) -> bool:
@@ -56,7 +57,7 @@ def test_mount_without_foreground_returns_once_mounted_and_sigterm_unmounts(tmp_
         (mnt / "f").write_bytes(b"works at once")
         pid = int(result.stdout.rsplit("daemon pid ", 1)[1].rstrip(")\n"))
         os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HANG
         while os.path.ismount(mnt) or _alive(pid):
             assert time.monotonic() < deadline, "SIGTERM did not unmount and end the daemon"
             time.sleep(0.05)
@@ -100,7 +101,7 @@ def test_the_mount_reads_ahead_a_megabyte(kfs_mount: Mount) -> None:
     device = mount_device(kfs_mount.path)
     assert device is not None
     setting = Path("/sys/class/bdi") / device / "read_ahead_kb"
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + HANG
     while setting.read_text().strip() != str(READAHEAD_KB):  # set once INIT is answered
         assert time.monotonic() < deadline, f"read-ahead stayed at {setting.read_text().strip()} KiB"
         time.sleep(0.01)

@@ -12,11 +12,12 @@ import os
 import shutil
 import stat
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.hang import clock_past
 
 NOBODY, OTHER = 65534, 65533
 NAME_256 = "x" * 256
@@ -78,7 +79,7 @@ def test_chmod_by_the_owner_and_by_root_works_and_updates_ctime(d: Path) -> None
     f.write_bytes(b"")
     os.chown(f, NOBODY, NOBODY)
     before = os.stat(f).st_ctime_ns
-    time.sleep(0.01)
+    clock_past(before)
     assert as_user(NOBODY, NOBODY, lambda: os.chmod(f, 0o600)) == 0
     assert mode_of(f) == 0o600 and os.stat(f).st_ctime_ns > before
     os.chmod(f, 0o4755)
@@ -137,7 +138,7 @@ def test_link_counts_links_and_updates_ctimes(d: Path) -> None:
     (d / "a").write_bytes(b"")
     before = os.stat(d / "a").st_ctime_ns
     dir_before = os.stat(d).st_mtime_ns
-    time.sleep(0.01)
+    clock_past(max(before, dir_before))
     os.link(d / "a", d / "b")
     assert os.stat(d / "a").st_nlink == 2 and os.stat(d / "a").st_ctime_ns > before
     assert os.stat(d).st_mtime_ns > dir_before
@@ -189,7 +190,7 @@ def test_mkdir_errors(d: Path) -> None:
 
 def test_open_o_creat_sets_mode_owner_and_updates_the_directory(d: Path) -> None:
     before = os.stat(d).st_mtime_ns
-    time.sleep(0.01)
+    clock_past(before)
     assert as_user(NOBODY, NOBODY, lambda: os.close(os.open(d / "f", os.O_CREAT | os.O_WRONLY, 0o640))) == 0
     s = os.stat(d / "f")
     assert (s.st_uid, s.st_gid, stat.S_IMODE(s.st_mode)) == (NOBODY, NOBODY, 0o640)
@@ -237,7 +238,7 @@ def test_renaming_a_directory_moves_its_link_to_the_new_parent(d: Path) -> None:
 def test_rename_updates_ctime_and_keeps_the_inode(d: Path) -> None:
     (d / "a").write_bytes(b"")
     s = os.stat(d / "a")
-    time.sleep(0.01)
+    clock_past(s.st_ctime_ns)
     os.rename(d / "a", d / "b")
     t = os.stat(d / "b")
     assert t.st_ino == s.st_ino and t.st_ctime_ns > s.st_ctime_ns
@@ -317,7 +318,7 @@ def test_symlink_errors(d: Path) -> None:
 def test_truncate_updates_mtime_and_ctime(d: Path) -> None:
     (d / "f").write_bytes(b"12345")
     s = os.stat(d / "f")
-    time.sleep(0.01)
+    clock_past(max(s.st_mtime_ns, s.st_ctime_ns))
     os.truncate(d / "f", 2)
     t = os.stat(d / "f")
     assert t.st_size == 2 and t.st_mtime_ns > s.st_mtime_ns and t.st_ctime_ns > s.st_ctime_ns
@@ -353,7 +354,7 @@ def test_unlink_drops_a_link_and_updates_ctime_of_what_remains(d: Path) -> None:
     (d / "a").write_bytes(b"")
     os.link(d / "a", d / "b")
     s = os.stat(d / "b")
-    time.sleep(0.01)
+    clock_past(s.st_ctime_ns)
     os.unlink(d / "a")
     t = os.stat(d / "b")
     assert t.st_nlink == 1 and t.st_ctime_ns > s.st_ctime_ns

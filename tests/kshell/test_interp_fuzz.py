@@ -16,6 +16,7 @@ from test_interp_commands import CONTROL, FUNCTIONS, PIPELINES, REDIRECTIONS
 from test_interp_expansion import ARITHMETIC, ARRAYS, PARAMETERS, SPLITTING_GLOBBING
 
 from kshell import Limits
+from tests.hang import HANG
 
 SEEDS = (PARAMETERS + ARRAYS + ARITHMETIC + SPLITTING_GLOBBING + CONTROL + FUNCTIONS + REDIRECTIONS
          + PIPELINES + ECHO_PRINTF + READ + TESTS + VARIABLES)
@@ -66,7 +67,7 @@ def _check(script: str) -> None:
     assert b"internal error" not in err, (script, err)
     assert b"Traceback" not in err, (script, err)
     assert 0 <= status <= 255
-    assert elapsed < 60, script  # a hang guard (LIMITS end a runaway long before), not a speed claim
+    assert elapsed < HANG, script  # a hang guard (LIMITS end a runaway long before), not a speed claim
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))

@@ -14,18 +14,10 @@ import pytest
 from kshell import Shell
 from kshell.exec.streams import Cancel
 from kshell.limits import LimitExceeded
+from tests.hang import HANG, poll
 from tests.kshell.interp_support import KWorld
 
-HANG = 60.0  # seconds: a wait longer than this is a hang, never a claim about speed
 WAIT_GO = "until test -e go; do sleep 0.05; done"  # runs until the test makes the file `go`
-
-
-def poll(check: Callable[[], object], what: str) -> None:
-    """Returns once `check()` holds: the wait for an observable event, bounded only against a hang."""
-    deadline = time.monotonic() + HANG
-    while not check():
-        assert time.monotonic() < deadline, f"{what} after {HANG:.0f} s"
-        time.sleep(0.01)
 
 
 class Interactive:

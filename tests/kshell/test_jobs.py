@@ -11,6 +11,7 @@ import time
 import pytest
 
 from kshell import Limits
+from tests.hang import HANG
 from tests.kshell.interp_support import run_bash, run_k
 
 PID = re.compile(rb" *\b\d{2,7}\b")  # a pid (any, as the host numbers them); numbers alike on both sides mask alike
@@ -107,7 +108,8 @@ def test_background_runs_concurrently(world):
 def test_finished_job_reported_once(world):
     sh = world.shell()
     sh.run("(exit 3) & true &")
-    time.sleep(0.3)
+    for job in sh.session.jobs.ordered():
+        assert job.done.wait(HANG)
     r = sh.run("jobs; echo -; jobs")
     assert r.stdout == b"[1]-  Exit 3                  ( exit 3 )\n[2]+  Done                    true\n-\n"
 
@@ -170,7 +172,7 @@ def test_wait_is_bounded_by_wall_time(world):
     sh = world.shell(limits=Limits(wall_time=0.5))
     started = time.monotonic()
     r = sh.run("sleep 0.2; sleep 300 & wait; echo never")
-    assert time.monotonic() - started < 60  # a hang guard: the background sleep 300 would hold wait for 300 s
+    assert time.monotonic() - started < HANG  # a hang guard: the background sleep 300 would hold wait for 300 s
     assert b"never" not in r.stdout and r.status != 0
     sh.run("kill %1")
 
@@ -178,7 +180,8 @@ def test_wait_is_bounded_by_wall_time(world):
 def test_background_job_has_its_own_deadline(world):
     sh = world.shell(limits=Limits(wall_time=0.5))
     assert sh.run("sleep 10 &").status == 0
-    time.sleep(1.0)
+    (job,) = sh.session.jobs.ordered()
+    assert job.done.wait(HANG)  # its own 0.5 s wall time ended it, long before the sleep's 10 s
     assert sh.run("jobs").stdout == b"[1]+  Exit 1                  sleep 10\n"
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from kshell.syntax import Parser, ShellSyntaxError, is_complete, parse
 from kshell.syntax.ast import Program
+from tests.hang import HANG
 
 CORPUS = [
     "echo hello world\n",
@@ -75,7 +76,7 @@ def parses_or_syntax_error(src: str) -> None:
     except ShellSyntaxError as e:
         assert e.messages and e.lineno >= 1
     assert isinstance(is_complete(src), bool)
-    assert time.perf_counter() - start < 60
+    assert time.perf_counter() - start < HANG
 
 
 FUZZ = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])

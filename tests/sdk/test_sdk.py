@@ -20,6 +20,7 @@ import pytest
 from kfs.journal import events_since, receipts_since
 from kfs.runtime import procs
 from kshell.sdk import AgentNotFound, CommandTimeout, Komputer, KomputerClosed, LeaseHeld, memory_state
+from tests.hang import apoll
 
 ROOT = Path(__file__).resolve().parents[2]
 HANG = 120.0  # only a hang fails: never a speed claim
@@ -340,8 +341,7 @@ def test_decide_resumes_a_command_waiting_for_approval(tmp_path: Path) -> None:
             agent = await computer.login("alice")
             await agent.exec("touch doomed")
             waiting = asyncio.create_task(agent.exec("rm doomed && echo removed"))
-            while not (pending := await agent.approvals()):
-                await asyncio.sleep(0.05)
+            pending = await apoll(agent.approvals, "no approval was asked")
             bob = await computer.login("bob")
             with pytest.raises(LookupError):
                 await bob.decide(pending[0]["id"], "allow")  # another agent's approval is not bob's
@@ -381,9 +381,9 @@ def test_sigkill_then_recover_sessions_resumes_sleep_and_seals_the_rest(tmp_path
         async with await Komputer.boot(state=tmp_path / "state") as computer:
             sleep = next(r for r in procs.rows(computer.state, agent="alice") if r["cmd"] == "sleep 3")
             # the killed program's workers end once their front end is gone; then their rows are orphans
-            while any(procs.owner_alive(r["owner"]) for r in procs.rows(computer.state, agent="alice", live=True)
-                      if r["pid"] != sleep["pid"]):
-                await asyncio.sleep(0.05)
+            await apoll(lambda: not any(procs.owner_alive(r["owner"])
+                                        for r in procs.rows(computer.state, agent="alice", live=True)
+                                        if r["pid"] != sleep["pid"]), "the killed program's workers never ended")
             taken = await computer.recover_sessions()
             assert [(s.agent, s.id) for s in taken] == [("alice", "crash")]
             assert (await taken[0].exec("pwd")).stdout == b"/tmp\n"
@@ -482,8 +482,7 @@ def test_an_image_hooks_ctx_ask_is_decided_through_the_sdk(tmp_path: Path) -> No
             await computer.add_agent("alice")
             agent = await computer.login("alice")
             waiting = asyncio.create_task(agent.exec("touch f && echo touched"))
-            while not (pending := await agent.approvals()):
-                await asyncio.sleep(0.05)
+            pending = await apoll(agent.approvals, "no approval was asked")
             assert "touching needs a look" in json.dumps(pending[0])
             await agent.decide(pending[0]["id"], "reject", reason="not now")
             refused = await waiting

@@ -8,8 +8,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from kfs.agents import add_agent, add_key
 from kfs.kstate import KState
 from kfs.vfs import VFS
 from kshell.server import KServer, ServerConfig
+from tests.hang import HANG, poll  # noqa: F401 - the ssh tests take both from here
 
 CLIENTS = {"ssh": "openssh-client", "sftp": "openssh-client", "scp": "openssh-client",
            "ssh-keygen": "openssh-client", "sshfs": "sshfs", "fusermount3": "fuse3"}
@@ -32,19 +31,6 @@ def need(program: str) -> str:
         pytest.fail(f"{program} is missing: install {CLIENTS.get(program, program)} (apt-get install -y "
                     f"{CLIENTS.get(program, program)})")
     return path
-
-
-HANG = 60.0  # seconds: a wait longer than this is a hang; never a claim about speed (a loaded machine is slow)
-
-
-def poll(check: Callable[[], object], what: str, timeout: float = HANG) -> float:
-    """Seconds until `check()` holds: the wait for an event a test can observe (a process row,
-    a worker gone, a file there) instead of a sleep; fails with `what` past `timeout`."""
-    t0 = time.monotonic()
-    while not check():
-        assert time.monotonic() - t0 < timeout, f"{what} after {timeout:.0f} s"
-        time.sleep(0.05)
-    return time.monotonic() - t0
 
 
 def keygen(path: Path, comment: str = "") -> Path:
@@ -173,9 +159,6 @@ def make_bench(root: Path, config: ServerConfig, **kwargs: Any) -> Bench:
 def close_bench(bench: Bench) -> None:
     bench.thread.stop()
     bench.state.close()
-
-
-HANG = 60.0  # a hang bound for a client or a server process, never a timing assertion
 
 
 def komputer(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -14,6 +14,8 @@ import time
 
 import pyte
 
+from tests.hang import HANG
+
 STARTED = b"go2"  # what `echo go$((1+1))` prints and its echoed command line does not hold
 
 
@@ -30,7 +32,7 @@ class PtySession:
         os.close(slave)
         self.buffer = b""
 
-    def expect(self, needle: bytes, timeout: float = 20.0) -> bytes:
+    def expect(self, needle: bytes, timeout: float = HANG) -> bytes:
         """Read until `needle` appears; returns everything read up to and including it."""
         deadline = time.monotonic() + timeout
         while needle not in self.buffer:
@@ -65,7 +67,7 @@ class PtySession:
         fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.proc.send_signal(signal.SIGWINCH)
 
-    def wait(self, timeout: float = 20.0) -> int:
+    def wait(self, timeout: float = HANG) -> int:
         """The client's exit status, with everything it wrote before exiting read (what it
         wrote last is often still in the terminal when it exits)."""
         deadline = time.monotonic() + timeout

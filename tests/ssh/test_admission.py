@@ -16,6 +16,7 @@ from kshell.server import ServerConfig
 from kshell.server.config import Penalties
 from kshell.server.limits import AgentStarts
 from kshell.server.workers import FairWaiters
+from tests.hang import apoll
 
 STORM = 100  # alice's sessions at once: 10 connections x MaxSessions 10
 
@@ -56,8 +57,7 @@ def test_an_agents_queued_starts_never_hold_up_another_agents() -> None:
                 await release.wait()
 
         storm = [asyncio.create_task(a_start()) for _ in range(100)]
-        while entered < 4:
-            await asyncio.sleep(0)
+        await apoll(lambda: entered == 4, "a's first four never entered")
         for _ in range(10):
             await asyncio.sleep(0)
         held = entered

@@ -35,7 +35,7 @@ def komputer(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=60)
 
 
-def pending(state: KState, timeout: float = 20.0) -> dict:
+def pending(state: KState, timeout: float = HANG) -> dict:
     """The one pending approval, once it is there."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -249,7 +249,7 @@ def test_approvals_follow_and_json(bench: Bench, rules: list) -> None:
         follow.wait()
 
 
-def until(check, what: str, timeout: float = 30.0):  # noqa: ANN001, ANN201
+def until(check, what: str, timeout: float = HANG):  # noqa: ANN001, ANN201
     """check()'s first true value, polled until `timeout`."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

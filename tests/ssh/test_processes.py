@@ -12,9 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from kserver import HANG, Bench, need
+from kserver import HANG, Bench, need, poll
 from ptyclient import PtySession
 
+from kfs.agents.sessions import list_sessions
 from kfs.journal import events_since, receipts_since
 from kfs.runtime import procs
 
@@ -38,17 +39,14 @@ def home_file(b: Bench, user: str, name: str) -> bytes | None:
         return None
 
 
-def eventually(check, timeout: float = 10.0) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
+def eventually(check) -> None:  # noqa: ANN001
+    poll(check, "never held")
 
 
 def test_a_background_job_outlives_the_exec_that_started_it(bench: Bench) -> None:
     sh(bench, "rm -f bg.txt; (sleep 3; echo done > ~/bg.txt) &")
     assert home_file(bench, "alice", "bg.txt") is None  # the exec returned before its job ended, as under sshd
-    eventually(lambda: home_file(bench, "alice", "bg.txt") == b"done\n", timeout=30)
+    eventually(lambda: home_file(bench, "alice", "bg.txt") == b"done\n")
 
 
 def test_nohup_and_disown_jobs_run_on_after_logout(bench: Bench) -> None:
@@ -95,13 +93,13 @@ def test_a_terminal_logout_hangs_up_its_jobs_but_not_nohup_ones(bench: Bench) ->
         s.wait()
     finally:
         s.close()
-    eventually(lambda: home_file(bench, "alice", "nohup.txt") == b"ok\n", timeout=HANG)
+    eventually(lambda: home_file(bench, "alice", "nohup.txt") == b"ok\n")
 
     def hup() -> list[tuple[str, int]]:  # the plain job's row: its 30 s sleep outlasts the hang bound
         rows = procs.rows(bench.state, agent="alice")
         return [(r["state"], r["signal"]) for r in rows if r["cmd"] == "( sleep 30; echo bad > hup.txt )"][-1:]
 
-    eventually(lambda: hup() == [("killed", 1)], timeout=20)  # ended by the logout's hang-up
+    eventually(lambda: hup() == [("killed", 1)])  # ended by the logout's hang-up
     assert home_file(bench, "alice", "hup.txt") is None
 
 
@@ -190,7 +188,12 @@ def test_detach_idle_closes_idle_sessions_but_not_ones_running_processes(make_se
         busy.expect(b"$ ")
         busy.send(b"sleep 30 &\r")
         busy.expect(b"$ ")
-        time.sleep(1.5)  # a renewal records each connection's last activity
+
+        def idle_for_a_second() -> bool:  # as a renewal recorded the connection's last activity
+            lease = next((lease for r, lease in list_sessions(b.state) if (r.agent, r.name) == ("alice", "idle")), None)
+            return lease is not None and "active" in lease and time.time_ns() - lease["active"] >= 1_000_000_000
+
+        poll(idle_for_a_second, "the idle session's lease never recorded a second of idleness")
         done = subprocess.run([sys.executable, "-m", "kshell.cli", "sessions", "detach-idle", "--idle", "1",
                                "--state", str(b.root / "state")], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert (done.returncode, done.stdout) == (0, "detached alice/idle\n"), done.stderr

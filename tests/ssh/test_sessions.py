@@ -20,7 +20,7 @@ from pathlib import Path
 import asyncssh
 import paramiko
 import pytest
-from kserver import Bench, keygen, need
+from kserver import HANG, Bench, keygen, need, poll
 
 from kfs.agents import add_agent, add_key
 from kfs.agents.sessions import acquire_session, list_sessions
@@ -58,8 +58,9 @@ def lease_of(bench: Bench, agent: str, name: str) -> dict | None:
     return None
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
+def wait_for(predicate: Callable[[], bool]) -> bool:
+    """Whether `predicate` came to hold (False only past the hang bound)."""
+    deadline = time.monotonic() + HANG
     while time.monotonic() < deadline:
         if predicate():
             return True
@@ -181,7 +182,11 @@ def test_the_lease_is_renewed_while_the_connection_is_idle(make_server) -> None:
     first = transport(bench)
     try:
         assert run(first, "true", {"K_SESSION": "renewed"})[0] == 0
-        time.sleep(3.0)  # three lease lifetimes with no channel open
+        taken = lease_of(bench, "alice", "renewed")
+        assert taken is not None
+        # renewed while no channel is open, until it would have lapsed three times over
+        poll(lambda: lease_of(bench, "alice", "renewed")["expires"] > taken["expires"] + 2_000_000_000,  # type: ignore[index]
+             "the idle connection's lease was never renewed")
         second = transport(bench)
         try:
             assert run(second, "true", {"K_SESSION": "renewed"})[0] == 1
@@ -197,8 +202,9 @@ def test_a_dropped_connection_saves_then_releases(bench: Bench) -> None:
     async def main() -> None:
         conn = await asyncssh.connect("127.0.0.1", bench.port, username="alice", known_hosts=None,
                                       client_keys=[str(bench.keys["alice"])])
-        await conn.create_process("cd /home; export LEFT=behind; read x", env={"K_SESSION": "dropped"})
-        await asyncio.sleep(0.5)
+        process = await conn.create_process("cd /home; export LEFT=behind; echo waiting; read x",
+                                            env={"K_SESSION": "dropped"})
+        assert await asyncio.wait_for(process.stdout.readline(), HANG) == "waiting\n"  # it waits in `read`
         conn.abort()
 
     asyncio.run(main())

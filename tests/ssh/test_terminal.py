@@ -28,7 +28,7 @@ class Reader:
         self.chan = chan
         self.buffer = b""
 
-    def until(self, needle: bytes, timeout: float = 10) -> bytes:
+    def until(self, needle: bytes, timeout: float = HANG) -> bytes:
         deadline = time.monotonic() + timeout
         self.chan.settimeout(0.2)
         while needle not in self.buffer:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import errno
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from kfs.vfs import VFS, Cred, PathFS
 from kfs.vfs.policy import NeedsApproval, PolicyDenial, Refusal
 from kshell.server.config import load_config
 from kshell.tools.net.hosts import FetchError, HostTable, Request
+from tests.hang import clock_past
 
 HOME = "/home/alice"
 
@@ -65,7 +65,7 @@ def test_withdrawn_expired_and_orphaned_approvals(state: KState) -> None:
     with pytest.raises(ValueError, match="withdrawn"):
         approvals.decide(state, gone["id"], True, by="cli:0")
     late = ask(state, timeout=0.05)
-    time.sleep(0.1)
+    clock_past(int(late["expires"] * 1e9) + 1_000_000)  # its timeout has passed (1 ms: past a float second's rounding)
     assert approvals.expire_due(state) == 1
     assert approvals.get(state, late["id"])["status"] == "expired"
     mine = ask(state)  # its waiter is this (live) process: no orphan until it lets go

@@ -8,7 +8,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from itertools import islice
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from kfs.journal import (
 from kfs.kstate import KState
 from kfs.kstate.schema import U64
 from kfs.vfs import NOW, RENAME_EXCHANGE, ROOT_INO, VFS, XATTR_CREATE, Cred, PathFS
+from tests.hang import HANG
 
 SECRET = "s3cr3t-Zq8vW2-do-not-journal"
 
@@ -474,19 +474,27 @@ def test_an_event_written_in_a_failed_transaction_is_not_kept(state: KState) -> 
 
 
 def test_follow_events_yields_events_as_they_are_appended(state: KState) -> None:
+    """Each event is appended only once the follower has yielded the one before: the follower
+    is seen following, not reading what was there when it began."""
     state.write(lambda txn: append_event(txn, "test.before"))
+    yielded = [threading.Event() for _ in range(3)]
 
     def produce() -> None:
         for i in range(3):
-            time.sleep(0.02)
+            if i:
+                assert yielded[i - 1].wait(HANG)
             state.write(lambda txn, i=i: append_event(txn, "test.live", n=i))
 
     producer = threading.Thread(target=produce)
     producer.start()
-    deadline = time.monotonic() + 10
-    followed = follow_events(state, 1, poll=0.01, stop=lambda: time.monotonic() > deadline)
-    seen = list(islice(followed, 3))
-    producer.join()
+    deadline = time.monotonic() + HANG
+    seen = []
+    for event in follow_events(state, 1, poll=0.01, stop=lambda: time.monotonic() > deadline):
+        seen.append(event)
+        yielded[len(seen) - 1].set()
+        if len(seen) == 3:
+            break
+    producer.join(HANG)
     assert [(e["type"], e["n"]) for e in seen] == [
         ("test.live", 0),
         ("test.live", 1),

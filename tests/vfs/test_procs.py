@@ -23,6 +23,7 @@ from kfs.journal import (
 from kfs.journal.events import agent_counts
 from kfs.kstate import KState
 from kfs.runtime import procs
+from tests.hang import clock_past
 
 
 @pytest.fixture
@@ -134,7 +135,7 @@ def test_pruning_by_age_stops_at_the_first_young_event(state: KState) -> None:
     for n in range(3):
         state.write(lambda txn, n=n: append_event(txn, "t", n=n))
     cut = time.time_ns()
-    time.sleep(0.01)
+    clock_past(cut)
     for n in range(3, 5):
         state.write(lambda txn, n=n: append_event(txn, "t", n=n))
     assert prune_events(state, 0, before=cut) == 3

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from kfs.kstate import KState
 from kfs.vfs import VFS
 from kshell.server.workers import WorkerPool, WorkerShell
 from kshell.worker.limits import WorkerLimits
+from tests.hang import HANG, apoll
 
 
 @pytest.fixture
@@ -56,8 +56,9 @@ class Collect:
         self.data += data
 
 
-async def run(shell: WorkerShell, source: str) -> tuple[int, bytes, bytes]:
-    out, err = Collect(), Collect()
+async def run(shell: WorkerShell, source: str, out: Collect | None = None, err: Collect | None = None
+              ) -> tuple[int, bytes, bytes]:
+    out, err = out or Collect(), err or Collect()
     status = await shell.run(source, out, err, stdin=False)
     return status, out.data, err.data
 
@@ -99,12 +100,12 @@ def test_an_interrupted_session_does_not_hand_its_worker_on(state_dir: Path) -> 
     async def body(pool: WorkerPool) -> None:
         alice = spec(state_dir, "alice")
         shell = WorkerShell(pool, alice)
-        task = asyncio.create_task(run(shell, "while :; do :; done"))
-        await asyncio.sleep(0.3)
-        t0 = time.monotonic()
+        out = Collect()
+        task = asyncio.create_task(run(shell, "echo looping; while :; do :; done", out))
+        await apoll(lambda: b"looping\n" in out.data, "the loop never began")  # it runs
         shell.interrupt()
-        status, _, _ = await task
-        assert status == 130 and time.monotonic() - t0 < 20  # 130: interrupted (the loop never ends)
+        status, _, _ = await asyncio.wait_for(task, HANG)
+        assert status == 130  # interrupted (the loop never ends)
         assert shell._worker is not None  # noqa: SLF001
         first = shell._worker.pid  # noqa: SLF001
         await shell.hangup()
@@ -117,13 +118,15 @@ def test_an_interrupted_session_does_not_hand_its_worker_on(state_dir: Path) -> 
 def test_a_command_that_ignores_the_interrupt_ends_with_its_worker(state_dir: Path) -> None:
     async def body(pool: WorkerPool) -> None:
         shell = WorkerShell(pool, spec(state_dir, "alice"))
-        # a single regex match: no checkpoint until it returns (its engine checks only a deadline)
-        task = asyncio.create_task(run(shell, "echo " + "a" * 30 + " | grep -E '(.*){1,32000}[bc]'; echo after"))
-        await asyncio.sleep(0.5)
-        t0 = time.monotonic()
+        # a single regex match: no checkpoint until it returns (its engine checks only a deadline);
+        # the left side says so on stderr once the line is in the pipe, where grep reads it at once
+        err = Collect()
+        task = asyncio.create_task(run(shell, "{ echo " + "a" * 30 + "; echo matching >&2; } | "
+                                              "grep -E '(.*){1,32000}[bc]'; echo after", err=err))
+        await apoll(lambda: b"matching\n" in err.data, "the line never went to grep")
         shell.interrupt()
-        status, out, _ = await task
-        assert status == 130 and time.monotonic() - t0 < 20  # 130: interrupted, not the match's own end
+        status, out, _ = await asyncio.wait_for(task, HANG)
+        assert status == 130  # interrupted, not the match's own end (it would take minutes)
         assert b"after" not in out
 
     with_pool(state_dir, body)
