@@ -226,3 +226,29 @@ def test_the_largest_pathological_rules_leave_every_agents_commands_answered(ser
             assert (done.returncode, done.stdout) == (0, f"{i}\n".encode()), done.stderr
         bob.probed()
     bob.check()
+
+
+def test_an_overwrite_that_many_forks_see_is_kept_once_and_bob_is_answered(server: Bench) -> None:
+    """The red team's 300 forks made one 2 MiB overwrite grow the state by 582 MiB (the old
+    chunks copied once per fork) while another agent waited: the old chunks are kept once for
+    every fork made before the write (tests/vfs/test_forks.py has the rule); here alice
+    overwrites over real ssh with 50 forks seeing the file and bob probing."""
+    from kfs import forks
+    from kfs.vfs import VFS, PathFS
+    from tests.vfs.test_forks import layer_pages
+
+    size = 2 * 1024 * 1024
+    done = server.ssh(f"head -c {size} /dev/urandom > big && wc -c < big")
+    assert (done.returncode, done.stdout) == (0, f"{size}\n".encode()), done.stderr
+    old = PathFS(VFS(server.state, by="test")).read_file("/home/alice/big")
+    numbers = [forks.create(server.state, agent="alice") for _ in range(50)]
+    pages = layer_pages(server.state)
+    with Prober(server) as bob:
+        done = server.ssh(f"head -c {size} /dev/urandom > big && wc -c < big")
+        assert (done.returncode, done.stdout) == (0, f"{size}\n".encode()), done.stderr
+        bob.probed()
+    bob.check()
+    grown = layer_pages(server.state) - pages
+    assert grown < 2 * size, f"layers grew by {grown} bytes for one {size}-byte overwrite seen by 50 forks"
+    assert all(PathFS(VFS(forks.view(server.state, n), by="test")).read_file("/home/alice/big") == old
+               for n in numbers)
