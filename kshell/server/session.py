@@ -93,15 +93,19 @@ class Output:
         self._writer = writer
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace") if text else None
         self._touch = touch  # output is traffic: a command printing keeps the connection from idling out
-        # `screen`: bytes a terminal takes as they are (a persistent terminal's), past the channel's
-        # line editor, which would add a CR to each LF and redraw its (empty) line around them
         chan: Any = writer.channel
-        self._send = getattr(chan, "_orig_chan", chan).write if screen else writer.write
+        self._past_editor = getattr(chan, "_orig_chan", chan).write
+        # bytes a terminal takes as they are, past the channel's line editor, which would add a
+        # CR to each LF (CR CR LF after a pty's ONLCR, and a TUI's bare-LF cursor moves broken)
+        # and redraw its (empty) line around them: a persistent terminal's (`screen`), and a
+        # delegated program's while it has a pty of its own (SessionHandler._raw sets it)
+        self.raw = screen
 
     async def write(self, data: bytes) -> None:
         self._touch()
         try:
-            self._send(self._decoder.decode(data) if self._decoder else data)
+            send = self._past_editor if self.raw else self._writer.write
+            send(self._decoder.decode(data) if self._decoder else data)
             await self._writer.drain()
         except (asyncssh.Error, BrokenPipeError, ConnectionError):
             pass  # the client went away; the command is being cancelled
@@ -124,6 +128,7 @@ class SessionHandler:
         self._park: asyncio.TimerHandle | None = None
         self._line = False  # a command line was sent and has not finished
         self._out: Output | None = None  # the interactive shell's writers
+        self._tty: Output | None = None  # the terminal's writer (a PTY session's)
         self._err: Output | None = None
         process._k_handler = self  # type: ignore[attr-defined]
 
@@ -156,6 +161,7 @@ class SessionHandler:
         process = self.process
         out = Output(process.stdout, self.pty, self.conn.touch)
         err = out if self.pty else Output(process.stderr, False, self.conn.touch)  # a terminal shows both
+        self._tty = out if self.pty else None
         agent = self.conn.agent
         assert agent is not None
         env = self._env()
@@ -304,6 +310,8 @@ class SessionHandler:
         """A delegated program has its own pty (kshell.delegate.terminal): keys go to it as
         typed, and it echoes and edits; when it ends the line editor takes over again."""
         chan: Any = self.process.channel
+        if self._tty is not None:
+            self._tty.raw = raw  # its pty made the line ends: past the editor
         with contextlib.suppress(AttributeError, AssertionError, OSError, asyncssh.Error):
             chan.set_line_mode(not raw)
             chan.set_echo(not raw)

@@ -229,6 +229,27 @@ def test_a_program_in_a_terminal_has_a_pty_of_its_own_that_follows_the_window(mo
         s.close()
 
 
+def test_a_programs_bytes_reach_the_terminal_as_its_pty_made_them(mounted: Bench) -> None:
+    """A program with a pty of its own has its line ends made by that pty (ONLCR: CR LF); the
+    login passes them on as they are, past its line editor: no CR doubled, and a bare LF (a
+    TUI's cursor move, with ONLCR off as curses sets it) stays a bare LF."""
+    s = _terminal(mounted)
+    try:
+        s.send(b"printf '%s\\n' 'import sys, termios' 'print(\"on\", \"crlf\", flush=True)' "
+               b"'a = termios.tcgetattr(1)' 'a[1] &= ~termios.ONLCR' 'termios.tcsetattr(1, termios.TCSANOW, a)' "
+               b"'sys.stdout.write(\"bare\" + chr(10) + \"lf\" + chr(10))' > lines.py\r")
+        s.expect(b"$ ")
+        s.send(b"python3 lines.py\r")
+        seen = s.expect(b"lf\n", timeout=HANG)
+        assert b"on crlf\r\n" in seen and b"on crlf\r\r\n" not in seen, seen
+        assert seen.endswith(b"bare\nlf\n"), seen
+        s.expect(b"$ ")
+        s.send(b"echo k; echo again\r")  # the line editor's own output still has CR LF
+        assert b"k\r\nagain\r\n" in s.expect(b"$ ")
+    finally:
+        s.close()
+
+
 def test_the_python_repl_runs_interactively_and_ctrl_c_interrupts_only_the_line(mounted: Bench) -> None:
     s = _terminal(mounted)
     try:
