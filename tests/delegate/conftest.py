@@ -19,8 +19,8 @@ def mounted() -> Iterator[Bench]:
     b = make_bench(base, config())
     mount(base / "state", base / "mnt")
     yield b
+    close_bench(b)  # its programs and views first: then nothing holds the mount
     unmount(base / "mnt")
-    close_bench(b)
     subprocess.run(["rm", "-rf", str(base)], check=False)
 
 
@@ -40,7 +40,7 @@ def make_mounted() -> Iterator[object]:
 
     yield start
     for b, where in made:
+        close_bench(b)
         if where is not None:
             unmount(where)
-        close_bench(b)
         subprocess.run(["rm", "-rf", str(b.root)], check=False)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "ssh"))
 
-from kserver import Bench, need  # noqa: E402
+from kserver import Bench, need, poll  # noqa: E402
 
 from kshell.delegate.config import DelegateConfig  # noqa: E402
 from kshell.server import ServerConfig  # noqa: E402
@@ -42,7 +42,16 @@ def mount(state: Path, where: Path) -> None:
 
 
 def unmount(where: Path) -> None:
-    subprocess.run(["fusermount3", "-u", str(where)], capture_output=True, check=False)
+    """Unmount `where` and wait until it is gone: something of the test still ending (a program,
+    a view) may hold it busy a moment, and a mount given up on keeps its daemon running after
+    the run (the suite's end names it) and would take a `rm -rf` of the test's directory
+    through to the state it serves."""
+    def gone() -> bool:
+        if os.path.ismount(where):
+            subprocess.run(["fusermount3", "-u", str(where)], capture_output=True, check=False)
+        return not os.path.ismount(where)
+
+    poll(gone, f"{where} still mounted (busy)")
 
 
 def config(**delegate) -> ServerConfig:  # noqa: ANN003

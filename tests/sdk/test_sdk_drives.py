@@ -22,7 +22,7 @@ def test_boot_mounts_memory_host_and_python_drives(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()
     (shared / "readme.txt").write_text("from the host\n")
-    drives = {"/mnt/scratch": memory_drive(1 << 20), "/mnt/shared": host_drive(shared, readonly=True),
+    drives = {"/mnt/scratch": memory_drive(1 << 20, agent_max_bytes=1 << 20), "/mnt/shared": host_drive(shared, readonly=True),
               "/mnt/notes": NotesDrive}
 
     async def main() -> None:
