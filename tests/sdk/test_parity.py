@@ -83,16 +83,22 @@ def test_parity_between_ssh_and_the_sdk(bench: Bench, tmp_path: Path) -> None:
                 state = computer.state
                 await computer.add_agent("alice")
                 await computer.add_agent("bob")
-                threading.Thread(target=decide_when_asked, args=(state, stop), daemon=True).start()
-                await (await computer.login("alice")).exec("mkdir -p ~/proj")
-                out = []
-                for command, stdin in cases:
-                    agent = await computer.login("alice", mode="limited")  # a session per command, as ssh's
-                    before = marks(state)
-                    result = await agent.exec(command, stdin=stdin or None)
-                    await agent.close()
-                    out.append(((result.stdout, result.stderr, result.status), trace(state, *before)))
-                return out
+                done = threading.Event()
+                sdk_operator = threading.Thread(target=decide_when_asked, args=(state, done), daemon=True)
+                sdk_operator.start()
+                try:
+                    await (await computer.login("alice")).exec("mkdir -p ~/proj")
+                    out = []
+                    for command, stdin in cases:
+                        agent = await computer.login("alice", mode="limited")  # a session per command, as ssh's
+                        before = marks(state)
+                        result = await agent.exec(command, stdin=stdin or None)
+                        await agent.close()
+                        out.append(((result.stdout, result.stderr, result.status), trace(state, *before)))
+                    return out
+                finally:
+                    done.set()
+                    sdk_operator.join()  # before the computer closes the state it reads
 
         by_sdk = asyncio.run(asyncio.wait_for(main(), HANG * 4))
     finally:
