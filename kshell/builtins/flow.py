@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 import native
-from kshell.builtins import builtin, legal_number, numeric_arg
+from kshell.builtins import Usage, builtin, getopt, legal_number, numeric_arg
 from kshell.builtins.vars import (
     SET_LETTERS,
     list_options,
@@ -16,10 +16,10 @@ from kshell.builtins.vars import (
     set_long_option,
     set_shopts,
 )
-from kshell.exec import devices
-from kshell.exec import redirects as redir
 from kshell.core.errors import BreakLoop, ContinueLoop, ExitSignal, ReturnSignal
 from kshell.core.variables import EXPORT, Var
+from kshell.exec import devices
+from kshell.exec import redirects as redir
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -720,28 +720,12 @@ def hash_builtin(sh: Interp, argv: list[str]) -> int:
     (reusable), -r (forget all, and which tools a K file shadows)."""
     from kshell.builtins.completion import table_order
 
-    args = argv[1:]
-    opts: set[str] = set()
-    given: str | None = None
-    usage = "hash: usage: hash [-lr] [-p pathname] [-dt] [name ...]\n"
-    while args and args[0].startswith("-") and args[0] != "-":
-        word = args.pop(0)
-        if word == "--":
-            break
-        for k, c in enumerate(word[1:], 1):
-            if c not in "rtdpl":
-                sh.error(f"hash: -{c}: invalid option")
-                sh.write_err(usage)
-                return 2
-            if c == "p":
-                rest = word[k + 1 :]
-                if not rest and not args:
-                    sh.error("hash: -p: option requires an argument")
-                    sh.write_err(usage)
-                    return 2
-                given = rest or args.pop(0)
-                break
-            opts.add(c)
+    try:
+        found, args = getopt(sh, "hash", argv[1:], "rtdp:l", "hash [-lr] [-p pathname] [-dt] [name ...]")
+    except Usage:
+        return 2
+    opts = {c for c, _ in found if c != "p"}
+    given = next((value for c, value in reversed(found) if c == "p"), None)
     table = sh.hash_table()
     if "r" in opts:
         table.clear()
