@@ -633,19 +633,11 @@ def let(sh: Interp, argv: list[str]) -> int:
 def umask(sh: Interp, argv: list[str]) -> int:
     """bash's umask.def: -S (symbolic), -p (reusable as input), an octal mask or a symbolic mode
     as chmod's (`u=rwx,g=rx,o=`, `a+r`, `g-w`) applied to the permissions the mask leaves."""
-    args = argv[1:]
-    symbolic = reusable = False
-    while args and args[0].startswith("-") and len(args[0]) > 1:
-        word = args.pop(0)
-        if word == "--":
-            break
-        for c in word[1:]:
-            if c not in "Sp":
-                sh.error(f"umask: -{c}: invalid option")
-                sh.write_err("umask: usage: umask [-p] [-S] [mode]\n")
-                return 2
-            symbolic = symbolic or c == "S"
-            reusable = reusable or c == "p"
+    try:
+        found, args = getopt(sh, "umask", argv[1:], "Sp", "umask [-p] [-S] [mode]")
+    except Usage:
+        return 2
+    symbolic, reusable = ("S", "") in found, ("p", "") in found
     if not args:
         if reusable:
             sh.out("umask -S " if symbolic else "umask ")
