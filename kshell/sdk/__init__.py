@@ -11,6 +11,7 @@ keep many computers warm in a pool; or drive a remote appliance over SSH with th
 See docs/sdk.md. `kshell.sdk.blocking` has the same calls for scripts and notebooks.
 """
 
+from kshell.runs import RunContext, create_run_context, resolve_sandbox_path, update_run_state
 from kshell.sdk.computer import Booting, Komputer
 from kshell.sdk.options import host_drive, local_remote, memory_drive, memory_state, ssh_remote
 from kshell.sdk.pool import KomputerPool
@@ -19,6 +20,7 @@ from kshell.sdk.types import AgentNotFound, ExecResult, FileStat, KomputerClosed
 
 __all__ = [
     "AgentNotFound", "AgentSession", "Booting", "CommandTimeout", "ExecResult", "FileStat", "Komputer",
-    "KomputerClosed", "KomputerPool", "LeaseHeld", "SDKError", "WalkEntry", "host_drive", "local_remote",
-    "memory_drive", "memory_state", "ssh_remote",
+    "KomputerClosed", "KomputerPool", "LeaseHeld", "RunContext", "SDKError", "WalkEntry", "create_run_context",
+    "host_drive", "local_remote", "memory_drive", "memory_state", "resolve_sandbox_path", "ssh_remote",
+    "update_run_state",
 ]
