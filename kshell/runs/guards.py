@@ -81,7 +81,7 @@ def record_file_events(ctx: RunContext) -> list[dict[str, Any]]:
         for row in rows:
             seen = max(seen, row["id"])
             path = row.get("path")
-            if not isinstance(path, str) or row.get("by") == mine:
+            if not isinstance(path, str) or not row["op"].startswith("vfs.") or row.get("by") == mine:
                 continue
             relative = _in_sandbox(ctx, path)
             if relative is None:
