@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     import argparse
 
 # the order of `komputer --help`
-FAMILIES = ("state", "mount", "agents", "server", "computers", "fleet", "shell", "runtime", "image", "forks", "chat")
+FAMILIES = ("state", "mount", "agents", "server", "computers", "fleet", "shell", "runtime", "image", "forks", "chat",
+            "runs")
 
 
 def _parser(families: Sequence[str] = FAMILIES) -> argparse.ArgumentParser:
