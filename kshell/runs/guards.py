@@ -193,6 +193,7 @@ def write_manifests(ctx: RunContext) -> tuple[dict[str, Any], dict[str, Any]]:
         part = manifest(ctx.state, ctx.path(folder), base=ctx.sandbox, **limits)
         sandbox["files"] += part["files"]
         sandbox["truncated"] = sandbox["truncated"] or part["truncated"]
+    sandbox["files"].sort(key=lambda e: e["path"])
     artifacts = {"run_id": ctx.run_id, "at": at, **manifest(ctx.state, ctx.deliverables, **limits)}
     fs = ctx.fs()
     fs.write_file(ctx.path("sandbox-manifest.json"), json.dumps(sandbox, indent=2, sort_keys=True) + "\n")
