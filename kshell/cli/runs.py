@@ -57,15 +57,16 @@ def _summary(record: dict[str, Any]) -> str:
                                                              else "") + f"\n  {record['sandbox']}"
 
 
-async def _work(state: str, make: Any, args: argparse.Namespace, name: str) -> int:
-    """Boot the computer (with programs under the local sandbox when it is usable here), run
-    what `make(computer, progress)` starts, with Ctrl-C asking the run to stop."""
+async def _work(state: str, make: Any, args: argparse.Namespace, name: str, programs: bool = True) -> int:
+    """Boot the computer (with programs under the local sandbox when `programs` and it is
+    usable here), run what `make(computer, holder, progress)` starts, with Ctrl-C asking the
+    run to stop."""
     from kfs.runtime import conversations
     from kshell.runs import RunError
     from kshell.sdk import Komputer, local_remote
     from kshell.sdk.options import bubblewrap_usable
 
-    remotes = {"local": local_remote()} if bubblewrap_usable() else None
+    remotes = {"local": local_remote()} if programs and bubblewrap_usable() else None
     async with Komputer.boot(state=state, remotes=remotes) as computer:
         holder: dict[str, Any] = {}
 
@@ -112,13 +113,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"run {ctx.run_id} in {ctx.sandbox}", file=sys.stderr)
         return await run(computer, ctx, args.model, progress=progress)
 
-    return asyncio.run(_work(str(state_path(args)), make, args, "run"))
+    return asyncio.run(_work(str(state_path(args)), make, args, "run", config["programs"] == "local"))
 
 
 def cmd_runs_resume(args: argparse.Namespace) -> int:
     from kshell.cli import state_path
-    from kshell.runs import open_run
+    from kshell.runs import RunError, open_run
     from kshell.runs.runner import recover_runs, run
+
+    try:
+        with _open(args) as state:
+            programs = open_run(state, args.id).config.get("programs", "local") == "local"
+    except RunError as e:
+        print(f"{PROG} runs resume: {e}", file=sys.stderr)
+        return 1
 
     async def make(computer: Any, holder: dict[str, Any], progress: Any) -> dict[str, Any]:
         recover_runs(computer.state)
@@ -127,7 +135,7 @@ def cmd_runs_resume(args: argparse.Namespace) -> int:
         holder["conversation"] = ctx.conversation
         return await run(computer, ctx, args.model, progress=progress)
 
-    return asyncio.run(_work(str(state_path(args)), make, args, "runs resume"))
+    return asyncio.run(_work(str(state_path(args)), make, args, "runs resume", programs))
 
 
 def _open(args: argparse.Namespace) -> Any:

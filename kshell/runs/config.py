@@ -15,6 +15,7 @@ in pyproject.toml since runs came; its C parser when built with libyaml). A mist
     deliverables: [report.md]   # required under deliverables/ when the run ends (else review_required)
     delete: false               # may the agent delete files in its sandbox (off by default)
     manifest: {max_files: 20000, max_hash_bytes: 67108864}   # how far a manifest scan goes
+    programs: local             # real programs (python3, ...) under the local sandbox; none: K's tools only
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "deliverables": [],
     "delete": False,
     "manifest": {"max_files": 20_000, "max_hash_bytes": 64 << 20},
+    "programs": "local",
 }
 PROTOCOLS = ("anthropic", "deepseek-anthropic", "openai-chat", "openai-responses", "deepseek", "minimax",
              "openai-compatible")
@@ -116,6 +118,8 @@ def resolve_config(raw: Any, source: _Source | str = "<config>") -> dict[str, An
             raise ConfigError(src.at(key), f"{key}: expected a name of letters, digits, '.', '_' and '-'")
     if not isinstance(config["system"], str):
         raise ConfigError(src.at("system"), "system: expected text")
+    if config["programs"] not in ("local", "none"):
+        raise ConfigError(src.at("programs"), "programs: expected local or none")
     if not isinstance(config["delete"], bool):
         raise ConfigError(src.at("delete"), "delete: expected true or false")
     config["model"] = _model(config["model"], src)
