@@ -81,8 +81,9 @@ def load_config(path: str, text: str | None = None) -> dict[str, Any]:
         except (OSError, UnicodeDecodeError) as e:
             raise ConfigError(path, str(getattr(e, "strerror", None) or e)) from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        raw = yaml.safe_load(text)
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where PyYAML has it
+        node = yaml.compose(text, Loader=loader)
+        raw = yaml.load(text, Loader=loader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""

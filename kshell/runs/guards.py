@@ -141,6 +141,8 @@ def manifest(state: KState, top: str, *, max_files: int, max_hash_bytes: int,
     from kfs.vfs.data import read
 
     base = base or top
+    cut = len(base.rstrip("/")) + 1  # every path found starts with base + "/": sliced, not relpath'd
+    types: dict[str, str] = {}  # media types by name ending (mimetypes looks at the suffix alone)
     files: list[dict[str, Any]] = []
     hashed = 0
     truncated = False
@@ -163,8 +165,14 @@ def manifest(state: KState, top: str, *, max_files: int, max_hash_bytes: int,
                     truncated = True
                     break
                 inode = records.get_inode(txn, child)
-                entry: dict[str, Any] = {"path": posixpath.relpath(path, base), "size": inode.size,
-                                         "media_type": _media_type(path, kind), "sha256": None}
+                suffix = name[name.rfind(b".") + 1:] if b"." in name else b""
+                if kind != st.S_IFREG or suffix not in types:
+                    media = _media_type(path, kind)
+                    if kind == st.S_IFREG:
+                        types[suffix] = media
+                else:
+                    media = types[suffix]
+                entry: dict[str, Any] = {"path": path[cut:], "size": inode.size, "media_type": media, "sha256": None}
                 if inode.is_reg and hashed + inode.size <= max_hash_bytes:
                     entry["sha256"] = hashlib.sha256(read(txn, inode, 0, inode.size)).hexdigest()
                     hashed += inode.size

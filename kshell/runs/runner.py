@@ -19,18 +19,20 @@ from __future__ import annotations
 import contextlib
 import json
 import posixpath
-import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kshell.runs.context import (
     ACTIVE,
+    AGENT_RUN,
     RunContext,
     RunError,
     append_event,
+    find_run,
     list_runs,
     now_iso,
     open_run,
+    read_record,
     update_run_state,
 )
 from kshell.runs.guards import apply_scope, check_deliverables, deletions, record_file_events, write_manifests
@@ -139,12 +141,18 @@ class _Recorder:
 
 def _busy_agent(ctx: RunContext) -> str | None:
     """Another run of the agent with a live worker (an agent runs one run at a time: its
-    scope is its current run's sandbox)."""
-    for record in list_runs(ctx.state):
-        if record.get("agent") == ctx.agent and record.get("run_id") != ctx.run_id and \
-                record.get("status") in ACTIVE and _worker_alive(record):
-            return record["run_id"]
-    return None
+    scope is its current run's sandbox): the last run the agent's workers started, if it is
+    another one and still runs."""
+    with ctx.state.read() as txn:
+        raw = txn.get("keys", AGENT_RUN + ctx.agent.encode())
+    other = None if raw is None else bytes(raw).decode()
+    if other is None or other == ctx.run_id:
+        return None
+    try:
+        record = read_record(ctx.state, find_run(ctx.state, other)["sandbox"])
+    except (RunError, OSError):
+        return None
+    return other if record.get("status") in ACTIVE and _worker_alive(record) else None
 
 
 def _archive(ctx: RunContext) -> None:
@@ -175,6 +183,7 @@ async def run(computer: Komputer, ctx: RunContext, model: Model | str | None = N
     if resuming:
         _archive(ctx)
     apply_scope(ctx)
+    ctx.state.write(lambda txn: txn.put("keys", AGENT_RUN + ctx.agent.encode(), ctx.run_id.encode()))
     attempt = ctx.record.get("attempt", 0) + 1
     update_run_state(ctx, "running", worker=owner_id(), attempt=attempt)
     recorder = _Recorder(ctx, progress)
@@ -182,7 +191,10 @@ async def run(computer: Komputer, ctx: RunContext, model: Model | str | None = N
     outcome: tuple[str, str | None] = ("failed", "the worker stopped")
     try:
         session = await computer.login(ctx.agent, f"{ctx.run_id}.{attempt}", mode="limited")
-        await session.exec(f"cd {shlex.quote(ctx.workspace)}")
+        # the new session starts in the workspace: its shell, made at the first command, starts
+        # where its record says (no `cd` command: that would start the shell before the model
+        # is even asked, two thirds of the time to the first call); the file tools go from it
+        session.record.cwd = ctx.workspace
         system = ctx.fs().read_file(ctx.path("effective-system-prompt.md")).decode("utf-8", "surrogateescape")
         hooks = Hooks(step_start=recorder.step_start, step_finish=recorder.step_finish,
                       tool_call=recorder.tool_call, tool_result=recorder.tool_result)
