@@ -137,3 +137,41 @@ def test_a_run_killed_mid_step_fails_after_recovery_then_resume_finishes_it(tmp_
                 assert ctx.fs().exists(ctx.path("archive/attempt-1/sandbox-manifest.json"))
 
     run(main)
+
+
+def test_on_a_terminal_the_progress_is_one_line_rewritten(tmp_path: Path) -> None:
+    import pty
+
+    async def main() -> None:
+        async with Provider() as provider:
+            provider.replies += [{"events": t.chat(text="Writing.", calls=[WRITE])}, {"events": t.chat(text="Done.")}]
+            master, slave = pty.openpty()
+            try:
+                child = subprocess.Popen(
+                    [sys.executable, "-m", "kshell.cli", "--state", str(tmp_path / "state"), "run", "--config",
+                     str(config(tmp_path, provider)), "--prompt", "p", "--sandbox", "runs/tty", "--run-id", "r-tty"],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=ENV)
+                out, _ = await asyncio.to_thread(child.communicate)
+                os.close(slave)
+                slave = -1
+                seen = b""
+                while True:
+                    try:
+                        piece = os.read(master, 65536)
+                    except OSError:  # EIO: the terminal's other side is closed and drained
+                        break
+                    if not piece:
+                        break
+                    seen += piece
+            finally:
+                os.close(master)
+                if slave >= 0:
+                    os.close(slave)
+            assert child.returncode == 0 and out.decode() == "run r-tty: completed\n  /home/alice/runs/tty\n"
+            text_seen = seen.decode()
+            assert "run r-tty: step" not in text_seen  # no plain lines on a terminal
+            lines = text_seen.split("\r\x1b[K")
+            assert any(line.startswith(("| step 1: asking the model", "/ step 1: asking the model")) for line in lines)
+            assert any("step 2: answered (" in line for line in lines) and text_seen.count("\n") <= 2
+
+    run(main)
