@@ -92,8 +92,13 @@ class _Recorder:
 
     def __init__(self, ctx: RunContext, progress: Progress | None) -> None:
         self.ctx = ctx
-        self.progress = progress or (lambda line: None)
+        self.shown = progress or (lambda line: None)
         self.step = 0
+
+    def progress(self, line: str) -> None:
+        """A progress line: to the caller, and to logs/worker.log (the worker's own log)."""
+        self.ctx.fs().append_file(self.ctx.path("logs/worker.log"), f"{now_iso()} {line}\n")
+        self.shown(line)
 
     def _to(self, status: str) -> None:
         if self.ctx.status != status:
@@ -202,7 +207,7 @@ async def run(computer: Komputer, ctx: RunContext, model: Model | str | None = N
                             hooks=hooks)
         began = bool(conversations.messages(computer.state, ctx.conversation)) if resuming else False
         if resuming:
-            progress and progress(f"resuming (attempt {attempt})")
+            recorder.progress(f"resuming (attempt {attempt})")
         result = await (loop.resume() if began else loop.prompt(ctx.prompt))
         outcome = ("cancelled", "stopped: komputer runs cancel") if result.status == "stopped" else ("completed", None)
     except AgentError as e:

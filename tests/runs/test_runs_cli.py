@@ -135,6 +135,8 @@ def test_a_run_killed_mid_step_fails_after_recovery_then_resume_finishes_it(tmp_
                     transcript.index("Done after the crash.")
                 assert ctx.fs().read_file(ctx.path("deliverables/report.md")) == b"# Report\n"
                 assert ctx.fs().exists(ctx.path("archive/attempt-1/sandbox-manifest.json"))
+                log = text(ctx, "logs/worker.log")
+                assert log.index("step 1: running shell") < log.index("resuming (attempt 2)") < log.index("answered")
 
     run(main)
 

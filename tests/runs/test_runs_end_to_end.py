@@ -49,6 +49,7 @@ def test_a_scripted_run_produces_its_deliverable(tmp_path: Path) -> None:
             assert record["status"] == "completed" and record["failure_reason"] is None, record["failure_reason"]
             assert record["started_at"] and record["completed_at"] and record["worker"] is None
             assert seen[0] == "step 1: asking the model" and seen[-1] == "step 3: answered"
+            assert [line.split(" ", 1)[1] for line in text(ctx, "logs/worker.log").splitlines()] == seen
             fs = ctx.fs()
             assert fs.read_file(ctx.path("deliverables/report.md")).decode() == REPORT
             assert text(ctx, "prompt.md") == "Add 1 and 2; report.\n"
