@@ -133,7 +133,7 @@ def cmd_runs_resume(args: argparse.Namespace) -> int:
         ctx = open_run(computer.state, args.id)
         holder["progress"] = _Progress(ctx.run_id)
         holder["conversation"] = ctx.conversation
-        return await run(computer, ctx, args.model, progress=progress)
+        return await run(computer, ctx, args.model, progress=progress, message=args.message)
 
     return asyncio.run(_work(str(state_path(args)), make, args, "runs resume", programs))
 
@@ -211,6 +211,7 @@ def add_commands(add: AddCommand, common: argparse.ArgumentParser) -> None:
     q = sub.add_parser("resume", parents=[common], help="go on with a failed or revision_required run")
     q.add_argument("id", metavar="ID")
     q.add_argument("--model", metavar="NAME", help="one of the image's [models.NAME] (default: the config's model)")
+    q.add_argument("--message", metavar="TEXT", help="a message for the model first (a revision's instructions)")
     q.set_defaults(fn=cmd_runs_resume)
     q = sub.add_parser("cancel", parents=[common], help="stop a running run, or cancel one no worker runs")
     q.add_argument("id", metavar="ID")

@@ -171,10 +171,12 @@ def _archive(ctx: RunContext) -> None:
 
 
 async def run(computer: Komputer, ctx: RunContext, model: Model | str | None = None, *,
-              progress: Progress | None = None) -> dict[str, Any]:
+              progress: Progress | None = None, message: str | None = None) -> dict[str, Any]:
     """Run (or, for a failed or revision_required run, resume) `ctx` on `computer` with
-    `model` (None: the configuration's). Returns run.json as it ends. RunError when the run
-    cannot start (its state, or another run of the agent running)."""
+    `model` (None: the configuration's). `message`: on a resume, a user message to answer (a
+    revision's instructions); without one the conversation goes on as stored. Returns run.json
+    as it ends. RunError when the run cannot start (its state, or another run of the agent
+    running)."""
     from kfs.runtime import conversations
     from kfs.runtime.procs import owner_id
     from kshell.agent import AgentError, Hooks
@@ -208,7 +210,11 @@ async def run(computer: Komputer, ctx: RunContext, model: Model | str | None = N
         began = bool(conversations.messages(computer.state, ctx.conversation)) if resuming else False
         if resuming:
             recorder.progress(f"resuming (attempt {attempt})")
-        result = await (loop.resume() if began else loop.prompt(ctx.prompt))
+        if began and message:
+            ctx.fs().append_file(ctx.path("transcript.md"), f"## user (attempt {attempt})\n\n{message.rstrip()}\n\n")
+            append_event(ctx, {"at": now_iso(), "type": "run.message", "attempt": attempt, "text": message})
+        result = await (loop.prompt(message) if began and message else loop.resume() if began else
+                        loop.prompt(ctx.prompt))
         outcome = ("cancelled", "stopped: komputer runs cancel") if result.status == "stopped" else ("completed", None)
     except AgentError as e:
         outcome = ("failed", f"{type(e).__name__}: {e}")
@@ -245,10 +251,10 @@ def _finish(ctx: RunContext, status: str, reason: str | None) -> None:
 
 
 async def resume_run(computer: Komputer, run_id: str, model: Model | str | None = None, *,
-                     progress: Progress | None = None) -> dict[str, Any]:
+                     progress: Progress | None = None, message: str | None = None) -> dict[str, Any]:
     """`komputer runs resume ID`: a failed (or revision_required) run goes on."""
     recover_runs(computer.state)
-    return await run(computer, open_run(computer.state, run_id), model, progress=progress)
+    return await run(computer, open_run(computer.state, run_id), model, progress=progress, message=message)
 
 
 def cancel_run(state: KState, run_id: str, by: str = "cli") -> str:

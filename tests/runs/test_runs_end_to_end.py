@@ -14,7 +14,7 @@ from typing import Any
 
 from kshell.agent.messages import Message
 from kshell.agent.models import ScriptedModel
-from kshell.runs import create_run_context, open_run
+from kshell.runs import create_run_context, open_run, update_run_state
 from kshell.runs.runner import cancel_run, run
 from tests.runs.runs_support import boot, events, text
 from tests.runs.runs_support import run as run_async
@@ -80,16 +80,26 @@ def test_a_scripted_run_produces_its_deliverable(tmp_path: Path) -> None:
 
 def test_a_missing_deliverable_or_a_deletion_sends_the_run_to_review(tmp_path: Path) -> None:
     def lazy(messages: list[Message]) -> dict[str, Any] | str:
+        if messages[-1].role == "user" and messages[-1].text == "Revise: write report.md now.":
+            return {"calls": [{"name": "write_file", "arguments": {"path": "../deliverables/report.md",
+                                                                   "content": "# Late\n"}}]}
+        if messages[-1].role == "tool" and messages[-1].content[0]["name"] == "write_file":
+            return "Written."
         if not any(m.role == "tool" for m in messages):
             return {"calls": [{"name": "shell", "arguments": {"command": "echo draft > draft.md && rm draft.md"}}]}
         return "I wrote nothing."
 
     async def main() -> None:
         async with boot(tmp_path) as computer:
-            ctx = create_run_context(CONFIG, "Report.", "runs/lazy", state=computer.state)
+            ctx = create_run_context({**CONFIG, "delete": True}, "Report.", "runs/lazy", state=computer.state)
             record = await run(computer, ctx, ScriptedModel(lazy))
             assert record["status"] == "review_required"
             assert record["review_reason"] == "missing deliverables: report.md"
+            # a reviewer's verdict, then a resume with the revision's instructions
+            update_run_state(ctx, "revision_required", "report.md is missing")
+            record = await run(computer, ctx, ScriptedModel(lazy), message="Revise: write report.md now.")
+            assert record["status"] == "completed" and record["attempt"] == 2
+            assert "## user (attempt 2)\n\nRevise: write report.md now." in text(ctx, "transcript.md")
             deleting = create_run_context({**CONFIG, "deliverables": []}, "Tidy.", "runs/tidy", state=computer.state)
             record = await run(computer, deleting, ScriptedModel(lazy))
             assert record["status"] == "review_required"
