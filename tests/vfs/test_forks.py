@@ -375,7 +375,7 @@ def test_each_fork_keeps_what_the_parent_had_when_it_was_made_as_newer_forks_com
     """The parent's writes keep versions for its newest fork, whose record a write reads
     (decoded once per distinct record, kfs.kstate.layers._gen_and_uid): a newer fork must
     move what the same process's next writes keep."""
-    seen = {}
+    seen: dict[int, bytes] = {}
     for n in range(3):
         parent.write_file("/w/a", f"version {n}\n".encode())
         seen[forks.create(state, by="test")] = f"version {n}\n".encode()
