@@ -146,6 +146,10 @@ class Operations(pyfuse3.Operations):
         self.openers: dict[int, str] = {}  # fh -> the receipts' `by` of whoever opened it (writes name them)
         self.dirs: dict[int, FileHandle | DriveDir] = {}
         self.dir_seen: dict[int, Inode] = {}  # fh -> its directory as opened (fstat after it is removed)
+        # ino -> (its inode record as last listed, the attributes built from it): a listing
+        # the kernel asks for again (readdirplus sends every entry's attributes each time)
+        # reuses them while the record is the same; dropped when the kernel forgets the inode
+        self.listed: dict[int, tuple[bytes, EntryAttributes]] = {}
         self._next_fh = itertools.count(1)
         self._read_buffer = bytearray(0)
         self.initialised = False
@@ -249,6 +253,20 @@ class Operations(pyfuse3.Operations):
         entry.st_ctime_ns = inode.ctime
         return entry
 
+    def listed_attrs(self, inode: Inode) -> EntryAttributes:
+        """`attrs` for a readdirplus entry: the object built when the entry was last listed, if
+        its inode record is the same byte for byte (so no change can hide behind it). A
+        `git status` lists every directory of the tree each time, with every entry's
+        attributes; building them again was a third of each entry's cost. The object is only
+        ever read (pyfuse3 copies it into the reply): callers must not change it."""
+        record = inode.pack()
+        seen = self.listed.get(inode.ino)
+        if seen is not None and seen[0] == record:
+            return seen[1]
+        entry = self.attrs(inode)
+        self.listed[inode.ino] = (record, entry)
+        return entry
+
     def admin_attrs(self, inode: Inode) -> EntryAttributes:
         """The admin view's attributes: never cached, so every stat sees the newest size."""
         entry = self.attrs(inode)
@@ -343,6 +361,7 @@ class Operations(pyfuse3.Operations):
             else:
                 self.lookups.pop(ino, None)
                 self.names.pop(ino, None)
+                self.listed.pop(ino, None)
                 self.no_capability.discard(ino)
                 self.vfs.forget(ino)
 
@@ -633,11 +652,15 @@ class Operations(pyfuse3.Operations):
                 if not pyfuse3.readdir_reply(token, name, self.admin_attrs(inode), i):
                     return
             return
+        lookups = self.lookups
         for name, inode, next_id in self.dir_entries(fh, start_id):
-            if not pyfuse3.readdir_reply(token, name, self.attrs(inode), next_id):
+            if name in (b".", b".."):  # not lookups: the kernel takes no reference for them
+                if not pyfuse3.readdir_reply(token, name, self.attrs(inode), next_id):
+                    return
+                continue
+            if not pyfuse3.readdir_reply(token, name, self.listed_attrs(inode), next_id):
                 return
-            if name not in (b".", b".."):  # readdirplus: each entry but these is a lookup
-                self.lookups[inode.ino] = self.lookups.get(inode.ino, 0) + 1
+            lookups[inode.ino] = lookups.get(inode.ino, 0) + 1  # readdirplus: each entry is a lookup
 
     @_translated
     async def releasedir(self, fh: int) -> None:

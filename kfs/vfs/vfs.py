@@ -349,6 +349,13 @@ class VFS:
         return FileHandle(self, inode.ino, flags, cred), inode
 
     def open(self, ino: int, flags: int, cred: Cred = ROOT, path: str | None = None) -> FileHandle:
+        if flags & os.O_DIRECTORY and not flags & (os.O_ACCMODE | os.O_TRUNC | os.O_CREAT):
+            # a directory's open writes nothing (no open record, no truncation): a read
+            # transaction, not a write's lock and commit (`git status` opens every directory)
+            with self.state.read() as txn:
+                inode = records.get_inode(txn, ino, path)
+                if inode.is_dir:
+                    return self.open_in(Op(txn, cred, self.by, self.origin, 0, False), inode, flags, path)
         return self.run(cred, lambda op: self.open_in(op, records.get_inode(op.txn, ino, path), flags, path))
 
     def open_in(

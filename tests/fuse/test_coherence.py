@@ -107,6 +107,27 @@ def test_a_chmod_elsewhere_shows(mnt: Path, kfs_mount: Mount, peer: PathFS) -> N
     assert visible_within(lambda: os.stat(mnt / "f").st_mode & 0o777 == 0o600) < BOUND
 
 
+def test_a_listing_shows_a_change_made_elsewhere_to_an_entry_it_listed_before(
+    mnt: Path, kfs_mount: Mount, peer: PathFS
+) -> None:
+    """`ls -l` twice: the second listing's attributes are the daemon's reused ones
+    (Operations.listed_attrs); a chmod and a write elsewhere show in the next listing."""
+    d = mnt / "d"
+    d.mkdir()
+    (d / "f").write_bytes(b"abc")
+    os.chmod(d / "f", 0o644)
+
+    def listing() -> dict[str, tuple[int, int]]:
+        with os.scandir(d) as entries:
+            return {e.name: (e.stat(follow_symlinks=False).st_mode & 0o777, e.stat(follow_symlinks=False).st_size)
+                    for e in entries}
+
+    assert listing() == listing() == {"f": (0o644, 3)}
+    peer.chmod(kpath(mnt, kfs_mount, "d/f"), 0o600)
+    peer.write_file(kpath(mnt, kfs_mount, "d/f"), b"longer")
+    assert visible_within(lambda: listing() == {"f": (0o600, 6)}) < BOUND
+
+
 def test_a_rename_elsewhere_shows(mnt: Path, kfs_mount: Mount, peer: PathFS) -> None:
     (mnt / "a").write_bytes(b"A")
     os.stat(mnt / "a")

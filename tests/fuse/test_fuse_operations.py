@@ -109,6 +109,23 @@ def test_readdir_offsets_resume_after_dot_entries_and_survive_changes(ops: Opera
     call(ops.releasedir, fh)
 
 
+def test_a_listing_reuses_an_entrys_attributes_only_while_its_inode_is_unchanged(
+    ops: Operations, fs: PathFS, state: Any
+) -> None:
+    fs.write_file("/f", b"abc")
+    first = ops.listed_attrs(fs.stat("/f"))
+    assert ops.listed_attrs(fs.stat("/f")) is first
+    other = PathFS(VFS(state, by="another writer"))
+    other.chmod("/f", 0o600)
+    assert ops.listed_attrs(fs.stat("/f")).st_mode & 0o777 == 0o600
+    other.write_file("/f", b"longer")
+    again = ops.listed_attrs(fs.stat("/f"))
+    assert (again.st_mode & 0o777, again.st_size) == (0o600, 6)
+    ops.lookups[again.st_ino] = 1
+    call(ops.forget, [(again.st_ino, 1)])
+    assert again.st_ino not in ops.listed, "a forgotten inode's attributes stay remembered"
+
+
 def test_create_with_a_name_taken_meanwhile_opens_it_unless_o_excl(ops: Operations, fs: PathFS) -> None:
     fs.write_file("/f", b"theirs")
     info, entry = call(ops.create, ROOT_INO, b"f", stat.S_IFREG | 0o644, os.O_RDWR | os.O_CREAT, ROOT_CTX)

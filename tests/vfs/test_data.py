@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 from kfs.kstate import KState, Txn
-from kfs.vfs import CHUNK_SIZE, VFS, Inode, PathFS, data
+from kfs.vfs import CHUNK_SIZE, ROOT_INO, VFS, Cred, Inode, PathFS, data
 
 from .oserrors import raises_errno
 
@@ -551,3 +551,18 @@ def test_data_survives_reopening_the_state(tmp_path: Path) -> None:
         PathFS(VFS(first)).write_file("/f", payload)
     with KState(tmp_path) as again:
         assert PathFS(VFS(again)).read_file("/f") == payload
+
+
+def test_opening_a_directory_takes_no_write_transaction_and_still_checks_the_right_to_list(
+    state: KState, fs: PathFS, vfs: VFS
+) -> None:
+    """A directory's open writes nothing, so it runs in a read transaction (the mount's
+    opendir, once per directory of a `git status`): LMDB's last transaction id stays put."""
+    fs.mkdir("/open", 0o755)
+    fs.mkdir("/private", 0o700)
+    public, private = (vfs.lookup(ROOT_INO, name).ino for name in (b"open", b"private"))
+    before = state._env.info()["last_txnid"]
+    assert vfs.open(public, os.O_RDONLY | os.O_DIRECTORY, Cred(1000, 1000)).ino == public
+    with raises_errno(errno.EACCES):
+        vfs.open(private, os.O_RDONLY | os.O_DIRECTORY, Cred(1000, 1000))
+    assert state._env.info()["last_txnid"] == before

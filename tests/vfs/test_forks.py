@@ -367,3 +367,18 @@ def test_forks_of_forks_made_between_writes_each_keep_their_own_time(state: KSta
     with state.read() as txn:
         assert not list(txn.scan("layers"))
     assert check(state).clean
+
+
+def test_each_fork_keeps_what_the_parent_had_when_it_was_made_as_newer_forks_come(
+    state: KState, parent: PathFS
+) -> None:
+    """The parent's writes keep versions for its newest fork, whose record a write reads
+    (decoded once per distinct record, kfs.kstate.layers._gen_and_uid): a newer fork must
+    move what the same process's next writes keep."""
+    seen: dict[int, bytes] = {}
+    for n in range(3):
+        parent.write_file("/w/a", f"version {n}\n".encode())
+        seen[forks.create(state, by="test")] = f"version {n}\n".encode()
+        parent.write_file("/w/a", b"after\n")  # kept for the fork just made, not an older one
+    for number, contents in seen.items():
+        assert fork_fs(state, number).read_file("/w/a") == contents
