@@ -23,6 +23,7 @@ namespace (read from the pidfd), as it signalled a cold sandbox's.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import queue
@@ -67,6 +68,7 @@ def program(req, stdio):
         given = iter(stdio)
         for n, passed in enumerate(req["stdio"]):
             os.dup2(next(given) if passed else os.open("/dev/null", os.O_RDWR), n)
+        os.closerange(3, 1 << 20)  # the program gets its three streams and nothing of the launcher's
         for res, soft, hard in req["limits"]:
             try:
                 resource.setrlimit(res, (soft, hard))
@@ -323,7 +325,7 @@ class Sandboxes:
             except BaseException:
                 self.release(sandbox)
                 raise
-            launched.closed = lambda: self.release(sandbox)
+            launched.closed = functools.partial(self.release, sandbox)
             return launched
         raise AssertionError("unreachable")
 
