@@ -169,7 +169,7 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     check_namespaces(bwrap, uid, d.gid)
     fork = getattr(sh.fs.vfs.state, "fork", None)
     state_dir = os.path.realpath(d.state_dir)
-    mount = find_mount(state_dir, d.config.mount, fork=fork)
+    mount = find_mount(state_dir, d.config.mount, fork=fork, answers=False)  # wait_coherent asks it
     if sh.fs.policy is not None:
         mount = _view_of(d, mount, state_dir, fork, sh.fs.policy)
     cwd = _cwd(sh)
