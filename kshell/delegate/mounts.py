@@ -72,7 +72,14 @@ class _Table:
             return self._mounts
 
 
+    def forget(self) -> None:
+        """In a forked child: its own open file (a shared one's poll would answer for both)."""
+        self._lock = threading.Lock()
+        self._poll = self._file = None
+
+
 _TABLE = _Table()
+os.register_at_fork(after_in_child=_TABLE.forget)
 
 
 def _fuse_mounts(mountinfo: Path = MOUNTINFO) -> Iterator[tuple[str, str, Mount]]:
@@ -143,7 +150,7 @@ def wait_coherent(mount: Mount, target: int, timeout: float = 2.0) -> None:
         try:
             seen = int(os.getxattr(mount.path, COHERENCE_XATTR))
         except OSError as e:
-            if e.errno in (errno.ENOTCONN, errno.ECONNABORTED, errno.EIO):
+            if e.errno in (errno.ENOTCONN, errno.ECONNABORTED):
                 raise _silent(mount.path, e) from None
             return
         except ValueError:
