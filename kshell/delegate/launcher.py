@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
+import marshal
 import os
 import queue
 import resource
@@ -44,25 +44,35 @@ MESSAGE = 200_000  # the longest request a SOCK_SEQPACKET socket takes at its de
 IDLE = 3  # sandboxes of other binds kept warm beside the one in use (a session going back and forth)
 LIMITS = tuple(getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_"))
 
+# Only built-in and C modules (no `socket`, `signal`, `json`, `ctypes`: their imports cost the
+# first program of a session more than the rest of the launcher's start); requests are marshal's.
 LAUNCHER = r"""
-import ctypes, errno, json, os, resource, select, signal, socket, sys
-libc = ctypes.CDLL(None, use_errno=True)
-libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no ptrace and no /proc/1/fd for the programs beside it
-ctl = socket.socket(fileno=int(sys.argv[1]))
+import _ctypes, _signal, _socket, errno, marshal, os, resource, select, sys
+prctl = _ctypes.dlsym(_ctypes.dlopen(None), "prctl")
+_ctypes.call_function(prctl, (4, 0, 0, 0, 0))  # PR_SET_DUMPABLE 0: no ptrace, no /proc/1/fd for programs
+ctl = _socket.socket(fileno=int(sys.argv[1]))
 wake_r, wake_w = os.pipe()
 os.set_blocking(wake_w, False)
-signal.set_wakeup_fd(wake_w)
-signal.signal(signal.SIGCHLD, lambda *_: None)
+_signal.set_wakeup_fd(wake_w)
+_signal.signal(_signal.SIGCHLD, lambda *_: None)
 keepers = set()
 
 def children():
     with open(f"/proc/self/task/{os.getpid()}/children") as f:
         return [int(p) for p in f.read().split()]
 
+def kill(pids):
+    for pid in pids:
+        try:
+            os.kill(pid, _signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
 def program(req, stdio):
+    what = req["argv"][0]
     try:
-        for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD):
-            signal.signal(sig, signal.SIG_DFL)
+        for sig in (_signal.SIGPIPE, _signal.SIGXFSZ, _signal.SIGCHLD):
+            _signal.signal(sig, _signal.SIG_DFL)
         if not req["terminal"]:
             os.setsid()
         given = iter(stdio)
@@ -87,26 +97,24 @@ def program(req, stdio):
 def keeper(req, fds):
     try:
         ctl.close()
-        signal.set_wakeup_fd(-1)
+        _signal.set_wakeup_fd(-1)
         os.close(wake_r)
         os.close(wake_w)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
         os.setsid()
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: what the program leaves behind is ours
-        chan = socket.socket(fileno=fds[0])
+        _ctypes.call_function(prctl, (36, 1, 0, 0, 0))  # PR_SET_CHILD_SUBREAPER: what the program leaves is ours
+        chan = _socket.socket(fileno=fds[0])
         pid = os.fork()
         if pid == 0:
             program(req, fds[1:])
         for fd in fds[1:]:
             os.close(fd)
-        socket.send_fds(chan, [b"started"], [os.pidfd_open(pid), os.pidfd_open(os.getpid())])
+        pidfds = [os.pidfd_open(pid), os.pidfd_open(os.getpid())]
+        chan.sendmsg([b"started"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS,
+                                     b"".join(fd.to_bytes(4, sys.byteorder) for fd in pidfds))])
         _, status = os.waitpid(pid, 0)
         while True:  # nothing of the program outlives it
-            for kid in children():
-                try:
-                    os.kill(kid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            kill(children())
             try:
                 os.waitpid(-1, 0)
             except ChildProcessError:
@@ -128,22 +136,19 @@ while True:
             if not pid:
                 break
             keepers.discard(pid)
-        for kid in children():  # a keeper was killed: what it kept goes too
-            if kid not in keepers:
-                try:
-                    os.kill(kid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+        kill(kid for kid in children() if kid not in keepers)  # a keeper was killed: what it kept goes too
     if ctl in ready:
         try:
-            data, fds, _, _ = socket.recv_fds(ctl, 262144, 8, socket.MSG_CMSG_CLOEXEC)
+            data, ancillary, _, _ = ctl.recvmsg(262144, _socket.CMSG_SPACE(8 * 4), _socket.MSG_CMSG_CLOEXEC)
         except InterruptedError:
             continue
         if not data:
             os._exit(0)  # the session is done with this sandbox: the kernel ends what is left in it
+        fds = [int.from_bytes(blob[n:n + 4], sys.byteorder) for level, kind, blob in ancillary
+               if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS for n in range(0, len(blob) - 3, 4)]
         pid = os.fork()
         if pid == 0:
-            keeper(json.loads(data), fds)
+            keeper(marshal.loads(data), fds)
         keepers.add(pid)
         for fd in fds:
             os.close(fd)
@@ -259,11 +264,11 @@ class Sandbox:
     def launch(self, argv: list[str], env: dict[str, str], cwd: str, fds: tuple[int, int, int],
                terminal: Terminal | None) -> Launched:
         """Start `argv` in the sandbox with stdin, stdout, stderr `fds` (DEVNULL: /dev/null)."""
-        request = json.dumps({
-            "argv": argv, "env": env, "cwd": cwd, "terminal": terminal is not None,
+        request = marshal.dumps({
+            "argv": list(argv), "env": dict(env), "cwd": cwd, "terminal": terminal is not None,
             "stdio": [fd != subprocess.DEVNULL for fd in fds],
             "limits": [(n, *resource.getrlimit(n)) for n in LIMITS],  # `ulimit` in K since it started
-        }, ensure_ascii=False).encode("utf-8", "surrogateescape")
+        }, 4)
         if len(request) > MESSAGE:
             raise Gone("too long a request")
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
