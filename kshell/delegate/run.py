@@ -1,5 +1,7 @@
-"""Running one delegated program: a real child of the session's worker (so the worker's cgroup
-bounds it), wired to K's streams, stopped, continued and ended by K's signals.
+"""Running one delegated program: a descendant of the session's worker (so the worker's cgroup
+bounds it), wired to K's streams, stopped, continued and ended by K's signals. A warm sandbox's
+launcher starts most (kshell.delegate.launcher: the program leads a process group of its own);
+a cold sandbox (below) or the ssh client the others.
 
 Bytes flow through pipes pumped by threads: the program's stdin from the K stream at fd 0,
 its stdout and stderr into fds 1 and 2 (one pipe when both name the same stream, so `2>&1`
