@@ -22,8 +22,9 @@ import json
 import os
 import posixpath
 import shlex
+import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from kfs.drives.view import DriveFS
@@ -31,8 +32,9 @@ from kfs.journal import last_change
 from kfs.runtime.drives import Drive
 from kfs.vfs.policy import WritePolicy
 from kshell.delegate.config import DelegateConfig
+from kshell.delegate.launcher import LAUNCHER, PYTHON, Gone, Sandboxes
 from kshell.delegate.mounts import Mount, Unavailable, agent_view, find_mount, wait_coherent
-from kshell.delegate.run import run, terminal_of
+from kshell.delegate.run import Program, run, terminal_of
 from kshell.delegate.sandbox import (
     Refused,
     View,
@@ -62,6 +64,11 @@ class Delegation:
     agent: str = ""
     configured: dict[str, Any] | None = None  # what the server's configuration says of the agent (its view's too)
     hold: Callable[[int], None] | None = None  # takes a view daemon's pid out of the session's cgroup
+    sandboxes: Sandboxes = field(default_factory=Sandboxes)  # the session's warm sandboxes (kshell.delegate.launcher)
+
+    def close(self) -> None:
+        """The session ends: its warm sandboxes end (with the last program still running in one)."""
+        self.sandboxes.close()
 
 
 def _delegation(sh: Interp) -> Delegation | None:
@@ -162,7 +169,7 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     check_namespaces(bwrap, uid, d.gid)
     fork = getattr(sh.fs.vfs.state, "fork", None)
     state_dir = os.path.realpath(d.state_dir)
-    mount = find_mount(state_dir, d.config.mount, fork=fork)
+    mount = find_mount(state_dir, d.config.mount, fork=fork, answers=False)  # wait_coherent asks it
     if sh.fs.policy is not None:
         mount = _view_of(d, mount, state_dir, fork, sh.fs.policy)
     cwd = _cwd(sh)
@@ -175,18 +182,45 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     for path in view.binds:
         if not os.path.isdir(mount.path + path):
             raise Refused(path, "not a directory in K (create it, mode 1777 for /tmp)")
-    info_r, info_w = os.pipe()
-    block = os.pipe() if d.config.network else None  # bwrap waits on it while K wires the sandbox's network
     terminal = terminal_of(sh)
     if sh.niceness > 0:  # `nice -n N CMD`: the sandbox starts at the server's niceness, the host's nice raises it
         argv = ["/usr/bin/nice", "-n", str(sh.niceness), *argv]
     if terminal is not None:  # the program is the foreground job of its own pty session
         argv = ["/usr/bin/python3", "-I", "-S", "-c", JOB_LEADER, *argv]
-    command = bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=info_w,
-                         new_session=terminal is None, argv=argv, cwd=cwd, bwrap=bwrap,
-                         block_fd=None if block is None else block[0])
-    return run(sh, command, env=_env(sh), uid=uid, gid=d.gid, info=(info_r, info_w), terminal=terminal,
-               block=block)
+    env = _env(sh)
+
+    def sandbox(argv: list[str], fds: tuple[int, int, int], *, new_session: bool, keep: tuple[int, ...] = (),
+                cwd: str = cwd) -> Program:
+        info_r, info_w = os.pipe()
+        block = os.pipe() if d.config.network else None  # bwrap waits on it while K wires the sandbox's network
+        command = bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=info_w,
+                             new_session=new_session, argv=argv, cwd=cwd, bwrap=bwrap,
+                             block_fd=None if block is None else block[0])
+        if keep:  # the launcher is its sandbox's pid 1: a program cannot kill it
+            command.insert(1, "--as-pid-1")
+        return Program(command, env=env if not keep else {}, uid=uid, gid=d.gid, info=(info_r, info_w),
+                       fds=fds, terminal=terminal if not keep else None, block=block, keep=keep)
+
+    def cold(fds: tuple[int, int, int]) -> Program:
+        return sandbox(argv, fds, new_session=terminal is None)
+
+    if not os.path.exists(PYTHON):
+        return run(sh, cold, terminal)
+    key = (uid, d.gid, *bwrap_argv(view, network=d.config.network, hostname=d.hostname, info_fd=-1,
+                                   new_session=True, argv=(), cwd="/", bwrap=bwrap, block_fd=-1))
+
+    def warm(fds: tuple[int, int, int]) -> Any:
+        def launcher(keep: list[int]) -> Program:
+            null = (subprocess.DEVNULL,) * 3
+            return sandbox([PYTHON, "-I", "-S", "-c", LAUNCHER, str(keep[0])], null, new_session=True,  # type: ignore[arg-type]
+                           keep=tuple(keep), cwd=view.binds[0])
+
+        try:
+            return d.sandboxes.launch(key, launcher, argv, env, cwd, fds, terminal)
+        except Gone:  # the session has ended (a job of a detached one), or too long a request
+            return cold(fds)
+
+    return run(sh, warm, terminal)
 
 
 def _lstat(sh: Interp, path: str) -> Any:
@@ -264,9 +298,12 @@ def _run_ssh(sh: Interp, d: Delegation, argv: list[str]) -> int:
         remote = _REMOTE.format(cwd=shlex.quote(root + cwd), program=f"env -i {shlex.join(env)} {shlex.join(program)}")
     command = ["ssh", "-tt" if terminal is not None else "-T", "-o", "BatchMode=yes", *cfg.ssh_options,
                "--", cfg.ssh_host, remote]
-    info_r, info_w = os.pipe()
-    return run(sh, command, env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root")},
-               uid=None, gid=None, info=(info_r, info_w), terminal=terminal, ctty=terminal is not None)
+
+    def start(fds: tuple[int, int, int]) -> Program:
+        return Program(command, env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/root")},
+                       uid=None, gid=None, info=os.pipe(), fds=fds, terminal=terminal, ctty=terminal is not None)
+
+    return run(sh, start, terminal)
 
 
 def k_path(sh: Interp, name: str) -> str:

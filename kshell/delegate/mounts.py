@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -29,6 +30,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kfs.fuse import COHERENCE_XATTR
 from kfs.fuse.mount import unescape
@@ -47,10 +49,50 @@ class Mount:
     options: frozenset[str]
 
 
+class _Table:
+    """The FUSE mounts of /proc/self/mountinfo, read again only once the kernel says the mount
+    table changed (it wakes a poll for POLLPRI on the open file): a program's start need not
+    parse the whole table."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._poll: select.poll | None = None
+        self._file: Any = None
+        self._mounts: list[tuple[str, str, Mount]] = []
+
+    def mounts(self) -> list[tuple[str, str, Mount]]:
+        with self._lock:
+            if self._poll is None:
+                self._file = open(MOUNTINFO, "rb")  # noqa: SIM115 - kept open: its poll says when to read again
+                self._poll = select.poll()
+                self._poll.register(self._file, select.POLLPRI | select.POLLERR)
+            elif not self._poll.poll(0):
+                return self._mounts
+            self._mounts = list(_parse(MOUNTINFO.read_text()))  # after the poll: nothing missed
+            return self._mounts
+
+
+    def forget(self) -> None:
+        """In a forked child: its own open file (a shared one's poll would answer for both)."""
+        self._lock = threading.Lock()
+        self._poll = self._file = None
+
+
+_TABLE = _Table()
+os.register_at_fork(after_in_child=_TABLE.forget)
+
+
 def _fuse_mounts(mountinfo: Path = MOUNTINFO) -> Iterator[tuple[str, str, Mount]]:
     """(mount point, source, Mount) of every FUSE mount, in the kernel's order (the last of one
     place is the one on top)."""
-    for line in mountinfo.read_text().splitlines():
+    if mountinfo == MOUNTINFO:
+        yield from _TABLE.mounts()
+    else:
+        yield from _parse(mountinfo.read_text())
+
+
+def _parse(table: str) -> Iterator[tuple[str, str, Mount]]:
+    for line in table.splitlines():
         head, _, tail = line.partition(" - ")
         pre, post = head.split(), tail.split()
         if len(pre) < 6 or len(post) < 3 or not post[0].startswith("fuse"):
@@ -59,9 +101,11 @@ def _fuse_mounts(mountinfo: Path = MOUNTINFO) -> Iterator[tuple[str, str, Mount]
         yield where, unescape(post[1]), Mount(where, frozenset(post[2].split(",")) | frozenset(pre[5].split(",")))
 
 
-def find_mount(state_dir: str, configured: str = "", mountinfo: Path = MOUNTINFO, fork: int | None = None) -> Mount:
+def find_mount(state_dir: str, configured: str = "", mountinfo: Path = MOUNTINFO, fork: int | None = None,
+               answers: bool = True) -> Mount:
     """The live mount of `state_dir` (or the configured mount point; or of its fork `fork`: a
-    session in a fork runs programs on the fork's tree), checked usable by agents."""
+    session in a fork runs programs on the fork's tree), checked usable by agents. `answers`:
+    ask its daemon here (else `wait_coherent`'s question is the one that finds it dead)."""
     if fork is not None:
         configured = ""
     source = f"kfs:{state_dir}" if fork is None else f"kfs-fork:{fork}:{state_dir}"
@@ -79,27 +123,37 @@ def find_mount(state_dir: str, configured: str = "", mountinfo: Path = MOUNTINFO
     if "allow_other" not in found.options:
         raise Unavailable(f"{found.path} is mounted without allow_other, so agents' programs cannot "
                           f"see it (remount: komputer mount -o allow_other --state {state_dir} {found.path})")
-    try:
-        os.statvfs(found.path)
-    except OSError as e:
-        why = "its daemon has died" if e.errno == errno.ENOTCONN else e.strerror
-        raise Unavailable(f"the mount at {found.path} does not answer: {why} "
-                          f"(clear it: fusermount3 -uz {found.path}, then mount again)") from None
+    if answers:
+        try:
+            os.statvfs(found.path)
+        except OSError as e:
+            raise _silent(found.path, e) from None
     _check_reachable(found.path)
     return found
+
+
+def _silent(path: str, e: OSError) -> Unavailable:
+    why = "its daemon has died" if e.errno == errno.ENOTCONN else e.strerror
+    return Unavailable(f"the mount at {path} does not answer: {why} "
+                       f"(clear it: fusermount3 -uz {path}, then mount again)")
 
 
 def wait_coherent(mount: Mount, target: int, timeout: float = 2.0) -> None:
     """Wait until the mount's kernel caches reflect change `target` (what K commands wrote just
     before): a program must not chdir into a directory K has just replaced and find the old
-    one. A daemon that cannot say (an older komputer) is trusted as it is."""
+    one. A daemon that cannot say (an older komputer) is trusted as it is; one that does not
+    answer (it died) is Unavailable."""
     import time
 
     deadline = time.monotonic() + timeout
     while True:
         try:
             seen = int(os.getxattr(mount.path, COHERENCE_XATTR))
-        except (OSError, ValueError):
+        except OSError as e:
+            if e.errno in (errno.ENOTCONN, errno.ECONNABORTED):
+                raise _silent(mount.path, e) from None
+            return
+        except ValueError:
             return
         if seen >= target or time.monotonic() > deadline:
             return

@@ -1,5 +1,7 @@
-"""Running one delegated program: a real child of the session's worker (so the worker's cgroup
-bounds it), wired to K's streams, stopped, continued and ended by K's signals.
+"""Running one delegated program: a descendant of the session's worker (so the worker's cgroup
+bounds it), wired to K's streams, stopped, continued and ended by K's signals. A warm sandbox's
+launcher starts most (kshell.delegate.launcher: the program leads a process group of its own);
+a cold sandbox (below) or the ssh client the others.
 
 Bytes flow through pipes pumped by threads: the program's stdin from the K stream at fd 0,
 its stdout and stderr into fds 1 and 2 (one pipe when both name the same stream, so `2>&1`
@@ -19,7 +21,8 @@ import signal
 import subprocess
 import threading
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from kshell.core.errors import SigPipe
 from kshell.exec.streams import Cancel, InStream, NullStream, Stream
@@ -34,6 +37,19 @@ CHUNK = 1 << 18
 KILL_GRACE = 1.0  # seconds between the signal and SIGKILL of the whole sandbox
 
 
+class Started(Protocol):
+    """A started program as `run` waits on it: a cold sandbox's (or the ssh client's) Program,
+    or a program a warm sandbox's launcher started (kshell.delegate.launcher.Launched)."""
+
+    terminal: Terminal | None
+
+    def fileno(self) -> int: ...  # readable once it has ended
+    def status(self) -> int: ...  # its status then (128+N: signal N)
+    def signal(self, sig: int) -> None: ...  # to its process group
+    def kill(self) -> None: ...  # it and everything it started
+    def close(self) -> None: ...
+
+
 class Program:
     """One running sandbox: bwrap (the monitor, our child) and the sandbox's own session.
 
@@ -45,12 +61,13 @@ class Program:
 
     def __init__(self, argv: list[str], *, env: dict[str, str], uid: int | None, gid: int | None,
                  info: tuple[int, int], fds: tuple[int, int, int], terminal: Terminal | None = None,
-                 ctty: bool = False, block: tuple[int, int] | None = None) -> None:
+                 ctty: bool = False, block: tuple[int, int] | None = None, keep: tuple[int, ...] = ()) -> None:
         self.info_r, info_w = info
         self.terminal = terminal
         self.outside: Outside | None = None
         self._info = b""
         self._group = 0
+        self._exited = -1
         kwargs: dict = {}
         if uid is not None:
             kwargs = {"user": uid, "group": gid, "extra_groups": []}
@@ -58,7 +75,7 @@ class Program:
             argv = ["setsid", "--ctty", *argv]
         try:
             self.proc = subprocess.Popen(argv, stdin=fds[0], stdout=fds[1], stderr=fds[2], env=env, cwd="/",
-                                         pass_fds=(info_w,) if block is None else (info_w, block[0]),
+                                         pass_fds=(info_w, *keep) if block is None else (info_w, block[0], *keep),
                                          start_new_session=not ctty, close_fds=True, **kwargs)
         except BaseException:
             if block is not None:
@@ -139,12 +156,29 @@ class Program:
         finally:
             os.close(leader)
 
+    def fileno(self) -> int:
+        """Readable the moment the monitor ends (a pidfd: no polling delay)."""
+        if self._exited < 0:
+            self._exited = os.pidfd_open(self.proc.pid)
+        return self._exited
+
+    def status(self) -> int:
+        """The monitor's status once it has ended, and whatever is left of the sandbox gone:
+        the program's status, or 128+N when signal N ended it."""
+        self.proc.wait()
+        self.end_sandbox()
+        code = self.proc.returncode
+        return 128 - code if code < 0 else code
+
     def close(self) -> None:
         if self.outside is not None:
             self.outside.close()
             self.outside = None
         with contextlib.suppress(OSError):
             os.close(self.info_r)
+        if self._exited >= 0:
+            os.close(self._exited)
+            self._exited = -1
 
 
 def _readable(fd: int, wait: float = 0.0) -> bool:
@@ -272,12 +306,11 @@ def terminal_of(sh: Interp) -> Terminal | None:
     return terminal
 
 
-def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gid: int | None,
-        info: tuple[int, int], terminal: Terminal | None = None, ctty: bool = False,
-        block: tuple[int, int] | None = None) -> int:
-    """Start `argv` (a bwrap or ssh command line) and wait for it; K's cancel ends it. With a
-    terminal, the program's stdin and stdout (and stderr, unless redirected) are a pty of its
-    own, relayed to the session's terminal. `block`: the pipe a networked bwrap waits on."""
+def run(sh: Interp, start: Callable[[tuple[int, int, int]], Started], terminal: Terminal | None = None) -> int:
+    """Start the program (`start` gives it stdin, stdout and stderr: a cold sandbox's or the
+    ssh client's Program, or a warm sandbox's Launched) and wait for it; K's cancel ends it.
+    With a terminal, the program's stdin and stdout (and stderr, unless redirected) are a pty
+    of its own, relayed to the session's terminal."""
     out, err = sh.fds.get(1), sh.fds.get(2)
     stdin = sh.fds.get(0)
     to_close: list[int] = []
@@ -316,8 +349,7 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
             to_close.append(w)
             readers.append((r, err))
     try:
-        program = Program(argv, env=env, uid=uid, gid=gid, info=info, fds=tuple(child_fds),  # type: ignore[arg-type]
-                          terminal=terminal, ctty=ctty, block=block)
+        program = start(tuple(child_fds))  # type: ignore[arg-type]
     except BaseException:
         for feeder in feeders:
             feeder.finish()
@@ -346,53 +378,47 @@ def run(sh: Interp, argv: list[str], *, env: dict[str, str], uid: int | None, gi
             terminal.close(master)
 
 
-def _wait(sh: Interp, program: Program, drains: list[threading.Thread], failed: list[BaseException]) -> int:
+def _wait(sh: Interp, program: Started, drains: list[threading.Thread], failed: list[BaseException]) -> int:
     """Wait for the monitor, passing on K's stops, continues and ends; then for its output.
 
     A program with a pty of its own that stops (Ctrl-Z reached it through the pty, or it
     suspended itself as vi does) is K's Ctrl-Z: the command becomes a stopped job and the
     terminal goes back to the line editor; `fg` gives it the terminal again."""
-    proc = program.proc
     terminal = program.terminal
     ended: LimitExceeded | None = None
     signalled_at = 0.0
     paused = False
-    exited = os.pidfd_open(proc.pid)  # readable the moment the monitor ends: no polling delay
-    try:
-        while not _readable(exited, 0.05):
-            cancel = sh.session.cancel
-            if ended is not None:
-                if time.monotonic() - signalled_at > KILL_GRACE:
-                    program.kill()
-                continue
-            if terminal is not None and not paused and _group_stopped(terminal.foreground()):
-                terminal.suspend()  # the shell stops the command: `_stopped` sees it next
-            if _stopped(cancel) != paused:
-                paused = not paused
-                program.signal(signal.SIGSTOP if paused else signal.SIGCONT)
-                if terminal is not None:
-                    terminal.give(not paused and _in_foreground(sh, cancel))
-            if paused:
-                continue
-            try:
-                cancel.check()
-            except LimitExceeded as e:
-                ended = e
-                program.signal(_signal_of(cancel))
-                program.signal(signal.SIGCONT)  # a stopped program is continued to let it die
-                signalled_at = time.monotonic()
-    finally:
-        os.close(exited)
-    proc.wait()
-    program.end_sandbox()
+    exited = program.fileno()
+    while not _readable(exited, 0.05):
+        cancel = sh.session.cancel
+        if ended is not None:
+            if time.monotonic() - signalled_at > KILL_GRACE:
+                program.kill()
+            continue
+        if terminal is not None and not paused and _group_stopped(terminal.foreground()):
+            terminal.suspend()  # the shell stops the command: `_stopped` sees it next
+        if _stopped(cancel) != paused:
+            paused = not paused
+            program.signal(signal.SIGSTOP if paused else signal.SIGCONT)
+            if terminal is not None:
+                terminal.give(not paused and _in_foreground(sh, cancel))
+        if paused:
+            continue
+        try:
+            cancel.check()
+        except LimitExceeded as e:
+            ended = e
+            program.signal(_signal_of(cancel))
+            program.signal(signal.SIGCONT)  # a stopped program is continued to let it die
+            signalled_at = time.monotonic()
+    code = program.status()
     for t in drains:
         t.join()
     if ended is not None:
         raise ended
     if failed:
         raise failed[0]
-    code = proc.returncode
-    return 128 - code if code < 0 else code
+    return code
 
 
 def _group_stopped(pgid: int) -> bool:

@@ -16,6 +16,7 @@ a file that vanishes with the sandbox), so it is refused before anything runs.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from collections.abc import Iterable, Sequence
@@ -131,12 +132,19 @@ def bwrap_argv(view: View, *, network: bool, hostname: str, info_fd: int, new_se
 
 
 def bwrap_path() -> str:
-    from shutil import which
-
-    found = which("bwrap", path=os.environ.get("PATH") or "/usr/bin:/bin")
+    found = _which_bwrap(os.environ.get("PATH") or "/usr/bin:/bin")
     if found is None:
+        _which_bwrap.cache_clear()  # installed later: found then
         raise Unavailable("bubblewrap is not installed (apt-get install bubblewrap)")
     return found
+
+
+@functools.lru_cache(maxsize=4)
+def _which_bwrap(path: str) -> str | None:
+    """Where bwrap is on `path`, looked up once (a search of $PATH cost each program 1 ms)."""
+    from shutil import which
+
+    return which("bwrap", path=path)
 
 
 _PROBED: dict[int, str] = {}  # uid -> why bwrap cannot run ("" when it can), once per worker

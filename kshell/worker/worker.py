@@ -427,6 +427,9 @@ class Worker:
         finally:
             with contextlib.suppress(Exception):
                 self.shell.hangup()
+            delegation = self.shell.interp.session.delegation
+            if delegation is not None:  # its warm sandboxes end with it (kshell.delegate.launcher)
+                delegation.close()
             if self.hooks is not None and self.hooks.has("session_end"):
                 self.hooks.decide("session_end")
 
