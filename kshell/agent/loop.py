@@ -411,11 +411,13 @@ class Agent:
             raise
         await self._store(store.end_turn, turn, "tool_calls")
 
-    async def _replay(self, call: dict[str, Any]) -> ToolOutput:
+    async def _replay(self, call: dict[str, Any], failures: list[BaseException]) -> ToolOutput:
         """A paused call's result: wait for its approval's decision (as the shell that asked
-        did), then have the session that asked apply it (kshell.worker.approvals: its next
-        command line first runs the approved command again, or says it was rejected) and give
-        what that printed and its status."""
+        did), then apply it: a file tool's write (its approval names the call) is made now, by
+        the call run again, or its rejection is the result; otherwise the session that asked
+        applies it (kshell.worker.approvals: its next command line first runs the approved
+        command again, or says it was rejected) and what that printed, with its status, is the
+        result."""
         from kfs.runtime import approvals
 
         approval, name = call["approval"], call["session"]
@@ -430,12 +432,32 @@ class Agent:
         except asyncio.CancelledError:  # stopped while waiting: nobody wants the decision now
             approvals.withdraw(self.state, approval, "interrupted")
             raise
+        if (record.get("replay") or {}).get("call") == call["id"]:
+            return await self._replay_write(call, approval, failures)
         try:
             session = await self.shells.session(name)
         except ToolExecutionError as e:  # another program holds that session: the decision is applied there
             return ToolOutput(str(e), "error")
         output = shell_output(await session.exec("(exit $?)"))  # $?: the replay's status
         return ToolOutput(REPLAYED.format(id=approval) + output.text, output.status, output.pid, output.receipt)
+
+    async def _replay_write(self, call: dict[str, Any], approval: int, failures: list[BaseException]) -> ToolOutput:
+        """A paused file tool's call, its approval decided: taken (`applied`, once: a crash
+        from here on leaves the call uncertain, never written twice); allowed, the path is
+        granted to this loop's session and the call runs again, its output the result;
+        rejected, the result is the refusal, nothing written."""
+        from kfs.runtime import approvals
+        from kshell.worker.approvals import verdict
+
+        decided = await asyncio.to_thread(approvals.claim, self.state, approval, False)
+        if decided is None:
+            return ToolOutput(APPLIED_ELSEWHERE.format(id=approval, session=call["session"]), "uncertain")
+        allowed, why = verdict(decided)
+        if not allowed:
+            path = call["arguments"].get("path", "")
+            return ToolOutput(f"{call['name']}: {path}: Permission denied ({why})", "error")
+        self.session.fs.grant(decided["replay"]["subject"])
+        return await self._execute(call, failures)
 
     # -- tools -----------------------------------------------------------------------------------
 
@@ -468,7 +490,7 @@ class Agent:
         await self._hook(self.hooks.tool_call, call)
         token = CALL.set(call["id"])  # this task's tool call, for the shell's approval line
         try:
-            output = await (self._replay(call) if "approval" in call else self._execute(call, failures))
+            output = await (self._replay(call, failures) if "approval" in call else self._execute(call, failures))
         finally:
             CALL.reset(token)
         await self._result(call, output, done, result)
