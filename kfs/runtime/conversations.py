@@ -160,12 +160,16 @@ def _append_message(txn: Txn, record: dict[str, Any], conv: str, message: dict[s
 
 
 def begin_turn(state: KState, conv: str, *, response_id: str, model: str = "",
-               user: Iterable[dict[str, Any]] = (), drain: bool = True) -> tuple[int, list[dict[str, Any]]]:
+               user: Iterable[dict[str, Any]] = (), drain: bool = True,
+               after: int | None = None) -> tuple[int, list[dict[str, Any]]]:
     """A turn begins: `user` messages, then (with `drain`) every queued one, appended to the
-    conversation; the turn recorded as running, owned by this process. Returns its number and
-    the user messages it appended."""
+    conversation; the turn recorded as running, owned by this process. `after`: the turn before
+    it, whose tool calls all have their results, ends first (`tool_calls`) in the same
+    transaction (a step's write fewer). Returns its number and the user messages it appended."""
 
     def body(txn: Txn) -> tuple[int, list[dict[str, Any]]]:
+        if after is not None:
+            _end(txn, conv, after, "tool_calls")
         record = _record(txn, conv)
         taken = list(user)
         if drain:

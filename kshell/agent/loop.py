@@ -225,7 +225,7 @@ class Agent:
         while not self._stop:
             await asyncio.sleep(STOP_POLL)
             with contextlib.suppress(Exception):
-                if await asyncio.to_thread(store.stop_requested, self.state, self.conversation):
+                if store.stop_requested(self.state, self.conversation):  # a read: microseconds, no thread
                     self._stop = True
                     if self._current is not None and not self._current.done():
                         self._current.cancel()
@@ -269,6 +269,7 @@ class Agent:
         result = RunResult("done")
         first = True
         step = 0
+        after: int | None = None  # a turn whose tools are done: ended with the next turn's start
         if paused:
             try:
                 await self._finish_paused(result)
@@ -277,12 +278,21 @@ class Agent:
                 return result
         while True:
             if self._stop:  # (a stop asked by another process: the watcher sets it)
+                if after is not None:
+                    await self._store(store.end_turn, after, "tool_calls")
                 result.status = "stopped"
                 return result
             response_id = f"r-{secrets.token_hex(8)}"
-            turn, taken = await self._store(store.begin_turn, response_id=response_id, model=self.model.name,
-                                            user=[m.to_json() for m in user] if first else [])
+            try:
+                turn, taken = await self._store(store.begin_turn, response_id=response_id, model=self.model.name,
+                                                user=[m.to_json() for m in user] if first else [], after=after)
+            except BaseException:
+                if after is not None:  # no turn is left running by a live process
+                    with contextlib.suppress(Exception):
+                        await asyncio.shield(self._store(store.end_turn, after, "tool_calls"))
+                raise
             first = False
+            after = None
             added = [Message.from_json(m) for m in taken]
             self.messages += added
             if self.context is not None:
@@ -304,6 +314,9 @@ class Agent:
                     await asyncio.shield(self._store(store.end_turn, turn, "failed", error=type(e).__name__))
                 raise
             step += 1
+            if outcome == "tools":
+                after = turn
+                continue
             if outcome == "handed":
                 result.status = "tool_calls"
                 return result
@@ -316,8 +329,9 @@ class Agent:
                 return result
 
     async def _step(self, step: int, turn: int, response_id: str, result: RunResult) -> str:
-        """One step: the model's answer, then its tools. "more": go on; "end": the answer is
-        final; "handed": its calls go back to the caller."""
+        """One step: the model's answer, then its tools. "more": go on; "tools": go on, the
+        turn (its tools done) to end with the next; "end": the answer is final; "handed": its
+        calls go back to the caller."""
         context = self.context if self.context is not None else self.messages
         messages = ([Message.system(self.system)] if self.system else []) + list(context)
         tools = [t.spec for t in self.tools.values()]
@@ -359,8 +373,7 @@ class Agent:
         if self.execute_tools is False:
             return "handed"
         await self._tools(turn, calls, result)
-        await self._store(store.end_turn, turn, "tool_calls")
-        return "more"
+        return "tools"  # the turn ends (tool_calls) with the next one's start, one write fewer
 
     async def _commit(self, turn: int, message: Message, stop: str, result: RunResult,
                       response: Response | None = None, chunks: list[dict[str, Any]] = (), end: str = "") -> None:
@@ -378,6 +391,7 @@ class Agent:
                 if chunk.kind == "done":
                     if chunk.response is None:
                         break
+                    publisher.closing = True  # what is not written yet goes with the message
                     return chunk.response
                 publisher.add(chunk)
                 await self._hook(self.hooks.chunk, chunk, response_id)
@@ -547,6 +561,7 @@ class _Publisher:
         self.chunks: list[Chunk] = []
         self.task: asyncio.Task[None] | None = None
         self.error: BaseException | None = None
+        self.closing = False  # the rest goes with the assistant message: a write not begun is left to it
 
     def add(self, chunk: Chunk) -> None:
         self.chunks.append(chunk)
@@ -556,7 +571,7 @@ class _Publisher:
 
     async def _flush(self) -> None:
         agent = self.agent
-        while self.pending:
+        while self.pending and not self.closing:
             batch, self.pending = self.pending, []
             try:
                 store.publish(agent.state, agent.conversation, agent.session.agent, self.turn, self.response_id,
@@ -567,7 +582,9 @@ class _Publisher:
 
     async def rest(self) -> list[dict[str, Any]]:
         """Wait for the write under way; the chunks not yet written (for the caller's own
-        transaction, after which this publisher is done)."""
+        transaction, after which this publisher is done). A stream that ended before its first
+        write began (a fast one) has all its chunks written with the message."""
+        self.closing = True
         while self.task is not None and not self.task.done():
             await asyncio.shield(self.task)
         self._raise()
