@@ -234,6 +234,8 @@ class Agent:
     async def _hook(self, fn: Callable[..., Any] | None, *args: Any) -> Any:
         """A hook's call. A stop() from inside a hook ends the run at the next step boundary
         (the step it is called from finishes)."""
+        if fn is None:  # most hooks of most loops: nothing to call, nothing to note
+            return None
         task = asyncio.current_task()
         self._in_hook[task] = self._in_hook.get(task, 0) + 1
         try:
