@@ -66,10 +66,9 @@ ASK_WRITE = {"on": "path", "pattern": "/home/alice/guarded/*", "action": "ask", 
 
 
 async def main(state: str, scenario: str, url: str = "") -> None:
+    from kshell.agent.mcp import MCPClient
     from kshell.agent.models import OpenAIChatModel
     from kshell.server.config import ServerConfig
-
-    from kshell.agent.mcp import MCPClient
 
     script = {"tool": tool_script, "stream": stream_script, "ask": ask_script, "fs": fs_script,
               "kinds": kinds_script}[scenario]

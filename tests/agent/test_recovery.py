@@ -16,8 +16,8 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
