@@ -104,6 +104,10 @@ def test_an_ask_rule_pauses_the_models_file_write_until_allowed(tmp_path: Path) 
             [call] = conversations.calls(computer.state, agent.conversation)
             assert (call["approval"], call["session"], call["status"]) == (pending["id"], "w", "running")
             assert pending["replay"]["call"] == call["id"]
+            with pytest.raises(PermissionError) as refused:  # agent.fs outside a tool call: nobody waits
+                await session.fs.write_file("~/guarded/other", "no")
+            assert "which only a shell session can wait for" in refused.value.why
+            assert len(await session.approvals()) == 1
             await session.decide(pending["id"], "allow", reason="fine")
             result = await task
             assert result.text == "wrote 8 bytes to guarded/plan"
