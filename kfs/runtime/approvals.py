@@ -272,9 +272,11 @@ def claim(state: KState, approval_id: int, waiter: bool = True) -> dict[str, Any
 
 
 def orphans(state: KState, agent: str, session: str) -> list[int]:
-    """A session's approvals nobody waits for any more (pending or decided), oldest first."""
+    """A session's approvals nobody waits for any more (pending or decided), oldest first;
+    not those an agent loop's file tool asked (their replay names its call): the loop's
+    conversation applies those when it runs again."""
     return [r["id"] for r in listing(state, OPEN) if r["agent"] == agent and r["session"] == session
-            and (r["waiter"] is None or not owner_alive(r["waiter"]))]
+            and (r["waiter"] is None or not owner_alive(r["waiter"])) and not (r.get("replay") or {}).get("call")]
 
 
 def wait(state: KState, approval_id: int, stop: Callable[[], bool], poll: float = 0.1) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ Keys (database "keys"), ID a conversation id ([A-Za-z0-9_.-]):
 "run" (the run holding it: {"run", "owner", "since"} or None), "paused" (a paused turn's number)};
 `conv-m/ID/` + n -> a message (kshell.agent.messages.Message.to_json);
 `conv-t/ID/` + n -> a turn {"n", "response_id", "status", "owner", "event", "message", "calls"};
-`conv-c/ID/` + call id -> {"id", "name", "turn", "status", "message"} (and "approval", "session"
+`conv-c/ID/` + call id -> {"id", "name", "turn", "status", "message", "response_id"} (and "approval", "session"
 while it waits for one); `conv-q/ID/` + n -> a queued user message; `conv-open/ID/` + n -> b""
 while turn n runs; `conv-run/ID` -> b"" while a run holds the conversation.
 """
@@ -40,6 +40,7 @@ import os
 import re
 import time
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from kfs.journal import append_event
@@ -78,7 +79,9 @@ def _owner() -> dict[str, int]:
     return _OWNER
 
 
+@lru_cache(maxsize=256)
 def _check(conv: str) -> bytes:
+    """The id as a key's bytes, once checked (a step builds a score of keys of one conversation)."""
     if not _ID.match(conv):
         raise ValueError(f"conversation id {conv!r}: letters, digits, '_', '.', '-' (up to 128)")
     return conv.encode()
@@ -160,13 +163,17 @@ def _append_message(txn: Txn, record: dict[str, Any], conv: str, message: dict[s
 
 
 def begin_turn(state: KState, conv: str, *, response_id: str, model: str = "",
-               user: Iterable[dict[str, Any]] = (), drain: bool = True) -> tuple[int, list[dict[str, Any]]]:
+               user: Iterable[dict[str, Any]] = (), drain: bool = True,
+               after: int | None = None) -> tuple[int, list[dict[str, Any]]]:
     """A turn begins: `user` messages, then (with `drain`) every queued one, appended to the
-    conversation; the turn recorded as running, owned by this process. Returns its number and
-    the user messages it appended."""
+    conversation; the turn recorded as running, owned by this process. `after`: the turn before
+    it, whose tool calls all have their results, ends first (`tool_calls`) in the same
+    transaction (a step's write fewer). Returns its number and the user messages it appended."""
 
     def body(txn: Txn) -> tuple[int, list[dict[str, Any]]]:
         record = _record(txn, conv)
+        if after is not None:
+            _end(txn, conv, after, "tool_calls", record=record)
         taken = list(user)
         if drain:
             for key, value in list(txn.scan("keys", _k("-q", conv) + b"/")):
@@ -193,14 +200,17 @@ def publish(state: KState, conv: str, agent: str, turn: int, response_id: str,
     transaction; the last chunk_seq."""
 
     def body(txn: Txn) -> int:
-        return _publish(txn, conv, turn, chunks, agent, response_id)
+        record = _record(txn, conv)
+        seq = _publish(txn, record, conv, turn, chunks, agent, response_id)
+        _put(txn, _k("", conv), record)
+        return seq
 
     return state.write(body)
 
 
-def _publish(txn: Txn, conv: str, turn: int, chunks: list[dict[str, Any]], agent: str = "",
+def _publish(txn: Txn, record: dict[str, Any], conv: str, turn: int, chunks: list[dict[str, Any]], agent: str = "",
              response_id: str = "") -> int:
-    record = _record(txn, conv)
+    """The chunks' events; `record`, the conversation's, counts them (the caller puts it)."""
     if not response_id:
         response_id = _get(txn, _k("-t", conv, turn))["response_id"]
     seq = record["chunks"]
@@ -209,7 +219,6 @@ def _publish(txn: Txn, conv: str, turn: int, chunks: list[dict[str, Any]], agent
         append_event(txn, "turn.chunk", agent=agent or record["agent"], conversation_id=conv,
                      response_id=response_id, turn=turn, chunk_seq=seq, chunk=chunk)
     record["chunks"] = seq
-    _put(txn, _k("", conv), record)
     return seq
 
 
@@ -221,23 +230,25 @@ def commit_assistant(state: KState, conv: str, turn: int, message: dict[str, Any
     published first in the same transaction; `end`: the turn ends with it (that status)."""
 
     def body(txn: Txn) -> int:
-        if chunks:
-            _publish(txn, conv, turn, chunks)
         record = _record(txn, conv)
-        n = _append_message(txn, record, conv, message)
         tr = _get(txn, _k("-t", conv, turn))
+        if chunks:
+            _publish(txn, record, conv, turn, chunks, response_id=tr["response_id"])
+        n = _append_message(txn, record, conv, message)
         call_ids = [b["id"] for b in message["content"] if b["type"] == "tool_call"]
         for block in message["content"]:
             if block["type"] == "tool_call":
                 _put(txn, _k("-c", conv, block["id"]), {"id": block["id"], "name": block["name"], "turn": turn,
-                                                        "status": "running", "message": None})
+                                                        "status": "running", "message": None,
+                                                        "response_id": tr["response_id"]})
         tr.update(message=n, calls=call_ids, provider_id=provider_id)
-        _put(txn, _k("-t", conv, turn), tr)
+        if not end:  # (else _end puts it, ended)
+            _put(txn, _k("-t", conv, turn), tr)
         _put(txn, _k("", conv), record)
         append_event(txn, "turn.message", agent=record["agent"], conversation_id=conv, response_id=tr["response_id"],
                      turn=turn, message=n, stop=stop, provider_id=provider_id, calls=call_ids, usage=usage or {})
         if end:
-            _end(txn, conv, turn, end)
+            _end(txn, conv, turn, end, record=record, tr=tr)
         return n
 
     return state.write(body)
@@ -266,9 +277,9 @@ def commit_result(state: KState, conv: str, call_id: str, message: dict[str, Any
             raise LookupError(f"conversation {conv}: no tool call {call_id}")
         if call["status"] != "running":
             raise FileExistsError(f"conversation {conv}: tool call {call_id} has its result already")
-        tr = _get(txn, _k("-t", conv, call["turn"]))
+        response_id = call.get("response_id") or _get(txn, _k("-t", conv, call["turn"]))["response_id"]
         extra = {k: v for k, v in (("pid", pid), ("receipt", receipt)) if v}
-        return _result(txn, record, conv, call, message, status, tr["response_id"], extra)
+        return _result(txn, record, conv, call, message, status, response_id, extra)
 
     return state.write(body)
 
@@ -279,9 +290,12 @@ def end_turn(state: KState, conv: str, turn: int, status: str, *, error: str = "
     state.write(_end, conv, turn, status, error)
 
 
-def _end(txn: Txn, conv: str, turn: int, status: str, error: str = "") -> None:
-    record = _record(txn, conv)
-    tr = _get(txn, _k("-t", conv, turn))
+def _end(txn: Txn, conv: str, turn: int, status: str, error: str = "", *, record: dict[str, Any] | None = None,
+         tr: dict[str, Any] | None = None) -> None:
+    """The turn ends; `record` and `tr`: the conversation's and the turn's records when the
+    caller has them already (each read is a JSON decode)."""
+    record = record if record is not None else _record(txn, conv)
+    tr = tr if tr is not None else _get(txn, _k("-t", conv, turn))
     tr.update(status=status, ended=time.time(), **({"error": error} if error else {}))
     _put(txn, _k("-t", conv, turn), tr)
     txn.delete("keys", _k("-open", conv, turn))

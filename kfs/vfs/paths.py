@@ -357,13 +357,15 @@ class PathFS:
 
     def _approval(self, e: NeedsApproval) -> None:
         """Wait for the decision on a write an `ask` rule matched (refused where nobody can
-        decide): allowed, the path is granted for the session and the caller runs again."""
+        decide, as `approve` answering None says): allowed, the path is granted for the session
+        and the caller runs again."""
         policy = self.policy
         assert policy is not None
-        if policy.approve is None:
+        allowed = policy.approve(e) if policy.approve is not None else None
+        if allowed is None:
             raise policy.deny(e.filename, e.physical, f"needs an approval ({e.rule.describe()}), "
                               "which only a shell session can wait for")
-        if not policy.approve(e):
+        if not allowed:
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), e.filename)
         policy.granted.add(e.physical)
 

@@ -177,8 +177,9 @@ class WritePolicy:
     """What a session may write. `allowed`: absolute paths (a write under one is allowed) or
     globs (a write whose path matches is allowed). `rules`: the path rules in force (first
     match decides). `refused` counts the mode's refusals and `told` collects the rules' lines,
-    so a front end can say once, after a command, what refused them. `approve` (None: nobody
-    can decide here, and `ask` refuses) waits for a decision on a NeedsApproval; `granted`
+    so a front end can say once, after a command, what refused them. `approve` (None, or its
+    answer None: nobody can decide here, and `ask` refuses) waits for a decision on a
+    NeedsApproval; `granted`
     holds the paths decided `allow` for this session."""
 
     mode: str
@@ -188,7 +189,7 @@ class WritePolicy:
     rules: Any = ()  # kfs.runtime.rules.RuleSet of the path rules: `first(path)`, iterable
     told: list[str] = field(default_factory=list)
     granted: set[str] = field(default_factory=set)
-    approve: Callable[[NeedsApproval], bool] | None = None
+    approve: Callable[[NeedsApproval], bool | None] | None = None
     # the image's write hooks: path -> a rule-like decision (action, describe()) or None
     hook: Callable[[str], Any] | None = None
     # a second scope every write must also be in (a limited fork's, kfs.forks): None for none

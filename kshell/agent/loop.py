@@ -225,7 +225,7 @@ class Agent:
         while not self._stop:
             await asyncio.sleep(STOP_POLL)
             with contextlib.suppress(Exception):
-                if await asyncio.to_thread(store.stop_requested, self.state, self.conversation):
+                if store.stop_requested(self.state, self.conversation):  # a read: microseconds, no thread
                     self._stop = True
                     if self._current is not None and not self._current.done():
                         self._current.cancel()
@@ -234,6 +234,8 @@ class Agent:
     async def _hook(self, fn: Callable[..., Any] | None, *args: Any) -> Any:
         """A hook's call. A stop() from inside a hook ends the run at the next step boundary
         (the step it is called from finishes)."""
+        if fn is None:  # most hooks of most loops: nothing to call, nothing to note
+            return None
         task = asyncio.current_task()
         self._in_hook[task] = self._in_hook.get(task, 0) + 1
         try:
@@ -269,6 +271,7 @@ class Agent:
         result = RunResult("done")
         first = True
         step = 0
+        after: int | None = None  # a turn whose tools are done: ended with the next turn's start
         if paused:
             try:
                 await self._finish_paused(result)
@@ -277,12 +280,21 @@ class Agent:
                 return result
         while True:
             if self._stop:  # (a stop asked by another process: the watcher sets it)
+                if after is not None:
+                    await self._store(store.end_turn, after, "tool_calls")
                 result.status = "stopped"
                 return result
             response_id = f"r-{secrets.token_hex(8)}"
-            turn, taken = await self._store(store.begin_turn, response_id=response_id, model=self.model.name,
-                                            user=[m.to_json() for m in user] if first else [])
+            try:
+                turn, taken = await self._store(store.begin_turn, response_id=response_id, model=self.model.name,
+                                                user=[m.to_json() for m in user] if first else [], after=after)
+            except BaseException:
+                if after is not None:  # no turn is left running by a live process
+                    with contextlib.suppress(Exception):
+                        await asyncio.shield(self._store(store.end_turn, after, "tool_calls"))
+                raise
             first = False
+            after = None
             added = [Message.from_json(m) for m in taken]
             self.messages += added
             if self.context is not None:
@@ -304,6 +316,9 @@ class Agent:
                     await asyncio.shield(self._store(store.end_turn, turn, "failed", error=type(e).__name__))
                 raise
             step += 1
+            if outcome == "tools":
+                after = turn
+                continue
             if outcome == "handed":
                 result.status = "tool_calls"
                 return result
@@ -316,8 +331,9 @@ class Agent:
                 return result
 
     async def _step(self, step: int, turn: int, response_id: str, result: RunResult) -> str:
-        """One step: the model's answer, then its tools. "more": go on; "end": the answer is
-        final; "handed": its calls go back to the caller."""
+        """One step: the model's answer, then its tools. "more": go on; "tools": go on, the
+        turn (its tools done) to end with the next; "end": the answer is final; "handed": its
+        calls go back to the caller."""
         context = self.context if self.context is not None else self.messages
         messages = ([Message.system(self.system)] if self.system else []) + list(context)
         tools = [t.spec for t in self.tools.values()]
@@ -359,8 +375,7 @@ class Agent:
         if self.execute_tools is False:
             return "handed"
         await self._tools(turn, calls, result)
-        await self._store(store.end_turn, turn, "tool_calls")
-        return "more"
+        return "tools"  # the turn ends (tool_calls) with the next one's start, one write fewer
 
     async def _commit(self, turn: int, message: Message, stop: str, result: RunResult,
                       response: Response | None = None, chunks: list[dict[str, Any]] = (), end: str = "") -> None:
@@ -378,6 +393,7 @@ class Agent:
                 if chunk.kind == "done":
                     if chunk.response is None:
                         break
+                    publisher.closing = True  # what is not written yet goes with the message
                     return chunk.response
                 publisher.add(chunk)
                 await self._hook(self.hooks.chunk, chunk, response_id)
@@ -411,11 +427,13 @@ class Agent:
             raise
         await self._store(store.end_turn, turn, "tool_calls")
 
-    async def _replay(self, call: dict[str, Any]) -> ToolOutput:
+    async def _replay(self, call: dict[str, Any], failures: list[BaseException]) -> ToolOutput:
         """A paused call's result: wait for its approval's decision (as the shell that asked
-        did), then have the session that asked apply it (kshell.worker.approvals: its next
-        command line first runs the approved command again, or says it was rejected) and give
-        what that printed and its status."""
+        did), then apply it: a file tool's write (its approval names the call) is made now, by
+        the call run again, or its rejection is the result; otherwise the session that asked
+        applies it (kshell.worker.approvals: its next command line first runs the approved
+        command again, or says it was rejected) and what that printed, with its status, is the
+        result."""
         from kfs.runtime import approvals
 
         approval, name = call["approval"], call["session"]
@@ -430,12 +448,32 @@ class Agent:
         except asyncio.CancelledError:  # stopped while waiting: nobody wants the decision now
             approvals.withdraw(self.state, approval, "interrupted")
             raise
+        if (record.get("replay") or {}).get("call") == call["id"]:
+            return await self._replay_write(call, approval, failures)
         try:
             session = await self.shells.session(name)
         except ToolExecutionError as e:  # another program holds that session: the decision is applied there
             return ToolOutput(str(e), "error")
         output = shell_output(await session.exec("(exit $?)"))  # $?: the replay's status
         return ToolOutput(REPLAYED.format(id=approval) + output.text, output.status, output.pid, output.receipt)
+
+    async def _replay_write(self, call: dict[str, Any], approval: int, failures: list[BaseException]) -> ToolOutput:
+        """A paused file tool's call, its approval decided: taken (`applied`, once: a crash
+        from here on leaves the call uncertain, never written twice); allowed, the path is
+        granted to this loop's session and the call runs again, its output the result;
+        rejected, the result is the refusal, nothing written."""
+        from kfs.runtime import approvals
+        from kshell.worker.approvals import verdict
+
+        decided = await asyncio.to_thread(approvals.claim, self.state, approval, False)
+        if decided is None:
+            return ToolOutput(APPLIED_ELSEWHERE.format(id=approval, session=call["session"]), "uncertain")
+        allowed, why = verdict(decided)
+        if not allowed:
+            path = call["arguments"].get("path", "")
+            return ToolOutput(f"{call['name']}: {path}: Permission denied ({why})", "error")
+        self.session.fs.grant(decided["replay"]["subject"])
+        return await self._execute(call, failures)
 
     # -- tools -----------------------------------------------------------------------------------
 
@@ -468,7 +506,7 @@ class Agent:
         await self._hook(self.hooks.tool_call, call)
         token = CALL.set(call["id"])  # this task's tool call, for the shell's approval line
         try:
-            output = await (self._replay(call) if "approval" in call else self._execute(call, failures))
+            output = await (self._replay(call, failures) if "approval" in call else self._execute(call, failures))
         finally:
             CALL.reset(token)
         await self._result(call, output, done, result)
@@ -525,6 +563,7 @@ class _Publisher:
         self.chunks: list[Chunk] = []
         self.task: asyncio.Task[None] | None = None
         self.error: BaseException | None = None
+        self.closing = False  # the rest goes with the assistant message: a write not begun is left to it
 
     def add(self, chunk: Chunk) -> None:
         self.chunks.append(chunk)
@@ -534,7 +573,7 @@ class _Publisher:
 
     async def _flush(self) -> None:
         agent = self.agent
-        while self.pending:
+        while self.pending and not self.closing:
             batch, self.pending = self.pending, []
             try:
                 store.publish(agent.state, agent.conversation, agent.session.agent, self.turn, self.response_id,
@@ -545,7 +584,9 @@ class _Publisher:
 
     async def rest(self) -> list[dict[str, Any]]:
         """Wait for the write under way; the chunks not yet written (for the caller's own
-        transaction, after which this publisher is done)."""
+        transaction, after which this publisher is done). A stream that ended before its first
+        write began (a fast one) has all its chunks written with the message."""
+        self.closing = True
         while self.task is not None and not self.task.done():
             await asyncio.shield(self.task)
         self._raise()

@@ -6,6 +6,11 @@ path rules, the image's hooks and `ask` approvals apply to the model exactly as 
 the agent's shell. A session runs one command line at a time; shell tools the model calls in
 parallel run in further sessions of the same agent and mode (made when first needed, started in
 the main session's working directory, closed with the agent's loop).
+
+A file tool's write that an `ask` rule (or an image hook answering `ask`) matches waits for a
+person's decision as the shell does: the same approval record (kind `write`, its replay naming
+the tool call), linked to the call (`Shells.on_approval`), so that a crash meanwhile pauses the
+call and the conversation's next run applies the decision (kshell.agent.loop).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import contextlib
 import logging
 import posixpath
 import shlex
+import threading
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -22,15 +28,17 @@ from typing import TYPE_CHECKING, Any
 
 from kshell.agent.errors import ToolExecutionError
 from kshell.agent.messages import ToolSpec
+from kshell.sdk.fs import WAITER
 
 if TYPE_CHECKING:
     from kshell.sdk import AgentSession, ExecResult
 
-__all__ = ["CALL", "Shells", "Tool", "ToolOutput", "computer_tools", "shell_output", "tool"]
+__all__ = ["CALL", "FRONT", "Shells", "Tool", "ToolOutput", "computer_tools", "shell_output", "tool"]
 
 log = logging.getLogger(__name__)
 CALL: ContextVar[str | None] = ContextVar("kshell_agent_call", default=None)  # the tool call this task runs
 MAX_OUTPUT = 64 << 10  # what one result gives the model: the end of longer output, and how much was left out
+FRONT = "agent loop"  # the front an approval a file tool asks names (`komputer approvals`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +176,43 @@ class Shells:
         self._idle.clear()
 
 
+def wait_for_write(session: AgentSession, call: str, e: Any, stop: Callable[[], bool],
+                   on_approval: Callable[[str, str, int], None] | None) -> bool:
+    """WAITER of a file tool's call (in its agent.fs thread): ask for the write `e`
+    (NeedsApproval) as a shell session asks (the same record; its replay names the call, for
+    the conversation's next run to apply it after a crash), link it to the call, and wait.
+    Allowed: True (the write goes on); rejected or expired: PolicyDenial saying so; stopped: the
+    approval is withdrawn and the write refused."""
+    from kfs.runtime import approvals
+    from kfs.vfs.policy import PolicyDenial
+    from kshell.worker.approvals import verdict
+
+    state, config = session.computer.state, session.computer.server.config
+    try:
+        record = approvals.ask(state, agent=session.agent, session=session.id, kind="write",
+                               action=f"write {e.physical}"[:4096], rule=e.rule.id,
+                               replay={"argv": None, "cwd": session.cwd, "subject": e.physical, "call": call},
+                               timeout=config.approval_timeout, front=FRONT, resumable=True,
+                               max_pending=config.approvals_max_pending, why=getattr(e.rule, "reason", "") or "")
+    except approvals.TooManyPending as refused:
+        raise PolicyDenial(e.filename, str(refused)) from None
+    if on_approval is not None:
+        try:
+            on_approval(call, session.id, record["id"])
+        except Exception as err:  # the write waits on: only a crash meanwhile loses the link
+            log.warning("tool call %s waits for approval %s, not recorded: %s", call, record["id"], err)
+    decided = approvals.wait(state, record["id"], stop)
+    if decided is None:
+        approvals.withdraw(state, record["id"], "interrupted")
+        raise PolicyDenial(e.filename, f"approval {record['id']} withdrawn (interrupted)")
+    allowed, why = verdict(decided)
+    if stop():  # decided just as the call was stopped: nothing is written after a stop
+        raise PolicyDenial(e.filename, f"approval {record['id']} decided after the call was stopped")
+    if not allowed:
+        raise PolicyDenial(e.filename, why)
+    return True
+
+
 def _clip(text: str) -> str:
     if len(text) <= MAX_OUTPUT:
         return text
@@ -199,9 +244,25 @@ def computer_tools(session: AgentSession, shells: Shells | None = None, *, comma
         return posixpath.join(session.cwd, path)
 
     async def files(call: Callable[[], Awaitable[Any]], name: str, path: str) -> Any:
+        """An agent.fs call of a tool call: a write an `ask` rule matches waits for its decision
+        (in the call's thread); a stop ends that wait (the approval withdrawn) and returns once
+        the call's thread is done, so nothing is written after it."""
+        call_id = CALL.get()
+        stop = threading.Event()
+        token = WAITER.set(None if call_id is None else
+                           lambda e: wait_for_write(session, call_id, e, stop.is_set, shells.on_approval))
         try:
-            return await call()
-        except OSError as e:  # a path rule's refusal says which rule (an `ask` one: that only the shell waits)
+            running = asyncio.ensure_future(call())  # (its context, WAITER included, copied now)
+        finally:
+            WAITER.reset(token)
+        try:
+            return await asyncio.shield(running)
+        except asyncio.CancelledError:
+            stop.set()
+            with contextlib.suppress(BaseException):
+                await running
+            raise
+        except OSError as e:  # a path rule's refusal says which rule, a rejected approval why
             why = f" ({e.why})" if isinstance(getattr(e, "why", None), str) else ""
             raise ToolExecutionError(f"{name}: {path}: {e.strerror or e}{why}") from None
 

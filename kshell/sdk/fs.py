@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kshell.sdk.types import FileStat, WalkEntry
@@ -18,9 +19,19 @@ from kshell.sdk.types import FileStat, WalkEntry
 if TYPE_CHECKING:
     from kshell.sdk.session import AgentSession
 
-__all__ = ["AgentFS"]
+__all__ = ["WAITER", "AgentFS"]
 
 T = TypeVar("T")
+# Who waits for a person's decision on a write an `ask` rule matches, for the task that makes
+# the call (the thread doing it sees the task's value): `waiter(NeedsApproval) -> allowed`. None:
+# nobody here can wait, and the write is refused at once (an agent loop's file tools set one).
+WAITER: ContextVar[Callable[[Any], bool] | None] = ContextVar("kshell_fs_waiter", default=None)
+
+
+def _approve(e: Any) -> bool | None:
+    """WritePolicy.approve of an AgentFS view: the calling task's WAITER decides (None: nobody)."""
+    waiter = WAITER.get()
+    return None if waiter is None else waiter(e)
 
 
 def _bytes(data: bytes | str) -> bytes:
@@ -46,7 +57,16 @@ class AgentFS:
             spec = SessionSpec(agent=session.agent, front="sdk fs", session=session.id, mode=session.mode,
                                fork=session.fork_number, hooks=True, configured=server.config.configured(session.agent))
             self._view = open_view(session.computer.state, spec, memory_drives=server.memory_drives)
+            if self._view.policy is not None:
+                self._view.policy.approve = _approve
         return self._view.fs
+
+    def grant(self, path: str) -> None:
+        """Writes reaching the physical `path` are allowed for the rest of the session, as after
+        an `ask` approval decided `allow` (one applied after a restart, by an agent loop)."""
+        self._open()
+        if self._view.policy is not None:
+            self._view.policy.granted.add(path)
 
     def path(self, path: str) -> str:
         """The absolute path `path` names for the agent (`~` expanded, relative from home)."""

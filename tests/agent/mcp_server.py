@@ -1,6 +1,8 @@
 """A small MCP server for the tests, written from the protocol's specification: `initialize`,
 `tools/list` (two pages), `tools/call`. As a program it speaks stdio (one JSON-RPC message a
-line); `serve_http` answers Streamable HTTP on loopback (JSON, or SSE with `sse=True`)."""
+line); `serve_http` answers Streamable HTTP on loopback (JSON, or SSE with `sse=True`).
+`mcp_server.py LOG` has two tools more, which write their name as a line of LOG when called:
+`note` (answers at once) and `wait` (answers never: it waits for its client to go away)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,11 @@ TOOLS = [
 ]
 
 
-def handle(message: dict[str, Any], seen: list[str]) -> dict[str, Any] | None:
+LOGGED = [{"name": "note", "description": "note a call", "inputSchema": {"type": "object", "properties": {}}},
+          {"name": "wait", "description": "never answer", "inputSchema": {"type": "object", "properties": {}}}]
+
+
+def handle(message: dict[str, Any], seen: list[str], log: str = "") -> dict[str, Any] | None:
     method = message.get("method", "")
     seen.append(method)
     if "id" not in message:
@@ -27,10 +33,18 @@ def handle(message: dict[str, Any], seen: list[str]) -> dict[str, Any] | None:
                                   "serverInfo": {"name": "test-mcp", "version": "1"}}
     elif method == "tools/list":
         page = 1 if message.get("params", {}).get("cursor") == "page-2" else 0
-        result = {"tools": [TOOLS[page]], **({"nextCursor": "page-2"} if page == 0 else {})}
+        result = {"tools": [TOOLS[page], *(LOGGED if page and log else [])],
+                  **({"nextCursor": "page-2"} if page == 0 else {})}
     elif method == "tools/call":
         name, args = message["params"]["name"], message["params"].get("arguments", {})
-        if name == "add":
+        if log and name in ("note", "wait"):
+            with open(log, "a") as f:
+                f.write(name + "\n")
+            if name == "wait":
+                sys.stdin.read()  # until the client is gone (a SIGKILLed one included)
+                sys.exit(0)
+            result = {"content": [{"type": "text", "text": "noted"}], "isError": False}
+        elif name == "add":
             result = {"content": [{"type": "text", "text": str(args["a"] + args["b"])}], "isError": False}
         elif name == "fail":
             result = {"content": [{"type": "text", "text": "it failed"}], "isError": True}
@@ -74,8 +88,9 @@ async def serve_http(seen: list[str], *, sse: bool = False) -> asyncio.AbstractS
 
 def main() -> None:
     seen: list[str] = []
+    log = sys.argv[1] if len(sys.argv) > 1 else ""
     for line in sys.stdin:
-        answer = handle(json.loads(line), seen)
+        answer = handle(json.loads(line), seen, log)
         if answer is not None:
             sys.stdout.write(json.dumps(answer) + "\n")
             sys.stdout.flush()

@@ -233,6 +233,20 @@ def test_http_errors_are_retried(status: int) -> None:
     run(main)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_adapter_retries_a_rate_limit_and_a_server_error(kind: str) -> None:
+    async def main() -> None:
+        async with Provider() as provider:
+            model = adapters(provider.url)[kind]
+            provider.replies += [{"status": 429, "headers": {"retry-after": "0"}, "json": {"error": {"message": "slow"}}},
+                                 {"status": 500, "json": {"error": {"message": "oops"}}},
+                                 {"events": wire(kind, text="finally")}]
+            assert (await model.complete([Message.user("x")])).message.text == "finally"
+            assert len(provider.requests) == 3
+
+    run(main)
+
+
 def test_anthropic_overloaded_in_stream_is_retried() -> None:
     async def main() -> None:
         async with Provider() as provider:

@@ -1,7 +1,7 @@
 """A SIGKILL in the middle of an agent loop, then recovery: every recorded tool call has exactly
 one result (a committed one kept and never run again, a running one uncertain, one waiting for
-an `ask` approval the approved command's output once the loop resumes, or its rejection; a file
-tool an `ask` rule matches its refusal, given at once), a call only the stream
+an `ask` approval the approved command's output once the loop resumes, or its rejection, the
+same for a file tool's write; a stop while a resumed call waits ends the wait), a call only the stream
 saw gets an uncertain tool event and no invented message, and no turn is left running; the
 conversation goes on. One loop at a time on a conversation, across processes; a holder that
 died holds nothing."""
@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -268,11 +269,49 @@ def test_a_paused_call_whose_approval_is_rejected_after_the_restart_gets_one_err
     asyncio.run(asyncio.wait_for(main(), HANG))
 
 
-def test_a_file_tool_under_an_ask_rule_is_refused_at_once_and_a_crash_after_leaves_one_result_each(
+def test_a_stop_while_a_resumed_call_waits_for_its_approval_ends_the_wait_and_seals_the_turn(
         tmp_path: Path) -> None:
-    """agent.fs cannot wait for a decision (only a shell session can): write_file where an `ask`
-    rule applies gets its error result at once, no approval is left pending, and a SIGKILL while
-    its sibling still runs leaves that refusal as its one result, not an uncertain or paused one."""
+    from kfs.runtime import approvals
+    from kshell.agent import STOPPED
+    from kshell.server.config import ServerConfig
+    from tests.agent.crash_child import ASK
+
+    async def main() -> None:
+        async with Provider() as provider:
+            provider.replies.append({"events": t.chat(text="Removing it.", calls=[
+                ("rm", "shell", {"command": "rm doomed && echo removed"})])})
+            await crash_while_asking(tmp_path, provider)
+            model = OpenAIChatModel("m", base_url=provider.url, key="k")
+            async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK,)),
+                                     models={"main": model}) as computer:
+                state = computer.state
+                [pending] = approvals.listing(state, ("pending",))
+                [session] = [s for s in await computer.recover_sessions() if s.id == "chat"]
+                agent = session.loop("main")
+                since = last_event(state)
+                task = asyncio.create_task(agent.resume())
+                await until(lambda: any(e["type"] == "turn.resume" for e in events_since(state, since)))
+                await agent.stop()
+                run = await task
+                assert run.status == "stopped" and len(provider.requests) == 1  # no next step
+                record = approvals.get(state, pending["id"])
+                assert (record["status"], record["reason"]) == ("withdrawn", "interrupted")  # the wait ended
+                assert await session.fs.exists("~/doomed")  # nothing ran
+                results = [b for m in conversations.messages(state, "alice.chat") for b in m["content"]
+                           if b["type"] == "tool_result"]
+                assert [(b["call_id"], b["status"], b["output"]) for b in results] == [("rm", "stopped", STOPPED)]
+                assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["stopped"]
+                kinds = turn_kinds(state)
+                assert kinds["turn.start"] == kinds["turn.end"] == 1 and kinds["turn.resume"] == 1
+                assert conversations.get(state, "alice.chat")["run"] is None
+                assert conversations.recover(state, everyone=True) == []  # nothing left to seal
+
+    asyncio.run(asyncio.wait_for(main(), HANG))
+
+
+def crash_while_a_file_tool_asks(tmp_path: Path) -> None:
+    """Run the `fs` scenario and SIGKILL it once its write_file call waits for its approval
+    (linked to the call) while its sibling's `sleep 100` runs."""
     from kfs.runtime import approvals
 
     child = start(tmp_path, "fs")
@@ -280,45 +319,156 @@ def test_a_file_tool_under_an_ask_rule_is_refused_at_once_and_a_crash_after_leav
         def ready(state: KState) -> bool:
             if conversations.get(state, "alice.chat") is None:
                 return False
-            calls = {c["id"]: c["status"] for c in conversations.calls(state, "alice.chat")}
+            calls = {c["id"]: c for c in conversations.calls(state, "alice.chat")}
             live = [r for r in procs.rows(state, agent="alice", live=True) if "sleep 100" in r["cmd"]]
-            return calls.get("slow") == "running" and calls.get("write") not in (None, "running") and bool(live)
+            return "write" in calls and bool(calls["write"].get("approval")) and "slow" in calls and bool(live) \
+                and bool(approvals.listing(state, ("pending",)))
+
+        wait_for(tmp_path / "state", child, ready)
+    finally:
+        kill(child)
+
+
+async def resume_paused_write(computer: Komputer, decide: Callable[[int], None]) -> tuple[list[str], Any]:
+    """Resume the conversation the `fs` scenario left paused, decide its approval with
+    `decide(id)` once the resumed run waits, and give the tool calls that run made and its result."""
+    from kfs.runtime import approvals
+    from kshell.agent import Hooks
+
+    state = computer.state
+    [pending] = approvals.listing(state, ("pending",))  # it outlived the program that asked
+    assert (pending["kind"], pending["action"]) == ("write", "write /home/alice/guarded/plan")
+    assert [s.id for s in await computer.recover_sessions()].count("chat") == 1
+    session = await computer.login("alice", id="chat-2")
+    ran: list[str] = []
+    agent = session.loop(ScriptedModel(lambda messages: "Done."), conversation="alice.chat",
+                         hooks=Hooks(tool_call=lambda call: ran.append(call["id"])))
+    since = last_event(state)
+    task = asyncio.create_task(agent.resume())
+    await until(lambda: any(e["type"] == "turn.resume" for e in events_since(state, since)))
+    assert not task.done() and not await session.fs.exists("~/guarded/plan")
+    decide(pending["id"])
+    return ran, await task
+
+
+def test_a_file_tool_waiting_for_an_ask_approval_survives_a_restart_and_writes_once(tmp_path: Path) -> None:
+    from kfs.runtime import approvals
+    from kshell.server.config import ServerConfig
+    from tests.agent.crash_child import ASK_WRITE
+
+    crash_while_a_file_tool_asks(tmp_path)
+
+    async def main() -> None:
+        async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK_WRITE,))) as computer:
+            state = computer.state
+            # recovery paused the write (its approval still open) and sealed its sibling
+            calls = {c["id"]: c["status"] for c in conversations.calls(state, "alice.chat")}
+            assert calls == {"write": "paused", "slow": "uncertain"}
+            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["paused"]
+            kinds = turn_kinds(state)
+            assert kinds["turn.approval"] == kinds["turn.pause"] == 1 and kinds["turn.end"] == 0
+            [pending] = approvals.listing(state, ("pending",))
+            ran, run = await resume_paused_write(computer, lambda n: approvals.decide(state, n, True, "test"))
+            assert run.status == "done" and run.text == "Done."
+            assert ran == ["write"]  # the approved write made by the one run of its call, after the decision
+            assert await (await computer.login("alice")).fs.read_text("~/guarded/plan") == "x"
+            assert approvals.get(state, pending["id"])["status"] == "applied"
+            by_call = Counter(b["call_id"] for m in conversations.messages(state, "alice.chat")
+                              for b in m["content"] if b["type"] == "tool_result")
+            assert by_call == {"write": 1, "slow": 1}
+            results = {b["call_id"]: b for m in conversations.messages(state, "alice.chat") for b in m["content"]
+                       if b["type"] == "tool_result"}
+            assert (results["write"]["status"], results["write"]["output"]) == ("ok", "wrote 1 bytes to guarded/plan")
+            assert results["slow"]["status"] == "uncertain"
+            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["tool_calls", "done"]
+            kinds = turn_kinds(state)
+            assert kinds["turn.start"] == kinds["turn.end"] == 2 and kinds["turn.resume"] == 1
+            assert [e["decision"] for e in events_since(state, 0) if e["type"] == "approval.apply"] == ["allowed"]
+
+    asyncio.run(asyncio.wait_for(main(), HANG))
+
+
+def test_a_paused_file_tool_whose_approval_is_rejected_after_the_restart_gets_one_error_result(
+        tmp_path: Path) -> None:
+    from kfs.runtime import approvals
+    from kshell.server.config import ServerConfig
+    from tests.agent.crash_child import ASK_WRITE
+
+    crash_while_a_file_tool_asks(tmp_path)
+
+    async def main() -> None:
+        async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK_WRITE,))) as computer:
+            state = computer.state
+            [pending] = approvals.listing(state, ("pending",))
+            ran, run = await resume_paused_write(computer, lambda n: approvals.decide(state, n, False, "test",
+                                                                                         "keep it"))
+            assert run.status == "done" and ran == ["write"]
+            assert not await (await computer.login("alice")).fs.exists("~/guarded/plan")  # nothing written
+            results = [b for m in conversations.messages(state, "alice.chat") for b in m["content"]
+                       if b["type"] == "tool_result" and b["call_id"] == "write"]
+            assert [(b["status"], b["output"]) for b in results] == [
+                ("error", f"write_file: guarded/plan: Permission denied (approval {pending['id']} rejected by test "
+                          "(keep it))")]
+            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["tool_calls", "done"]
+
+    asyncio.run(asyncio.wait_for(main(), HANG))
+
+
+def test_every_kind_of_tool_has_one_result_after_a_crash_and_none_runs_twice(tmp_path: Path) -> None:
+    """Shell, file, image command and MCP calls: those that committed keep their result and do
+    not run again after the restart; those running get an uncertain one."""
+    from kshell.agent.mcp import MCPClient
+
+    log = tmp_path / "mcp.log"
+    child = start(tmp_path, "kinds")
+    try:
+        def ready(state: KState) -> bool:
+            if conversations.get(state, "alice.chat") is None:
+                return False
+            calls = {c["id"]: c["status"] for c in conversations.calls(state, "alice.chat")}
+            live = [r["cmd"] for r in procs.rows(state, agent="alice", live=True)]
+            return calls.get("mcp-slow") == "running" and any("sleep 100" in c for c in live) \
+                and any("nap" in c for c in live) and log.exists() \
+                and log.read_text() == "note\nwait\n"
 
         wait_for(tmp_path / "state", child, ready)
     finally:
         kill(child)
 
     async def main() -> None:
-        async with Komputer.boot(state=tmp_path / "state") as computer:  # its start recovers
+        async with Komputer.boot(tmp_path / "image", state=tmp_path / "state") as computer, \
+                MCPClient.stdio("log", [sys.executable, str(CHILD.with_name("mcp_server.py")), str(log)]) as mcp:
             state = computer.state
-            assert approvals.listing(state, ("pending",)) == []  # the write asked nobody
-            by_call = {b["call_id"]: b for m in conversations.messages(state, "alice.chat") for b in m["content"]
-                       if b["type"] == "tool_result"}
-            results = Counter(b["call_id"] for m in conversations.messages(state, "alice.chat")
-                              for b in m["content"] if b["type"] == "tool_result")
-            assert results == {"write": 1, "slow": 1}
-            assert by_call["write"]["status"] == "error"
-            assert by_call["write"]["output"].startswith("write_file: guarded/plan: Permission denied (needs an approval")
-            assert "which only a shell session can wait for" in by_call["write"]["output"]
-            assert by_call["slow"]["status"] == "uncertain"
-            assert {c["id"]: c["status"] for c in conversations.calls(state, "alice.chat")}["write"] != "paused"
-            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["uncertain"]
+            results = {}
+            for m in conversations.messages(state, "alice.chat"):
+                for b in m["content"]:
+                    if b["type"] == "tool_result":
+                        assert b["call_id"] not in results  # one result each
+                        results[b["call_id"]] = (b["status"], b["output"])
+            assert results == {"sh": ("ok", "quick\n"), "file": ("ok", "wrote 5 bytes to notes.txt"),
+                               "cmd": ("ok", "hello ann\n"), "mcp": ("ok", "noted"),
+                               "sh-slow": ("uncertain", conversations.UNCERTAIN),
+                               "cmd-slow": ("uncertain", conversations.UNCERTAIN),
+                               "mcp-slow": ("uncertain", conversations.UNCERTAIN)}
+            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["tool_calls", "uncertain"]
             kinds = turn_kinds(state)
-            assert kinds["turn.start"] == kinds["turn.end"] == 1 and kinds["turn.pause"] == 0
-            assert conversations.recover(state, everyone=True) == []  # nothing is sealed twice
-            # the conversation goes on, and the write never happened
+            assert kinds["turn.start"] == kinds["turn.end"] == 2
+            # the conversation goes on with every tool at hand: none is run again
+            session = await computer.login("alice", id="chat-2")
             seen: list[list[str]] = []
 
             def script(messages: list) -> str:
                 seen.append([m.role for m in messages])
-                return "The write was refused."
+                return "Four ran, three are uncertain."
 
-            await computer.add_agent("alice")
-            session = await computer.login("alice", id="chat-2")
-            result = await session.loop(ScriptedModel(script), conversation="alice.chat").resume()
-            assert result.status == "done" and seen == [["user", "assistant", "tool", "tool"]]
-            assert not await session.fs.exists("~/guarded/plan")
-            assert [tr["status"] for tr in conversations.turns(state, "alice.chat")] == ["uncertain", "done"]
+            result = await session.loop(ScriptedModel(script), conversation="alice.chat",
+                                        tools=await mcp.tools()).resume()
+            assert result.status == "done" and seen == [["user", "assistant", *["tool"] * 4, "assistant",
+                                                         *["tool"] * 3]]
+            assert await session.fs.read_text("~/runs") == "run\n"
+            assert await session.fs.read_text("~/hellos") == "hello\n"
+            assert await session.fs.read_text("~/notes.txt") == "noted"
+            assert log.read_text() == "note\nwait\n"
 
     asyncio.run(asyncio.wait_for(main(), HANG))
 

@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+
 from kfs.journal import events_since
 from kfs.runtime import conversations
 from kshell.agent import Agent
@@ -72,6 +74,89 @@ def test_an_ask_rule_pauses_the_models_command_until_decided(tmp_path: Path) -> 
             assert (call["approval"], call["session"], call["status"]) == (1, "w", "ok")
             linked = [e for e in events_since(computer.state, 0) if e["type"] == "turn.approval"]
             assert [(e["call_id"], e["approval"]) for e in linked] == [(call["id"], 1)]
+
+    run(main)
+
+
+ASK_WRITE = {"on": "path", "pattern": "/home/alice/guarded/*", "action": "ask", "agent": "alice"}
+
+
+async def asking_writer(computer: Komputer) -> tuple[Any, Agent, asyncio.Task[Any], dict[str, Any]]:
+    """alice's loop with a model that writes ~/guarded/plan (an `ask` rule's path) and then
+    says what the result was: the run's task once the write waits, and its pending approval."""
+    await computer.add_agent("alice")
+    session = await computer.login("alice", id="w")
+    await session.exec("mkdir guarded")
+    agent = Agent(session, ScriptedModel(calls(("write_file", {"path": "guarded/plan", "content": "the plan"}))))
+    task = asyncio.create_task(agent.prompt("write the plan"))
+    [pending] = await apoll(session.approvals, "no approval was asked")
+    assert not task.done() and not await session.fs.exists("~/guarded/plan")
+    return session, agent, task, pending
+
+
+def test_an_ask_rule_pauses_the_models_file_write_until_allowed(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK_WRITE,))) as computer:
+            session, agent, task, pending = await asking_writer(computer)
+            # the record a shell session makes for a write, the tool call named for its replay
+            assert (pending["kind"], pending["action"], pending["session"]) == ("write", "write /home/alice/guarded/plan",
+                                                                                "w")
+            [call] = conversations.calls(computer.state, agent.conversation)
+            assert (call["approval"], call["session"], call["status"]) == (pending["id"], "w", "running")
+            assert pending["replay"]["call"] == call["id"]
+            with pytest.raises(PermissionError) as refused:  # agent.fs outside a tool call: nobody waits
+                await session.fs.write_file("~/guarded/other", "no")
+            assert "which only a shell session can wait for" in refused.value.why
+            assert len(await session.approvals()) == 1
+            await session.decide(pending["id"], "allow", reason="fine")
+            result = await task
+            assert result.text == "wrote 8 bytes to guarded/plan"
+            assert await session.fs.read_text("~/guarded/plan") == "the plan"
+            from kfs.runtime import approvals
+
+            assert approvals.get(computer.state, pending["id"])["status"] == "applied"
+            [call] = conversations.calls(computer.state, agent.conversation)
+            assert call["status"] == "ok"
+            linked = [e for e in events_since(computer.state, 0) if e["type"] == "turn.approval"]
+            assert [(e["call_id"], e["approval"], e["name"]) for e in linked] == [(call["id"], pending["id"],
+                                                                                   "write_file")]
+
+    run(main)
+
+
+def test_a_rejected_file_write_is_one_error_result_with_the_reason(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK_WRITE,))) as computer:
+            session, agent, task, pending = await asking_writer(computer)
+            await session.decide(pending["id"], "reject", reason="not now")
+            result = await task
+            [output] = [b for m in result.messages if m.role == "tool" for b in m.content]
+            assert output["status"] == "error"
+            assert output["output"] == (f"write_file: guarded/plan: Permission denied (approval {pending['id']} "
+                                        f"rejected by sdk alice/w (not now))")
+            assert not await session.fs.exists("~/guarded/plan")
+
+    run(main)
+
+
+def test_a_stop_while_a_file_write_waits_withdraws_its_approval(tmp_path: Path) -> None:
+    async def main() -> None:
+        from kfs.runtime import approvals
+        from kshell.agent import STOPPED
+
+        async with Komputer.boot(state=tmp_path / "state", config=ServerConfig(policy=(ASK_WRITE,))) as computer:
+            session, agent, task, pending = await asking_writer(computer)
+            await agent.stop()
+            result = await task
+            assert result.status == "stopped"
+            [output] = [b for m in result.messages if m.role == "tool" for b in m.content]
+            assert (output["output"], output["status"]) == (STOPPED, "stopped")
+            record = approvals.get(computer.state, pending["id"])
+            assert (record["status"], record["reason"]) == ("withdrawn", "interrupted")
+            with pytest.raises(ValueError, match="withdrawn"):  # a decision now reaches nobody
+                await session.decide(pending["id"], "allow")
+            assert not await session.fs.exists("~/guarded/plan")
+            assert [tr["status"] for tr in conversations.turns(computer.state, agent.conversation)] == ["stopped"]
 
     run(main)
 
