@@ -20,6 +20,7 @@ from kfs.runtime import image
 from kfs.runtime.drives import of_image
 from kfs.runtime.rules import Governance, governance
 from kfs.vfs import VFS, Cred
+from kshell.errors import AgentNotFound
 
 if TYPE_CHECKING:
     from kfs.agents.records import Agent
@@ -79,8 +80,6 @@ def open_view(state: KState, spec: SessionSpec, *, memory_drives: MemoryDrives |
 
     agent = find_agent(state, spec.agent)
     if agent is None:
-        from kshell.sdk.types import AgentNotFound  # here: the SDK's package imports this module
-
         raise AgentNotFound(f"no agent {spec.agent!r} (komputer agent list shows them)")
     fork, tree = None, state
     if spec.fork is not None:

@@ -1,6 +1,8 @@
 """The builtins the shell language needs (echo, printf, test, read, cd, set, declare, ...).
 
-A builtin is `fn(sh, argv) -> status`; it writes through `sh.out` and reports errors with
+The modules here register their builtins in `BUILTINS` when imported; kshell.session, the
+wiring, imports them all and hands the table to the interpreter. A builtin is
+`fn(sh, argv) -> status`; it writes through `sh.out` and reports errors with
 `sh.error("name: ...")`, which adds bash's `NAME: line N: ` prefix. External tools (ls, grep,
 ...) are registered separately, in `Session.tools`.
 """
@@ -99,22 +101,3 @@ def builtin(*names: str) -> Callable[[Builtin], Builtin]:
             BUILTINS[name] = fn
         return fn
     return register
-
-
-from kshell.builtins import (  # noqa: E402,F401  (registration)
-    aliases,
-    bind,
-    completion,
-    dirstack,
-    fc,
-    flow,
-    help,
-    history,
-    io,
-    jobs,
-    mapfile,
-    shell,
-    test,
-    ulimit,
-    vars,
-)

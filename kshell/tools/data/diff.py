@@ -560,7 +560,7 @@ def _stamp(sh: Interp, ns: int, ctime: bool = False) -> str:
     traditional `Thu Jan  1 00:00:00 1970`."""
     from datetime import datetime
 
-    from kshell.tools.clock import zone
+    from kshell.core.clock import zone
 
     t = datetime.fromtimestamp(ns // 1_000_000_000, zone(sh))
     if ctime:
@@ -767,7 +767,7 @@ class _Diff:
 
     def side(self, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]]) -> None:
         """-y: sdiff's layout (kshell.tools.files.sdiff), every line, the same ones too."""
-        from kshell.tools.files.sdiff import Layout, side_by_side
+        from kshell.tools.files.sidebyside import Layout, side_by_side
 
         o = self.o
         self.out.write(side_by_side(a, b, script, Layout(o.width, o.tabsize, o.expand_tabs), o.common, o.left))

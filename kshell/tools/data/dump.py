@@ -26,7 +26,9 @@ from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from kshell.builtins.io import _float_format, _int_format, _pad
+from kshell.core.printf import float_format as _float_format
+from kshell.core.printf import int_format as _int_format
+from kshell.core.printf import pad as _pad
 from kshell.exec import devices
 from kshell.exec.streams import FileReader, InStream
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool

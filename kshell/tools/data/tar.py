@@ -334,7 +334,7 @@ class _Tar:
         return _ended(out)
 
     def shown(self, info: tarfile.TarInfo) -> str:
-        from kshell.tools.clock import zone
+        from kshell.core.clock import zone
 
         kind = _KINDS.get(info.type, st.S_IFREG)
         mode = st.filemode(kind | info.mode)
@@ -578,7 +578,7 @@ def _mtime_option(sh: Interp, value: str) -> int:
     """--mtime=DATE, or the time of a file when it starts with `/` or `.` (GNU)."""
     import time
 
-    from kshell.tools.clock import zone
+    from kshell.core.clock import zone
     from kshell.tools.system.datestr import parse as parse_string
 
     if value.startswith(("/", ".")):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from kfs.format import group_name, mode_string, user_name
 from kfs.vfs.inode import Inode
 from kshell.exec import devices
-from kshell.tools.clock import zone
+from kshell.core.clock import zone
 from kshell.tools.files.blocksize import HUMAN, SI, BlockSizeError, Units, parse_block_size
 from kshell.tools.files.names import fail, join
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, parse, tool

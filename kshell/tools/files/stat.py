@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from kfs.format import group_name, mode_string, stat_text, type_name, user_name
 from kfs.vfs.inode import Inode
 from kshell.exec import devices
-from kshell.tools.clock import zone
+from kshell.core.clock import zone
 from kshell.tools.files.modes import apply_mode
 from kshell.tools.files.names import fail, join
 from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool

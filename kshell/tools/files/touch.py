@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kfs.vfs import NOW
-from kshell.tools.clock import zone
+from kshell.core.clock import zone
 from kshell.tools.files.names import fail
 from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote

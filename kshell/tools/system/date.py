@@ -10,7 +10,7 @@ import time
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
-from kshell.tools.clock import zone
+from kshell.core.clock import zone
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 
 if TYPE_CHECKING:

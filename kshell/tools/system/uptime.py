@@ -11,7 +11,7 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from kshell.tools.clock import zone
+from kshell.core.clock import zone
 from kshell.tools.options import NONE, Usage, parse, tool
 
 if TYPE_CHECKING:

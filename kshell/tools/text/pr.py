@@ -9,7 +9,7 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from kshell.tools.clock import zone
+from kshell.core.clock import zone
 from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, parse, tool
 from kshell.tools.text.textio import Output, message, read_all, split_lines
 

@@ -1,4 +1,5 @@
-"""The shell's time zone, as the tools that show or read local times use it."""
+"""The shell's time zone, as the tools that show or read local times use it, and printf's
+%(fmt)T (a builtin): below both, so that neither imports the other."""
 
 from __future__ import annotations
 
