@@ -40,7 +40,6 @@ import kshell.builtins.test  # noqa: F401
 import kshell.builtins.ulimit  # noqa: F401
 import kshell.builtins.vars  # noqa: F401
 from kfs.drives.view import Drives
-from kfs.runtime.rules import CommandRules
 from kshell.builtins import BUILTINS
 from kshell.core.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal, SigPipe
 from kshell.exec.defaults import BASH_VERSION, DEFAULT_PATH, init_defaults  # noqa: F401 - the session's defaults
@@ -129,6 +128,8 @@ class Shell:
         now on every tool and program asks them first (kshell.exec.scripts.judge; the shell's
         builtins never do), and the tool running in a thread is known (what a write or a host
         an `ask` rule matched replays: kshell.worker.approvals)."""
+        from kfs.runtime.rules import CommandRules  # here: it brings kfs.agents, which `sh -c` never needs
+
         session = self.session
         session.rules, session.command_hook = CommandRules(rules), hook
         if not self._governed:
