@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 from kshell.builtins import builtin
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
 def _job_builtin(name: str) -> None:
     """Register `name` as the builtin that runs kshell.tools.jobs's function of that name."""
 
-    def run(sh: Interp, argv: list[str]) -> int:
+    def run(sh: ToolContext, argv: list[str]) -> int:
         return getattr(importlib.import_module("kshell.tools.jobs"), name)(sh, argv)
 
     run.__name__ = run.__qualname__ = name

@@ -491,6 +491,13 @@ class Interp(VarOps):
             return 2
         return self.run_program(program)
 
+    def run_script(self, script: str, name: str, fds: dict[int, Stream]) -> int:
+        """Shell text run in a subshell of this shell with the descriptors given (the image's
+        `ctx.exec`, kshell.image.commands): this shell's state is left as it was."""
+        child = self.fork()
+        child.fds = fds
+        return child.run_subshell(lambda: child.run_string(script, name))
+
     # ------------------------------------------------------------------ simple commands
 
     def exec_simple(self, node: SimpleCommand) -> int:

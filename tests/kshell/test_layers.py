@@ -13,7 +13,9 @@ whose __init__ runs (a.b), unless the importer is inside it already.
   interpreter, hands it the command tables (builtins, tools) and the program runner, and is the
   only stage module that sees them all;
 - builtins and tools do not import each other's private (`_name`) names: what both use lives in
-  a module of its own (kshell.core.printf, kshell.core.clock).
+  a module of its own (kshell.core.printf, kshell.core.clock);
+- tools, builtins and the image's commands name `ToolContext` (kshell.core.context), not the
+  interpreter, except the few listed that need it (a subshell, the variables, the traps).
 """
 
 from __future__ import annotations
@@ -210,6 +212,34 @@ KNOWN_CYCLES = [
     ["kshell.compat.daytona", "kshell.compat.daytona_async"],
     ["kshell.compat.e2b", "kshell.compat.e2b_async", "kshell.compat.e2b_git"],
 ]
+
+
+# the commands that need the interpreter itself, not only the ToolContext: a subshell (fork),
+# the variables and options, the traps, the directory stack
+NAMES_INTERP = {
+    "kshell.builtins.aliases", "kshell.builtins.bind", "kshell.builtins.completion", "kshell.builtins.dirstack",
+    "kshell.builtins.fc", "kshell.builtins.flow", "kshell.builtins.io", "kshell.builtins.mapfile",
+    "kshell.builtins.shell", "kshell.builtins.ulimit", "kshell.builtins.vars", "kshell.image.commands",
+    "kshell.tools.awk.runtime", "kshell.tools.files.find", "kshell.tools.files.flock", "kshell.tools.jobs",
+    "kshell.tools.system.env", "kshell.tools.system.nice", "kshell.tools.text.small", "kshell.tools.text.xargs",
+}
+
+
+def interp_names(root: Path = ROOT) -> set[str]:
+    """The modules of tools, builtins and the image's runtime that import `Interp` (type-only
+    imports included: naming it is the dependency this check is about)."""
+    out = set()
+    for name, path in modules(root).items():
+        if name.split(".")[:2] in (["kshell", "tools"], ["kshell", "builtins"], ["kshell", "image"]):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.ImportFrom) and node.module == "kshell.exec.interp" \
+                        and any(alias.name == "Interp" for alias in node.names):
+                    out.add(name)
+    return out
+
+
+def test_tools_and_builtins_name_the_tool_context_not_the_interpreter() -> None:
+    assert interp_names() <= NAMES_INTERP
 
 
 def test_no_module_imports_itself_back_at_run_time() -> None:

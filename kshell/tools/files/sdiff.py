@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from kshell.tools.data.diff import changes, split
 from kshell.tools.files.names import strerror
 from kshell.tools.files.sidebyside import Layout, side_by_side
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.text.textio import read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"output": ("o", REQUIRED), "ignore-case": ("i", NONE), "ignore-tab-expansion": ("E", NONE),
          "ignore-trailing-space": ("Z", NONE), "ignore-space-change": ("b", NONE), "ignore-all-space": ("W", NONE),
@@ -49,7 +49,7 @@ def _key(given: dict):
 
 
 @tool("sdiff", 2)
-def sdiff(sh: Interp, argv: list[str]) -> int:
+def sdiff(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, files = parse(argv, "o:iEZbWBI:aw:lstdHv", _LONG)
     except Usage as e:
