@@ -220,7 +220,7 @@ NAMES_INTERP = {
     "kshell.builtins.aliases", "kshell.builtins.bind", "kshell.builtins.completion", "kshell.builtins.dirstack",
     "kshell.builtins.fc", "kshell.builtins.flow", "kshell.builtins.io", "kshell.builtins.mapfile",
     "kshell.builtins.shell", "kshell.builtins.ulimit", "kshell.builtins.vars", "kshell.image.commands",
-    "kshell.tools.awk.runtime", "kshell.tools.files.find", "kshell.tools.files.flock", "kshell.tools.jobs",
+    "kshell.tools.awk.runtime", "kshell.tools.files.find", "kshell.tools.files.flock",
     "kshell.tools.system.env", "kshell.tools.system.nice", "kshell.tools.text.small", "kshell.tools.text.xargs",
 }
 

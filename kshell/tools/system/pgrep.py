@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kfs.format import accounts
-from kshell.exec.jobs import Job, signal_number
-from kshell.tools.jobs import _program as program  # the name ps shows, one rule for both
 from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.exec.jobcontrol import program_name as program  # the name ps shows, one rule for both
+from kshell.exec.jobs import Job, signal_number
 from kshell.tools.text.regex import RegexError, translate
 
 if TYPE_CHECKING:
