@@ -45,7 +45,6 @@ from kshell.core.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal
 from kshell.exec.defaults import BASH_VERSION, DEFAULT_PATH, init_defaults  # noqa: F401 - the session's defaults
 from kshell.exec.interp import Interp, Session
 from kshell.exec.jobs import SIGTSTP, Job, JobSession
-from kshell.exec.scripts import guarded
 from kshell.exec.streams import (
     BufferSink,
     BytesSource,
@@ -129,6 +128,7 @@ class Shell:
         builtins never do), and the tool running in a thread is known (what a write or a host
         an `ask` rule matched replays: kshell.worker.approvals)."""
         from kfs.runtime.rules import CommandRules  # here: it brings kfs.agents, which `sh -c` never needs
+        from kshell.exec.scripts import guarded
 
         session = self.session
         session.rules, session.command_hook = CommandRules(rules), hook

@@ -12,11 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from kshell.core import options
 from kshell.core.context import Command as Builtin
 from kshell.core.context import ToolContext
 from kshell.core.errors import DiscardCommand
-from kshell.core.options import parse
 
 BUILTINS: dict[str, Builtin] = {}
 # bash's special builtins (`enable -s`)
@@ -62,9 +60,12 @@ def getopt(sh: ToolContext, name: str, args: list[str], spec: str,
     not starting with `-` (or a lone `-`) ending them; `;` after a letter (bash's optional
     argument) takes only the rest of the word, `-n100`. An invalid option or a missing argument
     is reported as bash does (`NAME: -x: invalid option` and the usage line) and raises Usage."""
+    from kshell.core.options import Usage as OptionError  # on first use, not at start-up
+    from kshell.core.options import parse
+
     try:
         return parse([name, *args], spec, bash=True)
-    except options.Usage as e:
+    except OptionError as e:
         sh.error(f"{name}: {e.message}")
         sh.write_err(f"{name}: usage: {usage}\n")
         raise Usage from None

@@ -23,7 +23,6 @@ from kshell.exec import devices
 from kshell.exec import redirects as redir
 from kshell.exec.defaults import BASH_VERSION
 from kshell.exec.jobs import NUMBERS, SIGNALS, signal_number, signal_table
-from kshell.exec.scripts import child_shell, find_in_path, run_child
 from kshell.expand import arith
 from kshell.expand.words import expand_string
 from kshell.syntax import Parser, ShellSyntaxError
@@ -215,6 +214,8 @@ def exec_builtin(sh: Interp, argv: list[str]) -> int:
         return 0  # redirections were made permanent by the interpreter
     name = args[0]
     if name not in sh.builtins and name not in sh.funcs and sh.tool(name) is None:
+        from kshell.exec.scripts import find_in_path  # on first use, not at start-up
+
         if "/" not in name and find_in_path(sh, name)[0] is None:
             sh.error(f"exec: {name}: not found")
             raise ExitSignal(127)
@@ -233,6 +234,8 @@ def _lookup(sh: Interp, name: str, use_funcs: bool = True) -> tuple[str, str | N
         return "tool", f"/usr/bin/{name}"
     if "/" in name:
         return ("file", name) if _executable_file(sh, name) else ("", None)
+
+    from kshell.exec.scripts import find_in_path  # on first use, not at start-up
 
     path, ok = find_in_path(sh, name)
     if path is not None and ok:
@@ -356,6 +359,8 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
         if _executable_file(sh, name):
             kind, path = "file", name
     else:
+        from kshell.exec.scripts import find_in_path  # on first use, not at start-up
+
         p, ok = find_in_path(sh, name)
         if p is not None and ok:
             kind, path = "file", p
@@ -938,6 +943,8 @@ def shell_builtin(sh: Interp, argv: list[str]) -> int:
     expand_aliases on; it reads an rc file); K shows no prompts and has no job control."""
     name = argv[0]
     args = argv[1:]
+    from kshell.exec.scripts import child_shell  # on first use, not at start-up
+
     child = child_shell(sh)
     child.dollar0 = child.script_name = name
     inv = _parse_invocation(sh, child, name, args)
@@ -980,6 +987,8 @@ def shell_builtin(sh: Interp, argv: list[str]) -> int:
         child.positional = list(args)
         child.dash_c = False
         child.opts.add("s")  # $- shows it
+    from kshell.exec.scripts import run_child  # on first use, not at start-up
+
     return run_child(child, source_text, filename, startup=lambda: _startup_files(child, name, inv))
 
 

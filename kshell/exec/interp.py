@@ -33,10 +33,7 @@ from kshell.core.variables import AssignArg, Var, Variables
 from kshell.exec import menu, regexes, timing
 from kshell.exec import redirects as redir
 from kshell.exec.conditions import binary_test, unary_test
-from kshell.exec.ere import EreError, LineSearch, bash_regex, ere_to_regex
-from kshell.exec.ere import groups as ere_groups
 from kshell.exec.jobs import JobTable
-from kshell.exec.scripts import run_path
 from kshell.exec.streams import BufferSink, BytesSource, Cancel, Pipe, PipeReader, PipeWriter, Stream, WriteError
 from kshell.exec.threads import FORK_FAILED, ForkFailed, Threads
 from kshell.exec.varops import ReadonlyError, VarOps
@@ -835,6 +832,8 @@ class Interp(VarOps):
         table[name] = (path, old[1] + 1 if old is not None and old[0] == path else 1)
 
     def run_external(self, argv: list[str]) -> int:
+        from kshell.exec.scripts import run_path  # on first use, not at start-up
+
         return run_path(self, argv)
 
     # ------------------------------------------------------------------ compound commands
@@ -1418,6 +1417,9 @@ class Interp(VarOps):
         import re
 
         import regex
+
+        from kshell.exec.ere import EreError, LineSearch, bash_regex, ere_to_regex
+        from kshell.exec.ere import groups as ere_groups
 
         utf8 = self.utf8_locale()
         pieces = [(t if utf8 else to_bytes(t), k == QUO) for t, k in pattern_pieces(self, word)]

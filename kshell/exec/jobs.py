@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kfs.values import field, value_class
 from kshell.core.errors import SigPipe
-from kshell.exec.scripts import find_in_path
 from kshell.exec.streams import Cancel, Capture, NullStream
 from kshell.limits import LimitExceeded
 from kshell.syntax.printer import command_text
@@ -116,6 +115,8 @@ def _kind(parent: Interp, text: str) -> str:
     if parent.session.delegation is None or not name or name in parent.builtins or parent.tool(name) is not None \
             or name in parent.funcs:
         return "local"
+
+    from kshell.exec.scripts import find_in_path  # on first use, not at start-up
 
     path, ok = find_in_path(parent, name)
     return "delegated" if ok and path is not None and parent.fs.host_path(path) else "local"
