@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from kfs.kstate import KState, Txn, quota
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs import handles, records
-from kfs.vfs.data import DATA_BYTES, count_usage
+from kfs.vfs.data import DATA_BYTES
 from kfs.vfs.inode import CHUNK_SIZE, ROOT_INO, Inode
+from kfs.vfs.records import count_usage
 
 LOST_FOUND = b"lost+found"
 

@@ -24,13 +24,27 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
+import kshell.builtins.aliases  # noqa: F401 - each builtins module registers its builtins in BUILTINS
+import kshell.builtins.bind  # noqa: F401
+import kshell.builtins.completion  # noqa: F401
+import kshell.builtins.dirstack  # noqa: F401
+import kshell.builtins.fc  # noqa: F401
+import kshell.builtins.flow  # noqa: F401
+import kshell.builtins.help  # noqa: F401
+import kshell.builtins.history  # noqa: F401
+import kshell.builtins.io  # noqa: F401
+import kshell.builtins.jobs  # noqa: F401
+import kshell.builtins.mapfile  # noqa: F401
+import kshell.builtins.shell  # noqa: F401
+import kshell.builtins.test  # noqa: F401
+import kshell.builtins.ulimit  # noqa: F401
+import kshell.builtins.vars  # noqa: F401
 from kfs.drives.view import Drives
 from kshell.builtins import BUILTINS
 from kshell.core.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal, SigPipe
-from kshell.core.variables import EXPORT, Var
+from kshell.exec.defaults import BASH_VERSION, DEFAULT_PATH, init_defaults  # noqa: F401 - the session's defaults
 from kshell.exec.interp import Interp, Session
 from kshell.exec.jobs import SIGTSTP, Job, JobSession
-from kshell.exec.system import SystemFS
 from kshell.exec.streams import (
     BufferSink,
     BytesSource,
@@ -41,11 +55,11 @@ from kshell.exec.streams import (
     MeteredSink,
     Stream,
 )
+from kshell.exec.system import SystemFS
 from kshell.limits import LimitExceeded, Limits
 from kshell.tools import registry as tool_registry
+from kshell.tools.net.hosts import bind
 
-DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
-BASH_VERSION = "5.2.15(1)-release"
 SUSPENDED = 128 + SIGTSTP  # $? after Ctrl-Z stops the foreground command, as bash
 STOPPED_JOBS = "There are stopped jobs.\n"
 # the C stack of every shell thread: deep recursion needs it; a worker bounded by RLIMIT_DATA
@@ -57,42 +71,6 @@ class Result(NamedTuple):
     stdout: bytes
     stderr: bytes
     status: int
-
-
-def init_defaults(sh: Interp, pwd: str | None = None) -> None:
-    """The variables a new shell starts with (environment entries already set win)."""
-    table = sh.vars.table
-    cwd = sh.fs.cwd.decode("utf-8", "surrogateescape")
-    home = sh.fs.home.decode("utf-8", "surrogateescape")
-    uid = sh.fs.cred.uid
-
-    def default(name: str, value: str, flags: int = 0) -> None:
-        if name not in table:
-            table[name] = Var(value, flags)
-
-    default("HOME", home, EXPORT)
-    default("PATH", DEFAULT_PATH, EXPORT)
-    table["PWD"] = Var(pwd or cwd, EXPORT)
-    default("IFS", " \t\n")
-    default("PS4", "+ ")
-    default("PS1", "\\s-\\v\\$ ")
-    default("PS2", "> ")
-    default("OPTIND", "1")
-    default("SHELL", "/bin/bash", EXPORT)
-    default("USER", "root" if uid == 0 else "agent", EXPORT)
-    default("LOGNAME", table["USER"].value if isinstance(table["USER"].value, str) else "agent", EXPORT)
-    default("HOSTNAME", "k")
-    default("SHLVL", "1", EXPORT)
-    default("UID", str(uid))
-    default("EUID", str(uid))
-    default("PPID", "1")
-    default("BASH_VERSION", BASH_VERSION)
-    default("MACHTYPE", "x86_64-pc-linux-gnu")
-    default("OSTYPE", "linux-gnu")
-    default("HOSTTYPE", "x86_64")
-    default("TERM", "dumb", EXPORT)
-    table["BASH_VERSINFO"] = Var({0: "5", 1: "2", 2: "15", 3: "1", 4: "release",
-                                   5: "x86_64-pc-linux-gnu"}, 8)
 
 
 class _Foreground:
@@ -138,8 +116,6 @@ class Shell:
         """Bind virtual hosts for curl and wget (name -> {path: response} or a handler), listed
         in this session's /sys/hosts.md (a file of its view: nothing is written to the state);
         `network` lets real HTTP reach every other host (True) or those matching a list of globs."""
-        from kshell.tools.net.hosts import bind
-
         self.hosts = bind(self.session, hosts, network)
         if hosts or network:
             self.session.view_files["hosts.md"] = lambda: self.hosts.markdown().encode()
@@ -151,7 +127,7 @@ class Shell:
         now on every tool and program asks them first (kshell.exec.scripts.judge; the shell's
         builtins never do), and the tool running in a thread is known (what a write or a host
         an `ask` rule matched replays: kshell.worker.approvals)."""
-        from kfs.runtime.rules import CommandRules
+        from kfs.runtime.rules import CommandRules  # here: it brings kfs.agents, which `sh -c` never needs
         from kshell.exec.scripts import guarded
 
         session = self.session

@@ -20,6 +20,7 @@ from kfs.runtime import image
 from kfs.runtime.drives import of_image
 from kfs.runtime.rules import Governance, governance
 from kfs.vfs import VFS, Cred
+from kshell.errors import AgentNotFound
 
 if TYPE_CHECKING:
     from kfs.agents.records import Agent
@@ -72,15 +73,13 @@ def open_view(state: KState, spec: SessionSpec, *, memory_drives: MemoryDrives |
               python_drives: Any = None) -> SessionView:
     """The view of `spec`'s session on `state`. `memory_drives`: the server run's memory drives
     (None: they are not mounted, as outside a server); `python_drives`: the
-    kshell.tools.image_drives.PythonDrives a worker keeps across its sessions (None: a shell
+    kshell.image.drives.PythonDrives a worker keeps across its sessions (None: a shell
     front end whose image has python drives makes its own). Raises AgentNotFound for an unknown
     agent, PermissionError for a fork that is not the agent's, kfs.forks.ForkError for none."""
     from kfs.agents.records import find_agent
 
     agent = find_agent(state, spec.agent)
     if agent is None:
-        from kshell.sdk.types import AgentNotFound  # here: the SDK's package imports this module
-
         raise AgentNotFound(f"no agent {spec.agent!r} (komputer agent list shows them)")
     fork, tree = None, state
     if spec.fork is not None:
@@ -127,7 +126,7 @@ def _drives(state: KState, spec: SessionSpec, vfs: VFS, record: dict | None, for
     python = None
     if spec.front in SHELL_FRONTS and (python_drives is not None or any(d.kind == "python" for d in records)):
         from kfs.runtime import secrets
-        from kshell.tools.image_drives import PythonDrives
+        from kshell.image.drives import PythonDrives
 
         def read(rel: str) -> bytes:
             assert record is not None
@@ -149,7 +148,7 @@ def govern_shell(state: KState, view: SessionView, shell: Any, approvals: Any, n
     and secrets' handles are bound (with `hosts`, the SDK's own, over them), with `network` the
     real network curl and wget reach."""
     from kfs.journal import append_event
-    from kshell.tools.image_session import bind_image
+    from kshell.image.session import bind_image
 
     spec, gov = view.spec, view.governance
     session = shell.interp.session
@@ -194,7 +193,7 @@ def session_network(view: SessionView, delegate: Any = None) -> bool | list[str]
     server's `[delegate]` setting (`delegate`, kshell.delegate.config.DelegateConfig; None: no
     delegation) with the agent's own when they open it or the agent's closes it, else the
     image's (its `[agents.NAME] network`, else its `[network] allow`)."""
-    from kshell.tools.image_session import image_network
+    from kshell.image.session import image_network
 
     settings = view.governance.settings
     if delegate is None:

@@ -756,7 +756,7 @@ def versions(state: KState) -> tuple[list[dict[str, Any]], int | None]:
 def current(state: KState) -> dict[str, Any] | None:
     """The record of the image in force, or None (what `komputer sh` asks at every start:
     json is imported only when there is one). Its `state` is the state's uuid: the image's
-    code loaded in a process is that state's version (kshell.tools.image_code)."""
+    code loaded in a process is that state's version (kshell.image.code)."""
     with state.read() as txn:
         raw = txn.get("keys", CURRENT)
         if raw is None:

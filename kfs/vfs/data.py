@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 from kfs.kstate import Txn, ViewTxn, quota
-from kfs.kstate.layers import fork_owner, layer_bytes, layer_files, versions_bytes
 from kfs.kstate.schema import U64, U64x2
 from kfs.vfs.errors import fs_error
 from kfs.vfs.inode import CHUNK_SIZE, Inode
@@ -256,36 +255,3 @@ def change_owner(txn: Txn, inode: Inode, uid: int) -> None:
         quota.charge(txn, uid, moved, check=False)
     quota.charge(txn, inode.uid, -1, kind=quota.FILES)
     quota.charge(txn, uid, 1, check=False, kind=quota.FILES)
-
-
-def count_usage(txn: Txn) -> tuple[dict[int, int], dict[int, int]]:
-    """Every uid's use, bytes and files, counted from what is stored (the counters' truth, for fsck and for a
-    state made before them): the state's chunks to their files' owners, each fork's layer to
-    the fork's owner; symlink targets and extended attributes as file data. `txn` is the
-    state's own (not a fork's view)."""
-    from kfs.vfs.records import find_inode  # records imports this module
-
-    counts: dict[int, int] = {}
-    files: dict[int, int] = {}
-    owners: dict[int, int] = {}
-    for key, raw in Txn.scan(txn, "inodes"):
-        uid = owners[U64.unpack_from(key)[0]] = Inode.unpack(0, raw).uid
-        files[uid] = files.get(uid, 0) + 1
-    for db, extra in (("chunks", 0), ("symlinks", 0), ("xattrs", -8)):  # an xattr's name counts, not its ino
-        for key, value in Txn.scan(txn, db):
-            ino = U64.unpack_from(key)[0]
-            uid = owners.get(ino)
-            if uid is None:
-                inode = find_inode(txn, ino)
-                uid = owners[ino] = inode.uid if inode is not None else 0
-            counts[uid] = counts.get(uid, 0) + len(value) + (len(key) + extra if extra else 0)
-    for key in Txn.scan_keys(txn, "forks"):
-        if len(key) == 8:
-            fork = U64.unpack(key)[0]
-            uid = fork_owner(txn, fork)
-            counts[uid] = counts.get(uid, 0) + layer_bytes(txn, fork)
-            files[uid] = files.get(uid, 0) + layer_files(txn, fork)
-    for uid, (size, kept) in versions_bytes(txn).items():  # a parent's old values kept for its forks
-        counts[uid] = counts.get(uid, 0) + size
-        files[uid] = files.get(uid, 0) + kept
-    return {u: n for u, n in counts.items() if n}, {u: n for u, n in files.items() if n}

@@ -50,7 +50,7 @@ class StatFS:
 
 def count_usage(txn: Txn) -> None:
     """Set every uid's use counter from what the state stores (kfs.kstate.quota)."""
-    quota.store(txn, *data.count_usage(txn))
+    quota.store(txn, *records.count_usage(txn))
 
 
 def _make_root(txn: Txn) -> None:

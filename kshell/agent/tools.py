@@ -26,6 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kfs.agents import LeaseHeld
 from kshell.agent.errors import ToolExecutionError
 from kshell.agent.messages import ToolSpec
 from kshell.sdk.fs import WAITER
@@ -130,8 +131,6 @@ class Shells:
     async def session(self, name: str) -> AgentSession:
         """The agent's session `name`: the main one, one of these, or the computer's (logged in
         here when it holds none: a session a crashed loop's parallel call ran in)."""
-        from kshell.sdk import LeaseHeld
-
         main = self.main
         for session in (main, *self._extra, *main.computer.sessions()):
             if session.agent == main.agent and session.id == name:

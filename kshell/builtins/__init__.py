@@ -1,6 +1,8 @@
 """The builtins the shell language needs (echo, printf, test, read, cd, set, declare, ...).
 
-A builtin is `fn(sh, argv) -> status`; it writes through `sh.out` and reports errors with
+The modules here register their builtins in `BUILTINS` when imported; kshell.session, the
+wiring, imports them all and hands the table to the interpreter. A builtin is
+`fn(sh, argv) -> status`; it writes through `sh.out` and reports errors with
 `sh.error("name: ...")`, which adds bash's `NAME: line N: ` prefix. External tools (ls, grep,
 ...) are registered separately, in `Session.tools`.
 """
@@ -10,8 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from kshell.core.context import Command as Builtin
+from kshell.core.context import ToolContext
 from kshell.core.errors import DiscardCommand
-from kshell.exec.interp import Builtin, Interp
 
 BUILTINS: dict[str, Builtin] = {}
 # bash's special builtins (`enable -s`)
@@ -32,7 +35,7 @@ def legal_number(text: str) -> int | None:
     return int(m.group(1)) if m is not None else None
 
 
-def numeric_arg(sh: Interp, name: str, args: list[str]) -> int | None:
+def numeric_arg(sh: ToolContext, name: str, args: list[str]) -> int | None:
     """bash's get_numeric_arg: `args[0]` as a number, or None once said that it is none; a
     further argument discards the command (bash's `too many arguments`)."""
     value = legal_number(args[0])
@@ -49,48 +52,23 @@ class Usage(Exception):
     """A builtin's option error, already reported with its usage line: status 2 (EX_USAGE)."""
 
 
-def getopt(sh: Interp, name: str, args: list[str], spec: str,
+def getopt(sh: ToolContext, name: str, args: list[str], spec: str,
            usage: str) -> tuple[list[tuple[str, str]], list[str]]:
-    """bash's internal_getopt for a builtin: options grouped (`-ns`), an argument of a letter
+    """bash's internal_getopt for a builtin, through the commands' one parser
+    (kshell.core.options.parse in bash style): options grouped (`-ns`), an argument of a letter
     followed by `:` in `spec` taken from the rest of the word or the next one, `--` or a word
     not starting with `-` (or a lone `-`) ending them; `;` after a letter (bash's optional
     argument) takes only the rest of the word, `-n100`. An invalid option or a missing argument
     is reported as bash does (`NAME: -x: invalid option` and the usage line) and raises Usage."""
-    found: list[tuple[str, str]] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        if word == "--":
-            i += 1
-            break
-        if not word.startswith("-") or word == "-":
-            break
-        j = 1
-        while j < len(word):
-            c = word[j]
-            at = spec.find(c)
-            if at < 0 or c in ":;":
-                sh.error(f"{name}: -{c}: invalid option")
-                sh.write_err(f"{name}: usage: {usage}\n")
-                raise Usage
-            if spec[at + 1:at + 2] == ";":  # an optional argument: the rest of the word only
-                found.append((c, word[j + 1:]))
-                break
-            if spec[at + 1:at + 2] == ":":
-                value = word[j + 1:]
-                if not value:
-                    i += 1
-                    if i >= len(args):
-                        sh.error(f"{name}: -{c}: option requires an argument")
-                        sh.write_err(f"{name}: usage: {usage}\n")
-                        raise Usage
-                    value = args[i]
-                found.append((c, value))
-                break
-            found.append((c, ""))
-            j += 1
-        i += 1
-    return found, args[i:]
+    from kshell.core.options import Usage as OptionError  # on first use, not at start-up
+    from kshell.core.options import parse
+
+    try:
+        return parse([name, *args], spec, bash=True)
+    except OptionError as e:
+        sh.error(f"{name}: {e.message}")
+        sh.write_err(f"{name}: usage: {usage}\n")
+        raise Usage from None
 
 
 def builtin(*names: str) -> Callable[[Builtin], Builtin]:
@@ -99,22 +77,3 @@ def builtin(*names: str) -> Callable[[Builtin], Builtin]:
             BUILTINS[name] = fn
         return fn
     return register
-
-
-from kshell.builtins import (  # noqa: E402,F401  (registration)
-    aliases,
-    bind,
-    completion,
-    dirstack,
-    fc,
-    flow,
-    help,
-    history,
-    io,
-    jobs,
-    mapfile,
-    shell,
-    test,
-    ulimit,
-    vars,
-)

@@ -16,7 +16,14 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from kshell.builtins import PROGRAMS, Usage, builtin, getopt
+from kshell.builtins.help_topics import TOPICS
+from kshell.builtins.vars import SHOPTS
+from kshell.core.variables import ARRAY, EXPORT
+from kshell.exec.jobs import SIGNALS
+from kshell.exec.options import LONG_ONLY, LONG_OPTIONS
 from kshell.expand import pattern
+from kshell.expand.words import expand_words
+from kshell.syntax import ShellSyntaxError, parse
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -201,12 +208,6 @@ def _commands(sh: Interp, word: str) -> list[str]:
 
 def _action_lists(sh: Interp, actions: set[str]) -> list[str]:
     """The candidates of the list actions, in pcomplete's order, before prefix filtering."""
-    from kshell.builtins.help_topics import TOPICS
-    from kshell.builtins.vars import SHOPTS
-    from kshell.core.variables import ARRAY, EXPORT
-    from kshell.exec.jobs import SIGNALS
-    from kshell.exec.options import LONG_ONLY, LONG_OPTIONS
-
     jobs = sh.session.jobs.ordered() if actions & {"job", "running", "stopped"} else []
     lists = {
         "alias": lambda: sorted(sh.aliases),
@@ -240,9 +241,6 @@ def _action_lists(sh: Interp, actions: set[str]) -> list[str]:
 def _wordlist(sh: Interp, text: str) -> list[str]:
     """-W's words: the list read with the shell's quoting, each word expanded (parameters,
     command substitution, arithmetic, tilde, braces) and split on IFS, never globbed."""
-    from kshell.expand.words import expand_words
-    from kshell.syntax import ShellSyntaxError, parse
-
     try:
         program = parse(": " + text)
     except ShellSyntaxError:

@@ -14,6 +14,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from kshell.builtins import Usage, builtin, getopt, legal_number
+from kshell.builtins.flow import eval_builtin
 from kshell.exec import redirects as redir
 from kshell.expand import pattern
 
@@ -38,8 +39,6 @@ def _find(sh: Interp, entries: list[str], spec: str) -> int | None:
 
 def _run(sh: Interp, command: str) -> int:
     """Print the command, put it in place of the last entry, and run it on the current line."""
-    from kshell.builtins.flow import eval_builtin
-
     sh.write_err(command if command.endswith("\n") else command + "\n")
     entries = sh.session.history
     if entries:

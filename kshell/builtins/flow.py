@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import native
 from kshell.builtins import Usage, builtin, getopt, legal_number, numeric_arg
+from kshell.builtins.completion import table_order
 from kshell.builtins.vars import (
     SET_LETTERS,
     list_options,
@@ -20,6 +21,14 @@ from kshell.core.errors import BreakLoop, ContinueLoop, ExitSignal, ReturnSignal
 from kshell.core.variables import EXPORT, Var
 from kshell.exec import devices
 from kshell.exec import redirects as redir
+from kshell.exec.defaults import BASH_VERSION
+from kshell.exec.jobs import NUMBERS, SIGNALS, signal_number, signal_table
+from kshell.expand import arith
+from kshell.expand.words import expand_string
+from kshell.syntax import Parser, ShellSyntaxError
+from kshell.syntax.ast import Word
+from kshell.syntax.errors import ArithSyntaxError
+from kshell.syntax.printer import function_text
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -112,7 +121,6 @@ def eval_builtin(sh: Interp, argv: list[str]) -> int:
     source = " ".join(args)
     if not source.strip():
         return 0
-    from kshell.syntax import ShellSyntaxError
 
     parser = sh.parser(source, line0=sh.lineno - 1)
     status = 0
@@ -206,7 +214,7 @@ def exec_builtin(sh: Interp, argv: list[str]) -> int:
         return 0  # redirections were made permanent by the interpreter
     name = args[0]
     if name not in sh.builtins and name not in sh.funcs and sh.tool(name) is None:
-        from kshell.exec.scripts import find_in_path
+        from kshell.exec.scripts import find_in_path  # on first use, not at start-up
 
         if "/" not in name and find_in_path(sh, name)[0] is None:
             sh.error(f"exec: {name}: not found")
@@ -226,7 +234,8 @@ def _lookup(sh: Interp, name: str, use_funcs: bool = True) -> tuple[str, str | N
         return "tool", f"/usr/bin/{name}"
     if "/" in name:
         return ("file", name) if _executable_file(sh, name) else ("", None)
-    from kshell.exec.scripts import find_in_path
+
+    from kshell.exec.scripts import find_in_path  # on first use, not at start-up
 
     path, ok = find_in_path(sh, name)
     if path is not None and ok:
@@ -324,8 +333,6 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
         if mode == "t":
             sh.out("function\n")
         elif not mode:
-            from kshell.syntax.printer import function_text
-
             sh.out(f"{name} is a function\n{function_text(sh.funcs[name])}\n")
         if not all_:
             return True
@@ -352,7 +359,7 @@ def _describe(sh: Interp, name: str, all_: bool, mode: str = "") -> bool:
         if _executable_file(sh, name):
             kind, path = "file", name
     else:
-        from kshell.exec.scripts import find_in_path
+        from kshell.exec.scripts import find_in_path  # on first use, not at start-up
 
         p, ok = find_in_path(sh, name)
         if p is not None and ok:
@@ -531,8 +538,6 @@ _TRAP_USAGE = "trap: usage: trap [-lp] [[arg] signal_spec ...]\n"
 def _trap_key(spec: str) -> str | None:
     """What `trap` keeps a condition under (EXIT, INT, RTMIN+1, ERR, ...): a name in any case,
     with or without SIG, or a number (blanks around it allowed, as bash's legal_number)."""
-    from kshell.exec.jobs import SIGNALS, signal_number
-
     number = legal_number(spec)
     if number is not None:
         return "EXIT" if number == 0 else SIGNALS.get(number)
@@ -545,8 +550,6 @@ def _trap_key(spec: str) -> str | None:
 
 
 def _trap_order(key: str) -> int:
-    from kshell.exec.jobs import NUMBERS
-
     return _PSEUDO.get(key, NUMBERS.get(key, 0))
 
 
@@ -572,8 +575,6 @@ def trap(sh: Interp, argv: list[str]) -> int:
                 return 2
             listing, show = listing or c == "l", show or c == "p"
     if listing:
-        from kshell.exec.jobs import signal_table
-
         sh.out(signal_table())
         return 0
     traps = sh.traps or sh.parent_traps
@@ -618,9 +619,6 @@ def let(sh: Interp, argv: list[str]) -> int:
         return 1
     value = 0
     for expr in argv[1:]:
-        from kshell.expand import arith
-        from kshell.syntax.errors import ArithSyntaxError
-
         try:
             value = arith.evaluate_text(sh, expr)
         except ArithSyntaxError as e:
@@ -710,8 +708,6 @@ def hash_builtin(sh: Interp, argv: list[str]) -> int:
     or $PATH program that runs, with its hits): a listing in bash's bucket order, `NAME` looked
     up and added, -p PATH NAME (the name then runs that path), -t (where), -d (forget), -l
     (reusable), -r (forget all, and which tools a K file shadows)."""
-    from kshell.builtins.completion import table_order
-
     try:
         found, args = getopt(sh, "hash", argv[1:], "rtdp:l", "hash [-lr] [-p pathname] [-dt] [name ...]")
     except Usage:
@@ -790,8 +786,6 @@ def _shell_usage(name: str) -> str:
 
 
 def _shell_help(name: str) -> str:
-    from kshell.session import BASH_VERSION
-
     return (f"GNU bash, version {BASH_VERSION}-(x86_64-pc-linux-gnu)\n{_shell_usage(name)}"
             f"Type `{name} -c \"help set\"' for more information about shell options.\n"
             f"Type `{name} -c help' for more information about shell builtin commands.\n"
@@ -801,8 +795,6 @@ def _shell_help(name: str) -> str:
 
 
 def _shell_version() -> str:
-    from kshell.session import BASH_VERSION
-
     return (f"GNU bash, version {BASH_VERSION} (x86_64-pc-linux-gnu)\n"
             "Copyright (C) 2022 Free Software Foundation, Inc.\n"
             "License GPLv3+: GNU GPL version 3 or later <http://gnu.org/licenses/gpl.html>\n\n"
@@ -937,10 +929,6 @@ def _is_file(sh: Interp, path: str) -> bool:
 
 def _expanded(sh: Interp, name: str) -> str:
     """The value of $BASH_ENV or $ENV expanded as bash does (as in double quotes)."""
-    from kshell.expand.words import expand_string
-    from kshell.syntax import Parser
-    from kshell.syntax.ast import Word
-
     text = sh.get_param_or_none(name) or ""
     if not text:
         return ""
@@ -953,10 +941,10 @@ def shell_builtin(sh: Interp, argv: list[str]) -> int:
     or commands from standard input (`-s`, or no FILE), after its startup files. -i makes it
     interactive ($- has i; set -u errors abandon only the command; emacs, history and
     expand_aliases on; it reads an rc file); K shows no prompts and has no job control."""
-    from kshell.exec.scripts import child_shell, run_child
-
     name = argv[0]
     args = argv[1:]
+    from kshell.exec.scripts import child_shell  # on first use, not at start-up
+
     child = child_shell(sh)
     child.dollar0 = child.script_name = name
     inv = _parse_invocation(sh, child, name, args)
@@ -999,6 +987,8 @@ def shell_builtin(sh: Interp, argv: list[str]) -> int:
         child.positional = list(args)
         child.dash_c = False
         child.opts.add("s")  # $- shows it
+    from kshell.exec.scripts import run_child  # on first use, not at start-up
+
     return run_child(child, source_text, filename, startup=lambda: _startup_files(child, name, inv))
 
 

@@ -11,10 +11,10 @@ from kshell.builtins import builtin
 from kshell.builtins.help_topics import TOPICS
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
-def _about(sh: Interp, name: str) -> tuple[str, str]:
+def _about(sh: ToolContext, name: str) -> tuple[str, str]:
     """A topic's synopsis and one-line description."""
     if name in TOPICS:
         return TOPICS[name]
@@ -25,7 +25,7 @@ def _about(sh: Interp, name: str) -> tuple[str, str]:
 
 
 @builtin("help")
-def help_(sh: Interp, argv: list[str]) -> int:
+def help_(sh: ToolContext, argv: list[str]) -> int:
     args = argv[1:]
     style = ""
     while args and args[0].startswith("-") and args[0] != "-":

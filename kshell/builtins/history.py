@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from kshell.builtins import builtin, legal_number, numeric_arg
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _USAGE = ("history: usage: history [-c] [-d offset] [n] or history -anrw [filename] or "
           "history -ps arg [arg...]\n")
@@ -20,7 +20,7 @@ _FILE_OPTIONS = "anrw"
 
 
 @builtin("history")
-def history(sh: Interp, argv: list[str]) -> int:
+def history(sh: ToolContext, argv: list[str]) -> int:
     entries: list[str] = sh.session.history
     opts: dict[str, str] = {}
     args = argv[1:]
@@ -79,7 +79,7 @@ def history(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
-def _file(sh: Interp, which: str, name: str | None, entries: list[str]) -> int:
+def _file(sh: ToolContext, which: str, name: str | None, entries: list[str]) -> int:
     """-a/-w write the list to the file (created 0600, as bash's), -r/-n read it in."""
     if name is None:
         name = sh.get_param_or_none("HISTFILE")

@@ -9,7 +9,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from kshell.builtins import builtin, legal_number
+from kshell.core.clock import zone
+from kshell.core.printf import float_format, int_format
+from kshell.core.variables import ASSOC
+from kshell.exec.redirects import os_message
+from kshell.exec.varops import ReadonlyError
 from kshell.syntax.parts import unicode_char
+from kshell.syntax.printer import quote_q
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -226,14 +232,6 @@ class _Args:
         return value
 
 
-def _pad(text: str, flags: str, width: int | None) -> str:
-    if width is None or len(text) >= width:
-        return text
-    if "-" in flags:
-        return text.ljust(width)
-    return text.rjust(width)
-
-
 def _field(text: str, flags: str, width: int | None, prec: int | None) -> str:
     """%s %b %q %c %(..)T: bash counts the precision and the width in bytes (it cuts
     multi-byte characters), in any locale."""
@@ -251,8 +249,6 @@ def _strftime(sh: Interp, tfmt: str, arg: int | None) -> str:
     the zone of the exported TZ (localtime(3) sees only the environment), the epoch if out of
     range, and nothing when the result needs 128 bytes or more (bash's strftime buffer)."""
     from datetime import datetime  # here, not at start-up: few scripts use %(fmt)T
-
-    from kshell.tools.clock import zone
 
     if arg is None or arg == -1:
         stamp = int(time.time())
@@ -291,50 +287,6 @@ def _paren_end(fmt: str, pos: int) -> int:
             if depth == 0:
                 return i
     return -1
-
-
-def _int_format(value: int, conv: str, flags: str, width: int | None, prec: int | None) -> str:
-    if conv in "ouxX":
-        value &= (1 << 64) - 1
-    if conv in "di" or conv == "u":
-        digits = str(abs(value))
-    elif conv == "o":
-        digits = format(value, "o")
-    elif conv == "x":
-        digits = format(value, "x")
-    else:
-        digits = format(value, "X")
-    if prec is not None:
-        if prec == 0 and value == 0:
-            digits = ""
-        digits = digits.rjust(prec, "0")
-    prefix = ""
-    if conv in "di":
-        if value < 0:
-            prefix = "-"
-        elif "+" in flags:
-            prefix = "+"
-        elif " " in flags:
-            prefix = " "
-    elif "#" in flags:
-        if conv == "o" and not digits.startswith("0"):
-            prefix = "0"
-        elif conv in "xX" and value != 0:
-            prefix = "0" + conv
-    if "0" in flags and "-" not in flags and prec is None and width is not None:
-        digits = digits.rjust(width - len(prefix), "0")
-    return _pad(prefix + digits, flags, width)
-
-
-def _float_format(value: float, conv: str, flags: str, width: int | None, prec: int | None) -> str:
-    spec = "".join(c for c in flags if c in "-+ #0")
-    if math.isinf(value) or math.isnan(value):
-        spec = spec.replace("0", "")
-        if math.isnan(value) and math.copysign(1.0, value) < 0:  # C shows a NaN's sign: -nan
-            return _pad("-" + ("NAN" if conv.isupper() else "nan"), flags, width)
-    text = ("%" + spec + (str(width) if width is not None else "") +
-            ("." + str(prec) if prec is not None else "") + conv) % value
-    return text
 
 
 def _format_once(sh: Interp, fmt: str, args: _Args, out: list[str]) -> bool:
@@ -435,9 +387,9 @@ def _format_once(sh: Interp, fmt: str, args: _Args, out: list[str]) -> bool:
             out.append(_field(_enc(arg)[:1].decode("utf-8", "surrogateescape") if arg else "\0",
                               flags, width, None))
         elif conv in "diouxX":
-            out.append(_int_format(args.number(conv), conv, flags, width, prec))
+            out.append(int_format(args.number(conv), conv, flags, width, prec))
         elif conv in "feEgGaAF":
-            out.append(_float_format(args.floating(), conv, flags, width, prec))
+            out.append(float_format(args.floating(), conv, flags, width, prec))
         elif conv == "n":
             name = args.next()
             if name:  # the number of bytes printed so far
@@ -477,14 +429,10 @@ def _printf_q(text: str, utf8: bool) -> str:
         return ord(c) > 127 and (not utf8 or 0xDC80 <= ord(c) <= 0xDCFF)
 
     if any(raw(c) for c in text):
-        from kshell.syntax.printer import quote_q
-
         quoted = quote_q(text + "\x01")[:-5] + "'"  # $'...', whatever else it holds
         return "".join("".join(f"\\{b:03o}" for b in c.encode("utf-8", "surrogateescape"))
                        if raw(c) else c for c in quoted)
     if any(ord(c) < 32 or ord(c) == 127 for c in text):
-        from kshell.syntax.printer import quote_q
-
         return quote_q(text)
     out = []
     for i, c in enumerate(text):
@@ -670,8 +618,6 @@ def read(sh: Interp, argv: list[str]) -> int:
             data, eof = _read_record(stream, -1 if exact else delim, nchars, raw, "\x01" not in ifs,
                                      sh.utf8_locale())
         except OSError as e:
-            from kshell.exec.redirects import os_message
-
             sh.error(f"read: read error: {fd}: {os_message(e)}")
             return 1
     text = data.decode("utf-8", "surrogateescape")
@@ -844,8 +790,6 @@ def _target_ok(sh: Interp, target: str) -> bool:
 def _bind(sh: Interp, target: str, value: str) -> bool:
     """Assign a variable or an array element (`a[1]`, `m[key]`), as bash's read and printf -v
     do; a readonly variable is reported and gives False."""
-    from kshell.exec.varops import ReadonlyError
-
     try:
         if target.endswith("]") and "[" in target:
             name, _, key = target[:-1].partition("[")
@@ -861,9 +805,6 @@ def _bind(sh: Interp, target: str, value: str) -> bool:
 def _bind_array(sh: Interp, name: str, words: list[str]) -> bool:
     """read -a: bash's builtin_find_indexed_array, then the words from index 0. The name must
     be an identifier naming no readonly or associative array; False (reported) otherwise."""
-    from kshell.core.variables import ASSOC
-    from kshell.exec.varops import ReadonlyError
-
     if not sh.is_valid_name(name):
         sh.error(f"read: `{name}': not a valid identifier")
         return False

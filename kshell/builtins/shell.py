@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kshell.builtins import PROGRAMS, SPECIAL, Usage, builtin, getopt, legal_number
+from kshell.builtins.flow import exit_builtin
 from kshell.core.errors import DiscardCommand
 from kshell.exec import timing
 
@@ -129,7 +130,6 @@ def logout(sh: Interp, argv: list[str]) -> int:
     if "login_shell" not in sh.shopts:
         sh.error("logout: not login shell: use `exit'")
         return 1
-    from kshell.builtins.flow import exit_builtin
 
     return exit_builtin(sh, argv)
 

@@ -10,11 +10,11 @@ from kshell.exec.conditions import BINARY, UNARY, TestError, binary_test, unary_
 from kshell.syntax.errors import ArithSyntaxError
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
 class _TestParser:
-    def __init__(self, sh: Interp, args: list[str]) -> None:
+    def __init__(self, sh: ToolContext, args: list[str]) -> None:
         self.sh = sh
         self.args = args
         self.pos = 0
@@ -117,7 +117,7 @@ class _TestParser:
         return args[p] != ""
 
 
-def run_test(sh: Interp, name: str, args: list[str]) -> int:
+def run_test(sh: ToolContext, name: str, args: list[str]) -> int:
     try:
         return 0 if _TestParser(sh, args).parse() else 1
     except TestError as e:
@@ -129,12 +129,12 @@ def run_test(sh: Interp, name: str, args: list[str]) -> int:
 
 
 @builtin("test")
-def test(sh: Interp, argv: list[str]) -> int:
+def test(sh: ToolContext, argv: list[str]) -> int:
     return run_test(sh, "test", argv[1:])
 
 
 @builtin("[")
-def bracket(sh: Interp, argv: list[str]) -> int:
+def bracket(sh: ToolContext, argv: list[str]) -> int:
     if argv[-1] != "]":
         sh.error("[: missing `]'")
         return 2

@@ -24,7 +24,8 @@ from kshell.core.variables import (
 from kshell.exec.options import LONG_ONLY, LONG_OPTIONS, option_is_set
 from kshell.exec.varops import ReadonlyError, split_element
 from kshell.expand.params import quote_q
-from kshell.syntax.printer import assoc_key_text, quote_dq
+from kshell.syntax import parse
+from kshell.syntax.printer import assoc_key_text, function_text, quote_dq, trace_value
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -113,8 +114,6 @@ def declare_common(sh: Interp, argv: list[str], *, local: bool = False, force: s
             if "F" in on:  # named, a name alone; all of them, as declare -f lines (bash)
                 sh.out(f"{n}\n" if args and "p" not in on else f"declare -f {n}\n")
             else:
-                from kshell.syntax.printer import function_text
-
                 sh.out(function_text(sh.funcs[n]) + "\n")
         return status
     if local and not args:  # `local`, `local -p`: the variables of this function's own
@@ -240,8 +239,6 @@ def _declare_name(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, cle
             _, _, sub = n[:-1].partition("[")
             sh.set_element(name, sh.element_key_text(name, sub), value, append)
         elif value.startswith("(") and value.endswith(")") and var.flags & (ARRAY | ASSOC):
-            from kshell.syntax import parse
-
             try:
                 prog = parse(f"{name}={value}")
                 lit = prog.commands[0].assigns[0].value
@@ -340,8 +337,6 @@ def _print_vars(sh: Interp, names: list[str], on: set[str], only: set[str] | Non
                 lines.append(f"{name}={quote_q(var.value) if _needs_quote(var.value) else var.value}")
     if not ("p" in on or want):
         for fname in sorted(sh.funcs):
-            from kshell.syntax.printer import function_text
-
             lines.append(function_text(sh.funcs[fname]))
     sh.out("".join(line + "\n" for line in lines))
     return status
@@ -405,7 +400,6 @@ def _trace_assignment(sh: Interp, name: str, arg: str) -> None:
     """set -x: export and readonly show each assignment they make again, as bash does."""
     if "x" not in sh.opts or not (isinstance(arg, AssignArg) or "=" in arg):
         return
-    from kshell.syntax.printer import trace_value
 
     if isinstance(arg, AssignArg) and arg.items is not None:
         return  # traced before the command (Interp.trace_words)

@@ -103,7 +103,7 @@ def _in_force(args: argparse.Namespace, command: str) -> dict[str, Any] | None:
 
 
 def cmd_hosts(args: argparse.Namespace) -> int:
-    from kshell.tools.image_session import image_network
+    from kshell.image.session import image_network
 
     record = _in_force(args, "hosts")
     if record is None:

@@ -105,7 +105,7 @@ def cmd_sh(args: argparse.Namespace) -> int:
 
         record = image.current(state)
         if record is not None:  # its hosts, network, commands and secrets' handles, for root too
-            from kshell.tools.image_session import bind_image, image_network
+            from kshell.image.session import bind_image, image_network
 
             bind_image(shell, state, record, "root", image_network(record, "root"))
         return run(shell)

@@ -45,6 +45,7 @@ from kshell.delegate.sandbox import (
     make_view,
 )
 from kshell.delegate.terminal import JOB_LEADER
+from kshell.exec.scripts import k_cwd, k_path
 from kshell.exec.system import HOST_DIRS
 
 if TYPE_CHECKING:
@@ -70,10 +71,20 @@ class Delegation:
         """The session ends: its warm sandboxes end (with the last program still running in one)."""
         self.sandboxes.close()
 
+    @property
+    def runs_programs(self) -> bool:
+        """Whether this session runs programs K does not have (a remote other than `none`)."""
+        return self.config.remote != "none"
+
+    def run(self, sh: Interp, argv: list[str], shown: str) -> int:
+        """The interpreter's way to a program K does not have (kshell.exec.scripts): it holds
+        this object as `session.delegation` and imports nothing of this package."""
+        return run_program(sh, argv, shown)
+
 
 def _delegation(sh: Interp) -> Delegation | None:
     d = sh.session.delegation
-    return d if d is not None and d.config.remote != "none" else None
+    return d if d is not None and d.runs_programs else None
 
 
 def delegates(sh: Interp) -> bool:
@@ -119,7 +130,7 @@ def run_program(sh: Interp, argv: list[str], shown: str) -> int:
 def _named(sh: Interp, argv: list[str]) -> list[str]:
     """The K paths a program's working directory and arguments name, as check_paths reads
     them: absolute arguments, and relative ones that climb with `..`."""
-    cwd = _cwd(sh)
+    cwd = k_cwd(sh)
     paths = [cwd]
     for arg in argv:
         if arg.startswith("/") or arg == ".." or arg.startswith("../") or "/../" in arg:
@@ -153,12 +164,7 @@ def _drive_binds(sh: Interp, mount: str) -> tuple[tuple[str, str, bool], ...]:
 
 def _env(sh: Interp) -> dict[str, str]:
     """Exported variables only, as exec gives a child; PWD is the working directory."""
-    return {**sh.exported_env(), "PWD": _cwd(sh)}
-
-
-def _cwd(sh: Interp) -> str:
-    cwd = sh.fs.cwd
-    return cwd.decode("utf-8", "surrogateescape") if isinstance(cwd, bytes) else str(cwd)
+    return {**sh.exported_env(), "PWD": k_cwd(sh)}
 
 
 def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
@@ -172,7 +178,7 @@ def _run_local(sh: Interp, d: Delegation, argv: list[str]) -> int:
     mount = find_mount(state_dir, d.config.mount, fork=fork, answers=False)  # wait_coherent asks it
     if sh.fs.policy is not None:
         mount = _view_of(d, mount, state_dir, fork, sh.fs.policy)
-    cwd = _cwd(sh)
+    cwd = k_cwd(sh)
     view = make_view(mount.path, d.home, cwd, d.config.read_only, _drive_binds(sh, mount.path))
 
     check_paths(view, cwd, argv, lambda path: _lstat(sh, path) is not None)
@@ -284,7 +290,7 @@ def _run_ssh(sh: Interp, d: Delegation, argv: list[str]) -> int:
     host sees the K working directory (under `ssh_root`), with only the exported variables.
     Not a sandbox: it has whatever that account has there."""
     cfg = d.config
-    cwd = _cwd(sh)
+    cwd = k_cwd(sh)
     root = cfg.ssh_root.rstrip("/")
     program = list(argv)
     if program[0].startswith("/") and not _shows(HOST_DIRS, program[0]):
@@ -305,7 +311,3 @@ def _run_ssh(sh: Interp, d: Delegation, argv: list[str]) -> int:
 
     return run(sh, start, terminal)
 
-
-def k_path(sh: Interp, name: str) -> str:
-    """An absolute K path for a command named with a slash."""
-    return posixpath.normpath(posixpath.join(_cwd(sh), name))

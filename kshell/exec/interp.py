@@ -17,9 +17,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from kshell.exec import redirects as redir
-from kshell.exec import menu, regexes, timing
-from kshell.exec.conditions import binary_test, unary_test
+from kfs.vfs import ROOT, PathFS
 from kshell.core.errors import (
     AbortCommand,
     BreakLoop,
@@ -31,23 +29,21 @@ from kshell.core.errors import (
     ReturnSignal,
     SigPipe,
 )
-from kshell.exec.jobs import JobTable
-from kshell.syntax.printer import (
-    trace_array_literal,
-    trace_quote,
-    trace_source_word,
-    trace_value,
-    word_text,
-)
-from kshell.exec.streams import BufferSink, Cancel, Pipe, PipeReader, PipeWriter, Stream, WriteError
-from kshell.exec.threads import FORK_FAILED, ForkFailed, Threads
 from kshell.core.variables import AssignArg, Var, Variables
+from kshell.exec import menu, regexes, timing
+from kshell.exec import redirects as redir
+from kshell.exec.conditions import binary_test, unary_test
+from kshell.exec.jobs import JobTable
+from kshell.exec.streams import BufferSink, BytesSource, Cancel, Pipe, PipeReader, PipeWriter, Stream, WriteError
+from kshell.exec.threads import FORK_FAILED, ForkFailed, Threads
 from kshell.exec.varops import ReadonlyError, VarOps
 from kshell.expand import arith
 from kshell.expand import pattern as pat
-from kshell.expand.words import expand_pattern, expand_string, expand_words
+from kshell.expand.charset import from_bytes, to_bytes
+from kshell.expand.fields import QUO
+from kshell.expand.words import expand_pattern, expand_string, expand_word, expand_words, pattern_pieces
 from kshell.limits import LimitExceeded, Limits
-from kshell.syntax import ShellSyntaxError
+from kshell.syntax import Parser, ShellSyntaxError, parse
 from kshell.syntax.ast import (
     AndOr,
     ArithCommand,
@@ -66,7 +62,6 @@ from kshell.syntax.ast import (
     CondOr,
     CondUnary,
     For,
-    Select,
     FunctionDef,
     HereDoc,
     If,
@@ -74,12 +69,20 @@ from kshell.syntax.ast import (
     Pipeline,
     ProcessSub,
     Program,
+    Select,
     SimpleCommand,
     Subshell,
     While,
     Word,
 )
 from kshell.syntax.errors import ArithSyntaxError
+from kshell.syntax.printer import (
+    trace_array_literal,
+    trace_quote,
+    trace_source_word,
+    trace_value,
+    word_text,
+)
 
 if TYPE_CHECKING:
     from random import Random
@@ -360,8 +363,6 @@ class Interp(VarOps):
 
     def parser(self, source: str, *, filename: str = "", line0: int = 0):
         """A parser for `source` that sees this shell's extglob, locale and aliases."""
-        from kshell.syntax import Parser
-
         return Parser(source, filename=filename, line0=line0, extglob="extglob" in self.shopts,
                       utf8=self.utf8_locale(), aliases=self.parse_aliases())
 
@@ -477,8 +478,6 @@ class Interp(VarOps):
             self.lineno = lineno
 
     def run_string(self, source: str, name: str = "") -> int:
-        from kshell.syntax import parse
-
         try:
             program = parse(source, extglob="extglob" in self.shopts, utf8=self.utf8_locale(),
                             aliases=self.parse_aliases())
@@ -488,6 +487,13 @@ class Interp(VarOps):
             self.last_status = 2
             return 2
         return self.run_program(program)
+
+    def run_script(self, script: str, name: str, fds: dict[int, Stream]) -> int:
+        """Shell text run in a subshell of this shell with the descriptors given (the image's
+        `ctx.exec`, kshell.image.commands): this shell's state is left as it was."""
+        child = self.fork()
+        child.fds = fds
+        return child.run_subshell(lambda: child.run_string(script, name))
 
     # ------------------------------------------------------------------ simple commands
 
@@ -584,8 +590,6 @@ class Interp(VarOps):
         return arg
 
     def array_items(self, lit: ArrayLiteral) -> list[tuple[str | None, str]]:
-        from kshell.expand.words import expand_word
-
         items: list[tuple[str | None, str]] = []
         for el in lit.elements:
             if type(el) is KeyedElement:
@@ -621,8 +625,6 @@ class Interp(VarOps):
             return "+ "
         text = var.value
         if '"' not in text and ("$" in text or "`" in text or "\\" in text):
-            from kshell.syntax import parse
-
             try:  # expanded as in double quotes
                 text = expand_string(self, parse(f'x="{text}"').commands[0].assigns[0].value)
             except Exception:  # noqa: BLE001 - a PS4 that does not expand is shown as written
@@ -830,7 +832,7 @@ class Interp(VarOps):
         table[name] = (path, old[1] + 1 if old is not None and old[0] == path else 1)
 
     def run_external(self, argv: list[str]) -> int:
-        from kshell.exec.scripts import run_path
+        from kshell.exec.scripts import run_path  # on first use, not at start-up
 
         return run_path(self, argv)
 
@@ -1418,9 +1420,6 @@ class Interp(VarOps):
 
         from kshell.exec.ere import EreError, LineSearch, bash_regex, ere_to_regex
         from kshell.exec.ere import groups as ere_groups
-        from kshell.expand.charset import from_bytes, to_bytes
-        from kshell.expand.fields import QUO
-        from kshell.expand.words import pattern_pieces
 
         utf8 = self.utf8_locale()
         pieces = [(t if utf8 else to_bytes(t), k == QUO) for t, k in pattern_pieces(self, word)]
@@ -1619,7 +1618,6 @@ class Interp(VarOps):
         except FileNotFoundError:
             # A state made before /tmp came with it (agent creation makes it now): the machine's
             # /tmp, root's and 1777 whoever asks, not the agent's (who cannot write in `/`)
-            from kfs.vfs import ROOT, PathFS
 
             with contextlib.suppress(OSError):
                 PathFS(self.fs.vfs, cred=ROOT, umask=0).mkdir("/tmp", 0o1777, parents=True)
@@ -1637,7 +1635,6 @@ class Interp(VarOps):
                     data = self.fs.read_file(path)
                 except OSError:
                     data = b""
-                from kshell.exec.streams import BytesSource
 
                 child.fds[0] = BytesSource(data)
                 child.run_subshell(lambda c=child, p=program: c.run_program(p))

@@ -17,6 +17,7 @@ from kfs.values import field, value_class
 from kshell.core.errors import SigPipe
 from kshell.exec.streams import Cancel, Capture, NullStream
 from kshell.limits import LimitExceeded
+from kshell.syntax.printer import command_text
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -114,7 +115,8 @@ def _kind(parent: Interp, text: str) -> str:
     if parent.session.delegation is None or not name or name in parent.builtins or parent.tool(name) is not None \
             or name in parent.funcs:
         return "local"
-    from kshell.exec.scripts import find_in_path
+
+    from kshell.exec.scripts import find_in_path  # on first use, not at start-up
 
     path, ok = find_in_path(parent, name)
     return "delegated" if ok and path is not None and parent.fs.host_path(path) else "local"
@@ -184,8 +186,6 @@ class JobTable:
         than its starter has left (a budget renewed per job would let a fork bomb run for
         ever) and keeps its starter's exemption from the hang-up (`nohup`'s ignored SIGHUP
         is inherited, and a disowned job's children are not the session's to hang up)."""
-        from kshell.syntax.printer import command_text
-
         parent.session.cancel.check()  # a killed (or hung-up) command starts nothing more
         if self.recorder is not None and not self.recorder.admit():
             parent.fork_failed()  # the agent's processes, in all its sessions, are at their bound

@@ -7,10 +7,13 @@ import errno
 import os
 from typing import TYPE_CHECKING
 
-from kshell.exec import devices, fifos
 from kshell.core.errors import CommandError
+from kshell.exec import devices, fifos
 from kshell.exec.streams import BytesSource, FileReader, FileWriter, Stream, open_flags
+from kshell.exec.varops import ReadonlyError
+from kshell.expand.words import expand_string, expand_word
 from kshell.syntax.ast import HereDoc, Redirect
+from kshell.syntax.printer import word_text
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -68,8 +71,6 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
     the command, until a `{var}>&-` closes it. `in_shell`: the command runs in the shell itself
     (builtin, function, compound or no command), where bash never reopens the source of a move
     `N>&M-` to a descriptor N that was closed: M stays closed after the command."""
-    from kshell.expand.words import expand_string, expand_word
-
     persistent = fds
     fds = dict(fds)
     for r in redirects:
@@ -114,14 +115,12 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
             if word.isdigit():
                 src = int(word)
                 if src not in fds:  # named as written (`$fd: Bad file descriptor`), as bash does
-                    from kshell.syntax.printer import word_text
 
                     raise CommandError(f"{word_text(target)}: Bad file descriptor")
                 fds[fd] = fds[src]
                 _assign_fd(sh, r, fd)
                 continue
             if op == "<&" or rfd not in (None, 1) or len(expand_word(sh, target)) != 1:  # `1>&file` is `>&file`
-                from kshell.syntax.printer import word_text
 
                 raise CommandError(f"{word_text(target) if op == '>&' else word}: ambiguous redirect")
             stream = open_path(sh, word, "&>", fds, unbuffered)
@@ -130,8 +129,6 @@ def apply(sh: Interp, redirects: tuple[Redirect, ...], fds: dict[int, Stream],
             continue
         fields = expand_word(sh, target)
         if len(fields) != 1:
-            from kshell.syntax.printer import word_text
-
             raise CommandError(f"{word_text(target)}: ambiguous redirect")
         path = fields[0]
         if path == "":
@@ -162,7 +159,6 @@ def _free_fd(fds: dict[int, Stream]) -> int:
 def _assign_fd(sh: Interp, r: Redirect, fd: int) -> None:
     if r.var is None:
         return
-    from kshell.exec.varops import ReadonlyError
 
     try:
         sh.assign_scalar(r.var, str(fd))

@@ -11,7 +11,10 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kfs.runtime.command_lines import lines
 from kshell.core.errors import ExitSignal, FatalError
+from kshell.exec import regexes
+from kshell.exec.defaults import init_defaults
 from kshell.exec.redirects import os_message
 
 if TYPE_CHECKING:
@@ -63,8 +66,6 @@ def _links_to_host(sh: Interp, path: str) -> bool:
     delegates to: what `python3 -m venv` makes (bin/python -> python3 -> /usr/bin/python3); the
     kernel follows it in the sandbox. Delegated by the link's own path, so argv[0] stays what
     the program expects (a venv's python finds its pyvenv.cfg by it)."""
-    from kshell.delegate import k_path
-
     current = k_path(sh, path)
     for hop in range(40):  # the kernel's own bound on a chain of links
         if hop and _host_program(sh, current):  # left K (after a link) for a host program
@@ -93,7 +94,6 @@ def judge(sh: Interp, argv: list[str]) -> Any:
     hook = sh.session.command_hook
     if not rules and hook is None:
         return True
-    from kfs.runtime.command_lines import lines
 
     asked = None
     for words in lines(argv, lambda name: sh.exported_env().get(name)):
@@ -170,17 +170,41 @@ def run_path(sh: Interp, argv: list[str]) -> int:
     return judged(sh, argv, lambda: _run_path(sh, argv), tool=False)
 
 
-def _run_path(sh: Interp, argv: list[str]) -> int:
-    from kshell.delegate import k_path, run_program
+def k_cwd(sh: Interp) -> str:
+    """The working directory as text."""
+    cwd = sh.fs.cwd
+    return cwd.decode("utf-8", "surrogateescape") if isinstance(cwd, bytes) else str(cwd)
 
+
+def k_path(sh: Interp, name: str) -> str:
+    """An absolute K path for a command named with a slash."""
+    return posixpath.normpath(posixpath.join(k_cwd(sh), name))
+
+
+def delegates(sh: Interp) -> bool:
+    """Whether this session runs programs K does not have (kshell.delegate, handed in as the
+    session's `delegation`)."""
+    d = sh.session.delegation
+    return d is not None and d.runs_programs
+
+
+def run_program(sh: Interp, argv: list[str], shown: str) -> int:
+    """Run `argv` (argv[0] a host program path, or a K file's absolute path) through the
+    session's delegation; none: bash's `command not found`."""
+    d = sh.session.delegation
+    if d is None:
+        sh.error(f"{shown}: command not found")
+        return 127
+    return d.run(sh, argv, shown)
+
+
+def _run_path(sh: Interp, argv: list[str]) -> int:
     name = argv[0]
     hashed = sh.hash_table().get(name) if "/" not in name else None  # `hash -p`, or found before
     if hashed is not None:
         sh.hash_hit(name, hashed[0])
         tool = _tool_at(sh, hashed[0])
         if tool is not None:
-            from kshell.exec import regexes
-
             return regexes.running(sh.session, tool, sh, argv)
     if "/" not in name and hashed is None:
         path, executable = find_in_path(sh, name)
@@ -245,8 +269,6 @@ def _tool_at(sh: Interp, path: str) -> Any:
 def _delegate_file(sh: Interp, path: str, argv: list[str], otherwise: str) -> int:
     """A K file for another interpreter (`#!/usr/bin/env python3`) or a binary: the kernel runs
     it in the sandbox, through the mount; with no delegation, the error bash would print."""
-    from kshell.delegate import delegates, k_path, run_program
-
     if not delegates(sh):
         sh.error(otherwise)
         return 126
@@ -255,9 +277,7 @@ def _delegate_file(sh: Interp, path: str, argv: list[str], otherwise: str) -> in
 
 def child_shell(sh: Interp) -> Interp:
     """A new shell process's state: exported variables, cwd and descriptors are inherited."""
-    from kshell.exec.interp import Interp
-
-    child = Interp(sh.fs.clone(), sh.session, dict(sh.fds))
+    child = type(sh)(sh.fs.clone(), sh.session, dict(sh.fds))
     child.init_env(sh.exported_env())
     child.pid = sh.session.new_pid()
     child.call_depth = sh.call_depth + 1
@@ -266,8 +286,6 @@ def child_shell(sh: Interp) -> Interp:
     if child.call_depth > sh.limits.recursion_depth:
         sh.error("maximum shell nesting level exceeded")
         raise ExitSignal(1)
-    from kshell.session import init_defaults
-
     init_defaults(child, sh.get_param("PWD") or None)
     return child
 

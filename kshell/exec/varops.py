@@ -26,7 +26,13 @@ from kshell.core.variables import (
     assoc_order,
 )
 from kshell.expand import arith, charset
+from kshell.expand.params import _unbound
+from kshell.expand.words import expand_string
+from kshell.limits import LimitExceeded
+from kshell.syntax import Parser, ShellSyntaxError
 from kshell.syntax.ast import ArrayLiteral, Assignment, KeyedElement, Literal, Word
+from kshell.syntax.printer import word_text
+from kshell.syntax.words import CTX_SUBSCRIPT
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -42,9 +48,6 @@ def _subscript_word(text: str, arith: bool) -> Word:
     `${!ref}`, `printf -v`, `test -v`) as the word bash expands it to a key: for an indexed
     array as arithmetic text (`$`, backquotes, backslashes; double quotes removed), for an
     associative one as a word (quotes removed too). Text that does not parse stays as it is."""
-    from kshell.syntax import Parser, ShellSyntaxError
-    from kshell.syntax.words import CTX_SUBSCRIPT
-
     reader = Parser(text)
     try:
         parts = reader.read_dq_like(0, len(text), True) if arith else \
@@ -151,8 +154,6 @@ class VarOps:
             if special is not None:
                 return special
         if "u" in self.opts:
-            from kshell.expand.params import _unbound
-
             _unbound(self, name)
         return ""
 
@@ -251,8 +252,6 @@ class VarOps:
         special = self.special_param(name)
         if special is None:
             if "u" in self.opts:
-                from kshell.expand.params import _unbound
-
                 _unbound(self, name)
             return 0
         return arith.value_of(self, special)
@@ -315,8 +314,6 @@ class VarOps:
         return self.eval_arith_text(text, discard=True)
 
     def element_key(self: Interp, name: str, sub: Word) -> str | int:
-        from kshell.expand.words import expand_string
-
         var = self.lookup_through_ref(name)
         if var is not None and var.flags & ASSOC:
             return expand_string(self, sub)
@@ -329,8 +326,6 @@ class VarOps:
         var = self.lookup_through_ref(name)
         assoc = var is not None and bool(var.flags & ASSOC)
         if _EXPANDS.search(text) is not None:
-            from kshell.expand.words import expand_string
-
             text = expand_string(self, _subscript_word(text, not assoc))
         return text if assoc else self.eval_arith_text(text, discard=True)
 
@@ -496,8 +491,6 @@ class VarOps:
             self.set_element(base, self.element_key_text(base, sub), text, append)
 
     def variable_too_big(self: Interp, name: str) -> None:
-        from kshell.limits import LimitExceeded
-
         raise LimitExceeded(f"{name}: value exceeds the variable size limit of "
                             f"{self.limits.variable_bytes} bytes")
 
@@ -639,8 +632,6 @@ class VarOps:
     def array_literal_text(self: Interp, lit: ArrayLiteral) -> str:
         """`(x y)` in a command's prefix assignment (`a=(x y) cmd`): bash passes it on as the
         string `(x y)`, elements expanded without splitting or globbing, single spaces."""
-        from kshell.expand.words import expand_string
-
         items = []
         for el in lit.elements:
             if type(el) is KeyedElement:
@@ -653,8 +644,6 @@ class VarOps:
     def list_to_element(self: Interp, a: Assignment) -> None:
         """`a[0]=(1 2)` (also in `declare`): bash refuses a list for an element and abandons
         the rest of the command line."""
-        from kshell.syntax.printer import word_text
-
         self.error(f"{a.name}[{word_text(a.subscript)}]: cannot assign list to array member")  # type: ignore[arg-type]
         raise AbortCommand(1)
 
@@ -678,8 +667,6 @@ class VarOps:
 
     def _prefix_text(self: Interp, a: Assignment) -> str:
         """One prefix assignment's value as the command gets it: always a string."""
-        from kshell.expand.words import expand_string
-
         value = a.value
         return self.array_literal_text(value) if type(value) is ArrayLiteral else \
             expand_string(self, value)
@@ -691,8 +678,6 @@ class VarOps:
         name = a.name
         if a.subscript is not None:
             if not quiet:
-                from kshell.syntax.printer import word_text
-
                 self.error(f"`{name}[{word_text(a.subscript)}]': not a valid identifier")
             return
         table = self.vars.table

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from kshell.expand.params import _unbound
 from kshell.syntax import parse_arith
 from kshell.syntax.ast import (
     ArithAssign,
@@ -233,7 +234,6 @@ def _accessors(node: ArithVar) -> tuple[Fn, Callable[[Shell, int], None]]:
         if text is None and "u" in sh.opts:
             var = sh.vars.table.get(name)
             if var is None or var.value is None:  # bash: only an unset array is an error,
-                from kshell.expand.params import _unbound  # not a missing element
 
                 _unbound(sh, name)
         return value_of(sh, text or "")

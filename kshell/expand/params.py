@@ -3,20 +3,32 @@ elements and whole arrays (`${a[@]#p}` applies per element)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from kshell.core.errors import AbortCommand, expansion_failure
 from kshell.core.variables import NameRef
 from kshell.expand import charset
 from kshell.expand import pattern as pat
 from kshell.expand.fields import QUO, Fields
-from kshell.syntax.ast import ParamExp, PrefixNames, Word
+from kshell.syntax.ast import Literal, ParamExp, PrefixNames, Word
+from kshell.syntax.parts import decode_ansi_c
 from kshell.syntax.printer import assoc_key_text, quote_dq, quote_q, word_text
 
 if TYPE_CHECKING:
     from kshell.expand.shell import Shell
 
 _UNSET = None
+
+
+class WordExpanders(NamedTuple):
+    """kshell.expand.words's expansions an operator's word needs (`${x:-word}`, `${x/p/r}`),
+    handed in by words with each call: words imports this module, so this one cannot import it."""
+
+    parts: Callable[[Shell, Sequence, Fields, bool], None]
+    string: Callable[[Shell, Word], str]
+    pattern: Callable[[Shell, Word], str]
+    pieces: Callable[[Shell, Word], list[tuple[str, int]]]
 
 
 def _lookup(sh: Shell, part: ParamExp) -> tuple[str | list[str] | None, bool, bool]:
@@ -73,42 +85,34 @@ def _display_name(part: ParamExp) -> str:
     return f"{part.name}[{word_text(sub)}]"
 
 
-def _arg_fields(sh: Shell, word: Word | None, b: Fields, quoted: bool) -> None:
-    from kshell.expand.words import expand_parts
-
+def _arg_fields(sh: Shell, word: Word | None, b: Fields, quoted: bool, words: WordExpanders) -> None:
     if word is None:
         return
     if not word.parts and quoted:
         b.force()
     if quoted:
-        expand_parts(sh, word.parts, b, True)
+        words.parts(sh, word.parts, b, True)
         return
-    from kshell.syntax.ast import Literal
-
     for part in word.parts:  # unquoted operand text is split like an expansion result
         if type(part) is Literal:
             b.add_split(part.text)
         else:
-            expand_parts(sh, (part,), b, False)
+            words.parts(sh, (part,), b, False)
 
 
-def _arg_string(sh: Shell, word: Word | None) -> str:
-    from kshell.expand.words import expand_string
-
-    return "" if word is None else expand_string(sh, word)
+def _arg_string(sh: Shell, word: Word | None, words: WordExpanders) -> str:
+    return "" if word is None else words.string(sh, word)
 
 
-def _replacement(sh: Shell, word: Word | None) -> str | list[str | None]:
+def _replacement(sh: Shell, word: Word | None, words: WordExpanders) -> str | list[str | None]:
     """`${x/p/r}`'s r: a string, or with `shopt patsub_replacement` (bash 5.2's default) and
     an unquoted `&` in it, the pieces around each such `&` (None), which stands for the
     matched text; a quoted or backslashed `&` is itself."""
     if word is None:
         return ""
     if "patsub_replacement" not in sh.shopts:
-        return _arg_string(sh, word)
-    from kshell.expand.words import pattern_pieces
-
-    pieces = pattern_pieces(sh, word)
+        return _arg_string(sh, word, words)
+    pieces = words.pieces(sh, word)
     if not any(kind != QUO and "&" in text for text, kind in pieces):
         return "".join(text for text, _ in pieces)
     template: list[str | None] = []
@@ -123,10 +127,8 @@ def _replacement(sh: Shell, word: Word | None) -> str | list[str | None]:
     return template
 
 
-def _arg_pattern(sh: Shell, word: Word | None) -> str:
-    from kshell.expand.words import expand_pattern
-
-    return "" if word is None else expand_pattern(sh, word)
+def _arg_pattern(sh: Shell, word: Word | None, words: WordExpanders) -> str:
+    return "" if word is None else words.pattern(sh, word)
 
 
 def _emit(sh: Shell, b: Fields, value: str | list[str], is_list: bool, quoted: bool,
@@ -144,7 +146,7 @@ def _emit(sh: Shell, b: Fields, value: str | list[str], is_list: bool, quoted: b
         b.add_split(value)  # type: ignore[arg-type]
 
 
-def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
+def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool, words: WordExpanders) -> None:
     op = part.op
     value, is_list, star = _lookup(sh, part)
     if part.length:
@@ -192,11 +194,11 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
             if present:
                 _emit(sh, b, value, is_list, quoted, star)  # type: ignore[arg-type]
             else:
-                _arg_fields(sh, part.arg, b, quoted)
+                _arg_fields(sh, part.arg, b, quoted, words)
             return
         if kind == "+":
             if present:
-                _arg_fields(sh, part.arg, b, quoted)
+                _arg_fields(sh, part.arg, b, quoted, words)
             return
         if kind == "=":
             if present:
@@ -205,7 +207,7 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
             if part.indirect or part.name in "@*#?$!-" or part.name.isdigit():
                 sh.error(f"${part.name}: cannot assign in this way")
                 raise AbortCommand(1)
-            text = _arg_string(sh, part.arg)
+            text = _arg_string(sh, part.arg, words)
             if isinstance(part.subscript, Word):
                 sh.set_element(part.name, sh.element_key(part.name, part.subscript), text)
             else:
@@ -216,7 +218,7 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
         if present:
             _emit(sh, b, value, is_list, quoted, star)  # type: ignore[arg-type]
             return
-        message = _arg_string(sh, part.arg) if part.arg is not None and part.arg.parts else (
+        message = _arg_string(sh, part.arg, words) if part.arg is not None and part.arg.parts else (
             "parameter null or not set" if op == ":?" else "parameter not set")
         sh.error(f"{_display_name(part)}: {message}")
         raise expansion_failure(sh)
@@ -232,13 +234,13 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
             return
         value = [] if is_list else ""
     if op == ":":
-        _substring(sh, part, value, is_list, b, quoted, star)
+        _substring(sh, part, value, is_list, b, quoted, star, words)
         return
     values = value if is_list else [value]
     nocase = False
     if op[0] in "#%/":
-        p = _arg_pattern(sh, part.arg)
-        r: str | list[str | None] = _replacement(sh, part.arg2) if op[0] == "/" else ""
+        p = _arg_pattern(sh, part.arg, words)
+        r: str | list[str | None] = _replacement(sh, part.arg2, words) if op[0] == "/" else ""
         bytewise = not all(v.isascii() for v in values) and not sh.utf8_locale()  # type: ignore[union-attr]
         if bytewise:  # outside UTF-8, `?` and offsets take bytes
             values = [charset.to_bytes(v) for v in values]  # type: ignore[arg-type]
@@ -257,7 +259,7 @@ def expand_param(sh: Shell, part: ParamExp, b: Fields, quoted: bool) -> None:
         out = [charset.swapcase(v, utf8) if op == "~~" else charset.swapcase(v[:1], utf8) + v[1:]  # type: ignore[index]
                for v in values]  # type: ignore[union-attr]
     elif op in ("^", "^^", ",", ",,"):
-        p = _arg_pattern(sh, part.arg) if part.arg is not None else ""
+        p = _arg_pattern(sh, part.arg, words) if part.arg is not None else ""
         utf8 = sh.utf8_locale()
         out = [_case(v, p, op, utf8) for v in values]  # type: ignore[arg-type]
     elif op == "@K" and part.subscript in ("@", "*") and not part.indirect:
@@ -317,8 +319,6 @@ def _transform(sh: Shell, part: ParamExp, value: str, t: str) -> str:
     if t == "L":
         return charset.lower(value, sh.utf8_locale())
     if t == "E":
-        from kshell.syntax.parts import decode_ansi_c
-
         return decode_ansi_c(value, sh.utf8_locale())
     if t == "a":
         return sh.attr_letters(_attr_name(sh, part))
@@ -333,12 +333,12 @@ def _transform(sh: Shell, part: ParamExp, value: str, t: str) -> str:
 
 
 def _substring(sh: Shell, part: ParamExp, value, is_list: bool, b: Fields, quoted: bool,
-               star: bool) -> None:
-    off_text = _arg_string(sh, part.arg)
+               star: bool, words: WordExpanders) -> None:
+    off_text = _arg_string(sh, part.arg, words)
     offset = sh.eval_arith_text(off_text)
     length = None
     if part.arg2 is not None:
-        length = sh.eval_arith_text(_arg_string(sh, part.arg2))
+        length = sh.eval_arith_text(_arg_string(sh, part.arg2, words))
     if is_list:
         values = list(value)
         if part.name == "@" or part.name == "*" and part.subscript is None:

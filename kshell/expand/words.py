@@ -15,7 +15,7 @@ import native
 from kshell.core.errors import AbortCommand, CommandError
 from kshell.expand import pattern as pat
 from kshell.expand.fields import EXP, LIT, QUO, Fields, field_pattern, field_text
-from kshell.expand.params import expand_param, expand_prefix_names
+from kshell.expand.params import WordExpanders, expand_param, expand_prefix_names
 from kshell.limits import LimitExceeded
 from kshell.syntax.ast import (
     AnsiCQuoted,
@@ -34,6 +34,8 @@ from kshell.syntax.ast import (
     TildePrefix,
     Word,
 )
+from kshell.syntax.parts import param, tilde_word
+from kshell.syntax.printer import word_text
 
 if TYPE_CHECKING:
     from kshell.expand.shell import Shell
@@ -228,8 +230,6 @@ def _brace_parts(text: str, others: list[object], from_range: bool) -> tuple[lis
     a tilde prefix is found anew. With `from_range`, a backslash (only a character range such
     as `{Z..a}` makes one) quotes the next character, and a backquote that does not end the
     word opens a command substitution that never closes: the error message is returned."""
-    from kshell.syntax.parts import param, tilde_word
-
     parts: list[object] = []
     buf: list[str] = []
     for c in text:
@@ -257,8 +257,6 @@ def _brace_parts(text: str, others: list[object], from_range: bool) -> tuple[lis
         if from_range and "`" in t:
             j = t.index("`")
             if j < len(t) - 1 or k < len(parts) - 1:
-                from kshell.syntax.printer import word_text
-
                 rest = t[j:] + word_text(Word(tuple(parts[k + 1:])))  # type: ignore[arg-type]
                 return out, f'bad substitution: no closing "`" in {rest}'
         while from_range and "\\" in t:
@@ -304,7 +302,7 @@ def expand_parts(sh: Shell, parts, b: Fields, quoted: bool) -> None:
             else:
                 b.add_split(value)
         elif t is ParamExp:
-            expand_param(sh, part, b, quoted)
+            expand_param(sh, part, b, quoted, WORDS)
         elif t is TildePrefix:
             b.add(sh.tilde(part.user), QUO)
         elif t is ArithSub:
@@ -411,3 +409,6 @@ def _trace_escape_regex(text: str) -> str:
 def expand_arith_text(sh: Shell, word: Word) -> str:
     """The text of an arithmetic expression after `$` expansions (quotes removed)."""
     return expand_string(sh, word)
+
+
+WORDS = WordExpanders(expand_parts, expand_string, expand_pattern, pattern_pieces)  # for params

@@ -8,16 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kfs.agents.sessions import LeaseHeld
+from kshell.errors import AgentNotFound, SDKError
 
 __all__ = ["AgentNotFound", "ExecResult", "FileStat", "KomputerClosed", "LeaseHeld", "SDKError", "WalkEntry"]
-
-
-class SDKError(Exception):
-    """Base of the SDK's own errors (file errors are OSError with the errno a Unix user expects)."""
-
-
-class AgentNotFound(SDKError, LookupError):
-    """`login(agent)` named no agent of the computer (`komputer agent add NAME` makes one)."""
 
 
 class KomputerClosed(SDKError):

@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Builtin, Interp
+    from kshell.core.context import Command, ToolContext
 
 TABLE: dict[str, str] = {
 "awk": "awk:awk",
@@ -135,11 +135,11 @@ TABLE: dict[str, str] = {
 }
 
 
-def _lazy(module: str, attr: str) -> Builtin:
+def _lazy(module: str, attr: str) -> Command:
     """The tool `attr` of `kshell.tools.<module>`, imported on its first call."""
-    found: list[Builtin] = []
+    found: list[Command] = []
 
-    def tool(sh: Interp, argv: list[str]) -> int:
+    def tool(sh: ToolContext, argv: list[str]) -> int:
         if not found:
             found.append(getattr(importlib.import_module(f"kshell.tools.{module}"), attr))
         return found[0](sh, argv)
@@ -148,6 +148,6 @@ def _lazy(module: str, attr: str) -> Builtin:
     return tool
 
 
-def registry() -> dict[str, Builtin]:
+def registry() -> dict[str, Command]:
     """Every tool, by name."""
     return {name: _lazy(*where.split(":")) for name, where in TABLE.items()}

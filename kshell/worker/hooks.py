@@ -26,7 +26,7 @@ from kfs.kstate import KState
 from kfs.runtime import image, secrets
 from kfs.runtime.rules import Rule
 from kfs.vfs.policy import WritePolicy
-from kshell.tools.image_code import HandlerFailed, bounded, loader
+from kshell.image.code import HandlerFailed, bounded, loader
 
 HOOK_TIMEOUT = 5.0
 DECISIONS = ("allow", "deny", "ask")

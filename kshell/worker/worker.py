@@ -149,7 +149,7 @@ class Worker:
         self.approvals: Any = None  # kshell.worker.approvals.SessionApprovals, once bound
         self.image: dict[str, Any] | None = None  # the record of the image in force (kfs.runtime.image)
         self.memory_drives: MemoryDrives | None = None  # the server run's, opened by this process
-        self.python_drives: Any = None  # kshell.tools.image_drives.PythonDrives, once the image has any
+        self.python_drives: Any = None  # kshell.image.drives.PythonDrives, once the image has any
         self.hooks: Any = None  # kshell.worker.hooks.Hooks of that image, when it has any for the agent
         self.network: bool | list[str] = False  # the real network curl, wget (and, when True, programs) reach
         self.hung_up = False  # the connection went away (not Ctrl-C): a pending approval waits for the resume
@@ -319,7 +319,7 @@ class Worker:
         if where and (self.memory_drives is None or str(self.memory_drives.directory) != where):
             self.memory_drives = MemoryDrives(where)
         if self.python_drives is None:
-            from kshell.tools.image_drives import PythonDrives
+            from kshell.image.drives import PythonDrives
 
             self.python_drives = PythonDrives()
         env = spec.get("env") or {}

@@ -1,7 +1,7 @@
 """Python drives (kfs.drives.python): files an operator's class serves, through its view and the
 K shell's tools; its writes given back whole, read-only when declared so or without `write`,
 its exceptions as errno values (EIO logged by file and line, never with the exception's text);
-and the class loaded from the image's stored files and mounted once (kshell.tools.image_drives)."""
+and the class loaded from the image's stored files and mounted once (kshell.image.drives)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from kfs.drives.view import DriveFS, Drives, mount
 from kfs.runtime import image
 from kfs.runtime.drives import Drive, of_image
 from kfs.vfs import ROOT, VFS, Cred, PathFS
+from kshell.image.drives import PythonDrives
 from kshell.session import Shell
-from kshell.tools.image_drives import PythonDrives
 from tests.hang import HANG
 
 ALICE = Cred(1000, 1000)

@@ -18,11 +18,11 @@ from kshell.tools.awk.parse import AwkSyntaxError, Parser
 from kshell.tools.awk.runtime import Runtime, _escapes_str
 from kshell.tools.awk.usage import USAGE
 from kshell.tools.awk.values import AwkFatal, field, to_bool
-from kshell.tools.options import REQUIRED, Usage, parse
+from kshell.core.options import REQUIRED, Usage, parse
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"field-separator": ("F", REQUIRED), "assign": ("v", REQUIRED), "file": ("f", REQUIRED),
          "help": ("h", 0), "version": ("V", 0), "posix": ("P", 0), "traditional": ("c", 0)}
@@ -32,7 +32,7 @@ def _latin(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("latin-1")
 
 
-def awk(sh: Interp, argv: list[str]) -> int:
+def awk(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, operands = parse(argv, "F:v:f:hVPc", _LONG, permute=False)
     except Usage as e:

@@ -19,11 +19,11 @@ import time
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
 # --------------------------------------------------------------------------- the algorithm
@@ -555,12 +555,12 @@ def _switches(argv: list[str]) -> str:
     return " ".join(shlex.quote(x) for x in out)
 
 
-def _stamp(sh: Interp, ns: int, ctime: bool = False) -> str:
+def _stamp(sh: ToolContext, ns: int, ctime: bool = False) -> str:
     """A header's time: unified's ISO form with nanoseconds, or (`ctime`) context's
     traditional `Thu Jan  1 00:00:00 1970`."""
     from datetime import datetime
 
-    from kshell.tools.clock import zone
+    from kshell.core.clock import zone
 
     t = datetime.fromtimestamp(ns // 1_000_000_000, zone(sh))
     if ctime:
@@ -573,7 +573,7 @@ def _join(d: str, name: str) -> str:
 
 
 class _Diff:
-    def __init__(self, sh: Interp, opts: _Opts) -> None:
+    def __init__(self, sh: ToolContext, opts: _Opts) -> None:
         self.sh = sh
         self.o = opts
         self.out = Output(sh)
@@ -767,7 +767,7 @@ class _Diff:
 
     def side(self, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]]) -> None:
         """-y: sdiff's layout (kshell.tools.files.sdiff), every line, the same ones too."""
-        from kshell.tools.files.sdiff import Layout, side_by_side
+        from kshell.tools.files.sidebyside import Layout, side_by_side
 
         o = self.o
         self.out.write(side_by_side(a, b, script, Layout(o.width, o.tabsize, o.expand_tabs), o.common, o.left))
@@ -792,7 +792,7 @@ def _kind(s) -> str:
 
 
 @tool("diff", 2)
-def diff(sh: Interp, argv: list[str]) -> int:
+def diff(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, operands = parse(argv, "uU:cC:eyW:tqrNsadx:PiwbBI:", _LONG)
     except Usage as e:

@@ -26,15 +26,17 @@ from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from kshell.builtins.io import _float_format, _int_format, _pad
+from kshell.core.printf import float_format as _float_format
+from kshell.core.printf import int_format as _int_format
+from kshell.core.printf import pad as _pad
 from kshell.exec import devices
 from kshell.exec.streams import FileReader, InStream
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.quoting import locale_quote
 from kshell.tools.text.textio import Output, message, open_stream
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _PRINTABLE = bytes(c if 32 <= c < 127 else 46 for c in range(256))  # isprint in the C locale, else '.'
 _ULONG = (1 << 64) - 1
@@ -106,7 +108,7 @@ class _Input:
     does not open reported (`prog: NAME: error`) and passed over. `opened` runs on each that
     opens, and returns False to move on to the next (hexdump's -s over a whole file)."""
 
-    def __init__(self, sh: Interp, prog: str, names: list[str], stdin_name: str) -> None:
+    def __init__(self, sh: ToolContext, prog: str, names: list[str], stdin_name: str) -> None:
         self.sh = sh
         self.prog = prog
         self.names = names or ["-"]
@@ -440,7 +442,7 @@ def _old_offset(text: str) -> int | None:
 
 
 @tool("od")
-def od(sh: Interp, argv: list[str]) -> int:
+def od(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "A:aBbcDdeFfHhIij:LlN:OoS:st:vw::Xx", _OD_LONG)
     specs: list[_OdType] = []
     address = _OdAddress("o")
@@ -699,7 +701,7 @@ class _Sink:
         self.out.flush()
 
 
-def xxd(sh: Interp, argv: list[str]) -> int:
+def xxd(sh: ToolContext, argv: list[str]) -> int:
     out = Output(sh)
     try:
         return _xxd(sh, argv, out)
@@ -710,7 +712,7 @@ def xxd(sh: Interp, argv: list[str]) -> int:
         return e.status
 
 
-def _xxd(sh: Interp, argv: list[str], out: Output) -> int:
+def _xxd(sh: ToolContext, argv: list[str], out: Output) -> int:
     usage = _XxdExit(1, _XXD_USAGE)
     hextype, autoskip, capitalize, decimal, revert, upper = _NORMAL, False, False, False, False, False
     cols, cols_given, group, length, seekoff, displayoff = 0, False, -1, -1, 0, 0
@@ -819,7 +821,7 @@ def _xxd(sh: Interp, argv: list[str], out: Output) -> int:
     return 0
 
 
-def _xxd_blocks(sh: Interp, stream: InStream, length: int, unit: int) -> Iterator[bytes]:
+def _xxd_blocks(sh: ToolContext, stream: InStream, length: int, unit: int) -> Iterator[bytes]:
     """The input (its first `length` bytes with -l; all when negative) in blocks of whole
     `unit`s, but for the last. A read error ends xxd with status 2, as its getc_or_die does."""
     rest = b""
@@ -841,12 +843,12 @@ def _xxd_blocks(sh: Interp, stream: InStream, length: int, unit: int) -> Iterato
         yield rest
 
 
-def _xxd_bytes(sh: Interp, stream: InStream) -> Iterator[int]:
+def _xxd_bytes(sh: ToolContext, stream: InStream) -> Iterator[int]:
     for block in _xxd_blocks(sh, stream, -1, 1):
         yield from block
 
 
-def _xxd_seek(sh: Interp, stream: InStream, seekoff: int, relseek: bool, negseek: bool) -> int:
+def _xxd_seek(sh: ToolContext, stream: InStream, seekoff: int, relseek: bool, negseek: bool) -> int:
     """-s: fseek where the input can (the offset shown is where it landed), else read forward."""
     size = _size(stream)
     if size is not None:
@@ -1249,7 +1251,7 @@ def _hd_size(text: str, what: str) -> int:
     return value
 
 
-def _hexdump(sh: Interp, argv: list[str], prog: str) -> int:
+def _hexdump(sh: ToolContext, argv: list[str], prog: str) -> int:
     opts, files = parse(argv, "bcCde:f:L::n:os:vxhV", _HD_LONG)
     parsed = [_hd_parse(f) for f in _HD_CANONICAL] if prog == "hd" else []  # format strings as bytes (latin-1)
     length, skip, squeeze = -1, 0, True
@@ -1297,7 +1299,7 @@ def _hexdump(sh: Interp, argv: list[str], prog: str) -> int:
     return status
 
 
-def _hd_display(sh: Interp, prog: str, files: list[str], parsed: list[list[_Unit]], blocksize: int,
+def _hd_display(sh: ToolContext, prog: str, files: list[str], parsed: list[list[_Unit]], blocksize: int,
                 end_unit: _Unit | None, length: int, skip: int, squeeze: bool, out: Output) -> int:
     """get() and display(): blocks of input (-s and -n applied), a block equal to the one before
     shown once and then `*` (unless -v), a short last block zero-padded; after them all, the
@@ -1392,10 +1394,10 @@ def _hd_blocks(get: Callable[[], bytes | None], parsed: list[list[_Unit]], state
 
 
 @tool("hexdump")
-def hexdump(sh: Interp, argv: list[str]) -> int:
+def hexdump(sh: ToolContext, argv: list[str]) -> int:
     return _hexdump(sh, argv, "hexdump")
 
 
 @tool("hd")
-def hd(sh: Interp, argv: list[str]) -> int:
+def hd(sh: ToolContext, argv: list[str]) -> int:
     return _hexdump(sh, argv, "hd")

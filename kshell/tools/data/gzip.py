@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from kshell.exec import devices
 from kshell.tools.files.names import lexists
-from kshell.tools.options import NONE, Usage, parse
+from kshell.core.options import NONE, Usage, parse
 from kshell.tools.text.textio import read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"stdout": ("c", NONE), "to-stdout": ("c", NONE), "decompress": ("d", NONE), "uncompress": ("d", NONE),
          "keep": ("k", NONE), "force": ("f", NONE), "test": ("t", NONE), "quiet": ("q", NONE), "verbose": ("v", NONE),
@@ -50,7 +50,7 @@ def _decompress(data: bytes, passthrough: bool = False) -> tuple[bytes, tuple[st
 
 
 
-def run(sh: Interp, argv: list[str], prog: str, decompress: bool, to_stdout: bool) -> int:
+def run(sh: ToolContext, argv: list[str], prog: str, decompress: bool, to_stdout: bool) -> int:
     try:
         opts, files = parse(argv, "cdkfqtv123456789", _LONG)
     except Usage as e:
@@ -142,13 +142,13 @@ def run(sh: Interp, argv: list[str], prog: str, decompress: bool, to_stdout: boo
     return status
 
 
-def gzip(sh: Interp, argv: list[str]) -> int:
+def gzip(sh: ToolContext, argv: list[str]) -> int:
     return run(sh, argv, "gzip", False, False)
 
 
-def gunzip(sh: Interp, argv: list[str]) -> int:
+def gunzip(sh: ToolContext, argv: list[str]) -> int:
     return run(sh, argv, "gzip", True, False)
 
 
-def zcat(sh: Interp, argv: list[str]) -> int:
+def zcat(sh: ToolContext, argv: list[str]) -> int:
     return run(sh, argv, "gzip", True, True)

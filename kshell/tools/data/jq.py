@@ -30,7 +30,7 @@ from kshell.tools.data import jqfast
 from kshell.tools.text.textio import Output, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 USAGE_HINT = ("Use jq --help for help with command-line options,\n"
               "or see the jq manpage, or online docs  at https://stedolan.github.io/jq\n")
@@ -338,7 +338,7 @@ _LONG = {"raw-output": "raw", "join-output": "join", "compact-output": "compact"
          "monochrome-output": "mono", "raw-input": "rawin", "tab": "tab", "help": "help"}
 
 
-def jq(sh: Interp, argv: list[str]) -> int:
+def jq(sh: ToolContext, argv: list[str]) -> int:
     try:
         return _jq(sh, argv)
     except _Exit as e:
@@ -358,7 +358,7 @@ def _parse_json_arg(text: str) -> list[Any] | None:
         return None
 
 
-def _jq(sh: Interp, argv: list[str]) -> int:
+def _jq(sh: ToolContext, argv: list[str]) -> int:
     flags: set[str] = set()
     indent = 2
     named: dict[str, Any] = {}
@@ -470,7 +470,7 @@ def _compile(program: str, named: dict[str, Any], env: dict[str, str], null_inpu
     raise _Exit("jq: error: could not compile the program\njq: 1 compile error\n", 3)
 
 
-def _run(sh: Interp, program: str, files: list[str], flags: set[str], indent: int,
+def _run(sh: ToolContext, program: str, files: list[str], flags: set[str], indent: int,
          named: dict[str, Any]) -> int:
     status = 0
     # inputs: (values, line numbers, source name, parse error)

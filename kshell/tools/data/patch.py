@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _HUNK = re.compile(rb"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _CONTEXT_OLD = re.compile(rb"\*\*\* (\d+)(?:,(\d+))? \*\*\*\*\n?$")
@@ -452,7 +452,7 @@ def _locate(lines: list[bytes], hunk: Hunk, reverse: bool, fuzz: int, offset: in
 
 
 class _Patcher:
-    def __init__(self, sh: Interp, out: Output, strip: int | None, reverse: bool, dry: bool,
+    def __init__(self, sh: ToolContext, out: Output, strip: int | None, reverse: bool, dry: bool,
                  backup: bool) -> None:
         self.sh = sh
         self.out = out
@@ -766,7 +766,7 @@ def _ed_patch(p: _Patcher, script: list[tuple[bytes, list[bytes]]], target: str)
 
 
 @tool("patch", 2)
-def patch(sh: Interp, argv: list[str]) -> int:
+def patch(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, operands = parse(argv, "p:Ri:bd:Nsfto:r:EF:lz:B:ucne", _LONG)
     except Usage as e:

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 from kfs.format import group_name, user_name
 from kshell.exec import devices
-from kshell.tools.options import NONE, REQUIRED, Usage, parse
+from kshell.core.options import NONE, REQUIRED, Usage, parse
 from kshell.tools.sed.script import Subst
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _HINT = "Try 'tar --help' or 'tar --usage' for more information.\n"
 _LONG = {
@@ -82,7 +82,7 @@ def _expand(argv: list[str]) -> list[str]:
 
 
 class _Tar:
-    def __init__(self, sh: Interp, verbose: int, directory: str | None) -> None:
+    def __init__(self, sh: ToolContext, verbose: int, directory: str | None) -> None:
         self.sh = sh
         self.verbose = verbose
         self.directory = directory
@@ -334,7 +334,7 @@ class _Tar:
         return _ended(out)
 
     def shown(self, info: tarfile.TarInfo) -> str:
-        from kshell.tools.clock import zone
+        from kshell.core.clock import zone
 
         kind = _KINDS.get(info.type, st.S_IFREG)
         mode = st.filemode(kind | info.mode)
@@ -489,7 +489,7 @@ def _ended(members: bytes) -> bytes:
     return members + bytes(size - len(members) + (-size) % tarfile.RECORDSIZE)
 
 
-def _read_list(sh: Interp, source: str, null: bool, what: str = "Cannot stat: ") -> list[str]:
+def _read_list(sh: ToolContext, source: str, null: bool, what: str = "Cannot stat: ") -> list[str]:
     """The names -T or -X reads, a line each (NUL-separated with --null); `-` is stdin."""
     try:
         data = read_all(sh, source)
@@ -557,7 +557,7 @@ def _transform_option(value: str) -> tuple[Subst, str]:
     return Subst(compiled, parts, cased, glob, int(nth) if nth else 1), "".join(sorted(scope))
 
 
-def _id_option(sh: Interp, value: str, kind: str) -> tuple[str, int]:
+def _id_option(sh: ToolContext, value: str, kind: str) -> tuple[str, int]:
     """--owner/--group NAME, NAME:ID, or +ID / a number (no name)."""
     from kfs.format import accounts
 
@@ -574,11 +574,11 @@ def _id_option(sh: Interp, value: str, kind: str) -> tuple[str, int]:
     return name, -1 if found is None else found  # -1: the file's own id, under this name
 
 
-def _mtime_option(sh: Interp, value: str) -> int:
+def _mtime_option(sh: ToolContext, value: str) -> int:
     """--mtime=DATE, or the time of a file when it starts with `/` or `.` (GNU)."""
     import time
 
-    from kshell.tools.clock import zone
+    from kshell.core.clock import zone
     from kshell.tools.system.datestr import parse as parse_string
 
     if value.startswith(("/", ".")):
@@ -601,7 +601,7 @@ def _is_link(fs, path: str) -> bool:
         return False
 
 
-def _update(sh: Interp, t: _Tar, mode: str, archive: str, operands: list[str]) -> None:
+def _update(sh: ToolContext, t: _Tar, mode: str, archive: str, operands: list[str]) -> None:
     """-r, -u, -A and --delete: the archive read whole (an absent one is empty, and made, as
     GNU opens it for update), changed, and written back; --delete also on a pipe (-f -)."""
     try:
@@ -634,7 +634,7 @@ def _update(sh: Interp, t: _Tar, mode: str, archive: str, operands: list[str]) -
         devices.write_file(sh, archive, result)
 
 
-def tar(sh: Interp, argv: list[str]) -> int:
+def tar(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, operands = parse(_expand(argv), "ctxruAvzjJaf:C:X:T:OkmphH:", _LONG)
     except Usage as e:

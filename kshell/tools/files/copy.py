@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 from kshell.exec import devices
 from kshell.tools.files.names import fail, join, target_pairs
 from kshell.tools.files.paths import canonical
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kfs.vfs.inode import Inode
     from kfs.vfs.paths import PathFS
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _BACKUP_LONG = {"backup": ("backup", OPTIONAL), "suffix": ("S", REQUIRED), "update": ("u", NONE),
                 "strip-trailing-slashes": ("strip", NONE)}
@@ -77,7 +77,7 @@ def _clobber_mode(opts: list[tuple[str, str]]) -> str:
     return picked[-1] if picked else "f"
 
 
-def confirm(sh: Interp, prog: str, dst: str) -> bool:
+def confirm(sh: ToolContext, prog: str, dst: str) -> bool:
     """Ask `prog: overwrite 'dst'? ` and read one answer line from standard input."""
     sh.write_err(f"{prog}: overwrite {shell_quote(dst)}? ")
     stream = sh.fds.get(0)
@@ -95,7 +95,7 @@ _CONTROLS = {"none": "none", "off": "none", "numbered": "numbered", "t": "number
              "nil": "existing", "simple": "simple", "never": "simple"}
 
 
-def backup_setting(sh: Interp, prog: str, opts: list[tuple[str, str]]) -> tuple[str, str]:
+def backup_setting(sh: ToolContext, prog: str, opts: list[tuple[str, str]]) -> tuple[str, str]:
     """(control, suffix) from -b/--backup[=CONTROL] and -S (VERSION_CONTROL and
     SIMPLE_BACKUP_SUFFIX otherwise, as GNU): control "" when no backup is made."""
     env = sh.exported_env()
@@ -149,7 +149,7 @@ def _inside(fs: PathFS, src: str, dst: str) -> bool:
 
 
 class Copier:
-    def __init__(self, sh: Interp, opts: list[tuple[str, str]], prog: str = "cp") -> None:
+    def __init__(self, sh: ToolContext, opts: list[tuple[str, str]], prog: str = "cp") -> None:
         self.sh = sh
         self.fs = sh.fs
         self.prog = prog  # whose messages: cp's, or mv's when it copies across filesystems
@@ -336,7 +336,7 @@ class Copier:
 
 
 @tool("cp")
-def cp(sh: Interp, argv: list[str]) -> int:
+def cp(sh: ToolContext, argv: list[str]) -> int:
     opts, ops = parse(argv, "rRapPdLnfTt:viubS:lsx", CP_LONG)
     keys = dict(opts)  # --strip-trailing-slashes changes nothing K's paths need
     copier = Copier(sh, opts)
@@ -350,7 +350,7 @@ def cp(sh: Interp, argv: list[str]) -> int:
     return status
 
 
-def _copy_parents(sh: Interp, copier: Copier, keys: dict[str, str], ops: list[str]) -> int:
+def _copy_parents(sh: ToolContext, copier: Copier, keys: dict[str, str], ops: list[str]) -> int:
     """--parents: each source's path made under the target directory, its directories
     created as GNU makes them (`d -> e/d` with -v)."""
     target = keys.get("t")
@@ -384,7 +384,7 @@ def _copy_parents(sh: Interp, copier: Copier, keys: dict[str, str], ops: list[st
     return status
 
 
-def _move_across(sh: Interp, src: str, dst: str, existing: Inode | None) -> bool:
+def _move_across(sh: ToolContext, src: str, dst: str, existing: Inode | None) -> bool:
     """mv between filesystems (K and a drive, two drives), as GNU mv does it: the target
     replaced (an empty directory only), the source copied as `cp -a` copies, then removed."""
     fs = sh.fs
@@ -407,7 +407,7 @@ def _move_across(sh: Interp, src: str, dst: str, existing: Inode | None) -> bool
 
 
 @tool("mv")
-def mv(sh: Interp, argv: list[str]) -> int:
+def mv(sh: ToolContext, argv: list[str]) -> int:
     opts, ops = parse(argv, "fnTt:viubS:", MV_LONG)
     keys = dict(opts)
     if "strip" in keys:

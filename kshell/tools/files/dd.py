@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from kshell.exec import devices
 from kshell.exec.streams import FileReader, FileWriter, InStream
 from kshell.tools.files.names import strerror
-from kshell.tools.options import Fail, Usage, tool
+from kshell.core.options import Fail, Usage, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _MULT = {"c": 1, "w": 2, "b": 512, "k": 1024, "K": 1024, "kB": 1000, "KB": 1000, "KiB": 1024,
          "M": 1024**2, "MB": 1000**2, "MiB": 1024**2, "G": 1024**3, "GB": 1000**3, "GiB": 1024**3,
@@ -85,7 +85,7 @@ class _Input:
     """The input as dd reads it: a VFS file at an offset (seekable, reads return whole blocks
     until the end), or a stream, read as a pipe is (what has arrived, at most the block)."""
 
-    def __init__(self, sh: Interp, name: str | None) -> None:
+    def __init__(self, sh: ToolContext, name: str | None) -> None:
         self.name = name if name is not None else "standard input"
         self.handle = None
         self.stream: InStream | None = None
@@ -147,7 +147,7 @@ class _Input:
 
 
 @tool("dd")
-def dd(sh: Interp, argv: list[str]) -> int:
+def dd(sh: ToolContext, argv: list[str]) -> int:
     args: dict[str, str] = {}
     for arg in argv[1:]:
         if arg in ("--help", "--version"):

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from kshell.tools.data.diff import changes, split
 from kshell.tools.files.names import strerror
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.text.textio import read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"easy-only": ("3", NONE), "ed": ("e", NONE), "show-overlap": ("E", NONE), "show-all": ("A", NONE),
          "overlap-only": ("x", NONE), "merge": ("m", NONE), "initial-tab": ("T", NONE), "text": ("a", NONE),
@@ -227,7 +227,7 @@ def _unterminated(texts: list[list[bytes]], found: list[Block]) -> bool:
 
 
 @tool("diff3", 2)
-def diff3(sh: Interp, argv: list[str]) -> int:
+def diff3(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, files = parse(argv, "3eEAxXmiTaL:v", _LONG)
     except Usage as e:

@@ -14,10 +14,10 @@ import time
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
-from kshell.tools.options import NONE, Usage, parse
+from kshell.core.options import NONE, Usage, parse
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 USAGE = (
     "Usage: file [-bcCdEhikLlNnprsSvzZ0] [--apple] [--extension] [--mime-encoding]\n"
@@ -172,7 +172,7 @@ def describe(data: bytes) -> tuple[str, str]:
     return label + _qualifiers(data), f"text/plain; charset={charset}"
 
 
-def file(sh: Interp, argv: list[str]) -> int:
+def file(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, operands = parse(argv, "bLhi", LONG)
     except Usage as e:
@@ -198,7 +198,7 @@ def file(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
-def _one(sh: Interp, fs, name: str, follow: bool, mime: str | None) -> str:
+def _one(sh: ToolContext, fs, name: str, follow: bool, mime: str | None) -> str:
     def pick(text: str, kind: str) -> str:
         if mime is None:
             return text

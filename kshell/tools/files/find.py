@@ -172,7 +172,7 @@ class Find:
             mine, theirs = {"-newer": ("m", "m"), "-anewer": ("a", "m"), "-cnewer": ("c", "m")}.get(tok, (tok[6:7], tok[7:]))
             ref = self.arg(tok)
             if theirs == "t":  # a date string, as date -d reads it
-                from kshell.tools.clock import zone
+                from kshell.core.clock import zone
                 from kshell.tools.system.datestr import parse as parse_date
 
                 try:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kshell.tools.files.names import strerror
-from kshell.tools.options import NONE, REQUIRED, parse, tool
+from kshell.core.options import NONE, REQUIRED, parse, tool
 from kshell.tools.system.env import run_argv
 
 if TYPE_CHECKING:

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING
 
 from kshell.exec import devices
 from kshell.tools.files.names import strerror
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.text.textio import read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"from-code": ("f", REQUIRED), "to-code": ("t", REQUIRED), "list": ("l", NONE), "output": ("o", REQUIRED),
          "silent": ("s", NONE), "verbose": ("verbose", NONE), "help": ("help", NONE), "version": ("V", NONE)}
@@ -48,7 +48,7 @@ class _Unsupported(Exception):
     pass
 
 
-def _codec(name: str, sh: Interp) -> tuple[str, set[str]]:
+def _codec(name: str, sh: ToolContext) -> tuple[str, set[str]]:
     """(Python codec, {"TRANSLIT", "IGNORE"}) for a glibc encoding name with its suffixes."""
     base, *suffixes = name.split("//")
     flags = {s.upper() for s in suffixes if s}
@@ -62,7 +62,7 @@ def _codec(name: str, sh: Interp) -> tuple[str, set[str]]:
         raise _Unsupported(name) from None
 
 
-def _utf8_locale(sh: Interp) -> bool:
+def _utf8_locale(sh: ToolContext) -> bool:
     env = sh.exported_env()
     locale = env.get("LC_ALL") or env.get("LC_CTYPE") or env.get("LANG") or "C"
     return "UTF-8" in locale.upper() or "UTF8" in locale.upper()
@@ -121,7 +121,7 @@ def convert(data: bytes, src: str, dst: str, *, translit: bool, utf8: bool, drop
 
 
 @tool("iconv")
-def iconv(sh: Interp, argv: list[str]) -> int:
+def iconv(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, files = parse(argv, "f:t:lo:scV", _LONG)
     except Usage as e:  # argp's words and status

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from kshell.exec import devices
 from kshell.tools.files.modes import apply_mode
 from kshell.tools.files.names import fail, join, target_pairs
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 INSTALL_LONG = {
     "mode": ("m", REQUIRED),
@@ -31,7 +31,7 @@ INSTALL_LONG = {
 }
 
 
-def _mkdirs(sh: Interp, path: str, verbose: bool, last_mode: int | None) -> bool:
+def _mkdirs(sh: ToolContext, path: str, verbose: bool, last_mode: int | None) -> bool:
     """mkdir -p with install's messages; `last_mode` (when given) is set on the final directory."""
     fs = sh.fs
     parts = [p for p in path.split("/") if p]
@@ -66,7 +66,7 @@ def _mkdirs(sh: Interp, path: str, verbose: bool, last_mode: int | None) -> bool
 
 
 @tool("install")
-def install(sh: Interp, argv: list[str]) -> int:
+def install(sh: ToolContext, argv: list[str]) -> int:
     opts, ops = parse(argv, "m:dt:TpvCo:g:sD", INSTALL_LONG)
     given = dict(opts)
     fs = sh.fs
@@ -159,7 +159,7 @@ _CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
 @tool("mktemp")
-def mktemp(sh: Interp, argv: list[str]) -> int:
+def mktemp(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "dp:qtu", MKTEMP_LONG)
     given = dict(opts)
     if len(operands) > 1:

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 from kshell.exec import devices
 from kshell.tools.files.names import base, fail, join, target_pairs
 from kshell.tools.files.paths import canonical
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 LN_LONG = {
     "symbolic": ("s", NONE),
@@ -26,7 +26,7 @@ LN_LONG = {
 
 
 @tool("ln")
-def ln(sh: Interp, argv: list[str]) -> int:
+def ln(sh: ToolContext, argv: list[str]) -> int:
     opts, ops = parse(argv, "sfnTvt:", LN_LONG)
     given = dict(opts)
     fs = sh.fs
@@ -79,7 +79,7 @@ def ln(sh: Interp, argv: list[str]) -> int:
 
 
 @tool("readlink")
-def readlink(sh: Interp, argv: list[str]) -> int:
+def readlink(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(
         argv,
         "femnqsvz",

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 from kfs.format import group_name, mode_string, user_name
 from kfs.vfs.inode import Inode
 from kshell.exec import devices
-from kshell.tools.clock import zone
+from kshell.core.clock import zone
 from kshell.tools.files.blocksize import HUMAN, SI, BlockSizeError, Units, parse_block_size
 from kshell.tools.files.names import fail, join
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 SIX_MONTHS_NS = 31556952 // 2 * 1_000_000_000
 
@@ -80,7 +80,7 @@ class Entry:
 
 
 class Lister:
-    def __init__(self, sh: Interp, flags: set[str], sort: str) -> None:
+    def __init__(self, sh: ToolContext, flags: set[str], sort: str) -> None:
         self.sh = sh
         self.fs = sh.fs
         self.flags = flags
@@ -433,7 +433,7 @@ def _blocks(inode: Inode) -> int:
 
 
 @tool("ls", 2)
-def ls(sh: Interp, argv: list[str]) -> int:
+def ls(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpmkxw:T:", LONG)
     flags: set[str] = set()
     sort = "name"
@@ -548,7 +548,7 @@ def ls(sh: Interp, argv: list[str]) -> int:
     return lister.run(operands)
 
 
-def _env_units(sh: Interp, kibibytes: bool) -> tuple[Units, Units]:
+def _env_units(sh: ToolContext, kibibytes: bool) -> tuple[Units, Units]:
     """The units of sizes and of blocks without -h, --si or --block-size: LS_BLOCK_SIZE, else
     BLOCK_SIZE, for both; BLOCKSIZE for blocks only; 512-byte blocks under POSIXLY_CORRECT;
     -k makes blocks KiB again. A value GNU cannot read counts in 1024 bytes, as GNU's does."""
@@ -565,13 +565,13 @@ def _env_units(sh: Interp, kibibytes: bool) -> tuple[Units, Units]:
     return files, Units(1024) if kibibytes else blocks
 
 
-def _posix_locale(sh: Interp) -> bool:
+def _posix_locale(sh: ToolContext) -> bool:
     env = sh.exported_env()
     name = env.get("LC_ALL") or env.get("LC_TIME") or env.get("LANG") or "C"
     return name in ("C", "POSIX")
 
 
-def _bad_argument(sh: Interp, value: str, option: str, valid: str, status: int = 1) -> int:
+def _bad_argument(sh: ToolContext, value: str, option: str, valid: str, status: int = 1) -> int:
     sh.write_err(f"ls: invalid argument {shell_quote(value)} for '{option}'\nValid arguments are:\n{valid}\n"
                  "Try 'ls --help' for more information.\n")
     return status

@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING
 
 from kshell.tools.files.modes import apply_mode
 from kshell.tools.files.names import fail
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
 @tool("mkdir")
-def mkdir(sh: Interp, argv: list[str]) -> int:
+def mkdir(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "pm:v", {"parents": ("p", NONE), "mode": ("m", REQUIRED), "verbose": ("v", NONE)})
     given = dict(opts)
     if not operands:
@@ -73,7 +73,7 @@ def mkdir(sh: Interp, argv: list[str]) -> int:
 
 
 @tool("rmdir")
-def rmdir(sh: Interp, argv: list[str]) -> int:
+def rmdir(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "pv", {"parents": ("p", NONE), "verbose": ("v", NONE),
                                         "ignore-fail-on-non-empty": ("i", NONE)})
     given = dict(opts)
@@ -109,7 +109,7 @@ def rmdir(sh: Interp, argv: list[str]) -> int:
 
 
 @tool("mkfifo")
-def mkfifo(sh: Interp, argv: list[str]) -> int:
+def mkfifo(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "m:Z", {"mode": ("m", REQUIRED), "context": ("Z", OPTIONAL),
                                          "help": ("help", NONE), "version": ("version", NONE)})
     given = dict(opts)

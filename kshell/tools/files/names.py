@@ -9,12 +9,12 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import Fail, Usage
+from kshell.core.options import Fail, Usage
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kfs.vfs.paths import PathFS
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
 def join(base: str, name: str) -> str:
@@ -45,12 +45,12 @@ def strerror(e: OSError | int) -> str:
     return e.strerror or str(e)
 
 
-def fail(sh: Interp, prog: str, what: str, e: OSError | int) -> None:
+def fail(sh: ToolContext, prog: str, what: str, e: OSError | int) -> None:
     """`prog: what: strerror` on standard error (what is already quoted by the caller)."""
     sh.write_err(f"{prog}: {what}: {strerror(e)}\n")
 
 
-def target_pairs(sh: Interp, given: Mapping[str, str], ops: list[str], *, bad_target: str = "target directory",
+def target_pairs(sh: ToolContext, given: Mapping[str, str], ops: list[str], *, bad_target: str = "target directory",
                  follow: bool = True) -> list[tuple[str, str]]:
     """(source, destination) pairs as GNU's cp, mv, install and ln resolve their operands:
     into the directory of -t DIR; the one destination of -T; else into the last operand when

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from kfs.format import accounts
 from kfs.vfs.inode import Inode
 from kshell.tools.files.names import fail, join
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"changes": ("c", NONE), "silent": ("f", NONE), "quiet": ("f", NONE), "verbose": ("v", NONE),
          "recursive": ("R", NONE), "no-dereference": ("h", NONE), "dereference": ("deref", NONE),
@@ -26,7 +26,7 @@ _LONG = {"changes": ("c", NONE), "silent": ("f", NONE), "quiet": ("f", NONE), "v
          "no-preserve-root": ("npr", NONE), "help": ("help", NONE), "version": ("version", NONE)}
 
 
-def _user(sh: Interp, text: str) -> int:
+def _user(sh: ToolContext, text: str) -> int:
     known = accounts(sh.fs.vfs.state)
     if text.startswith("+") and text[1:].isdigit():
         return int(text[1:])
@@ -37,7 +37,7 @@ def _user(sh: Interp, text: str) -> int:
     raise Fail(f"invalid user: {shell_quote(text)}")
 
 
-def _group(sh: Interp, text: str, shown: str) -> int:
+def _group(sh: ToolContext, text: str, shown: str) -> int:
     known = accounts(sh.fs.vfs.state)
     if text.startswith("+") and text[1:].isdigit():
         return int(text[1:])
@@ -48,7 +48,7 @@ def _group(sh: Interp, text: str, shown: str) -> int:
     raise Fail(f"invalid group: {shell_quote(shown)}")
 
 
-def parse_spec(sh: Interp, spec: str) -> tuple[int | None, int | None, str | None, str | None]:
+def parse_spec(sh: ToolContext, spec: str) -> tuple[int | None, int | None, str | None, str | None]:
     """OWNER[:[GROUP]] as GNU's parse_user_spec: (uid, gid, user as given, group as shown);
     `user:` takes the user's login group."""
     user, colon, group = spec.partition(":")
@@ -67,7 +67,7 @@ def parse_spec(sh: Interp, spec: str) -> tuple[int | None, int | None, str | Non
     return uid, gid, user or None, group_shown
 
 
-def _owners(sh: Interp, prog: str, argv: list[str], group_only: bool) -> int:
+def _owners(sh: ToolContext, prog: str, argv: list[str], group_only: bool) -> int:
     opts, ops = parse(argv, "cfvRhHLP", _LONG)
     given = dict(opts)
     if "help" in given:
@@ -174,10 +174,10 @@ def _owners(sh: Interp, prog: str, argv: list[str], group_only: bool) -> int:
 
 
 @tool("chown")
-def chown(sh: Interp, argv: list[str]) -> int:
+def chown(sh: ToolContext, argv: list[str]) -> int:
     return _owners(sh, "chown", argv, False)
 
 
 @tool("chgrp")
-def chgrp(sh: Interp, argv: list[str]) -> int:
+def chgrp(sh: ToolContext, argv: list[str]) -> int:
     return _owners(sh, "chgrp", argv, True)

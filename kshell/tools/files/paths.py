@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 from kfs.drives.view import DriveFS
 from kshell.tools.files.names import fail
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kfs.vfs import PathFS
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
 def canonical(fs: PathFS, path: str, mode: str = "f", *, physical: bool = True) -> str:
@@ -75,7 +75,7 @@ def canonical(fs: PathFS, path: str, mode: str = "f", *, physical: bool = True) 
 
 
 @tool("basename")
-def basename(sh: Interp, argv: list[str]) -> int:
+def basename(sh: ToolContext, argv: list[str]) -> int:
     opts, ops = parse(argv, "as:z", {"multiple": ("a", NONE), "suffix": ("s", REQUIRED), "zero": ("z", NONE)})
     given = dict(opts)
     suffix = given.get("s")
@@ -99,7 +99,7 @@ def basename(sh: Interp, argv: list[str]) -> int:
 
 
 @tool("dirname")
-def dirname(sh: Interp, argv: list[str]) -> int:
+def dirname(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "z", {"zero": ("z", NONE)})
     if not operands:
         raise Usage("missing operand")
@@ -118,7 +118,7 @@ def dirname(sh: Interp, argv: list[str]) -> int:
 
 
 @tool("realpath")
-def realpath(sh: Interp, argv: list[str]) -> int:
+def realpath(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(
         argv,
         "emsqzELP",

@@ -6,11 +6,11 @@ import errno
 from typing import TYPE_CHECKING
 
 from kshell.tools.files.names import fail, join, lexists
-from kshell.tools.options import NONE, Usage, parse, tool
+from kshell.core.options import NONE, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 LONG = {
     "recursive": ("r", NONE),
@@ -23,7 +23,7 @@ LONG = {
 
 
 class Remover:
-    def __init__(self, sh: Interp, flags: set[str]) -> None:
+    def __init__(self, sh: ToolContext, flags: set[str]) -> None:
         self.sh = sh
         self.fs = sh.fs
         self.flags = flags
@@ -81,7 +81,7 @@ class Remover:
 
 
 @tool("rm")
-def rm(sh: Interp, argv: list[str]) -> int:
+def rm(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, operands = parse(argv, "rRfdviI", LONG)
     except Usage as e:

@@ -8,23 +8,23 @@ from typing import TYPE_CHECKING
 from kfs.format import group_name, mode_string, stat_text, type_name, user_name
 from kfs.vfs.inode import Inode
 from kshell.exec import devices
-from kshell.tools.clock import zone
+from kshell.core.clock import zone
 from kshell.tools.files.modes import apply_mode
 from kshell.tools.files.names import fail, join
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
-def _time(sh: Interp, ns: int) -> str:
+def _time(sh: ToolContext, ns: int) -> str:
     secs, frac = divmod(ns, 1_000_000_000)
     when = datetime.fromtimestamp(secs, zone(sh))
     return when.strftime("%Y-%m-%d %H:%M:%S") + f".{frac:09d} " + when.strftime("%z")
 
 
-def _field(sh: Interp, c: str, name: str, i: Inode, target: str | None) -> str | None:
+def _field(sh: ToolContext, c: str, name: str, i: Inode, target: str | None) -> str | None:
     if c == "a":
         return f"{i.perm:o}"
     if c == "A":
@@ -70,7 +70,7 @@ def _field(sh: Interp, c: str, name: str, i: Inode, target: str | None) -> str |
     return None
 
 
-def render(sh: Interp, fmt: str, name: str, inode: Inode, target: str | None) -> str:
+def render(sh: ToolContext, fmt: str, name: str, inode: Inode, target: str | None) -> str:
     out: list[str] = []
     i = 0
     while i < len(fmt):
@@ -94,7 +94,7 @@ def _escapes(text: str) -> str:
 
 
 @tool("stat")
-def stat(sh: Interp, argv: list[str]) -> int:
+def stat(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(
         argv,
         "c:Lt",
@@ -125,7 +125,7 @@ def stat(sh: Interp, argv: list[str]) -> int:
 
 
 @tool("chmod")
-def chmod(sh: Interp, argv: list[str]) -> int:
+def chmod(sh: ToolContext, argv: list[str]) -> int:
     # a leading "-w"/"-x" is a mode, not an option: take modes out before parsing
     args = [argv[0]]
     mode_arg: str | None = None

@@ -10,13 +10,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kfs.vfs import NOW
-from kshell.tools.clock import zone
+from kshell.core.clock import zone
 from kshell.tools.files.names import fail
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 LONG = {
     "no-create": ("c", NONE),
@@ -27,7 +27,7 @@ LONG = {
 }
 
 
-def parse_date(text: str, sh: Interp) -> int | None:
+def parse_date(text: str, sh: ToolContext) -> int | None:
     """`-d STRING`: GNU's free-form date strings, as date -d reads them (nanoseconds)."""
     from kshell.tools.system.datestr import parse as parse_string
 
@@ -43,7 +43,7 @@ def parse_date(text: str, sh: Interp) -> int | None:
 NOW_SENTINEL = -(1 << 62)
 
 
-def parse_stamp(text: str, sh: Interp) -> int | None:
+def parse_stamp(text: str, sh: ToolContext) -> int | None:
     """touch -t [[CC]YY]MMDDhhmm[.ss]."""
     m = re.fullmatch(r"(\d{8}|\d{10}|\d{12})(?:\.(\d{2}))?", text)
     if m is None:
@@ -64,7 +64,7 @@ def parse_stamp(text: str, sh: Interp) -> int | None:
 
 
 @tool("touch")
-def touch(sh: Interp, argv: list[str]) -> int:
+def touch(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "acd:fhmr:t:", LONG)
     given = dict(opts)
     fs = sh.fs
@@ -118,7 +118,7 @@ def touch(sh: Interp, argv: list[str]) -> int:
     return status
 
 
-def _touch_stdout(sh: Interp, atime: int | None, mtime: int | None) -> int:
+def _touch_stdout(sh: ToolContext, atime: int | None, mtime: int | None) -> int:
     """touch - : the times of the file standard output writes to (futimens), if it is one."""
     from kshell.exec.streams import FileWriter
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from kshell.tools.files.names import join
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 USAGE = (
     "usage: tree [-acdfghilnpqrstuvxACDFJQNSUX] [-L level [-R]] [-H  baseHREF]\n"
@@ -23,7 +23,7 @@ USAGE = (
 
 
 class Tree:
-    def __init__(self, sh: Interp, show_all: bool, dirs_only: bool, level: int | None, full: bool) -> None:
+    def __init__(self, sh: ToolContext, show_all: bool, dirs_only: bool, level: int | None, full: bool) -> None:
         self.sh = sh
         self.fs = sh.fs
         self.show_all = show_all
@@ -81,7 +81,7 @@ class Tree:
             return False
 
 
-def tree(sh: Interp, argv: list[str]) -> int:
+def tree(sh: ToolContext, argv: list[str]) -> int:
     show_all = dirs_only = full = noreport = False
     level: int | None = None
     roots: list[str] = []

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from kshell.exec import devices
 from kshell.tools.files.names import fail, join
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.quoting import shell_quote
 
 if TYPE_CHECKING:
     from kfs.vfs.inode import Inode
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 DU_LONG = {
     "all": ("a", NONE),
@@ -53,7 +53,7 @@ def human(n: int) -> str:
 
 
 class DiskUsage:
-    def __init__(self, sh: Interp, apparent: bool, show_all: bool, depth: int | None, fmt) -> None:
+    def __init__(self, sh: ToolContext, apparent: bool, show_all: bool, depth: int | None, fmt) -> None:
         self.sh = sh
         self.fs = sh.fs
         self.apparent = apparent
@@ -104,7 +104,7 @@ class DiskUsage:
 
 
 @tool("du")
-def du(sh: Interp, argv: list[str]) -> int:
+def du(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "abcd:hkmsAL0", DU_LONG)
     given = dict(opts)
     apparent = scale_human = False
@@ -157,7 +157,7 @@ def du(sh: Interp, argv: list[str]) -> int:
 
 
 @tool("df")
-def df(sh: Interp, argv: list[str]) -> int:
+def df(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "hkaHlPTt:x:", {"human-readable": ("h", NONE), "all": ("a", NONE), "si": ("H", NONE),
                                                  "local": ("l", NONE), "portability": ("P", NONE),
                                                  "print-type": ("T", NONE), "type": ("t", REQUIRED),

@@ -17,11 +17,11 @@ from urllib.parse import urljoin
 
 from kshell.exec import devices
 from kshell.tools.net.hosts import FetchError, HostTable, Reply, Request, split_url
-from kshell.tools.options import NONE, REQUIRED, Usage, parse
+from kshell.core.options import NONE, REQUIRED, Usage, parse
 from kshell.tools.text.textio import read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 MAX_REDIRECTS = 50
 _CURL_HINT = "curl: try 'curl --help' or 'curl --manual' for more information\n"
@@ -39,12 +39,12 @@ _CURL_LONG = {
 }
 
 
-def hosts_of(sh: Interp) -> HostTable:
+def hosts_of(sh: ToolContext) -> HostTable:
     table = getattr(sh.session, "hosts", None)
     return table if isinstance(table, HostTable) else HostTable()
 
 
-def _curl_usage(sh: Interp, message: str) -> int:
+def _curl_usage(sh: ToolContext, message: str) -> int:
     sh.write_err(f"curl: {message}\n{_CURL_HINT}")
     return 2
 
@@ -83,7 +83,7 @@ def _write_out(fmt: str, reply: Reply | None, url: str, redirects: int, size: in
     return re.sub(r"%\{([a-z_]+)\}", sub, fmt)
 
 
-def _data_arg(sh: Interp, key: str, value: str) -> bytes:
+def _data_arg(sh: ToolContext, key: str, value: str) -> bytes:
     if key != "data-raw" and value.startswith("@"):
         try:
             data = read_all(sh, value[1:])
@@ -97,7 +97,7 @@ def _data_arg(sh: Interp, key: str, value: str) -> bytes:
     return value.encode("utf-8", "surrogateescape")
 
 
-def curl(sh: Interp, argv: list[str]) -> int:
+def curl(sh: ToolContext, argv: list[str]) -> int:
     if len(argv) == 1:
         sh.write_err(_CURL_HINT)
         return 2
@@ -200,14 +200,14 @@ def curl(sh: Interp, argv: list[str]) -> int:
     return status
 
 
-def _emit(sh: Interp, name: str | None, data: bytes) -> None:
+def _emit(sh: ToolContext, name: str | None, data: bytes) -> None:
     if name is None or name == "-":
         sh.out(data)
     else:
         devices.write_file(sh, name, data)
 
 
-def _transfer(sh: Interp, table: HostTable, url: str, method: str, headers: dict[str, str],
+def _transfer(sh: ToolContext, table: HostTable, url: str, method: str, headers: dict[str, str],
               body: bytes, max_time: float | None, follow: bool, max_redirs: int,
               insecure: bool, dumped: list[str]) -> tuple[int, Reply | None, str, int]:
     """(exit code, the last reply, the effective URL, redirects followed); the heads of the
@@ -247,7 +247,7 @@ _WGET_LONG = {"quiet": ("q", NONE), "output-document": ("O", REQUIRED), "verbose
               "max-redirect": ("max-redirect", REQUIRED), "directory-prefix": ("P", REQUIRED)}
 
 
-def wget(sh: Interp, argv: list[str]) -> int:
+def wget(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, urls = parse(argv, "qvO:P:T:t:U:", _WGET_LONG)
     except Usage as e:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse
 from kshell.tools.sed.run import Input, Quit, Runner, Sink
 from kshell.tools.sed.script import Parser, SedError
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 USAGE = """Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...
 
@@ -67,7 +67,7 @@ _LONG = {
 }
 
 
-def sed(sh: Interp, argv: list[str]) -> int:
+def sed(sh: ToolContext, argv: list[str]) -> int:
     try:
         return _sed(sh, argv)
     except Usage as e:
@@ -81,7 +81,7 @@ def sed(sh: Interp, argv: list[str]) -> int:
         return e.status
 
 
-def _sed(sh: Interp, argv: list[str]) -> int:
+def _sed(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "nrsEe:f:i::l:uz", _LONG)
     quiet = extended = separate = zero = False
     in_place: str | None = None
@@ -158,7 +158,7 @@ def _sed(sh: Interp, argv: list[str]) -> int:
     return runner.status
 
 
-def _in_place(sh: Interp, runner: Runner, files: list[str], suffix: str) -> int:
+def _in_place(sh: ToolContext, runner: Runner, files: list[str], suffix: str) -> int:
     stdout = Output(sh)
     runner.open_wfiles(Sink(stdout.write))
     try:

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices, regexes
-from kshell.tools.options import Fail
+from kshell.core.options import Fail
 from kshell.tools.sed.script import Cmd, SedError, Subst
 from kshell.tools.text.textio import Output, lines, message, open_chunks
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _L_ESC = {"\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
           "\t": "\\t", "\v": "\\v"}
@@ -108,7 +108,7 @@ class Input:
 
 
 class Runner:
-    def __init__(self, sh: Interp, program: list[Cmd], quiet: bool, zero: bool, width: int) -> None:
+    def __init__(self, sh: ToolContext, program: list[Cmd], quiet: bool, zero: bool, width: int) -> None:
         self.sh = sh
         self.prog = program
         self.quiet = quiet

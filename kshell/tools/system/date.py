@@ -10,11 +10,11 @@ import time
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
-from kshell.tools.clock import zone
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.clock import zone
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"date": ("d", REQUIRED), "file": ("f", REQUIRED), "utc": ("u", NONE), "universal": ("u", NONE),
          "iso-8601": ("I", OPTIONAL),
@@ -184,7 +184,7 @@ def parse_date(text: str, now_ns: int, tz: tzinfo) -> tuple[datetime, int]:
 
 
 @tool("date")
-def date(sh: Interp, argv: list[str]) -> int:
+def date(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "d:f:uI::Rr:", _LONG)
     utc = any(k == "u" for k, _ in opts)
     tz: tzinfo = UTC if utc else zone(sh)
@@ -247,7 +247,7 @@ def date(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
-def _each_line(sh: Interp, source: str, fmt: str, now: int, tz: tzinfo) -> int:
+def _each_line(sh: ToolContext, source: str, fmt: str, now: int, tz: tzinfo) -> int:
     """-f FILE: each line a date string, printed in turn; an invalid one is reported and the
     status is 1 (GNU)."""
     from kshell.tools.text.textio import message, read_all

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Usage, parse, tool
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"alternative": ("a", NONE), "help": ("h", NONE), "longoptions": ("l", REQUIRED),
          "name": ("n", REQUIRED), "options": ("o", REQUIRED), "quiet": ("q", NONE),
@@ -81,7 +81,7 @@ def _longs(specs: list[str]) -> dict[str, int]:
 class _Params:
     """glibc getopt_long(_only) over the user's parameters, collecting output words and errors."""
 
-    def __init__(self, sh: Interp, name: str, optstring: str, longs: dict[str, int], *,
+    def __init__(self, sh: ToolContext, name: str, optstring: str, longs: dict[str, int], *,
                  long_only: bool, quiet: bool, quote: bool, csh: bool) -> None:
         self.sh, self.name, self.longs, self.long_only = sh, name, longs, long_only
         self.quiet, self.quote, self.csh = quiet, quote, csh
@@ -187,7 +187,7 @@ class _Params:
 
 
 @tool("getopt", usage_status=2)
-def getopt(sh: Interp, argv: list[str]) -> int:
+def getopt(sh: ToolContext, argv: list[str]) -> int:
     compatible = sh.get_param_or_none("GETOPT_COMPATIBLE") is not None
     if len(argv) == 1:
         if compatible:
@@ -229,7 +229,7 @@ def getopt(sh: Interp, argv: list[str]) -> int:
     return _emit(sh, params, rest, quiet_output="Q" in keys)
 
 
-def _emit(sh: Interp, params: _Params, args: list[str], *, quiet_output: bool) -> int:
+def _emit(sh: ToolContext, params: _Params, args: list[str], *, quiet_output: bool) -> int:
     operands = params.run(args)
     if not quiet_output:
         words = [*params.words, "--", *(params.word(a) for a in operands)]

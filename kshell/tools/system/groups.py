@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kfs.format import accounts
-from kshell.tools.options import NONE, parse, tool
+from kshell.core.options import NONE, parse, tool
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
 @tool("groups")
-def groups(sh: Interp, argv: list[str]) -> int:
+def groups(sh: ToolContext, argv: list[str]) -> int:
     opts, users = parse(argv, "", {"help": ("help", NONE), "version": ("version", NONE)})
     if opts:
         sh.out("Usage: groups [OPTION]... [USERNAME]...\n" if opts[0][0] == "help" else "groups (GNU coreutils) 9.1\n")

@@ -25,10 +25,10 @@ import re
 from typing import TYPE_CHECKING
 
 from kfs.format import accounts
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 SYSNAME = "Linux"
 RELEASE = "0.1.0-k"
@@ -38,12 +38,12 @@ DEFAULT_HOST = "komputer"
 _HELP = {"help": ("help", NONE), "version": ("version", NONE)}
 
 
-def node_name(sh: Interp) -> str:
+def node_name(sh: ToolContext) -> str:
     return sh.get_param_or_none("HOSTNAME") or DEFAULT_HOST
 
 
 @tool("whoami")
-def whoami(sh: Interp, argv: list[str]) -> int:
+def whoami(sh: ToolContext, argv: list[str]) -> int:
     _, operands = parse(argv, "", _HELP)
     if operands:
         raise Usage(f"extra operand '{operands[0]}'")
@@ -56,7 +56,7 @@ def whoami(sh: Interp, argv: list[str]) -> int:
 
 
 @tool("id")
-def id_(sh: Interp, argv: list[str]) -> int:
+def id_(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "ugGnrz", {"user": ("u", NONE), "group": ("g", NONE), "groups": ("G", NONE),
                                             "name": ("n", NONE), "real": ("r", NONE), "zero": ("z", NONE),
                                             **_HELP})
@@ -158,7 +158,7 @@ Description:
 
 
 @tool("hostname")
-def hostname(sh: Interp, argv: list[str]) -> int:
+def hostname(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, operands = parse(argv, "sf", {"short": ("s", NONE), "fqdn": ("f", NONE), "long": ("f", NONE),
                                             **_HELP})
@@ -185,7 +185,7 @@ _UNAME = {"all": ("a", NONE), "kernel-name": ("s", NONE), "nodename": ("n", NONE
 
 
 @tool("uname")
-def uname(sh: Interp, argv: list[str]) -> int:
+def uname(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "asnrvmpio", _UNAME)
     if operands:
         raise Usage(f"extra operand '{operands[0]}'")
@@ -210,7 +210,7 @@ def _omp(value: str | None) -> int:
 
 
 @tool("nproc")
-def nproc(sh: Interp, argv: list[str]) -> int:
+def nproc(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "", {"all": ("all", NONE), "ignore": ("ignore", REQUIRED), **_HELP})
     if operands:
         raise Usage(f"extra operand '{operands[0]}'")

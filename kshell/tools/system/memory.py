@@ -14,10 +14,10 @@ import contextlib
 import os
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 USAGE = """
 Usage:
@@ -143,7 +143,7 @@ def scale(n: int, power: int, base: int, human: bool) -> str:
 
 
 @tool("free")
-def free(sh: Interp, argv: list[str]) -> int:
+def free(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, operands = parse(argv, "bkmghltvs:c:wV", _LONG)
     except Usage as e:

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kfs.format import accounts
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.exec.jobcontrol import program_name as program  # the name ps shows, one rule for both
 from kshell.exec.jobs import Job, signal_number
-from kshell.tools.jobs import _program as program  # the name ps shows, one rule for both
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, translate
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"delimiter": ("d", REQUIRED), "list-name": ("l", NONE), "list-full": ("a", NONE), "inverse": ("v", NONE),
          "lightweight": ("w", NONE), "count": ("c", NONE), "full": ("f", NONE), "pgroup": ("g", REQUIRED),
@@ -96,7 +96,7 @@ class _Criteria(Exception):
     """A selection error: procps prints it with a `Try \\`prog --help'` line, status 2."""
 
 
-def _parse(sh: Interp, prog: str, args: list[str], short: str, long: dict) -> tuple[list, list] | None:
+def _parse(sh: ToolContext, prog: str, args: list[str], short: str, long: dict) -> tuple[list, list] | None:
     """The options, or None after printing a bad option's message and the usage (status 2)."""
     try:
         return parse(args, short, long)
@@ -105,7 +105,7 @@ def _parse(sh: Interp, prog: str, args: list[str], short: str, long: dict) -> tu
         return None
 
 
-def _criteria_failed(sh: Interp, prog: str, message: str) -> int:
+def _criteria_failed(sh: ToolContext, prog: str, message: str) -> int:
     sh.write_err(f"{prog}: {message}\nTry `{prog} --help' for more information.\n")
     return 2
 
@@ -121,7 +121,7 @@ class Process:
     job: Job | None  # the session's own job (signalled directly), else another session's process
 
 
-def processes(sh: Interp) -> list[Process]:
+def processes(sh: ToolContext) -> list[Process]:
     """The session's shell, its live jobs, and the agent's processes in its other sessions."""
     tab = sh.session.jobs
     rows = [Process(sh.session.pid, 1, "bash", "bash", None)]
@@ -134,7 +134,7 @@ def processes(sh: Interp) -> list[Process]:
     return sorted(rows, key=lambda p: p.pid)
 
 
-def _ids(sh: Interp, text: str, users: bool) -> set[int]:
+def _ids(sh: ToolContext, text: str, users: bool) -> set[int]:
     known = accounts(sh.fs.vfs.state)
     table = known.uids if users else known.gids
     out = set()
@@ -148,7 +148,7 @@ def _ids(sh: Interp, text: str, users: bool) -> set[int]:
     return out
 
 
-def _select(sh: Interp, prog: str, opts: list[tuple[str, str]], operands: list[str]) -> list[Process]:
+def _select(sh: ToolContext, prog: str, opts: list[tuple[str, str]], operands: list[str]) -> list[Process]:
     given = dict(opts)
     for key, flag in _UNSUPPORTED.items():
         if key in given:
@@ -192,7 +192,7 @@ def _select(sh: Interp, prog: str, opts: list[tuple[str, str]], operands: list[s
 
 
 @tool("pgrep", usage_status=2)
-def pgrep(sh: Interp, argv: list[str]) -> int:
+def pgrep(sh: ToolContext, argv: list[str]) -> int:
     parsed = _parse(sh, "pgrep", argv, "d:lavwcfg:G:inoO:P:s:t:u:U:xF:Lr:AhV", _LONG)
     if parsed is None:
         return 2
@@ -219,7 +219,7 @@ def pgrep(sh: Interp, argv: list[str]) -> int:
 
 
 @tool("pkill", usage_status=2)
-def pkill(sh: Interp, argv: list[str]) -> int:
+def pkill(sh: ToolContext, argv: list[str]) -> int:
     sig = 15
     args = list(argv)
     if len(args) > 1 and args[1].startswith("-") and len(args[1]) > 1:

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from kfs.format import accounts
 from kfs.kstate import quota as quotas
-from kshell.tools.options import NONE, Fail, Usage, parse, tool
+from kshell.core.options import NONE, Fail, Usage, parse, tool
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 DEVICE = "kfs"
 LONG = {"human-readable": ("s", NONE), "verbose": ("v", NONE), "quiet": ("q", NONE), "user": ("u", NONE),
@@ -24,7 +24,7 @@ LONG = {"human-readable": ("s", NONE), "verbose": ("v", NONE), "quiet": ("q", NO
 
 
 @tool("quota")
-def quota(sh: Interp, argv: list[str]) -> int:
+def quota(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "svqug", LONG)
     keys = {k for k, _ in opts}
     if "g" in keys:

@@ -11,11 +11,11 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from kshell.tools.clock import zone
-from kshell.tools.options import NONE, Usage, parse, tool
+from kshell.core.clock import zone
+from kshell.core.options import NONE, Usage, parse, tool
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 USAGE = """
 Usage:
@@ -49,7 +49,7 @@ def pretty(up: float) -> str:
 
 
 @tool("uptime")
-def uptime(sh: Interp, argv: list[str]) -> int:
+def uptime(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, operands = parse(argv, "phsV", _LONG)
     except Usage as e:

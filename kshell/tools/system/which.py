@@ -5,21 +5,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
-def _path_dirs(sh: Interp) -> list[str]:
+def _path_dirs(sh: ToolContext) -> list[str]:
     path = sh.get_param_or_none("PATH")
     return (path if path is not None else "/usr/local/bin:/usr/bin:/bin").split(":")
 
 
-def tool_dir(sh: Interp) -> str:
+def tool_dir(sh: ToolContext) -> str:
     """Where a K tool is reported to live: the first $PATH directory a GNU tool would be in."""
     dirs = _path_dirs(sh)
     return "/usr/bin" if "/usr/bin" in dirs else (dirs[0] or ".")
 
 
-def which(sh: Interp, argv: list[str]) -> int:
+def which(sh: ToolContext, argv: list[str]) -> int:
     show_all = False
     args = argv[1:]
     while args and args[0].startswith("-") and args[0] != "-":  # the script's getopts

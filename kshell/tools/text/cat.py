@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, parse, tool
+from kshell.core.options import NONE, parse, tool
 from kshell.tools.text.textio import Output, lines, message, open_chunks
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"show-all": ("A", NONE), "number-nonblank": ("b", NONE), "show-ends": ("E", NONE),
          "number": ("n", NONE), "squeeze-blank": ("s", NONE), "show-tabs": ("T", NONE),
@@ -33,7 +33,7 @@ _NONPRINT_TAB = re.compile(rb"[\x00-\x1f\x7f-\xff]")
 
 
 @tool("cat")
-def cat(sh: Interp, argv: list[str]) -> int:
+def cat(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "AbeEnstTuv", _LONG)
     flags = set()
     for key, _ in opts:

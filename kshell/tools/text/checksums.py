@@ -14,12 +14,12 @@ import hashlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.digest import _SUM_LONG, Hasher, _check, _check_modes, fixed_hasher, print_digests
 from kshell.tools.text.textio import Output, message, open_chunks
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _REVERSE = bytes(int(f"{b:08b}"[::-1], 2) for b in range(256))
 _ALGORITHMS = ("bsd", "sysv", "crc", "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "sm3")
@@ -78,7 +78,7 @@ def _legacy_line(algo: str, value: int, size: int, name: str | None) -> str:
     return text + (f" {name}" if name is not None else "") + "\n"
 
 
-def _legacy(sh: Interp, prog: str, algo: str, files: list[str], out: Output) -> int:
+def _legacy(sh: ToolContext, prog: str, algo: str, files: list[str], out: Output) -> int:
     """crc, bsd or sysv for every operand; the name is shown for operands given, not for
     standard input read by default."""
     fn = {"crc": crc, "bsd": bsd_sum, "sysv": sysv_sum}[algo]
@@ -163,7 +163,7 @@ def _algorithm(value: str) -> str:
 
 
 @tool("cksum")
-def cksum(sh: Interp, argv: list[str]) -> int:
+def cksum(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "a:l:cwz", _CKSUM_LONG)
     keys = {k for k, _ in opts}
     algo = "crc"
@@ -204,7 +204,7 @@ _B2_LONG = dict(_SUM_LONG, length=("l", REQUIRED))
 
 
 @tool("b2sum")
-def b2sum(sh: Interp, argv: list[str]) -> int:
+def b2sum(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "bctwzl:", _B2_LONG)
     keys = {k for k, _ in opts}
     bits: int | None = None
@@ -229,7 +229,7 @@ _SUMS_LONG = {"sysv": ("s", NONE), "help": ("help", NONE), "version": ("version"
 
 
 @tool("sum")
-def sum_(sh: Interp, argv: list[str]) -> int:
+def sum_(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "rs", _SUMS_LONG)
     algo = "bsd"
     for key, _ in opts:

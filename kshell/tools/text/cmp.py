@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Usage, parse
+from kshell.core.options import NONE, REQUIRED, Usage, parse
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"print-bytes": ("b", NONE), "ignore-initial": ("i", REQUIRED), "verbose": ("l", NONE),
          "bytes": ("n", REQUIRED), "quiet": ("s", NONE), "silent": ("s", NONE),
@@ -37,7 +37,7 @@ def _show(b: int) -> str:
     return prefix + chr(b)
 
 
-def cmp(sh: Interp, argv: list[str]) -> int:
+def cmp(sh: ToolContext, argv: list[str]) -> int:
     try:
         return _cmp(sh, argv)
     except Usage as e:
@@ -45,7 +45,7 @@ def cmp(sh: Interp, argv: list[str]) -> int:
         return 2
 
 
-def _cmp(sh: Interp, argv: list[str]) -> int:
+def _cmp(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "bi:ln:sv", _LONG)
     show_bytes = verbose = quiet = False
     limit: int | None = None

@@ -13,12 +13,12 @@ import re
 from typing import TYPE_CHECKING
 
 from kshell.exec import regexes
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, translate
 from kshell.tools.text.textio import message, read_all, split_lines
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"prefix": ("f", REQUIRED), "suffix-format": ("b", REQUIRED), "digits": ("n", REQUIRED),
          "keep-files": ("k", NONE), "quiet": ("s", NONE), "silent": ("s", NONE), "elide-empty-files": ("z", NONE),
@@ -68,7 +68,7 @@ def _patterns(operands: list[str]) -> list[_Pattern]:
 
 
 @tool("csplit")
-def csplit(sh: Interp, argv: list[str]) -> int:
+def csplit(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "f:b:n:ksz", _LONG)
     prefix, suffix, digits = "xx", None, 2
     keep = quiet = elide = False

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.text.textio import Output, blocks, message, open_chunks
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"bytes": ("b", REQUIRED), "characters": ("c", REQUIRED), "fields": ("f", REQUIRED),
          "delimiter": ("d", REQUIRED), "only-delimited": ("s", NONE),
@@ -63,7 +63,7 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 @tool("cut")
-def cut(sh: Interp, argv: list[str]) -> int:
+def cut(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "b:c:f:d:snz", _LONG)
     mode = None
     spec = ""

@@ -12,11 +12,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _B64_LONG = {"decode": ("d", NONE), "wrap": ("w", REQUIRED), "ignore-garbage": ("i", NONE),
              "help": ("help", NONE), "version": ("version", NONE)}
@@ -28,7 +28,7 @@ def _coder(name: str, encode: Callable[[bytes], bytes], decode: Callable[..., by
     outside `alphabet`); a bad input writes what decoded before it, as GNU does."""
 
     @tool(name)
-    def run(sh: Interp, argv: list[str]) -> int:
+    def run(sh: ToolContext, argv: list[str]) -> int:
         opts, files = parse(argv, "dw:i", _B64_LONG)
         decoding = garbage = False
         wrap = 76
@@ -116,7 +116,7 @@ def _summer(algo: str, tag: str) -> object:
     name = f"{algo}sum"
 
     @tool(name)
-    def run(sh: Interp, argv: list[str]) -> int:
+    def run(sh: ToolContext, argv: list[str]) -> int:
         opts, files = parse(argv, "bctwz", _SUM_LONG)
         keys = {k for k, _ in opts}
         if "help" in keys:
@@ -141,7 +141,7 @@ def fixed_hasher(algo: str) -> Callable[[str | None, int], Hasher | None]:
     return lambda tag, length: (lambda: hashlib.new(algo)) if length == size else None
 
 
-def print_digests(sh: Interp, name: str, files: list[str], new: Hasher, tag: str, keys: set[str],
+def print_digests(sh: ToolContext, name: str, files: list[str], new: Hasher, tag: str, keys: set[str],
                   out: Output) -> int:
     """One line per operand, `DIGEST  NAME` (`*NAME` with -b) or with --tag `TAG (NAME) = DIGEST`;
     a name with a backslash or newline is escaped and the line starts with a backslash."""
@@ -189,7 +189,7 @@ def _check_modes(keys: set[str], mode: list[str]) -> None:
             raise Usage(f"the --{option} option is meaningful only when verifying checksums")
 
 
-def _check(sh: Interp, name: str, files: list[str], keys: set[str], out: Output,
+def _check(sh: ToolContext, name: str, files: list[str], keys: set[str], out: Output,
            pick: Callable[[str | None, int], Hasher | None], label: str) -> int:
     """-c: verify every `DIGEST  NAME` or `TAG (NAME) = DIGEST` line of the listings. `pick`
     gives the hasher for a line's tag (None untagged) and digest length, None when the line

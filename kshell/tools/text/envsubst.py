@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, Fail, parse, tool
+from kshell.core.options import NONE, Fail, parse, tool
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"variables": ("v", NONE), "help": ("h", NONE), "version": ("V", NONE)}
 _REFERENCE = re.compile(rb"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
@@ -26,7 +26,7 @@ def _names(fmt: str) -> list[str]:
 
 
 @tool("envsubst")
-def envsubst(sh: Interp, argv: list[str]) -> int:
+def envsubst(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "vhV", _LONG)
     keys = {k for k, _ in opts}
     if "h" in keys:

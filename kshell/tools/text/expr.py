@@ -13,11 +13,11 @@ import re
 from typing import TYPE_CHECKING
 
 from kshell.exec import regexes
-from kshell.tools.options import Fail, Usage, tool
+from kshell.core.options import Fail, Usage, tool
 from kshell.tools.text.regex import RegexError, translate
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 INVALID = 2
 _INTEGER = re.compile(r"-?[0-9]+\Z")
@@ -253,7 +253,7 @@ def _colon(left: Value, right: Value) -> Value:
 
 
 @tool("expr", usage_status=INVALID)
-def expr(sh: Interp, argv: list[str]) -> int:
+def expr(sh: ToolContext, argv: list[str]) -> int:
     args = argv[1:]
     if len(args) == 1 and len(args[0]) > 2 and args[0].startswith("--"):
         if "--help".startswith(args[0]):

@@ -9,11 +9,11 @@ import re
 from collections import deque
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, Fail, Usage, parse, tool
+from kshell.core.options import NONE, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _HELP_LONG = {"help": ("help", NONE), "version": ("version", NONE)}
 _SMALL_PRIMES = [p for p in range(2, 1000) if all(p % d for d in range(2, int(p**0.5) + 1))]
@@ -101,7 +101,7 @@ def factorize(n: int, cancel) -> list[int]:
 
 
 @tool("factor")
-def factor(sh: Interp, argv: list[str]) -> int:
+def factor(sh: ToolContext, argv: list[str]) -> int:
     opts, numbers = parse(argv, "", _HELP_LONG)
     for key, _ in opts:
         if key == "help":
@@ -145,7 +145,7 @@ class _Item:
 
 
 @tool("tsort")
-def tsort(sh: Interp, argv: list[str]) -> int:
+def tsort(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "", _HELP_LONG)
     for key, _ in opts:
         if key == "help":
@@ -205,7 +205,7 @@ class _LoopSearch:
         self.order = order
         self.start: _Item | None = None
 
-    def walk(self, sh: Interp) -> bool:
+    def walk(self, sh: ToolContext) -> bool:
         """One walk; True while the search must walk again (no loop closed yet)."""
         for k in self.order:
             if k.count <= 0:
@@ -223,7 +223,7 @@ class _LoopSearch:
                 return False
         return self.start is not None
 
-    def _report(self, sh: Interp, k: _Item, i: int) -> None:
+    def _report(self, sh: ToolContext, k: _Item, i: int) -> None:
         node = self.start
         while node is not None:
             nxt = node.link

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Fail, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, parse, tool
 from kshell.tools.text.textio import Output, message, read_all, split_lines
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"crown-margin": ("c", NONE), "prefix": ("p", REQUIRED), "split-only": ("s", NONE),
          "tagged-paragraph": ("t", NONE), "uniform-spacing": ("u", NONE), "width": ("w", REQUIRED),
@@ -116,7 +116,7 @@ def _fill(words: list[_Word], first: int, other: int, width: int, goal: int) -> 
 
 
 @tool("fmt")
-def fmt(sh: Interp, argv: list[str]) -> int:
+def fmt(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "cp:stuw:g:", _LONG, digits="w")
     width, goal_given, split_only, uniform, prefix = 75, None, False, False, b""
     margin = ""

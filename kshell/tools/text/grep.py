@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices, regexes
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, check_class_syntax, translate
 from kshell.tools.text.textio import READ_SIZE, Output, blocks, message, open_chunks, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {
     "regexp": ("e", REQUIRED), "file": ("f", REQUIRED), "ignore-case": ("i", NONE),
@@ -92,7 +92,7 @@ def _num(value: str, what: str) -> int:
     return n
 
 
-def _config(sh: Interp, argv: list[str]) -> tuple[_Cfg, list[str]]:
+def _config(sh: ToolContext, argv: list[str]) -> tuple[_Cfg, list[str]]:
     opts, operands = parse(argv, _SHORT, _LONG, digits="C")
     cfg = _Cfg()
     files_patterns: list[str] = []
@@ -231,7 +231,7 @@ class _Matcher:
     locate: Callable[[bytes, int], tuple[int, int] | None] | None
 
 
-def _compile(cfg: _Cfg, sh: Interp) -> _Matcher:
+def _compile(cfg: _Cfg, sh: ToolContext) -> _Matcher:
     flags = re.IGNORECASE if cfg.icase else 0
     pats = [p.encode("utf-8", "surrogateescape").decode("latin-1") for p in cfg.patterns]
     if cfg.syntax == "F":
@@ -293,7 +293,7 @@ def _compile(cfg: _Cfg, sh: Interp) -> _Matcher:
 
 
 @tool("grep", usage_status=2, usage="Usage: grep [OPTION]... PATTERNS [FILE]...")
-def grep(sh: Interp, argv: list[str]) -> int:
+def grep(sh: ToolContext, argv: list[str]) -> int:
     try:
         cfg, operands = _config(sh, argv)
     except _Help:
@@ -329,7 +329,7 @@ class _Stop(Exception):
 
 
 class _Run:
-    def __init__(self, sh: Interp, cfg: _Cfg, matcher: _Matcher) -> None:
+    def __init__(self, sh: ToolContext, cfg: _Cfg, matcher: _Matcher) -> None:
         self.sh = sh
         self.cfg = cfg
         self.search = matcher.search
@@ -640,9 +640,9 @@ class _Run:
                 self.out.write(b"".join(parts))
 
 
-def egrep(sh: Interp, argv: list[str]) -> int:
+def egrep(sh: ToolContext, argv: list[str]) -> int:
     return grep(sh, ["grep", "-E", *argv[1:]])
 
 
-def fgrep(sh: Interp, argv: list[str]) -> int:
+def fgrep(sh: ToolContext, argv: list[str]) -> int:
     return grep(sh, ["grep", "-F", *argv[1:]])

@@ -10,13 +10,13 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, parse, parse_size, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, parse, parse_size, tool
 from kshell.tools.quoting import locale_quote, shell_quote
 from kshell.tools.text.textio import Output, message, open_chunks
 
 if TYPE_CHECKING:
     from kfs.vfs.vfs import FileHandle
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _HEAD_LONG = {"lines": ("n", REQUIRED), "bytes": ("c", REQUIRED), "quiet": ("q", NONE),
               "silent": ("q", NONE), "verbose": ("v", NONE), "zero-terminated": ("z", NONE),
@@ -79,7 +79,7 @@ def _common(tool_name: str, argv: list[str], short: str, long: dict):
 
 
 @tool("head")
-def head(sh: Interp, argv: list[str]) -> int:
+def head(sh: ToolContext, argv: list[str]) -> int:
     parsed = _common("head", argv, "n:c:qvz", _HEAD_LONG)
     if parsed is None:
         sh.out(b"Usage: head [OPTION]... [FILE]...\n")
@@ -159,7 +159,7 @@ def _head_all_but(chunks, mode: str, count: int, sep: bytes, out: Output) -> Non
 
 
 @tool("tail")
-def tail(sh: Interp, argv: list[str]) -> int:
+def tail(sh: ToolContext, argv: list[str]) -> int:
     parsed = _common("tail", argv, "n:c:qvzfFs:", _TAIL_LONG)
     if parsed is None:
         sh.out(b"Usage: tail [OPTION]... [FILE]...\n")
@@ -210,7 +210,7 @@ def tail(sh: Interp, argv: list[str]) -> int:
     return status
 
 
-def _open_file(sh: Interp, name: str) -> FileHandle | None:
+def _open_file(sh: ToolContext, name: str) -> FileHandle | None:
     """A VFS file to seek in, or None for a FIFO, which is read as a stream (by open_chunks)."""
     try:
         return sh.fs.open(name)
@@ -332,7 +332,7 @@ def _trim(held: bytearray, mode: str, count: int, sep: bytes) -> None:
     del held[: i + 1]
 
 
-def _follow(sh: Interp, followed: list, out: Output, header: _Headers, interval: float) -> None:
+def _follow(sh: ToolContext, followed: list, out: Output, header: _Headers, interval: float) -> None:
     """Poll each file for growth until the command is cancelled (tail -f never ends itself)."""
     cancel = sh.session.cancel
     last = followed[-1][0]

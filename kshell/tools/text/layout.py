@@ -7,15 +7,15 @@ import re
 from typing import TYPE_CHECKING
 
 from kshell.exec import regexes
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, translate
 from kshell.tools.text.textio import Output, lines, message, open_chunks, read_all, split_lines
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
-def _each_line(sh: Interp, prog: str, files: list[str], out: Output):
+def _each_line(sh: ToolContext, prog: str, files: list[str], out: Output):
     """Lines of every operand in turn (with terminators); errors reported as `prog: f: msg`."""
     state = {"status": 0}
 
@@ -65,7 +65,7 @@ def _number(value: str, what: str, low: int = 0) -> int:
 
 
 @tool("nl")
-def nl(sh: Interp, argv: list[str]) -> int:
+def nl(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "b:h:f:n:w:s:v:i:d:l:p", _NL_LONG)
     styles = {"h": "n", "b": "t", "f": "n"}
     fmt, width, sep, start, incr, delim, blank_join, renumber = "rn", 6, b"\t", 1, 1, b"\\:", 1, True
@@ -146,7 +146,7 @@ _FOLD_LONG = {"bytes": ("b", NONE), "characters": ("c", NONE), "spaces": ("s", N
 
 
 @tool("fold")
-def fold(sh: Interp, argv: list[str]) -> int:
+def fold(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "bcsw:", _FOLD_LONG, digits="w")
     width, count_bytes, spaces = 80, False, False
     for key, value in opts:
@@ -238,7 +238,7 @@ def _tabstops(specs: list[str]) -> list[int]:
 
 
 @tool("expand")
-def expand(sh: Interp, argv: list[str]) -> int:
+def expand(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "it:0::1::2::3::4::5::6::7::8::9::", _EXPAND_LONG)
     initial = False
     specs: list[str] = []
@@ -285,7 +285,7 @@ _COLUMN_LONG = {"table": ("t", NONE), "separator": ("s", REQUIRED), "output-sepa
 
 
 @tool("column")
-def column(sh: Interp, argv: list[str]) -> int:
+def column(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "ts:o:c:xV", _COLUMN_LONG)
     table = fillrows = False
     seps = " \t"

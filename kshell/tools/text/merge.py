@@ -7,14 +7,14 @@ from __future__ import annotations
 import errno
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all, split_lines
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
-def _read(sh: Interp, prog: str, name: str, stdin_cache: dict) -> bytes:
+def _read(sh: ToolContext, prog: str, name: str, stdin_cache: dict) -> bytes:
     if name == "-":
         if "data" not in stdin_cache:
             stdin_cache["data"] = read_all(sh, "-")
@@ -54,7 +54,7 @@ def _delims(text: str) -> list[bytes]:
 
 
 @tool("paste")
-def paste(sh: Interp, argv: list[str]) -> int:
+def paste(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "d:sz", _PASTE_LONG)
     delims = [b"\t"]
     serial = False
@@ -136,7 +136,7 @@ _COMM_LONG = {"check-order": ("check", NONE), "nocheck-order": ("nocheck", NONE)
 
 
 @tool("comm")
-def comm(sh: Interp, argv: list[str]) -> int:
+def comm(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "123z", _COMM_LONG)
     hide = set()
     check = None
@@ -253,7 +253,7 @@ def _field_number(text: str) -> int:
 
 
 @tool("join")
-def join(sh: Interp, argv: list[str]) -> int:
+def join(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "1:2:j:t:a:v:e:o:iz", _JOIN_LONG)
     keys = [0, 0]
     tab: bytes | None = None

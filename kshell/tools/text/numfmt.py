@@ -13,11 +13,11 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, lines, message, open_chunks
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"from": ("from", REQUIRED), "from-unit": ("from-unit", REQUIRED), "to": ("to", REQUIRED),
          "to-unit": ("to-unit", REQUIRED), "round": ("round", REQUIRED), "suffix": ("suffix", REQUIRED),
@@ -170,7 +170,7 @@ def _parse_format(fmt: str, conv: _Numfmt) -> None:
 
 
 @tool("numfmt")
-def numfmt(sh: Interp, argv: list[str]) -> int:
+def numfmt(sh: ToolContext, argv: list[str]) -> int:
     opts, numbers = parse(argv, "d:z", _LONG)
     conv = _Numfmt()
     fields: list[tuple[int, int]] = [(1, 1)]

@@ -9,12 +9,12 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from kshell.tools.clock import zone
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, parse, tool
+from kshell.core.clock import zone
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, parse, tool
 from kshell.tools.text.textio import Output, message, read_all, split_lines
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"header": ("h", REQUIRED), "length": ("l", REQUIRED), "width": ("w", REQUIRED),
          "omit-header": ("t", NONE), "number-lines": ("n", OPTIONAL), "merge": ("m", NONE),
@@ -57,7 +57,7 @@ def _number(value: str, option: str, what: str) -> int:
 
 
 @tool("pr")
-def pr(sh: Interp, argv: list[str]) -> int:
+def pr(sh: ToolContext, argv: list[str]) -> int:
     args = [("--columns=" + a[1:]) if re.fullmatch(r"-\d+", a) else a for a in argv]
     opts, files = parse(args, "h:l:w:tn::m", _LONG)
     header: str | None = None

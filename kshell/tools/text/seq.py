@@ -6,11 +6,11 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Usage, parse, tool
 from kshell.tools.text.textio import Output
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"separator": ("s", REQUIRED), "format": ("f", REQUIRED), "equal-width": ("w", NONE),
          "help": ("help", NONE), "version": ("version", NONE)}
@@ -35,7 +35,7 @@ def _places(text: str) -> int:
 
 
 @tool("seq")
-def seq(sh: Interp, argv: list[str]) -> int:
+def seq(sh: ToolContext, argv: list[str]) -> int:
     args = list(argv)
     # negative numbers are operands, not options
     marked = [("\0" + a) if re.match(r"-\.?\d", a) else a for a in args]

@@ -12,13 +12,13 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, read_all
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"echo": ("e", NONE), "input-range": ("i", REQUIRED), "head-count": ("n", REQUIRED),
          "output": ("o", REQUIRED), "random-source": ("random-source", REQUIRED), "repeat": ("r", NONE),
@@ -73,7 +73,7 @@ def _urandom() -> Iterator[bytes]:
 
 
 @tool("shuf")
-def shuf(sh: Interp, argv: list[str]) -> int:
+def shuf(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "ei:n:o:rz", _LONG)
     echo = repeat = False
     span: tuple[int, int] | None = None

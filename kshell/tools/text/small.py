@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from kshell.exec import devices, regexes
 from kshell.exec.streams import Cancel
 from kshell.limits import LimitExceeded
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.regex import RegexError, translate
 from kshell.tools.text.textio import Output, message, read_all
 

@@ -11,13 +11,13 @@ from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, split_lines
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"ignore-leading-blanks": ("b", NONE), "dictionary-order": ("d", NONE),
          "ignore-case": ("f", NONE), "general-numeric-sort": ("g", NONE),
@@ -284,7 +284,7 @@ class _Rev:
 
 
 @tool("sort", usage_status=2)
-def sort(sh: Interp, argv: list[str]) -> int:
+def sort(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "bdfghiMnRrVc::CmsuzS:T:k:o:t:", _LONG)
     global_opts = ""
     keys_spec: list[str] = []
@@ -448,7 +448,7 @@ def sort(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
-def _check(sh: Interp, lines: list[bytes], keyfn, reverse: bool, unique: bool, stable: bool,
+def _check(sh: ToolContext, lines: list[bytes], keyfn, reverse: bool, unique: bool, stable: bool,
            mode: str, name: str) -> int:
     def full(line: bytes):
         if keyfn is None:

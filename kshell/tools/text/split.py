@@ -8,11 +8,11 @@ import itertools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, parse_size, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, parse_size, tool
 from kshell.tools.text.textio import message, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"lines": ("l", REQUIRED), "bytes": ("b", REQUIRED), "number": ("n", REQUIRED),
          "numeric-suffixes": ("d", OPTIONAL), "hex-suffixes": ("x", OPTIONAL),
@@ -44,7 +44,7 @@ def _count(text: str, what: str) -> int:
 
 
 @tool("split")
-def split(sh: Interp, argv: list[str]) -> int:
+def split(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "l:b:n:d::x::a:e", _LONG)
     mode, amount = "l", 1000
     alphabet = "abcdefghijklmnopqrstuvwxyz"

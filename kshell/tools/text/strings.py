@@ -11,11 +11,11 @@ import errno
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"all": ("a", NONE), "data": ("d", NONE), "print-file-name": ("f", NONE), "bytes": ("n", REQUIRED),
          "radix": ("t", REQUIRED), "include-all-whitespace": ("w", NONE), "encoding": ("e", REQUIRED),
@@ -49,7 +49,7 @@ _RADIX = {"d": "%7d ", "o": "%7o ", "x": "%7x "}
 
 
 @tool("strings")
-def strings(sh: Interp, argv: list[str]) -> int:
+def strings(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, files = parse(argv, "adfn:t:woe:s:hvV0::1::2::3::4::5::6::7::8::9::", _LONG)
     except Usage as e:  # getopt's complaint, then the usage text

@@ -7,18 +7,18 @@ from typing import TYPE_CHECKING
 
 from kshell.exec import devices
 from kshell.exec.streams import FileWriter
-from kshell.tools.options import NONE, OPTIONAL, parse, tool
+from kshell.core.options import NONE, OPTIONAL, parse, tool
 from kshell.tools.text.textio import message, open_chunks
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"append": ("a", NONE), "ignore-interrupts": ("i", NONE),
          "output-error": ("p", OPTIONAL), "help": ("help", NONE), "version": ("version", NONE)}
 
 
 @tool("tee")
-def tee(sh: Interp, argv: list[str]) -> int:
+def tee(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "aip", _LONG)
     append = False
     for key, _ in opts:

@@ -17,7 +17,7 @@ from kshell.exec import devices, fifos
 from kshell.exec.streams import FileReader, InStream, Stream
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 READ_SIZE = 1 << 20
 FLUSH_SIZE = 1 << 16
@@ -32,7 +32,7 @@ class Output:
 
     __slots__ = ("sh", "parts", "size", "stream")
 
-    def __init__(self, sh: Interp) -> None:
+    def __init__(self, sh: ToolContext) -> None:
         self.sh = sh
         self.parts: list[bytes] = []
         self.size = 0
@@ -60,7 +60,7 @@ def is_stdin(name: str) -> bool:
     return name == "-"
 
 
-def open_chunks(sh: Interp, name: str, size: int = READ_SIZE) -> Iterator[bytes]:
+def open_chunks(sh: ToolContext, name: str, size: int = READ_SIZE) -> Iterator[bytes]:
     """The chunks of an operand. Opening errors are raised by this call, read errors (a
     directory: EISDIR) by the iteration."""
     cancel = sh.session.cancel
@@ -74,7 +74,7 @@ def open_chunks(sh: Interp, name: str, size: int = READ_SIZE) -> Iterator[bytes]
     return _file_chunks(handle, size, cancel)
 
 
-def open_stream(sh: Interp, name: str) -> tuple[InStream, bool]:
+def open_stream(sh: ToolContext, name: str) -> tuple[InStream, bool]:
     """An operand as a stream read on demand, and whether the caller closes it (not standard
     input or a device, which belong to their descriptors). A VFS file is a FileReader, which
     seeks (tools that lseek their input: xxd -s, hexdump -s)."""
@@ -87,7 +87,7 @@ def open_stream(sh: Interp, name: str) -> tuple[InStream, bool]:
         return fifos.open_special(sh, name, os.O_RDONLY, e), True
 
 
-def _shared_input(sh: Interp, name: str) -> Stream | None:
+def _shared_input(sh: ToolContext, name: str) -> Stream | None:
     """Standard input for `-`, the stream of a device path, else None."""
     stream = sh.fds.get(0) if name == "-" else devices.open_stream(name, sh.fds)
     if stream is None and name != "-":
@@ -127,7 +127,7 @@ def _file_chunks(handle, size: int, cancel) -> Iterator[bytes]:
         handle.close()
 
 
-def read_all(sh: Interp, name: str) -> bytes:
+def read_all(sh: ToolContext, name: str) -> bytes:
     """The whole content of an operand (for tools that must see all input before writing)."""
     if name != "-":
         return devices.read_file(sh, name)

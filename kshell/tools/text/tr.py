@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, Fail, Usage, parse, tool
+from kshell.core.options import NONE, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, open_chunks
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"complement": ("c", NONE), "delete": ("d", NONE), "squeeze-repeats": ("s", NONE),
          "truncate-set1": ("t", NONE), "help": ("help", NONE), "version": ("version", NONE)}
@@ -116,7 +116,7 @@ def _parse_set(text: str, second: bool) -> _Set:
 
 
 @tool("tr")
-def tr(sh: Interp, argv: list[str]) -> int:
+def tr(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "cCdst", _LONG)
     comp = delete = squeeze = trunc = False
     for key, _ in opts:

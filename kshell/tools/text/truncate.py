@@ -11,11 +11,11 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import message
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"no-create": ("c", NONE), "io-blocks": ("o", NONE), "reference": ("r", REQUIRED),
          "size": ("s", REQUIRED), "help": ("help", NONE), "version": ("version", NONE)}
@@ -72,7 +72,7 @@ def _new_size(mode: str, size: int, current: int) -> int:
 
 
 @tool("truncate")
-def truncate(sh: Interp, argv: list[str]) -> int:
+def truncate(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "cor:s:", _LONG)
     no_create = blocks = False
     reference: str | None = None

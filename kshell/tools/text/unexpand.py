@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.tools.options import NONE, REQUIRED, parse, tool
+from kshell.core.options import NONE, REQUIRED, parse, tool
 from kshell.tools.text.layout import _each_line, _tabstops
 from kshell.tools.text.textio import Output
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"all": ("a", NONE), "first-only": ("first-only", NONE), "tabs": ("t", REQUIRED),
          "help": ("help", NONE), "version": ("version", NONE)}
@@ -76,7 +76,7 @@ def unexpand_line(line: bytes, stops: list[int], every: bool) -> bytes:
 
 
 @tool("unexpand")
-def unexpand(sh: Interp, argv: list[str]) -> int:
+def unexpand(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "at:0::1::2::3::4::5::6::7::8::9::", _LONG)
     every = first_only = False
     specs: list[str] = []

@@ -8,14 +8,14 @@ from operator import ne, sub
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.quoting import locale_quote
 from kshell.tools.text.textio import Output, blocks, message, open_chunks
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"count": ("c", NONE), "repeated": ("d", NONE), "all-repeated": ("D", OPTIONAL),
          "unique": ("u", NONE), "ignore-case": ("i", NONE), "skip-fields": ("f", REQUIRED),
@@ -32,7 +32,7 @@ def _int(value: str, what: str) -> int:
 
 
 @tool("uniq")
-def uniq(sh: Interp, argv: list[str]) -> int:
+def uniq(sh: ToolContext, argv: list[str]) -> int:
     opts, operands = parse(argv, "cdDuif:s:w:z", _LONG, digits="f")
     count = repeated = unique = icase = zero = False
     all_rep = None
@@ -155,7 +155,7 @@ def uniq(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
-def _runs(sh: Interp, chunks: Iterator[bytes], sep: bytes, keyof: Callable[[bytes], bytes] | None,
+def _runs(sh: ToolContext, chunks: Iterator[bytes], sep: bytes, keyof: Callable[[bytes], bytes] | None,
           count: bool, repeated: bool, unique: bool, src: str, out: Output | None,
           target: str) -> int:
     """uniq without -D/--group: one line per run of equal (keyed) lines, found a block at a

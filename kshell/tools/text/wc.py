@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
-from kshell.tools.options import NONE, REQUIRED, Fail, parse, tool
+from kshell.core.options import NONE, REQUIRED, Fail, parse, tool
 from kshell.tools.text.textio import Output, message, open_chunks, read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"lines": ("l", NONE), "words": ("w", NONE), "bytes": ("c", NONE), "chars": ("m", NONE),
          "max-line-length": ("L", NONE), "files0-from": ("files0", REQUIRED),
@@ -51,7 +51,7 @@ def _width(line: bytes) -> int:
 
 
 @tool("wc")
-def wc(sh: Interp, argv: list[str]) -> int:
+def wc(sh: ToolContext, argv: list[str]) -> int:
     opts, files = parse(argv, "lwcmL", _LONG)
     want = set()
     files0 = None

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from kshell.core.variables import EXPORT, Var
 from kshell.exec.streams import NullStream, Stream
 from kshell.exec.system import PROGRAM_BUILTINS
-from kshell.tools.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import message, open_chunks, read_all
 
 if TYPE_CHECKING:

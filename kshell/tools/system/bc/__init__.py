@@ -16,13 +16,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kshell.exec import devices
-from kshell.tools.options import NONE, Usage, parse, tool
+from kshell.core.options import NONE, Usage, parse, tool
 from kshell.tools.system.bc.machine import Machine
 from kshell.tools.system.bc.mathlib import MATHLIB
 from kshell.tools.text.textio import read_all
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 _LONG = {"mathlib": ("l", NONE), "quiet": ("q", NONE), "standard": ("s", NONE), "warn": ("w", NONE),
          "interactive": ("i", NONE), "help": ("h", NONE), "version": ("v", NONE)}
@@ -39,7 +39,7 @@ usage: bc [options] [file ...]
 
 
 @tool("bc")
-def bc(sh: Interp, argv: list[str]) -> int:
+def bc(sh: ToolContext, argv: list[str]) -> int:
     try:
         opts, files = parse(argv, "lqswihv", _LONG)
     except Usage as e:

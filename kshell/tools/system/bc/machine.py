@@ -11,7 +11,7 @@ from kshell.tools.system.bc.numbers import BcError, Num
 from kshell.tools.system.bc.parser import Func, Parser, Quit, SyntaxErr, tokenize
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 
 class _Break(Exception):
@@ -49,7 +49,7 @@ def escapes(text: str) -> str:
 class Machine:
     """bc's state and its evaluation."""
 
-    def __init__(self, sh: Interp) -> None:
+    def __init__(self, sh: ToolContext) -> None:
         self.sh = sh
         self.vars: dict[str, Num] = {}
         self.arrays: dict[str, dict[int, Num]] = {}

@@ -18,7 +18,7 @@ from typing import Any
 
 from kfs.drives.python import Unserved
 from kfs.runtime.drives import Drive
-from kshell.tools.image_code import HandlerFailed, bounded, loader
+from kshell.image.code import HandlerFailed, bounded, loader
 
 MOUNT_TIMEOUT = 30.0  # seconds a drive's mount (connecting, warming caches) or unmount may take
 log = logging.getLogger("kshell.drives")

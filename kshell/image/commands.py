@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kfs.vfs.policy import WritePolicy, stricter
 from kshell.exec.streams import BufferSink, BytesSource
-from kshell.tools.image_code import HandlerFailed, loader
+from kshell.image.code import HandlerFailed, loader
 
 if TYPE_CHECKING:
+    from kshell.core.context import ToolContext
     from kshell.exec.interp import Interp
 
 OUTPUT_LIMIT = 64 << 20  # what ctx.exec collects of a script's output
@@ -36,9 +37,10 @@ class ExecResult(NamedTuple):
 
 
 class Context:
-    """What a command handler is given (module docstring)."""
+    """What a command handler is given (module docstring): the tools' contract
+    (kshell.core.context.ToolContext) in the handler's words, and nothing more of the shell."""
 
-    def __init__(self, sh: Interp, argv: list[str], agent: str, secret: Callable[[str], str]) -> None:
+    def __init__(self, sh: ToolContext, argv: list[str], agent: str, secret: Callable[[str], str]) -> None:
         self.name = argv[0]
         self.args = argv[1:]
         self.agent = agent
@@ -65,10 +67,8 @@ class Context:
 
     def exec(self, script: str, input: bytes = b"") -> ExecResult:  # noqa: A002 - ctx.exec(script, input=...)
         """Run shell work as the agent would (a subshell of its shell), its output collected."""
-        child = self._sh.fork()
         out, err = BufferSink(OUTPUT_LIMIT), BufferSink(OUTPUT_LIMIT)
-        child.fds = {0: BytesSource(input), 1: out, 2: err}
-        status = child.run_subshell(lambda: child.run_string(script, self.name))
+        status = self._sh.run_script(script, self.name, {0: BytesSource(input), 1: out, 2: err})
         return ExecResult(bytes(out.data), bytes(err.data), status)
 
     def secret(self, name: str) -> str:
@@ -76,7 +76,7 @@ class Context:
 
 
 def _python_command(name: str, load: Callable[[], Any], agent: str, secret: Callable[[str], str]) -> Any:
-    def run(sh: Interp, argv: list[str]) -> int:
+    def run(sh: ToolContext, argv: list[str]) -> int:
         try:
             status = load()(Context(sh, argv, agent, secret))
         except Exception as e:  # noqa: BLE001 - the handler's failure is the command's

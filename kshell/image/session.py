@@ -9,8 +9,8 @@ from typing import Any
 
 from kfs.kstate import KState
 from kfs.runtime import image, secrets
-from kshell.tools.image_commands import image_commands
-from kshell.tools.net.image_hosts import image_hosts
+from kshell.image.commands import image_commands
+from kshell.image.hosts import image_hosts
 
 
 def image_network(record: dict[str, Any] | None, agent: str) -> bool | list[str]:

@@ -1,8 +1,11 @@
-"""GNU getopt_long for every tool: clustered short options, `-nVALUE`, long options with
-unique-prefix abbreviation and `=VALUE`, permutation of operands, `--`; glibc's messages.
+"""The one option parser of the shell's commands, declared by a spec string: GNU getopt_long
+for the tools (clustered short options, `-nVALUE`, long options with unique-prefix
+abbreviation and `=VALUE`, permutation of operands, `--`; glibc's messages), and bash's
+internal_getopt for the builtins (`bash=True`: no long options and no permutation, `;` after a
+letter an argument from the rest of the word only, bash's messages; kshell.builtins.getopt).
 
 `parse` returns ([(key, value)], operands) in command-line order: a flag's value is "", an
-optional argument left out is None, so `dict(opts)` maps each key to its last value.
+optional argument left out is None (bash style: ""), so `dict(opts)` maps each key to its last value.
 A usage error raises `Usage`; `tool()` turns it into `CMD: message` + `Try 'CMD --help' ...`
 and the tool's usage status, as the real tools do.
 """
@@ -15,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kshell.exec.interp import Interp
+    from kshell.core.context import ToolContext
 
 NONE, REQUIRED, OPTIONAL = 0, 1, 2
 
@@ -54,10 +57,15 @@ def _short_table(short: str) -> dict[str, int]:
 
 
 def parse(argv: list[str], short: str, long: dict[str, tuple[str, int]] | None = None, *,
-          permute: bool = True, digits: str | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+          permute: bool = True, digits: str | None = None,
+          bash: bool = False) -> tuple[list[tuple[str, str]], list[str]]:
     """Split argv[1:] into ([(key, value)], operands). Short keys are the option letter; long
     options map to the key given in `long` (name -> (key, NONE|REQUIRED|OPTIONAL)). `digits`
-    names the key that `-5` (an obsolete numeric option) sets."""
+    names the key that `-5` (an obsolete numeric option) sets. `bash`: a builtin's options, as
+    bash's internal_getopt reads them (`;` in `short` for an argument from the rest of the
+    word only, `--x` a cluster of `-` and `x`, operands from the first one on, bash's words)."""
+    if bash:
+        short, permute = short.replace(";", "::"), False
     shorts = _short_table(short)
     longs = long or {}
     opts: list[tuple[str, str]] = []
@@ -71,7 +79,7 @@ def parse(argv: list[str], short: str, long: dict[str, tuple[str, int]] | None =
         if arg == "--":
             operands.extend(args[i:])
             break
-        if arg.startswith("--"):
+        if arg.startswith("--") and not bash:
             name, eq, value = arg[2:].partition("=")
             if name in longs:
                 full = name
@@ -104,7 +112,7 @@ def parse(argv: list[str], short: str, long: dict[str, tuple[str, int]] | None =
                 j += 1
                 mode = shorts.get(c)
                 if mode is None:
-                    raise Usage(f"invalid option -- '{c}'")
+                    raise Usage(f"-{c}: invalid option" if bash else f"invalid option -- '{c}'")
                 if mode == NONE:
                     opts.append((c, ""))
                     continue
@@ -112,11 +120,12 @@ def parse(argv: list[str], short: str, long: dict[str, tuple[str, int]] | None =
                     opts.append((c, arg[j:]))
                 elif mode == REQUIRED:
                     if i >= n:
-                        raise Usage(f"option requires an argument -- '{c}'")
+                        raise Usage(f"-{c}: option requires an argument" if bash
+                                    else f"option requires an argument -- '{c}'")
                     opts.append((c, args[i]))
                     i += 1
                 else:
-                    opts.append((c, None))  # type: ignore[arg-type]
+                    opts.append((c, "" if bash else None))  # type: ignore[arg-type]
                 break
             continue
         operands.append(arg)
@@ -129,9 +138,9 @@ def parse(argv: list[str], short: str, long: dict[str, tuple[str, int]] | None =
 def tool(name: str, usage_status: int = 1, usage: str = "") -> Callable:
     """Wrap a tool body: `Usage` and `Fail` become GNU's messages and statuses."""
 
-    def wrap(fn: Callable[[Interp, list[str]], int]) -> Callable[[Interp, list[str]], int]:
+    def wrap(fn: Callable[[ToolContext, list[str]], int]) -> Callable[[ToolContext, list[str]], int]:
         @functools.wraps(fn)
-        def run(sh: Interp, argv: list[str]) -> int:
+        def run(sh: ToolContext, argv: list[str]) -> int:
             try:
                 return fn(sh, argv)
             except Usage as e:

@@ -1,7 +1,7 @@
 """The virtual hosts of the image in force (kfs.runtime.image), as a session's HostTable serves
 them: static files, JSON values, texts and redirects by path, and a Python handler for the
 rest. Handlers are the image's own Python, loaded from the files stored with its version (the
-folder it was applied from may be gone: kshell.tools.image_code).
+folder it was applied from may be gone: kshell.image.code).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import mimetypes
 from collections.abc import Callable
 from typing import Any
 
-from kshell.tools.image_code import HandlerFailed, bounded, loader
+from kshell.image.code import HandlerFailed, bounded, loader
 from kshell.tools.net.hosts import FetchError, Request, Response
 
 HANDLER_TIMEOUT = 30.0  # seconds a handler may take when curl sets no --max-time
