@@ -24,12 +24,19 @@ import json
 import re
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
 from kfs.runtime.procs import owner_alive, owner_id
+
+# Who waits for a person's decision on a write an `ask` rule matches, for the task that makes
+# the call (the thread doing it sees the task's value): `waiter(NeedsApproval) -> allowed`. None:
+# nobody here can wait, and the write is refused at once (kshell.agent's file tools set one;
+# kshell.sdk.fs's views read it).
+WAITER: ContextVar[Callable[[Any], bool] | None] = ContextVar("kshell_fs_waiter", default=None)
 
 PREFIX = b"approval/"
 OPEN_PREFIX = b"approval-open/"  # + id -> b"": the approvals not yet applied or withdrawn (few: cheap to scan)

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kfs.agents import LeaseHeld
+from kfs.runtime.approvals import WAITER
 from kshell.agent.errors import ToolExecutionError
 from kshell.agent.messages import ToolSpec
-from kshell.sdk.fs import WAITER
 
 if TYPE_CHECKING:
     from kshell.sdk import AgentSession, ExecResult

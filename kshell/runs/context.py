@@ -184,11 +184,25 @@ def create_run_context(config: str | dict[str, Any], prompt: str, sandbox_path: 
     return ctx
 
 
+def effective_system_prompt(ctx: RunContext) -> str:
+    """The configuration's system prompt and the run's own lines: where to work and what to hand in."""
+    lines = [ctx.config.get("system", "").rstrip(), ""] if ctx.config.get("system", "").strip() else []
+    lines += [
+        f"You work in the run {ctx.record['run_id']}. Your working directory is {ctx.workspace}.",
+        f"Write only under {ctx.workspace} (your work) and {ctx.deliverables} (what you hand in): "
+        "K refuses every other write.",
+    ]
+    wanted = ctx.config.get("deliverables") or []
+    if wanted:
+        lines.append("Required deliverables, under deliverables/: " + ", ".join(wanted) + ".")
+    if not ctx.config.get("delete"):
+        lines.append("Do not delete files: a deletion sends the run to review.")
+    return "\n".join(lines) + "\n"
+
+
 def _lay_out(ctx: RunContext, fs: PathFS, ids: dict[str, str]) -> None:
     """The run's directory, in a fixed order, run.json first (pending) and the index last (a
     run not in the index was never made whole: `runs list` does not show it)."""
-    from kshell.runs.guards import effective_system_prompt
-
     created = now_iso()
     with ctx.state.read() as txn:  # K's receipts before the run: its events start after them
         last = txn.last("receipts")

@@ -30,26 +30,10 @@ from kshell.runs.context import RunContext, append_event, now_iso
 if TYPE_CHECKING:
     from kfs.kstate import KState
 
-__all__ = ["apply_scope", "check_deliverables", "effective_system_prompt", "manifest", "record_file_events",
+__all__ = ["apply_scope", "check_deliverables", "manifest", "record_file_events",
            "write_manifests"]
 
 RECEIPTS_BATCH = 10_000  # receipts read per look (the scan of one look is bounded by it)
-
-
-def effective_system_prompt(ctx: RunContext) -> str:
-    """The configuration's system prompt and the run's own lines: where to work and what to hand in."""
-    lines = [ctx.config.get("system", "").rstrip(), ""] if ctx.config.get("system", "").strip() else []
-    lines += [
-        f"You work in the run {ctx.record['run_id']}. Your working directory is {ctx.workspace}.",
-        f"Write only under {ctx.workspace} (your work) and {ctx.deliverables} (what you hand in): "
-        "K refuses every other write.",
-    ]
-    wanted = ctx.config.get("deliverables") or []
-    if wanted:
-        lines.append("Required deliverables, under deliverables/: " + ", ".join(wanted) + ".")
-    if not ctx.config.get("delete"):
-        lines.append("Do not delete files: a deletion sends the run to review.")
-    return "\n".join(lines) + "\n"
 
 
 def apply_scope(ctx: RunContext) -> dict[str, Any]:

@@ -11,21 +11,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kfs.runtime.approvals import WAITER
 from kshell.sdk.types import FileStat, WalkEntry
 
 if TYPE_CHECKING:
     from kshell.sdk.session import AgentSession
 
-__all__ = ["WAITER", "AgentFS"]
+__all__ = ["AgentFS"]
 
 T = TypeVar("T")
-# Who waits for a person's decision on a write an `ask` rule matches, for the task that makes
-# the call (the thread doing it sees the task's value): `waiter(NeedsApproval) -> allowed`. None:
-# nobody here can wait, and the write is refused at once (an agent loop's file tools set one).
-WAITER: ContextVar[Callable[[Any], bool] | None] = ContextVar("kshell_fs_waiter", default=None)
 
 
 def _approve(e: Any) -> bool | None:
