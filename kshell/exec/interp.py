@@ -236,6 +236,7 @@ class Interp(VarOps):
         child.positional = list(self.positional)
         child.opts = set(self.opts)
         child.shopts = set(self.shopts)
+        child.vars.rebind(child)
         child.funcnames = list(self.funcnames)
         child.parent_traps = dict(self.traps) if self.traps else self.parent_traps
         child.traps = {}
@@ -1107,6 +1108,8 @@ class Interp(VarOps):
                         self.eval_arith(node.step, "((", trace, loop=True)
                     elif trace:
                         self.write_err(f"{self.ps4()}(( 1 ))\n")
+            except _ArithCmdFailed:
+                status = 1  # bash: a part that fails ends the loop, and the script goes on
             finally:
                 self.loop_depth -= 1
             self.last_status = status
@@ -1345,6 +1348,9 @@ class Interp(VarOps):
             except ArithSyntaxError as e:
                 self.error(f"[[: {e.text}")
                 status = 1
+            except ReadonlyError as e:  # `[[ x=1 -eq 1 ]]` assigns
+                self.error(f"{e.name}: readonly variable")
+                status = 1
             except _CondError as e:
                 self.error(e.args[0])
                 status = 2
@@ -1496,6 +1502,8 @@ class Interp(VarOps):
             raise AbortCommand(1) from None
         except ReadonlyError as e:
             self.error(f"{e.name}: readonly variable")
+            if context == "((":
+                raise _ArithCmdFailed() from None
             raise AbortCommand(1) from None
 
     def eval_arith_text(self, text: str, discard: bool = False) -> int:
