@@ -1422,7 +1422,7 @@ class Interp(VarOps):
 
         import regex
 
-        from kshell.exec.ere import EreError, LineSearch, bash_regex, ere_to_regex
+        from kshell.exec.ere import EreError, LineSearch, bash_regex, ere_to_regex, lossy_search, lossy_sources
         from kshell.exec.ere import groups as ere_groups
         from kshell.expand.charset import from_bytes, to_bytes
         from kshell.expand.fields import QUO
@@ -1438,7 +1438,10 @@ class Interp(VarOps):
         try:
             ere = bash_regex(pieces)
             lines = LineSearch(ere, utf8) if "\n" in text else None
-            if lines is None or not lines.anchored:
+            lossy = lossy_sources(ere, utf8, lines is not None and lines.anchored)
+            if lossy is not None:  # an anchor in a copy of a repeated group, glibc loses it
+                m = lossy_search(*(regexes.compile(x, flags, cancel, posix=True) for x in lossy), subject)
+            elif lines is None or not lines.anchored:
                 m = regexes.compile(ere_to_regex(ere, utf8), flags, cancel, posix=True).search(subject)
             else:  # anchors at the newlines the match takes, as glibc's
                 sources = (lines.loose, lines.quirk_at, lines.strict)
