@@ -257,6 +257,19 @@ PATCH_OPTIONS = [
     Case("patch_backup_names", MK + "patch -b -z .bak < p.diff; ls m*; cp sub/m m; patch -b -B old/ < p.diff; echo $?; "
          "ls old", P),
     Case("patch_noop_options", MK + "patch -u --binary < p.diff; echo $?", P),
+    Case("patch_version_control", MK + "patch -b -V numbered < p.diff; patch -R -b -V numbered < p.diff; ls m*; "
+         "cmp m.~1~ sub/m && cmp m.~2~ m2 && echo kept; patch -b -V existing < p.diff; ls m*; rm m.~*; "
+         "patch -R -b -V existing < p.diff; ls m*; patch -b --version-control=t < p.diff; ls m*; rm m.*; "
+         "patch -R -b -V never < p.diff; patch -b -V none < p.diff; ls m*; patch -V numbered -R < p.diff; ls m*; "
+         "patch -b -V numbered -z .bak < p.diff; ls m*; patch -b -V bogus < p.diff; echo $?; patch -V n < p.diff; "
+         "echo $?", P),
+    Case("patch_version_control_env", MK + "VERSION_CONTROL=numbered patch -b < p.diff; ls m*; rm m.~*; "
+         "PATCH_VERSION_CONTROL=simple VERSION_CONTROL=t patch -R -b < p.diff; ls m*; rm m.orig; "
+         "SIMPLE_BACKUP_SUFFIX=.x patch -b < p.diff; ls m*; VERSION_CONTROL=bad patch -R -b < p.diff; echo $?; "
+         "PATCH_VERSION_CONTROL=e patch -R -b < p.diff; echo $?", P),
+    Case("patch_ifdef", MK + "patch -D FOO < p.diff; echo $?; cat m; cp sub/m m; patch --ifdef=BAR -R m2 p.diff; "
+         "sed -n '1,8p' m2; printf '1\n2\n3\n' > i1; printf '0\n1\n3\n' > i2; diff -u i1 i2 > i.diff; "
+         "patch -D X -o - i1 i.diff; diff i1 i2 > n.diff; patch -D Y i1 n.diff; cat i1", P),
 ]
 
 

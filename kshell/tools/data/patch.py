@@ -33,7 +33,13 @@ _LONG = {"strip": ("p", REQUIRED), "reverse": ("R", NONE), "dry-run": ("dry-run"
          "remove-empty-files": ("E", NONE), "fuzz": ("F", REQUIRED), "ignore-whitespace": ("l", NONE),
          "suffix": ("z", REQUIRED), "prefix": ("B", REQUIRED), "unified": ("u", NONE), "binary": ("binary", NONE),
          "backup-if-mismatch": ("backup-if-mismatch", NONE), "context": ("c", NONE), "normal": ("n", NONE),
-         "ed": ("e", NONE)}
+         "ed": ("e", NONE), "version-control": ("V", REQUIRED), "ifdef": ("D", REQUIRED)}
+# -V's methods (and $PATCH_VERSION_CONTROL's, $VERSION_CONTROL's), as GNU patch 2.7 takes them:
+# `none` makes numbered backups there too
+_METHODS = {"none": "numbered", "off": "numbered", "simple": "simple", "never": "simple",
+            "existing": "existing", "nil": "existing", "numbered": "numbered", "t": "numbered"}
+_METHODS_HELP = ("Valid arguments are:\n  - 'none', 'off'\n  - 'simple', 'never'\n  - 'existing', 'nil'\n"
+                 "  - 'numbered', 't'")
 
 
 @dataclass
@@ -472,6 +478,8 @@ class _Patcher:
         self.loose = False
         self.suffix = ".orig"
         self.prefix = ""
+        self.method = "simple"  # -V: how backups are named (simple, numbered, existing)
+        self.ifdef: str | None = None  # -D NAME: both versions kept, under #ifdef NAME
 
     def at(self, path: str) -> str:
         """A path as seen from -d's directory."""
@@ -608,7 +616,7 @@ class _Patcher:
                 self.say(text + ".\n")
             # keep the file's own lines where fuzz ignored context
             pre_f, suf_f = _fuzz_split(hunk, fuzz)
-            repl = list(new_side)
+            repl = list(new_side) if self.ifdef is None else self.ifdef_lines(hunk, lines, where)
             if self.loose:  # context lines are the file's, as GNU copies them from its input
                 o = n = 0
                 for tag, _ in hunk.lines:
@@ -621,8 +629,8 @@ class _Patcher:
             if suf_f:
                 repl[len(repl) - suf_f :] = lines[where + len(old_side) - suf_f : where + len(old_side)]
             lines[where : where + len(old_side)] = repl
-            delta += len(new_side) - len(old_side)
-            low = where + len(new_side)
+            delta += len(repl) - len(old_side)
+            low = where + len(repl)
         if failed:
             rej = self.rej_name(target)
             saving = "" if self.dry or rej is None else f" -- saving rejects to file {rej}"
@@ -640,7 +648,7 @@ class _Patcher:
                     fs.write_file(self.at(self.output), result)
             else:
                 if (self.always or (mismatch or turned) and self.backup) and exists:
-                    backup = self.at(self.prefix + target + (self.suffix if not self.prefix else ""))
+                    backup = self.at(self.backup_name(target))
                     if "/" in backup:
                         fs.mkdir(backup.rsplit("/", 1)[0], parents=True)
                     fs.write_file(backup, data)
@@ -655,6 +663,57 @@ class _Patcher:
         except OSError as e:
             raise Fail(f"**** Can't create file {target} : {message(e)}", 2) from None
         return 1 if failed else 0
+
+    def backup_name(self, target: str) -> str:
+        """The backup's name: -B's prefix, or -V's method (numbered `f.~N~` one past the
+        highest there, `existing` numbered when one is there, else `f` and the suffix)."""
+        if self.prefix:
+            return self.prefix + target
+        if self.method != "simple":
+            folder, _, base = target.rpartition("/")
+            numbers = [int(m.group(1)) for name in self.sh.fs.readdir(self.at(folder or "."))
+                       if (m := re.fullmatch(re.escape(base) + r"\.~([1-9][0-9]*)~", name))]
+            if self.method == "numbered" or numbers:
+                return f"{target}.~{max(numbers, default=0) + 1}~"
+        return target + self.suffix
+
+    def ifdef_lines(self, hunk: Hunk, lines: list[bytes], where: int) -> list[bytes]:
+        """-D NAME: the hunk's span with both versions, as GNU's apply_hunk writes them: lines
+        only removed under `#ifndef NAME`, only added under `#ifdef NAME`, changed as
+        `#ifndef NAME`, old, `#else`, new, `#endif`; context as the file has it."""
+        name = self.ifdef
+        removed = b"+" if self.reverse else b"-"
+        out: list[bytes] = []
+        old: list[bytes] = []
+        new: list[bytes] = []
+
+        def flush() -> None:
+            if old:
+                out.append(f"#ifndef {name}\n".encode())
+                out.extend(old)
+                if new:
+                    out.append(b"#else\n")
+            elif new:
+                out.append(f"#ifdef {name}\n".encode())
+            out.extend(new)
+            if old or new:
+                out.append(b"#endif\n")
+            old.clear()
+            new.clear()
+
+        at = where
+        for tag, text in hunk.lines:
+            if tag == b" ":
+                flush()
+                out.append(lines[at])
+                at += 1
+            elif tag == removed:  # a run's old lines come first, whatever the diff's order
+                old.append(lines[at])
+                at += 1
+            else:
+                new.append(text)
+        flush()
+        return out
 
     def header_line(self, tag: bytes, line: bytes, git: bool) -> bytes:
         """A reject's file line, as GNU's print_header_line: the name as -p left it (or
@@ -765,10 +824,21 @@ def _ed_patch(p: _Patcher, script: list[tuple[bytes, list[bytes]]], target: str)
     return 0
 
 
+def _method(value: str, where: str) -> str:
+    """A backup method's name (unambiguous prefixes too, as GNU's argmatch), or GNU's error."""
+    if value in _METHODS:
+        return _METHODS[value]
+    found = {_METHODS[name] for name in _METHODS if name.startswith(value)} if value else set()
+    if len(found) == 1:
+        return found.pop()
+    what = "ambiguous" if found else "invalid"
+    raise Fail(f"{what} argument '{value}' for '{where}'\n{_METHODS_HELP}", 2)
+
+
 @tool("patch", 2)
 def patch(sh: Interp, argv: list[str]) -> int:
     try:
-        opts, operands = parse(argv, "p:Ri:bd:Nsfto:r:EF:lz:B:ucne", _LONG)
+        opts, operands = parse(argv, "p:Ri:bd:Nsfto:r:EF:lz:B:ucneV:D:", _LONG)
     except Usage as e:
         raise Usage(e.message + "\npatch: Try 'patch --help' for more information.", hint=False) from None
     strip: int | None = None
@@ -821,6 +891,20 @@ def patch(sh: Interp, argv: list[str]) -> int:
             settings["prefix"] = v
         elif k == "e":
             ed = True
+        elif k == "V":
+            settings["method"] = _method(v, "--version-control or -V option")
+        elif k == "D":
+            settings["ifdef"] = v
+    if "method" not in settings:
+        for var in ("PATCH_VERSION_CONTROL", "VERSION_CONTROL"):
+            value = sh.get_param_or_none(var)
+            if value:
+                settings["method"] = _method(value, "$" + var)
+                break
+    if "suffix" in settings or "prefix" in settings:
+        settings["method"] = "simple"  # -z and -B name the backup themselves
+    elif sh.get_param_or_none("SIMPLE_BACKUP_SUFFIX"):
+        settings["suffix"] = sh.get_param_or_none("SIMPLE_BACKUP_SUFFIX")
     directory = settings.get("directory")
     if directory is not None:
         try:
