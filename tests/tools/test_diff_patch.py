@@ -78,6 +78,10 @@ DIFF_STYLES = [
          "diff -c --label y --label x y x", F),
     Case("diff_ed", "diff -e a b; echo $?; diff --ed a same; echo $?; " + MANY + "diff -e x y; diff -e y x; "
          "diff -e empty a | head -3", F),
+    Case("diff_forward_ed", "diff -f a b; echo $?; diff --forward-ed a same; echo $?; " + MANY + "diff -f x y; "
+         "diff -f y x; diff -f empty a | head -3; diff -f a empty; diff -f c nonl; echo $?; diff -e nonl c; echo $?; "
+         "printf 'x\\nz' > nz; diff -f c nz; echo $?; diff -e --label L --label R c nz; echo $?; seq 1 10 > s1; "
+         "seq 1 10 | sed '2,4d;7c\\\nx\\\n.' > s2; diff -f s1 s2; diff -f -e a b; echo $?; diff -rf d1 d2; echo $?", F),
     Case("diff_ed_applied", MANY + "diff -e x y > s.ed; cp x z; patch z s.ed; cmp z y && echo same; "
          "diff -c x y > c.diff; cp x w; patch w c.diff; cmp w y && echo same", F),
     Case("diff_recursive_context", "rm -r d1/sub d2/sub; touch -d @0 d1/f d2/f d1/s/k d2/s/k; diff -rc d1 d2; "
