@@ -271,6 +271,11 @@ PATCH_OPTIONS = [
          "PATCH_VERSION_CONTROL=simple VERSION_CONTROL=t patch -R -b < p.diff; ls m*; rm m.orig; "
          "SIMPLE_BACKUP_SUFFIX=.x patch -b < p.diff; ls m*; VERSION_CONTROL=bad patch -R -b < p.diff; echo $?; "
          "PATCH_VERSION_CONTROL=e patch -R -b < p.diff; echo $?", P),
+    Case("patch_merge", "printf 'a\\nb\\nc\\nd\\ne\\nf\\ng\\nh\\ni\\nj\\n' > o; sed 's/^b$/X/;s/^i$/Y\\nZ/' o > n; "
+         "diff -u --label f --label f o n > m.diff; sed 's/^b$/Q/' o > f; patch --merge < m.diff; "
+         "echo $?; cat f; ls f*; sed 's/^b$/Q/' o > f; patch --merge=diff3 f m.diff; echo $?; cat f; cp o f; "
+         "patch --merge < m.diff; echo $?; cat f; sed 's/^b$/X/' o > f; patch --merge < m.diff; echo $?; cat f; "
+         "seq 1 12 > f; patch --merge < m.diff; echo $?; cat f; patch --merge=bad f m.diff; echo $?", P),
     Case("patch_ifdef", MK + "patch -D FOO < p.diff; echo $?; cat m; cp sub/m m; patch --ifdef=BAR -R m2 p.diff; "
          "sed -n '1,8p' m2; printf '1\n2\n3\n' > i1; printf '0\n1\n3\n' > i2; diff -u i1 i2 > i.diff; "
          "patch -D X -o - i1 i.diff; diff i1 i2 > n.diff; patch -D Y i1 n.diff; cat i1", P),
@@ -345,3 +350,34 @@ def test_patch_round_trips_random_diffs(seed: int, tmp_path: Path) -> None:
                       f" patch -R a{n} < p{n} >/dev/null; cmp a{n} o{n} || echo REV{n}")
     r = run_k("\n".join(script), files)
     assert r.stdout == b"" and r.stderr == b"", (r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_patch_merge_matches_gnu_on_random_edits(seed: int, tmp_path: Path) -> None:
+    """--merge and --merge=diff3 (GNU patch's merge_hunk, locate_merge and bestmatch ported):
+    a diff of two random edits of one file applied to a third edit of it, as GNU patch 2.7
+    merges it (its reports' line numbers, markers, statuses)."""
+    rnd = random.Random(300 + seed)
+    files: dict[str, File] = {}
+    script = []
+
+    def edit(lines: list[str]) -> list[str]:
+        out = list(lines)
+        for _ in range(rnd.randint(1, 3)):
+            k, op = rnd.randrange(len(out) + 1), rnd.choice("ids")
+            if op == "i":
+                out.insert(k, rnd.choice("xyzab"))
+            elif k < len(out):
+                out[k:k + 1] = [] if op == "d" else [rnd.choice("XYZab")]
+        return out
+
+    for n in range(12):
+        base = [rnd.choice("abcdefgh") for _ in range(rnd.randint(3, 14))]
+        (tmp_path / "A").write_text("".join(x + "\n" for x in base))
+        (tmp_path / "B").write_text("".join(x + "\n" for x in edit(base)))
+        d = subprocess.run(["diff", "-u", "--label", f"f{n}", "--label", f"f{n}", str(tmp_path / "A"),
+                            str(tmp_path / "B")], capture_output=True).stdout
+        files[f"p{n}"] = File(d)
+        files[f"f{n}"] = File("".join(x + "\n" for x in edit(base)))
+        script.append(f"patch {rnd.choice(['--merge', '--merge=diff3'])} f{n} < p{n}; echo $?; cat f{n}")
+    assert_same(Case(f"merge{seed}", "\n".join(script), files))

@@ -337,6 +337,17 @@ def changes(a: list[bytes], b: list[bytes], horizon: int = 0, key=None) -> list[
 # --------------------------------------------------------------------------- output
 
 
+def changed_lines(a: list[bytes], b: list[bytes]) -> tuple[list[bool], list[bool]]:
+    """Which lines of `a` are deleted and which of `b` inserted, by diffseq's compareseq alone
+    (GNU patch's merge compares so: no lines discarded first, no runs shifted after)."""
+    classes: dict[bytes, int] = {}
+    e0 = [classes.setdefault(x, len(classes)) for x in a]
+    e1 = [classes.setdefault(x, len(classes)) for x in b]
+    ch0, ch1 = [0] * (len(e0) + 2), [0] * (len(e1) + 2)
+    _compareseq(e0, e1, ch0, ch1, list(range(1, len(e0) + 1)), list(range(1, len(e1) + 1)))
+    return [bool(c) for c in ch0[1:-1]], [bool(c) for c in ch1[1:-1]]
+
+
 def split(data: bytes) -> list[bytes]:
     """Lines with their terminators (the last may lack one)."""
     if not data:
