@@ -26,13 +26,12 @@ from typing import NamedTuple
 
 from kfs.drives.view import Drives
 from kshell.builtins import BUILTINS
-from kshell.core.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal, SigPipe
 from kshell.builtins.vars import SET_O_NAMES, SHOPTS
+from kshell.core.errors import AbortCommand, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal, SigPipe
 from kshell.core.variables import ARRAY, EXPORT, INTEGER, READONLY, Computed, Var
 from kshell.exec.interp import Interp, Session
 from kshell.exec.jobs import SIGTSTP, Job, JobSession
 from kshell.exec.options import option_is_set
-from kshell.exec.system import SystemFS
 from kshell.exec.streams import (
     BufferSink,
     BytesSource,
@@ -43,6 +42,7 @@ from kshell.exec.streams import (
     MeteredSink,
     Stream,
 )
+from kshell.exec.system import SystemFS
 from kshell.limits import LimitExceeded, Limits
 from kshell.tools import registry as tool_registry
 

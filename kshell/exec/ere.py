@@ -259,7 +259,7 @@ class _Parser:
         return _literal(c), True
 
     def anchor(self, c: str, written: str) -> str:
-        """An anchor (`^ $ < > b B \\` '`, `written` as the pattern has it). In a copy of a
+        r"""An anchor (`^ $ < > b B \` '`, `written` as the pattern has it). In a copy of a
         repeated atom, glibc propagates no constraint into the node after it when that node is
         a copy too (calc_eclosure_iter): anything but a group's bounds or the end of its branch.
         Its forward pass then ignores the anchor; its walk for the groups meets the anchor

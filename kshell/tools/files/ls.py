@@ -214,7 +214,8 @@ class Lister:
             wi, ws = max(map(len, inos), default=0), max(map(len, sizes), default=0)
             context = "? " if "Z" in self.flags else ""  # no SELinux: GNU's `?` for each file
             items = [(f"{ino:>{wi}} " if ino else "") + (f"{size:>{ws}} " if size else "") + context
-                     + f"{self.shown_name(e.name)}{self.indicator(e.inode)}" for e, ino, size in zip(entries, inos, sizes)]
+                     + f"{self.shown_name(e.name)}{self.indicator(e.inode)}"
+                     for e, ino, size in zip(entries, inos, sizes)]
             if total and "s" in self.flags:
                 lines.append(f"total {self.total(entries)}\n")
             if self.layout in ("C", "x") and items:
