@@ -21,7 +21,7 @@ from kshell.core.variables import (
     Var,
     assoc_order,
 )
-from kshell.exec.options import LONG_ONLY, LONG_OPTIONS, option_is_set
+from kshell.exec.options import LONG_ONLY, LONG_OPTIONS, SET_O_NAMES, SHOPTS, option_is_set
 from kshell.exec.varops import ReadonlyError, split_element
 from kshell.expand.params import quote_q
 from kshell.syntax import parse
@@ -208,7 +208,8 @@ def _declare_name(sh: Interp, cmd: str, name: str, arg: str, set_flags: int, cle
     if var is None:
         var = table[name] = Var(None, 0)
     if var.flags & READONLY and (clear_flags & READONLY or isinstance(arg, AssignArg) or "=" in arg):
-        sh.error(f"{cmd}: {name}: readonly variable")
+        # bash names the builtin for declare, typeset and local, not for export and readonly
+        sh.error(f"{name}: readonly variable" if cmd in ("export", "readonly") else f"{cmd}: {name}: readonly variable")
         return 1
     if set_flags & ASSOC and var.flags & ARRAY and type(var.value) is dict and var.value:
         sh.error(f"{cmd}: {name}: cannot convert indexed to associative array")
@@ -385,13 +386,14 @@ def export(sh: Interp, argv: list[str]) -> int:
         try:
             if isinstance(arg, AssignArg) or "=" in arg:
                 _trace_assignment(sh, name, arg)
-                _declare_one(sh, "export", name, arg, 0, 0)
+                if _declare_one(sh, "export", name, arg, 0, 0):
+                    status = 1  # and bash exports it all the same
             var = sh.vars.table.get(name)
             if var is None:
                 var = sh.vars.table[name] = Var(None, 0)
             var.flags |= EXPORT
         except ReadonlyError as e:
-            sh.error(f"export: {e.name}: readonly variable" if False else f"{e.name}: readonly variable")
+            sh.error(f"{e.name}: readonly variable")
             status = 1
     return status
 
@@ -485,7 +487,6 @@ def unset(sh: Interp, argv: list[str]) -> int:
 
 # --------------------------------------------------------------------------- set / shopt
 
-SET_O_NAMES = tuple(sorted((*LONG_OPTIONS, *LONG_ONLY)))  # the order bash lists them in
 SET_LETTERS = "abefhkmnptuvxBCEHPT"  # bash's, less -i (never by set) and -r (not in K)
 _SET_USAGE = "set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]\n"
 # variables that options bind when they go on and unbind when they go off, as bash's do
@@ -615,17 +616,6 @@ def set_builtin(sh: Interp, argv: list[str]) -> int:
     return 0
 
 
-SHOPTS = ("autocd", "assoc_expand_once", "cdable_vars", "cdspell", "checkhash", "checkjobs",
-          "checkwinsize", "cmdhist", "compat31", "compat32", "compat40", "compat41", "compat42",
-          "compat43", "compat44", "complete_fullquote", "direxpand", "dirspell", "dotglob",
-          "execfail", "expand_aliases", "extdebug", "extglob", "extquote", "failglob",
-          "force_fignore", "globasciiranges", "globskipdots", "globstar", "gnu_errfmt",
-          "histappend", "histreedit", "histverify", "hostcomplete", "huponexit",
-          "inherit_errexit", "interactive_comments", "lastpipe", "lithist", "localvar_inherit",
-          "localvar_unset", "login_shell", "mailwarn", "no_empty_cmd_completion", "nocaseglob",
-          "nocasematch", "noexpand_translation", "nullglob", "patsub_replacement", "progcomp",
-          "progcomp_alias", "promptvars", "restricted_shell", "shift_verbose", "sourcepath",
-          "varredir_close", "xpg_echo")
 _SHOPT_READONLY = ("login_shell", "restricted_shell")  # what the shell is: shopt -s/-u ignore them
 _SHOPT_USAGE = "shopt: usage: shopt [-pqsu] [-o] [optname ...]\n"
 
@@ -753,20 +743,37 @@ def getopts(sh: Interp, argv: list[str]) -> int:
     if getattr(sh, "getopts_last_optind", None) != optind:
         pos = 1
 
+    bound = [valid]  # whether `name` took the option: bash returns 2 when it is readonly
+
     def finish(ind: int, p: int) -> int:
         sh.getopts_char = p
         sh.getopts_last_optind = ind
         sh.assign_scalar("OPTIND", str(ind))
-        return 0 if valid else 1
+        return 0 if bound[0] else 1 if not valid else 2
 
     def found(value: str) -> None:
         if valid:
-            sh.assign_scalar(name, value)
+            try:
+                sh.assign_scalar(name, value)
+            except ReadonlyError as e:
+                sh.error(f"{e.name}: readonly variable")
+                bound[0] = False
+
+    def optarg(value: str | None) -> None:
+        """Set or unset OPTARG; bash's getopts unbinds it first when it is readonly (and the
+        new one is not)."""
+        var = sh.vars.table.get("OPTARG")
+        if var is not None and var.flags & READONLY:
+            del sh.vars.table["OPTARG"]
+        if value is None:
+            sh.unset_var("OPTARG")
+        else:
+            sh.assign_scalar("OPTARG", value)
 
     def end(ind: int) -> int:
         """No more options: `?`, OPTARG unset, OPTIND at most one past the arguments."""
         found("?")
-        sh.unset_var("OPTARG")
+        optarg(None)
         finish(min(ind, len(args) + 1), 1)
         return 1
 
@@ -787,32 +794,32 @@ def getopts(sh: Interp, argv: list[str]) -> int:
     idx = optstring.find(c) if c != ":" else -1
     if idx < 0:
         if silent:
-            sh.assign_scalar("OPTARG", c)
+            optarg(c)
         else:
             if not silent_msgs:
                 sh.write_err(f"{sh.script_name}: illegal option -- {c}\n")
-            sh.unset_var("OPTARG")
+            optarg(None)
         found("?")
         return finish(nxt_ind, nxt_pos)
     if idx + 1 < len(optstring) and optstring[idx + 1] == ":":
         if nxt_pos != 1:
-            sh.assign_scalar("OPTARG", arg[nxt_pos:])
+            optarg(arg[nxt_pos:])
             nxt_ind += 1
             nxt_pos = 1
         elif nxt_ind <= len(args):
-            sh.assign_scalar("OPTARG", args[nxt_ind - 1])
+            optarg(args[nxt_ind - 1])
             nxt_ind += 1
         else:
             if silent:
                 found(":")
-                sh.assign_scalar("OPTARG", c)
+                optarg(c)
             else:
                 if not silent_msgs:
                     sh.write_err(f"{sh.script_name}: option requires an argument -- {c}\n")
                 found("?")
-                sh.unset_var("OPTARG")
+                optarg(None)
             return finish(nxt_ind, nxt_pos)
     else:
-        sh.unset_var("OPTARG")
+        optarg(None)
     found(c)
     return finish(nxt_ind, nxt_pos)

@@ -10,6 +10,9 @@ treats as unset: `set -u` rejects `${#x[@]}`, `declare -p` prints no `=()`). A n
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 EXPORT = 1
 READONLY = 2
 INTEGER = 4
@@ -44,6 +47,30 @@ class Var:
 
     def is_array(self) -> bool:
         return type(self.value) is dict
+
+
+class Computed(Var):
+    """A read-only variable whose value the shell's state makes at each read (SHELLOPTS and
+    BASHOPTS: the options on now). `owner` is the shell it reads; a subshell's copy is bound
+    to the subshell (Variables.rebind), so that its own `set -o` shows in its own copy."""
+
+    __slots__ = ("compute", "owner")
+
+    def __init__(self, compute: Callable[[Any], str], owner: Any, flags: int = READONLY) -> None:
+        self.compute = compute
+        self.owner = owner
+        self.flags = flags
+
+    @property  # type: ignore[override]
+    def value(self) -> str:
+        return self.compute(self.owner)
+
+    @value.setter
+    def value(self, _value: object) -> None:
+        """Never changed: every assignment is refused first as to a readonly variable."""
+
+    def copy(self) -> Computed:
+        return Computed(self.compute, self.owner, self.flags)
 
 
 def _bash_hash(key: str) -> int:
@@ -82,6 +109,7 @@ def assoc_order(value: dict) -> list:
 
 
 _MISSING = None
+COMPUTED_NAMES = ("SHELLOPTS", "BASHOPTS")
 
 
 Saved = list[tuple[str, Var | None]]  # what a scope shadowed: (name, entry or None)
@@ -107,6 +135,13 @@ class Variables:
         new.frames = [dict(frame) for frame in self.frames]
         new.temps = [(depth, list(saved)) for depth, saved in self.temps]
         return new
+
+    def rebind(self, owner: Any) -> None:
+        """Bind the computed variables of this (copied) table to `owner`, a subshell."""
+        for name in COMPUTED_NAMES:
+            var = self.table.get(name)
+            if type(var) is Computed:
+                var.owner = owner
 
     def push_frame(self) -> None:
         self.frames.append({})

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.core.variables import EXPORT, Var
+from kshell.core.variables import ARRAY, EXPORT, INTEGER, READONLY, Computed, Var
+from kshell.exec.options import SET_O_NAMES, SHOPTS, option_is_set
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -38,13 +39,25 @@ def init_defaults(sh: Interp, pwd: str | None = None) -> None:
     default("LOGNAME", table["USER"].value if isinstance(table["USER"].value, str) else "agent", EXPORT)
     default("HOSTNAME", "k")
     default("SHLVL", "1", EXPORT)
-    default("UID", str(uid))
-    default("EUID", str(uid))
-    default("PPID", "1")
+    # what the shell is, read-only as in bash (an environment entry of the same name is ignored)
+    for name, value in (("UID", str(uid)), ("EUID", str(uid)), ("PPID", "1")):
+        table[name] = Var(value, INTEGER | READONLY)
+    table["SHELLOPTS"] = Computed(shellopts, sh)
+    table["BASHOPTS"] = Computed(bashopts, sh)
     default("BASH_VERSION", BASH_VERSION)
     default("MACHTYPE", "x86_64-pc-linux-gnu")
     default("OSTYPE", "linux-gnu")
     default("HOSTTYPE", "x86_64")
     default("TERM", "dumb", EXPORT)
     table["BASH_VERSINFO"] = Var({0: "5", 1: "2", 2: "15", 3: "1", 4: "release",
-                                   5: "x86_64-pc-linux-gnu"}, 8)
+                                   5: "x86_64-pc-linux-gnu"}, ARRAY | READONLY)
+
+
+def shellopts(sh: Interp) -> str:
+    """$SHELLOPTS: the `set -o` options on, in the order `set -o` lists them."""
+    return ":".join(name for name in SET_O_NAMES if option_is_set(sh, name))
+
+
+def bashopts(sh: Interp) -> str:
+    """$BASHOPTS: the shopt options on, in the order `shopt` lists them."""
+    return ":".join(name for name in SHOPTS if name in sh.shopts)

@@ -87,6 +87,7 @@ def _bracket_end(s: list[str] | str, i: int) -> int:
     return -1
 
 
+_LOOKS_BACK = {"^": r"\A", "`": r"\A", "<": r"(?<!\w)", ">": r"(?<=\w)"}  # see _Parser.anchor
 _HAT_LINES = r"(?:\A|(?!\G)(?<=\n))"  # the text's start, or after a newline the match took
 _DOLLAR_LINES = r"(?:\Z|(?=\n))"  # the end, or before a newline (the match must take it)
 _DOLLAR_NEWLINE = r"(?=\n)"  # before a newline, never at the end of the part tried
@@ -96,7 +97,8 @@ class _Parser:
     """glibc's ERE grammar, emitting the `regex` module's syntax; `hat` and `dollar` are what
     the anchors become."""
 
-    def __init__(self, src: str, unicode: bool, hat: str = "^", dollar: str = r"\Z", inside: bool = False) -> None:
+    def __init__(self, src: str, unicode: bool, hat: str = "^", dollar: str = r"\Z", inside: bool = False,
+                 copies: str = "") -> None:
         self.src = src
         self.i = 0
         self.unicode = unicode
@@ -108,6 +110,12 @@ class _Parser:
         self.anchored = False  # a `^` or `$` anchor is in the pattern
         self.plural = False  # an alternation or a repetition other than {n} (glibc's has_plural_match)
         self.backrefs = False
+        # how the copies glibc makes of a repeated atom are written (see lossy_source): "forward"
+        # as its forward pass sees them, "walk" as its walk for the groups does; "copy-forward"
+        # and "copy-walk" in such a copy; "": as written
+        self.copies = copies
+        self.anchors = 0  # anchors read (any of ^ $ \< \> \b \B \` \')
+        self.lossy = False  # an anchor is in a copy of a repeated atom (glibc loses it there)
 
     def fail(self) -> EreError:
         return EreError(self.src)
@@ -138,16 +146,47 @@ class _Parser:
             c = src[self.i]
             if c == "|" or (c == ")" and depth):
                 break
+            start, groups_before = self.i, self.groups
             atom, quantifiable = self.atom(depth)
             count = 0
             while self.i < len(src) and (src[self.i] in "*+?" or src[self.i] == "{"):
+                atom_src = src[start : self.i]  # with the repetitions before this one
                 q = self.quantifier()
                 if not quantifiable:
                     raise self.fail()
-                atom = f"(?:{atom}){q}" if count else atom + q
+                if self.copies in ("forward", "walk"):
+                    atom = self.forward_copies(atom_src, groups_before, atom, q)
+                else:
+                    atom = f"(?:{atom}){q}" if count else atom + q
                 count += 1
             out.append(atom)
         return "".join(out)
+
+    def forward_copies(self, atom_src: str, groups_before: int, atom: str, q: str) -> str:
+        """`atom` repeated by `q` as glibc compiles it: the first iteration is the atom itself,
+        every further one a copy (parse_dup_op), whose anchors may be lost (_Parser.anchor):
+        `(^a)+` is `(^a)(a)*` to its forward pass."""
+        lost = _Parser(atom_src, self.unicode, copies="copy-" + self.copies)
+        lost.groups = groups_before  # a copy's groups are the atom's
+        try:
+            copy = lost.parse()
+        except EreError:  # a back-reference to a group outside: glibc keeps a fail stack then
+            self.backrefs = True
+            return f"(?:{atom}){q}"
+        if not lost.anchors:
+            return f"(?:{atom}){q}"
+        if q in ("*", "?", "{0}", "{0,}", "{0,0}", "{0,1}"):  # no copy made
+            return f"(?:{atom}){q}"
+        self.lossy = True
+        if q == "+":
+            return f"(?:{atom})(?:{copy})*"
+        low, comma, high = q[1:-1].partition(",")
+        lo = int(low)
+        if not comma:
+            return f"(?:{atom})(?:{copy}){{{lo - 1}}}"
+        if lo == 0:
+            return f"(?:(?:{atom})(?:{copy}){{0,{int(high) - 1}}})?"
+        return f"(?:{atom})(?:{copy}){{{lo - 1},{'' if not high else int(high) - 1}}}"
 
     def quantifier(self) -> str:
         src = self.src
@@ -188,15 +227,16 @@ class _Parser:
                 raise self.fail()
             self.i += 1
             self.closed.add(number)
+            if self.copies == "copy-forward":
+                return f"(?:{body})", True
+            if self.copies in ("walk", "copy-walk"):  # each copy's group is the group itself
+                return f"(?P<g{number}>{body})", True
             return f"({body})", True
         if c == ")":  # no `(` before it: glibc takes it as itself
             return r"\)", True
-        if c == "^":
+        if c in "^$":
             self.anchored = True
-            return self.hat, False
-        if c == "$":
-            self.anchored = True
-            return self.dollar, False
+            return self.anchor(c, self.hat if c == "^" else self.dollar), False
         if c == ".":
             return ".", True
         if c == "[":
@@ -212,9 +252,26 @@ class _Parser:
                 self.backrefs = True
                 return f"(?:\\{d})", True  # `\\10` is \\1 then 0 to glibc
             if d in _ESCAPES:
-                return "(?!)" if d == "'" and self.inside else _ESCAPES[d], d in "wWsS"
+                if d in "wWsS":
+                    return _ESCAPES[d], True
+                return self.anchor(d, "(?!)" if d == "'" and self.inside else _ESCAPES[d]), False
             return _literal(d), True
         return _literal(c), True
+
+    def anchor(self, c: str, written: str) -> str:
+        r"""An anchor (`^ $ < > b B \` '`, `written` as the pattern has it). In a copy of a
+        repeated atom, glibc propagates no constraint into the node after it when that node is
+        a copy too (calc_eclosure_iter): anything but a group's bounds or the end of its branch.
+        Its forward pass then ignores the anchor; its walk for the groups meets the anchor
+        node itself, kept in a state only where the part of it that looks back holds (`^`
+        at the start, `\<` after a non-word character, `\>` after a word character; `\b` and
+        `\B` are two anchors of which one always holds, `$` and `\'` look ahead only)."""
+        if not self.copies.startswith("copy-") or (self.i < len(self.src) and self.src[self.i] in "()|"):
+            return written
+        self.anchors += 1
+        if self.copies == "copy-forward":
+            return ""
+        return _LOOKS_BACK.get(c, "")
 
     def bracket(self) -> str:
         src = self.src
@@ -283,6 +340,32 @@ def ere_to_regex(src: str, unicode: bool) -> str:
     """The `regex` module's source for glibc ERE `src` (compile it with DOTALL, and ASCII
     unless `unicode`); raises EreError where regcomp fails."""
     return _Parser(src, unicode).parse()
+
+
+def lossy_sources(src: str, unicode: bool, lines: bool = False) -> tuple[str, str] | None:
+    """When glibc loses an anchor in a copy of a repeated atom (`(^a)+`, `(\\<a|b){2}`, see
+    _Parser.anchor), the patterns its forward pass and its walk for the groups match (for
+    lossy_search); else None, and None with a back-reference (glibc searches further then).
+    `lines`: the text has a newline, where its forward pass takes `^` and `$` as LineSearch says."""
+    hat, dollar = (_HAT_LINES, _DOLLAR_LINES) if lines else ("^", r"\Z")
+    forward = _Parser(src, unicode, hat, dollar, copies="forward")
+    source = forward.parse()
+    if not forward.lossy or forward.backrefs:
+        return None
+    return source, _Parser(src, unicode, hat, copies="walk").parse()
+
+
+def lossy_search(forward: Any, walk: Any, text: Any) -> Any:
+    """glibc's match for a pattern that loses anchors in copies (the sources of lossy_sources,
+    compiled POSIX): the forward pass picks the first start and the longest end without those
+    anchors; then its walk for the groups meets them, and the whole match fails unless the
+    walk's pattern goes from that start to that end (`(^a)+` matches `a` in `ab`, nothing in
+    `aa`; `(^a|b)+` nothing in `aab`, the `b` at its end never tried; `(\\ba|b)+` all of `ba`)."""
+    m = forward.search(text)
+    if m is None:
+        return None
+    path = walk.match(text, m.start())
+    return path if path is not None and path.end() == m.end() else None
 
 
 class LineSearch:

@@ -239,6 +239,7 @@ class Interp(VarOps):
         child.positional = list(self.positional)
         child.opts = set(self.opts)
         child.shopts = set(self.shopts)
+        child.vars.rebind(child)
         child.funcnames = list(self.funcnames)
         child.parent_traps = dict(self.traps) if self.traps else self.parent_traps
         child.traps = {}
@@ -1109,6 +1110,8 @@ class Interp(VarOps):
                         self.eval_arith(node.step, "((", trace, loop=True)
                     elif trace:
                         self.write_err(f"{self.ps4()}(( 1 ))\n")
+            except _ArithCmdFailed:
+                status = 1  # bash: a part that fails ends the loop, and the script goes on
             finally:
                 self.loop_depth -= 1
             self.last_status = status
@@ -1347,6 +1350,9 @@ class Interp(VarOps):
             except ArithSyntaxError as e:
                 self.error(f"[[: {e.text}")
                 status = 1
+            except ReadonlyError as e:  # `[[ x=1 -eq 1 ]]` assigns
+                self.error(f"{e.name}: readonly variable")
+                status = 1
             except _CondError as e:
                 self.error(e.args[0])
                 status = 2
@@ -1418,7 +1424,7 @@ class Interp(VarOps):
 
         import regex
 
-        from kshell.exec.ere import EreError, LineSearch, bash_regex, ere_to_regex
+        from kshell.exec.ere import EreError, LineSearch, bash_regex, ere_to_regex, lossy_search, lossy_sources
         from kshell.exec.ere import groups as ere_groups
 
         utf8 = self.utf8_locale()
@@ -1431,7 +1437,10 @@ class Interp(VarOps):
         try:
             ere = bash_regex(pieces)
             lines = LineSearch(ere, utf8) if "\n" in text else None
-            if lines is None or not lines.anchored:
+            lossy = lossy_sources(ere, utf8, lines is not None and lines.anchored)
+            if lossy is not None:  # an anchor in a copy of a repeated group, glibc loses it
+                m = lossy_search(*(regexes.compile(x, flags, cancel, posix=True) for x in lossy), subject)
+            elif lines is None or not lines.anchored:
                 m = regexes.compile(ere_to_regex(ere, utf8), flags, cancel, posix=True).search(subject)
             else:  # anchors at the newlines the match takes, as glibc's
                 sources = (lines.loose, lines.quirk_at, lines.strict)
@@ -1495,6 +1504,8 @@ class Interp(VarOps):
             raise AbortCommand(1) from None
         except ReadonlyError as e:
             self.error(f"{e.name}: readonly variable")
+            if context == "((":
+                raise _ArithCmdFailed() from None
             raise AbortCommand(1) from None
 
     def eval_arith_text(self, text: str, discard: bool = False) -> int:

@@ -20,6 +20,20 @@ LONG_OPTIONS = {
 LONG_ONLY = ("emacs", "history", "ignoreeof", "interactive-comments", "nolog", "pipefail",
              "posix", "vi")
 
+SET_O_NAMES = tuple(sorted((*LONG_OPTIONS, *LONG_ONLY)))  # the order bash lists them in
+# the shopt options, in the order `shopt` lists them
+SHOPTS = ("autocd", "assoc_expand_once", "cdable_vars", "cdspell", "checkhash", "checkjobs",
+          "checkwinsize", "cmdhist", "compat31", "compat32", "compat40", "compat41", "compat42",
+          "compat43", "compat44", "complete_fullquote", "direxpand", "dirspell", "dotglob",
+          "execfail", "expand_aliases", "extdebug", "extglob", "extquote", "failglob",
+          "force_fignore", "globasciiranges", "globskipdots", "globstar", "gnu_errfmt",
+          "histappend", "histreedit", "histverify", "hostcomplete", "huponexit",
+          "inherit_errexit", "interactive_comments", "lastpipe", "lithist", "localvar_inherit",
+          "localvar_unset", "login_shell", "mailwarn", "no_empty_cmd_completion", "nocaseglob",
+          "nocasematch", "noexpand_translation", "nullglob", "patsub_replacement", "progcomp",
+          "progcomp_alias", "promptvars", "restricted_shell", "shift_verbose", "sourcepath",
+          "varredir_close", "xpg_echo")
+
 
 def option_is_set(sh: Interp, name: str) -> bool:
     """Whether the `set -o` option `name` is on (False for a name that is no option)."""

@@ -94,3 +94,22 @@ def test_timeout_ends_the_remote_program_too(over_ssh: Bench) -> None:
     while leftover():
         assert time.monotonic() < deadline, leftover()
         time.sleep(0.1)
+
+
+@pytest.mark.parametrize(("folder", "runs"), [("image", True), ("examples/image-locked", False)])
+def test_the_example_image_lets_the_ssh_remote_run_and_the_locked_one_fails_closed(
+        over_ssh: Bench, folder: str, runs: bool) -> None:
+    """The repository's example image, as it is, leaves an agent on the ssh remote its host
+    programs; the locked example's write hook gives every session rules on written paths, which
+    the ssh remote cannot keep, so there a program is refused rather than run unjudged."""
+    from kfs.runtime import image
+
+    image.apply(over_ssh.state, image.load(Path(__file__).resolve().parents[2] / folder), by="test")
+    status, out, err = run(over_ssh, "python3 -c 'print(6 * 7)'")
+    if runs:
+        assert (status, out, err) == (0, "42\n", "")
+    else:
+        assert (status, out) == (126, "")
+        assert err == ("k: line 1: python3: cannot run host programs: this session has rules on written paths, and "
+                       "the ssh remote is not a sandbox that could keep it (use the local remote: komputer agent set "
+                       "NAME --remote local)\n")

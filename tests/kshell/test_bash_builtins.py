@@ -46,3 +46,27 @@ HASH_CASES = [
 @pytest.mark.parametrize("script", HASH_CASES)
 def test_builtin_options_as_bash(bash: str, script: str) -> None:
     assert_same(bash, script)
+
+
+# the variables bash makes read-only (UID, EUID, PPID, BASH_VERSINFO, and SHELLOPTS/BASHOPTS, which
+# show the options on now): each way of assigning or unsetting one fails as in bash, and the
+# listings show them as bash does (PPID's value differs: K's worker is not bash's parent)
+READONLY_CASES = [
+    "UID=5; echo $? $UID\necho next $? $UID\nunset UID; echo $?\nEUID=3; echo $?\nPPID=3\necho $?\n"
+    "unset PPID; echo $?\nBASHOPTS=x\nSHELLOPTS=x\necho $?; unset SHELLOPTS; echo $?\nUID=5 true; echo $?\n"
+    "declare UID=4; echo $?; readonly UID=3; echo $?; export EUID=1; echo $?; declare +r UID; echo $?\n"
+    "readonly -p | sed 's/PPID=\"[0-9]*\"/PPID/'; declare -p UID EUID BASHOPTS SHELLOPTS BASH_VERSINFO",
+    "for UID in 1; do :; done; echo $?\nread UID <<< 5; echo $?\nprintf -v UID 5; echo $?\n((UID=3)); echo $?\n"
+    "let EUID=2; echo $?\nUID+=1\nBASH_VERSINFO[0]=6\nunset 'BASH_VERSINFO[0]'; echo $?\nmapfile UID < /dev/null;"
+    " echo $?\n[[ UID=1 -eq 1 ]]; echo $?\nfor ((UID=1;;)); do break; done; echo $?\necho $UID $EUID",
+    "echo $SHELLOPTS; set -eu -o pipefail; echo $SHELLOPTS; set +eu +o pipefail; shopt -s extglob nullglob;"
+    " echo $BASHOPTS; (set -x; shopt -u extglob; echo $SHELLOPTS $BASHOPTS) 2>/dev/null; echo $SHELLOPTS $BASHOPTS;"
+    " export SHELLOPTS; env | grep OPTS=; declare -p SHELLOPTS; x=$(set -f; echo $SHELLOPTS); echo $x",
+    "readonly x=1; getopts a x; echo $?; getopts a x -a; echo $?; OPTIND=1; getopts a x -b; echo $?\n"
+    "readonly OPTARG=1; OPTIND=1; getopts a: y -a; echo $?; OPTIND=1; getopts a: y -ab; echo $? $y $OPTARG",
+]
+
+
+@pytest.mark.parametrize("script", READONLY_CASES)
+def test_special_variables_are_readonly_as_bash(bash: str, script: str) -> None:
+    assert_same(bash, script)

@@ -68,6 +68,6 @@ def test_the_images_push_hook_sees_git_without_its_global_options(world: KWorld)
     for script in ("git --no-pager push", "git -C d push origin", "timeout 5 git -c k=v push"):
         done = sh.run(script)
         assert done.status == 126, script
-        assert done.stderr.decode() == f"K: {script}: needs an approval (image hook 2: ask 'hooks:ask_before_push': " \
+        assert done.stderr.decode() == f"K: {script}: needs an approval (image hook 1: ask 'hooks:ask_before_push': " \
                                        "pushing leaves the computer), which this shell cannot wait for\n"
     assert sh.run("git --no-pager log").stderr.decode() == "bash: line 1: git: command not found\n"

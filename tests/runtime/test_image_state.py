@@ -167,8 +167,9 @@ def test_commands_hooks_and_crons_of_the_example() -> None:
     assert spec["commands"]["greet"]["handler"] == "commands:greet"
     inspect = spec["commands"]["inspect"]
     assert inspect["options"]["readonly"] is True and inspect["script"].startswith("ls -la\n")
-    assert [(h["on"], h["handler"]) for h in spec["hooks"]] == [("write", "hooks:no_writes_to_locked"),
-                                                                 ("command", "hooks:ask_before_push")]
+    assert [(h["on"], h["handler"]) for h in spec["hooks"]] == [("command", "hooks:ask_before_push")]  # no write hook
+    locked = image.load(ROOT / "examples" / "image-locked").spec
+    assert [(h["on"], h["handler"]) for h in locked["hooks"]] == [("write", "hooks:no_writes_to_locked")]
     assert spec["crons"] == [{"name": "heartbeat", "every": 3600, "command": "date -u >> ~/heartbeat.log",
                               "agent": "agent"}]
 

@@ -129,16 +129,28 @@ def test_image_commands_python_and_markdown(served: tuple[Bench, int]) -> None:
     assert done.stderr == b"usage: greet NAME...\n"
 
 
-def test_hooks_deny_a_write_and_ask_before_a_command(served: tuple[Bench, int]) -> None:
+@pytest.fixture
+def locked(make_server) -> Bench:  # noqa: ANN001
+    """A server whose image is the locked example (examples/image-locked): its one write hook."""
+    b = make_server(ServerConfig())
+    image.apply(b.state, image.load(ROOT / "examples" / "image-locked"), by="test")
+    return b
+
+
+def test_a_write_hook_denies_a_write(locked: Bench) -> None:
+    done = locked.ssh("mkdir locked; echo rc=$?; echo x > notes.txt && cat notes.txt")
+    assert done.stdout == b"rc=1\nx\n"
+    assert b"K: /home/alice/locked: denied by image hook 1: deny path 'hooks:no_writes_to_locked': " \
+           b"locked folders are read-only in this image" in done.stderr
+
+
+def test_a_command_hook_asks_before_a_command(served: tuple[Bench, int]) -> None:
     from test_approvals import pending, start
 
     from kfs.runtime import approvals
 
     b, _ = served
-    done = b.ssh("mkdir locked; echo rc=$?; echo x > notes.txt && cat notes.txt")
-    assert done.stdout == b"rc=1\nx\n"
-    assert b"K: /home/alice/locked: denied by image hook 1: deny path 'hooks:no_writes_to_locked': " \
-           b"locked folders are read-only in this image" in done.stderr
+    assert b.ssh("mkdir locked && echo x > locked/f && cat locked/f").stdout == b"x\n"  # the example has no write hook
     p = start(b, "git push origin main; echo rc=$?")
     record = pending(b.state)
     assert record["action"] == "git push origin main" and record["kind"] == "command"
@@ -168,11 +180,11 @@ def test_the_push_hook_catches_git_with_global_options_and_wrapped(served: tuple
     assert err.count(b"not now") == len(forms)
 
 
-def test_write_hooks_judge_sftp_too(served: tuple[Bench, int], tmp_path: Path) -> None:
+def test_write_hooks_judge_sftp_too(locked: Bench, tmp_path: Path) -> None:
     """SFTP's writes meet the same hooks as the shell's: no way around them."""
     from test_drives import sftp
 
-    b, _ = served
+    b = locked
     assert b.ssh("mkdir -p open && echo ok").stdout == b"ok\n"
     (tmp_path / "up.txt").write_text("uploaded\n")
     done = sftp(b, f"put {tmp_path / 'up.txt'} open/up.txt\nmkdir locked\n", tmp_path)

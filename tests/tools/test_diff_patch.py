@@ -78,6 +78,10 @@ DIFF_STYLES = [
          "diff -c --label y --label x y x", F),
     Case("diff_ed", "diff -e a b; echo $?; diff --ed a same; echo $?; " + MANY + "diff -e x y; diff -e y x; "
          "diff -e empty a | head -3", F),
+    Case("diff_forward_ed", "diff -f a b; echo $?; diff --forward-ed a same; echo $?; " + MANY + "diff -f x y; "
+         "diff -f y x; diff -f empty a | head -3; diff -f a empty; diff -f c nonl; echo $?; diff -e nonl c; echo $?; "
+         "printf 'x\\nz' > nz; diff -f c nz; echo $?; diff -e --label L --label R c nz; echo $?; seq 1 10 > s1; "
+         "seq 1 10 | sed '2,4d;7c\\\nx\\\n.' > s2; diff -f s1 s2; diff -f -e a b; echo $?; diff -rf d1 d2; echo $?", F),
     Case("diff_ed_applied", MANY + "diff -e x y > s.ed; cp x z; patch z s.ed; cmp z y && echo same; "
          "diff -c x y > c.diff; cp x w; patch w c.diff; cmp w y && echo same", F),
     Case("diff_recursive_context", "rm -r d1/sub d2/sub; touch -d @0 d1/f d2/f d1/s/k d2/s/k; diff -rc d1 d2; "
@@ -257,6 +261,24 @@ PATCH_OPTIONS = [
     Case("patch_backup_names", MK + "patch -b -z .bak < p.diff; ls m*; cp sub/m m; patch -b -B old/ < p.diff; echo $?; "
          "ls old", P),
     Case("patch_noop_options", MK + "patch -u --binary < p.diff; echo $?", P),
+    Case("patch_version_control", MK + "patch -b -V numbered < p.diff; patch -R -b -V numbered < p.diff; ls m*; "
+         "cmp m.~1~ sub/m && cmp m.~2~ m2 && echo kept; patch -b -V existing < p.diff; ls m*; rm m.~*; "
+         "patch -R -b -V existing < p.diff; ls m*; patch -b --version-control=t < p.diff; ls m*; rm m.*; "
+         "patch -R -b -V never < p.diff; patch -b -V none < p.diff; ls m*; patch -V numbered -R < p.diff; ls m*; "
+         "patch -b -V numbered -z .bak < p.diff; ls m*; patch -b -V bogus < p.diff; echo $?; patch -V n < p.diff; "
+         "echo $?", P),
+    Case("patch_version_control_env", MK + "VERSION_CONTROL=numbered patch -b < p.diff; ls m*; rm m.~*; "
+         "PATCH_VERSION_CONTROL=simple VERSION_CONTROL=t patch -R -b < p.diff; ls m*; rm m.orig; "
+         "SIMPLE_BACKUP_SUFFIX=.x patch -b < p.diff; ls m*; VERSION_CONTROL=bad patch -R -b < p.diff; echo $?; "
+         "PATCH_VERSION_CONTROL=e patch -R -b < p.diff; echo $?", P),
+    Case("patch_merge", "printf 'a\\nb\\nc\\nd\\ne\\nf\\ng\\nh\\ni\\nj\\n' > o; sed 's/^b$/X/;s/^i$/Y\\nZ/' o > n; "
+         "diff -u --label f --label f o n > m.diff; sed 's/^b$/Q/' o > f; patch --merge < m.diff; "
+         "echo $?; cat f; ls f*; sed 's/^b$/Q/' o > f; patch --merge=diff3 f m.diff; echo $?; cat f; cp o f; "
+         "patch --merge < m.diff; echo $?; cat f; sed 's/^b$/X/' o > f; patch --merge < m.diff; echo $?; cat f; "
+         "seq 1 12 > f; patch --merge < m.diff; echo $?; cat f; patch --merge=bad f m.diff; echo $?", P),
+    Case("patch_ifdef", MK + "patch -D FOO < p.diff; echo $?; cat m; cp sub/m m; patch --ifdef=BAR -R m2 p.diff; "
+         "sed -n '1,8p' m2; printf '1\n2\n3\n' > i1; printf '0\n1\n3\n' > i2; diff -u i1 i2 > i.diff; "
+         "patch -D X -o - i1 i.diff; diff i1 i2 > n.diff; patch -D Y i1 n.diff; cat i1", P),
 ]
 
 
@@ -328,3 +350,34 @@ def test_patch_round_trips_random_diffs(seed: int, tmp_path: Path) -> None:
                       f" patch -R a{n} < p{n} >/dev/null; cmp a{n} o{n} || echo REV{n}")
     r = run_k("\n".join(script), files)
     assert r.stdout == b"" and r.stderr == b"", (r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_patch_merge_matches_gnu_on_random_edits(seed: int, tmp_path: Path) -> None:
+    """--merge and --merge=diff3 (GNU patch's merge_hunk, locate_merge and bestmatch ported):
+    a diff of two random edits of one file applied to a third edit of it, as GNU patch 2.7
+    merges it (its reports' line numbers, markers, statuses)."""
+    rnd = random.Random(300 + seed)
+    files: dict[str, File] = {}
+    script = []
+
+    def edit(lines: list[str]) -> list[str]:
+        out = list(lines)
+        for _ in range(rnd.randint(1, 3)):
+            k, op = rnd.randrange(len(out) + 1), rnd.choice("ids")
+            if op == "i":
+                out.insert(k, rnd.choice("xyzab"))
+            elif k < len(out):
+                out[k:k + 1] = [] if op == "d" else [rnd.choice("XYZab")]
+        return out
+
+    for n in range(12):
+        base = [rnd.choice("abcdefgh") for _ in range(rnd.randint(3, 14))]
+        (tmp_path / "A").write_text("".join(x + "\n" for x in base))
+        (tmp_path / "B").write_text("".join(x + "\n" for x in edit(base)))
+        d = subprocess.run(["diff", "-u", "--label", f"f{n}", "--label", f"f{n}", str(tmp_path / "A"),
+                            str(tmp_path / "B")], capture_output=True).stdout
+        files[f"p{n}"] = File(d)
+        files[f"f{n}"] = File("".join(x + "\n" for x in edit(base)))
+        script.append(f"patch {rnd.choice(['--merge', '--merge=diff3'])} f{n} < p{n}; echo $?; cat f{n}")
+    assert_same(Case(f"merge{seed}", "\n".join(script), files))

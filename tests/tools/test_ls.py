@@ -120,6 +120,21 @@ COLUMNS = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES + MORE + BLOCK_SIZE + COLUMNS, ids=Case.id)
+# --author (the owner again), -Z/--context (`?`: no SELinux here or in K), --dired (two spaces
+# before each line, the names' byte offsets after), and the later of -l and -C/-x/-m winning
+# (-1 leaves -l as it is); directories only as operands (their sizes differ, see above)
+DIRED = {**SIMPLE, "link": Link("a"), "d/": Dir(), "d/x": "x\n", "d/yy": File("y", 0o600, OLD), "e/": Dir(),
+         "e/z": "z\n", "sp ace": "s\n", "é": "e\n"}
+GNU_ONLY = [
+    Case("author", "ls -l --author a bb; ls -ln --author a; ls -lg --author a; ls -lo --author c; ls --author a", DIRED),
+    Case("context", "ls -Z a bb; ls -lZ a; ls -Zs a; ls --context -n -l a; ls -Z -C a bb c; ls -lZ --author a", DIRED),
+    Case("dired", "ls -l --dired a bb link; ls -l --dired d e; ls -lR --dired d; ls -l --dired -Q a 'sp ace'; ls -l --dired é; "
+         "ls --dired a; ls -lD d nope; echo $?", DIRED),
+    Case("format_order", "ls -l -C a bb c; ls -C -l a bb; ls -l -1 a; ls -1 -l a; ls -l -x a bb; ls -l -m a bb; "
+         "ls -m -l a; ls -x -C -1 a bb; ls --format=long -1 a; ls -g -C a bb; ls --full-time -m a bb; "
+         "ls -l --format=commas a bb", DIRED),
+]
+
+@pytest.mark.parametrize("case", CASES + MORE + BLOCK_SIZE + COLUMNS + GNU_ONLY, ids=Case.id)
 def test_ls_matches_gnu(case: Case) -> None:
     assert_same(case)

@@ -156,7 +156,20 @@ TAR_TRANSFORM = [
 ]
 
 
-@pytest.mark.parametrize("case", TAR + TAR_OPTIONS + TAR_UPDATE + TAR_TRANSFORM, ids=Case.id)
+# -I PROG / --use-compress-program: the archive through a program the K shell runs (K's gzip
+# here: K has no bzip2 or xz program, tar's -j and -J compress by themselves); a program that
+# cannot be executed on extract, and updating through one, as GNU
+TAR_PROGRAM = [
+    Case("tar_I_gzip", "tar -I gzip -cf a.tgz d top.txt; echo $?; gzip -dc a.tgz | tar -t | sort; tar -tf a.tgz | sort;"
+         " tar -I gzip -tvf a.tgz | wc -l; tar -I 'gzip -q' -xf a.tgz -C out; echo $?; find out | sort", F),
+    Case("tar_use_compress_program", "tar --use-compress-program='gzip -9' -cf - top.txt | tar -tzf -; "
+         "tar --use-compress-program=gzip -czf x.tgz d/a; tar -xOf x.tgz", F),
+    Case("tar_I_cannot_exec", "tar czf a.tgz top.txt; tar -I nosuch -tf a.tgz; echo $?; tar -I 'nosuch -x' -xf a.tgz;"
+         " echo $?; tar -I gzip -rf a.tgz top.txt; echo $?; tar --zstd -rf x.tar top.txt; echo $?", F),
+]
+
+
+@pytest.mark.parametrize("case", TAR + TAR_OPTIONS + TAR_UPDATE + TAR_TRANSFORM + TAR_PROGRAM, ids=Case.id)
 def test_tar(case: Case) -> None:
     assert_same(case)
 
@@ -207,3 +220,28 @@ def test_k_reads_real_archives(z: str, tmp_path: Path) -> None:
     assert [n.rstrip("/") for n in listed] == names
     rest = r.stdout.decode().splitlines()[len(names):]
     assert rest == ["0", "g", "640 2 1704164645", "644 500 1704164645", "f"]
+
+
+# what GNU tar 1.34 prints when the program of -I, --zstd or a zstd archive (known by its
+# magic) cannot run (probed with a PATH without zstd or the program): the real host has zstd,
+# K has no zstd program and no delegation here
+CANNOT_EXEC = ("tar (child): {0}: Cannot exec: No such file or directory\n"
+               "tar (child): Error is not recoverable: exiting now\n"
+               "tar: Child returned status 2\ntar: Error is not recoverable: exiting now\n")
+NOT_FOUND = "/bin/sh: 1: {0}: not found\ntar: Child returned status 127\ntar: Error is not recoverable: exiting now\n"
+ZSTD_TAR = bytes.fromhex("28b52ffd")  # a zstd frame's magic, all GNU tar looks at before it runs zstd -d
+
+
+@pytest.mark.parametrize(("script", "err", "out"), [
+    ("tar -I nosuch -cf - top.txt | wc -c; echo ${PIPESTATUS[@]}", NOT_FOUND.format("nosuch"), "0\n2 0\n"),
+    ("tar --use-compress-program='nosuch -9' -cf x.tar top.txt; echo $?; wc -c < x.tar", NOT_FOUND.format("nosuch"),
+     "2\n0\n"),
+    ("tar --zstd -cf - top.txt | wc -c; echo ${PIPESTATUS[@]}", NOT_FOUND.format("zstd"), "0\n2 0\n"),
+    ("tar -caf x.tar.zst top.txt; echo $?; tar -caf x.tzst top.txt; echo $?",
+     NOT_FOUND.format("zstd") * 2, "2\n2\n"),
+    ("tar cf x.tar top.txt; tar --zstd -tf x.tar; echo $?", CANNOT_EXEC.format("zstd"), "2\n"),
+    ("tar -xf z.tar.zst; echo $?; tar -tvf z.tar.zst; echo $?", CANNOT_EXEC.format("zstd") * 2, "2\n2\n"),
+])
+def test_tar_program_that_cannot_run(script: str, err: str, out: str) -> None:
+    r = run_k(script, {**F, "z.tar.zst": File(ZSTD_TAR + b"\0" * 60)})
+    assert (r.stdout.decode(), r.stderr.decode(), r.status) == (out, err, 0)

@@ -2,7 +2,7 @@
 -C N), ed script (-e) and side by side (-y, -W, -t, --tabsize, --suppress-common-lines,
 --left-column: sdiff's layout) output, -q, -r, -N, --label, also -s -a -i -w -b -x PAT;
 -B and -I (a hunk of blank or matching lines only is left out); statuses 0 (same), 1
-(different), 2 (trouble). Not implemented (refused as unknown options): -f.
+(different), 2 (trouble); forward ed scripts (-f).
 
 The hunks are GNU's: its algorithm is ported (analyze.c and diffseq.h): confusing lines are
 discarded, Myers' O(ND) middle-snake search splits the rest, and shift_boundaries slides each
@@ -337,6 +337,17 @@ def changes(a: list[bytes], b: list[bytes], horizon: int = 0, key=None) -> list[
 # --------------------------------------------------------------------------- output
 
 
+def changed_lines(a: list[bytes], b: list[bytes]) -> tuple[list[bool], list[bool]]:
+    """Which lines of `a` are deleted and which of `b` inserted, by diffseq's compareseq alone
+    (GNU patch's merge compares so: no lines discarded first, no runs shifted after)."""
+    classes: dict[bytes, int] = {}
+    e0 = [classes.setdefault(x, len(classes)) for x in a]
+    e1 = [classes.setdefault(x, len(classes)) for x in b]
+    ch0, ch1 = [0] * (len(e0) + 2), [0] * (len(e1) + 2)
+    _compareseq(e0, e1, ch0, ch1, list(range(1, len(e0) + 1)), list(range(1, len(e1) + 1)))
+    return [bool(c) for c in ch0[1:-1]], [bool(c) for c in ch1[1:-1]]
+
+
 def split(data: bytes) -> list[bytes]:
     """Lines with their terminators (the last may lack one)."""
     if not data:
@@ -471,10 +482,21 @@ def ed(out: Output, b: list[bytes], script: list[tuple[int, int, int, int]]) -> 
             out.write(b".\n")
 
 
+def forward_ed(out: Output, b: list[bytes], script: list[tuple[int, int, int, int]]) -> None:
+    """diff -f: the changes first to last, each as its ed letter then the range (`aN`, `cN,M`,
+    `dN`), the new lines after it up to a `.`, which GNU writes as they are (a lone `.` too)."""
+    for i, j, dl, ins in script:
+        letter = "c" if dl and ins else "d" if dl else "a"
+        out.write(f"{letter}{_range(i, dl).replace(',', ' ') if dl else i}\n".encode())
+        if ins:
+            out.write(b"".join(line if line.endswith(b"\n") else line + b"\n" for line in b[j : j + ins]) + b".\n")
+
+
 # --------------------------------------------------------------------------- the command
 
 _LONG = {
     "unified": ("U", OPTIONAL), "context": ("C", OPTIONAL), "ed": ("e", NONE), "brief": ("q", NONE),
+    "forward-ed": ("f", NONE),
     "side-by-side": ("y", NONE), "width": ("W", REQUIRED), "suppress-common-lines": ("suppress-common", NONE),
     "left-column": ("left-column", NONE), "expand-tabs": ("t", NONE), "tabsize": ("tabsize", REQUIRED), "recursive": ("r", NONE), "new-file": ("N", NONE),
     "label": ("label", REQUIRED), "normal": ("normal", NONE), "report-identical-files": ("s", NONE),
@@ -717,7 +739,16 @@ class _Diff:
         if not self.o.text and (b"\0" in data0[:4096] or b"\0" in data1[:4096]):
             self.out.write(f"Binary files {n0} and {n1} differ\n".encode())
             return 1
-        if self.o.style == "ed":  # ed cannot write a last line without its newline: GNU adds it
+        trouble = False
+        if self.o.style in ("ed", "forward"):  # ed cannot write a last line without its newline:
+            # GNU says so for each such file when the files differ, adds it, and exits with 2
+            cut = [n for n, d in ((n0, data0), (n1, data1)) if d and not d.endswith(b"\n")]
+            if cut and changes(split(data0), split(data1), 0, _key(self.o.case, self.o.white)):
+                labels = self.o.labels
+                for n in cut:
+                    shown = labels[0] if n is n0 and labels else labels[1] if n is n1 and len(labels) > 1 else n
+                    self.sh.write_err(f"diff: {shown}: No newline at end of file\n\n")
+                trouble = True
             data0, data1 = (d + b"\n" if d and not d.endswith(b"\n") else d for d in (data0, data1))
         a, b = split(data0), split(data1)
         ctx = self.o.context
@@ -729,13 +760,15 @@ class _Diff:
         if not script:
             if self.o.identical:
                 self.out.write(f"Files {n0} and {n1} are identical\n".encode())
-            return 0
+            return 2 if trouble else 0
         if nested:
             self.out.write(f"diff {self.o.switches} {n0} {n1}\n".replace("diff  ", "diff ").encode())
         if self.o.style == "normal":
             normal(self.out, a, b, script)
         elif self.o.style == "ed":
             ed(self.out, b, script)
+        elif self.o.style == "forward":
+            forward_ed(self.out, b, script)
         elif self.o.style == "side":
             self.side(a, b, script)
         else:
@@ -745,7 +778,7 @@ class _Diff:
             tags = ("***", "---") if self.o.style == "context" else ("---", "+++")
             self.out.write(f"{tags[0]} {h0}\n{tags[1]} {h1}\n".encode("utf-8", "surrogateescape"))
             (context if self.o.style == "context" else unified)(self.out, a, b, script, ctx or 0)
-        return 1
+        return 2 if trouble else 1
 
     def unignored(self, a: list[bytes], b: list[bytes], script: list[tuple[int, int, int, int]]
                   ) -> list[tuple[int, int, int, int]]:
@@ -794,13 +827,13 @@ def _kind(s) -> str:
 @tool("diff", 2)
 def diff(sh: ToolContext, argv: list[str]) -> int:
     try:
-        opts, operands = parse(argv, "uU:cC:eyW:tqrNsadx:PiwbBI:", _LONG)
+        opts, operands = parse(argv, "uU:cC:efyW:tqrNsadx:PiwbBI:", _LONG)
     except Usage as e:
         raise Usage(e.message + "\ndiff: Try 'diff --help' for more information.", hint=False) from None
     o = _Opts()
     o.switches = _switches(argv)
     for k, v in opts:
-        style = {"u": "unified", "U": "unified", "c": "context", "C": "context", "e": "ed", "y": "side",
+        style = {"u": "unified", "U": "unified", "c": "context", "C": "context", "e": "ed", "f": "forward", "y": "side",
                  "normal": "normal"}.get(k)
         if style is not None:
             if o.style != "normal" and o.style != style or k == "normal" and o.style != "normal":

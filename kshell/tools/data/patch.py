@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from kshell.core.options import NONE, REQUIRED, Fail, Usage, parse, tool
+from kshell.core.options import NONE, OPTIONAL, REQUIRED, Fail, Usage, parse, tool
 from kshell.tools.text.textio import Output, message, read_all
 
 if TYPE_CHECKING:
@@ -33,7 +33,14 @@ _LONG = {"strip": ("p", REQUIRED), "reverse": ("R", NONE), "dry-run": ("dry-run"
          "remove-empty-files": ("E", NONE), "fuzz": ("F", REQUIRED), "ignore-whitespace": ("l", NONE),
          "suffix": ("z", REQUIRED), "prefix": ("B", REQUIRED), "unified": ("u", NONE), "binary": ("binary", NONE),
          "backup-if-mismatch": ("backup-if-mismatch", NONE), "context": ("c", NONE), "normal": ("n", NONE),
-         "ed": ("e", NONE)}
+         "ed": ("e", NONE), "version-control": ("V", REQUIRED), "ifdef": ("D", REQUIRED),
+         "merge": ("merge", OPTIONAL)}
+# -V's methods (and $PATCH_VERSION_CONTROL's, $VERSION_CONTROL's), as GNU patch 2.7 takes them:
+# `none` makes numbered backups there too
+_METHODS = {"none": "numbered", "off": "numbered", "simple": "simple", "never": "simple",
+            "existing": "existing", "nil": "existing", "numbered": "numbered", "t": "numbered"}
+_METHODS_HELP = ("Valid arguments are:\n  - 'none', 'off'\n  - 'simple', 'never'\n  - 'existing', 'nil'\n"
+                 "  - 'numbered', 't'")
 
 
 @dataclass
@@ -472,6 +479,10 @@ class _Patcher:
         self.loose = False
         self.suffix = ".orig"
         self.prefix = ""
+        self.method = "simple"  # -V: how backups are named (simple, numbered, existing)
+        self.ifdef: str | None = None  # -D NAME: both versions kept, under #ifdef NAME
+        self.merge: str | None = None  # --merge: a hunk that fails is merged ("merge" or "diff3" markers)
+        self.shown_offset = 0  # merge_hunk's: GNU's out_offset after the hunk
 
     def at(self, path: str) -> str:
         """A path as seen from -d's directory."""
@@ -559,14 +570,16 @@ class _Patcher:
         low = 0
         failed: list[tuple[Hunk, int]] = []  # with GNU's out_offset when it failed
         mismatch = False
+        merged_badly = False  # --merge left conflict markers
+        shown_offset = 0  # GNU's out_offset under --merge, which counts added lines only (its reports use it)
         for number, hunk in enumerate(fp.hunks, 1):
             where = None
             fuzz = 0
             pre_ctx, suf_ctx = hunk.context()
-            maxfuzz = min(self.fuzz, max(pre_ctx, suf_ctx))
+            maxfuzz = 0 if self.merge is not None else min(self.fuzz, max(pre_ctx, suf_ctx))  # GNU merges instead
             while True:
                 where = _locate(lines, hunk, self.reverse, fuzz, offset + delta, low, self.loose)
-                if where is None and number == 1 and self.force != "f" and \
+                if where is None and number == 1 and self.force != "f" and self.merge is None and \
                         _locate(lines, hunk, not self.reverse, fuzz, offset + delta, low, self.loose) is not None:
                     detected = "Unreversed patch detected!" if self.reverse \
                         else "Reversed (or previously applied) patch detected!"
@@ -592,13 +605,28 @@ class _Patcher:
                     break
                 fuzz += 1
             old_side, new_side, first, new_first = hunk.sides(self.reverse)
+            if where is None and self.merge is not None:
+                mismatch = True
+                at = self.merge_at(hunk, lines, first + offset, low - delta, len(_split(data)), delta)
+                region, said, conflicts = self.merge_hunk(number, hunk, lines, at, delta, shown_offset)
+                shown_offset = self.shown_offset
+                start = at[0] - 1 + delta
+                lines[start : start + at[1]] = region
+                delta += len(region) - at[1]
+                low = start + len(region)
+                merged_badly = merged_badly or conflicts
+                if said:
+                    self.say(said)
+                continue
             if where is None:
                 failed.append((hunk, delta))
                 mismatch = True
                 self.say(f"Hunk #{number} FAILED at {hunk.gnu_first(self.reverse) + delta}.\n")
                 continue
             offset = where - delta - (first - 1 if old_side else first)
-            if fuzz or offset:
+            if (fuzz or offset) and self.merge is not None:
+                mismatch = True  # GNU says nothing of it under --merge
+            elif fuzz or offset:
                 mismatch = True
                 text = f"Hunk #{number} succeeded at {where + 1}"  # GNU's where + out_offset
                 if fuzz:
@@ -608,7 +636,7 @@ class _Patcher:
                 self.say(text + ".\n")
             # keep the file's own lines where fuzz ignored context
             pre_f, suf_f = _fuzz_split(hunk, fuzz)
-            repl = list(new_side)
+            repl = list(new_side) if self.ifdef is None else self.ifdef_lines(hunk, lines, where)
             if self.loose:  # context lines are the file's, as GNU copies them from its input
                 o = n = 0
                 for tag, _ in hunk.lines:
@@ -621,14 +649,15 @@ class _Patcher:
             if suf_f:
                 repl[len(repl) - suf_f :] = lines[where + len(old_side) - suf_f : where + len(old_side)]
             lines[where : where + len(old_side)] = repl
-            delta += len(new_side) - len(old_side)
-            low = where + len(new_side)
+            shown_offset += sum(tag == (b"-" if self.reverse else b"+") for tag, _ in hunk.lines)
+            delta += len(repl) - len(old_side)
+            low = where + len(repl)
         if failed:
             rej = self.rej_name(target)
             saving = "" if self.dry or rej is None else f" -- saving rejects to file {rej}"
             self.say(f"{len(failed)} out of {nhunks} {plural} FAILED{saving}\n", always=True)
         if self.dry:
-            return 1 if failed else 0
+            return 1 if failed or merged_badly else 0
         result = b"".join(lines)
         fs = self.sh.fs
         path = self.at(target)
@@ -640,7 +669,7 @@ class _Patcher:
                     fs.write_file(self.at(self.output), result)
             else:
                 if (self.always or (mismatch or turned) and self.backup) and exists:
-                    backup = self.at(self.prefix + target + (self.suffix if not self.prefix else ""))
+                    backup = self.at(self.backup_name(target))
                     if "/" in backup:
                         fs.mkdir(backup.rsplit("/", 1)[0], parents=True)
                     fs.write_file(backup, data)
@@ -654,7 +683,263 @@ class _Patcher:
                 self.write_rej(target, fp, failed)
         except OSError as e:
             raise Fail(f"**** Can't create file {target} : {message(e)}", 2) from None
-        return 1 if failed else 0
+        return 1 if failed or merged_badly else 0
+
+    def merge_at(self, hunk: Hunk, lines: list[bytes], first_guess: int, frozen: int, input_lines: int,
+                 delta: int) -> tuple[int, int]:
+        """GNU patch's locate_merge: where (an input line, 1-based) a hunk that does not apply
+        matches the file best, closest to where it was expected, and how many of the file's
+        lines it spans there; at most its context lines may be replaced."""
+        tags = [tag for tag, _ in hunk.lines if tag in (b" ", b"+" if self.reverse else b"-")]
+        pattern = [text for tag, text in hunk.lines if tag in (b" ", b"+" if self.reverse else b"-")]
+        pat_lines = len(pattern)
+        context_lines = tags.count(b" ")
+        max_where = input_lines - pat_lines + context_lines + 1
+        min_where = frozen + 1
+        max_pos, max_neg = max_where - first_guess, first_guess - min_where
+        max_offset = max(max_pos, max_neg)
+        where, max_matched = first_guess, 0
+
+        def equal(x: int, y: int) -> bool:  # pattern line x and input line y, both 1-based
+            return 1 <= y <= input_lines and pattern[x - 1] == lines[y - 1 + delta]
+
+        if context_lines:
+            most, least = 2 * context_lines, pat_lines - context_lines
+            pre, suf = hunk.context()
+            if suf - pre > 0 and hunk.gnu_first(self.reverse) <= 1:
+                max_pos = 0
+            until_eof = suf - pre < 0
+            if first_guess <= max_neg:
+                max_neg = first_guess - 1
+            for off in range(max_offset + 1):
+                for guess in ([first_guess + off] if off <= max_pos else []) + \
+                        ([first_guess - off] if 0 < off <= max_neg else []):
+                    changes, last = _bestmatch(equal, 1, pat_lines + 1, guess, input_lines + 1,
+                                               input_lines - guess + 1 if until_eof else least, most)
+                    if changes <= most and max_matched < last - guess:
+                        max_matched, where = last - guess, guess
+                        if changes == 0:
+                            break
+                        least, most = last - guess, changes - 1
+                else:
+                    continue
+                break
+        return max(where, min_where), max_matched
+
+    def merge_hunk(self, number: int, hunk: Hunk, lines: list[bytes], at: tuple[int, int], delta: int,
+                   shown: int) -> tuple[list[bytes], str, bool]:
+        """GNU patch's merge_hunk for a hunk that did not apply: the file's lines `at` and the
+        hunk's old lines compared (diff's algorithm); changes the file's side leaves alone are
+        made, the others written between conflict markers (`<<<<<<<` the file's, `|||||||` the
+        hunk's old lines with --merge=diff3, `=======` its new ones, `>>>>>>>`). Returns the
+        region's new lines, GNU's report (`Hunk #1 NOT MERGED at 2-6, merged at 13-14.`) and
+        whether a conflict was left. The report's line numbers are GNU's: input lines moved by
+        `shown`, its out_offset, which grows by lines added and never shrinks by lines deleted
+        (self.shown_offset is what it is after this hunk)."""
+        from kshell.tools.data.diff import changed_lines
+
+        removed = b"+" if self.reverse else b"-"
+        old = [(b"-" if tag == removed else b" ", text) for tag, text in hunk.lines if tag in (b" ", removed)]
+        new = [(b" " if tag == b" " else b"+", text) for tag, text in hunk.lines if tag != removed]
+        where, matched = at
+        y = lines[where - 1 + delta : where - 1 + delta + matched]
+        ot = [tag for tag, _ in old] + [b"="]
+        nt = [tag for tag, _ in new] + [b"^"]
+        deleted, inserted = changed_lines([text for _, text in old], y)
+        xm = [b"-" if c else b" " for c in deleted] + [b"="]
+        ym = [b"+" if c else b" " for c in inserted] + [b"^"]
+        out: list[bytes] = []
+        said: list[str] = []
+        last_what: list[str] = []
+        conflicts = False
+
+        def result(what: str, start: int, end: int) -> None:
+            span = f"{start}" if end <= start else f"{start}-{end}"
+            if not said:
+                said.append(f"Hunk #{number} {what} at {span}")
+            elif last_what[0] == what:  # GNU compares with the first report's word only
+                said.append(f",{span}")
+            else:
+                said.append(f", {what} at {span}")
+            last_what.append(what)
+
+        # o, n, i: the next old line, new line and file line of the comparison; w: GNU's
+        # `where` (the file line its reports and copies go by), done: the file lines written
+        # or skipped (its last_frozen_line); the two part where a hunk was already applied
+        o = n = i = w = done = 0
+
+        def copy_to(end: int) -> None:
+            nonlocal done
+            if end > done:
+                out.extend(y[done:end])
+                done = end
+
+        def same(k: int, line: bytes) -> bool:
+            return 0 <= k < len(y) and y[k] == line
+
+        while True:
+            fo, fn, fi = o, n, i
+            conflict = False
+            if ot[o] == b"-" or nt[n] == b"+":
+                while ot[o] == b"-":
+                    if xm[o] == b"-" or ym[i] == b"+":
+                        conflict = True
+                        break
+                    if xm[o] == b" ":
+                        i += 1
+                    o += 1
+                if not conflict and (xm[o] == b"-" or ym[i] == b"+"):
+                    conflict = True
+                if not conflict:
+                    while nt[n] == b"+":
+                        n += 1
+                    pos = where + w + shown
+                    result("merged", pos, pos + n - fn - 1)
+                    done += o - fo  # the old lines, gone
+                    w += o - fo
+                    shown += n - fn
+                    out.extend(text for _, text in new[fn:n])
+                    continue
+            elif ot[o] == b" ":
+                if xm[o] == b"-":
+                    while ot[o] == b" " and xm[o] == b"-":
+                        if nt[n] == b"+":
+                            conflict = True
+                            break
+                        o += 1
+                        n += 1
+                    if not conflict and (ot[o] == b"-" or nt[n] == b"+"):
+                        conflict = True
+                elif ym[i] == b"+":
+                    while ym[i] == b"+":
+                        i += 1
+                    w += i - fi
+                    copy_to(w)
+                elif xm[o] == b" ":
+                    while ot[o] == b" " and xm[o] == b" " and nt[n] == b" " and ym[i] == b" ":
+                        o += 1
+                        n += 1
+                        i += 1
+                    w += i - fi
+                    copy_to(w)
+                if not conflict:
+                    if (o, n, i) == (fo, fn, fi):  # no step made: GNU asserts it never happens
+                        raise Fail(f"**** merging hunk #{number} went wrong", 2)
+                    continue
+            else:
+                break
+            while True:  # the end of the conflict
+                if ot[o] == b"-":
+                    while ym[i] == b"+":
+                        i += 1
+                    if xm[o] == b" ":
+                        i += 1
+                    o += 1
+                elif xm[o] == b"-":
+                    while nt[n] == b"+":
+                        n += 1
+                    if ot[o] == b" ":
+                        n += 1
+                    o += 1
+                elif nt[n] == b"+":
+                    while nt[n] == b"+":
+                        n += 1
+                elif ym[i] == b"+":
+                    while ym[i] == b"+":
+                        i += 1
+                else:
+                    break
+            prefix = 0  # the new lines the file already has
+            while fi + prefix < i and fn + prefix < n and same(w + prefix, new[fn + prefix][1]):
+                prefix += 1
+            applied = fi + prefix == i and fn + prefix == n
+            if applied:
+                pos = where + w + shown
+                result("already applied", pos, pos + prefix - 1)
+            if self.merge == "diff3":
+                prefix = 0
+            fi, fn = fi + prefix, fn + prefix
+            w += prefix
+            copy_to(w)
+            if applied:
+                continue
+            suffix = 0
+            if self.merge == "merge":
+                end = w + (i - fi)
+                while fi < i - suffix and fn < n - suffix and same(end - suffix - 1, new[n - suffix - 1][1]):
+                    suffix += 1
+            i, n = i - suffix, n - suffix
+            count = 3 + (i - fi) + (n - fn) + (1 + (o - fo) if self.merge == "diff3" else 0)
+            pos = where + w + shown
+            result("NOT MERGED", pos, pos + count - 1)
+            shown += count - (i - fi)
+            out.append(b"<<<<<<<\n")
+            w += i - fi
+            copy_to(w)
+            if self.merge == "diff3":
+                out.append(b"|||||||\n")
+                out.extend(text for _, text in old[fo:o])
+            out.append(b"=======\n")
+            out.extend(text for _, text in new[fn:n])
+            out.append(b">>>>>>>\n")
+            w += suffix
+            copy_to(w)
+            i, n = i + suffix, n + suffix
+            conflicts = True
+        out.extend(y[done:])  # the rest of the file's lines, as GNU copies them after
+        self.shown_offset = shown
+        return out, "".join(said) + ".\n" if said else "", conflicts
+
+    def backup_name(self, target: str) -> str:
+        """The backup's name: -B's prefix, or -V's method (numbered `f.~N~` one past the
+        highest there, `existing` numbered when one is there, else `f` and the suffix)."""
+        if self.prefix:
+            return self.prefix + target
+        if self.method != "simple":
+            folder, _, base = target.rpartition("/")
+            numbers = [int(m.group(1)) for name in self.sh.fs.readdir(self.at(folder or "."))
+                       if (m := re.fullmatch(re.escape(base) + r"\.~([1-9][0-9]*)~", name))]
+            if self.method == "numbered" or numbers:
+                return f"{target}.~{max(numbers, default=0) + 1}~"
+        return target + self.suffix
+
+    def ifdef_lines(self, hunk: Hunk, lines: list[bytes], where: int) -> list[bytes]:
+        """-D NAME: the hunk's span with both versions, as GNU's apply_hunk writes them: lines
+        only removed under `#ifndef NAME`, only added under `#ifdef NAME`, changed as
+        `#ifndef NAME`, old, `#else`, new, `#endif`; context as the file has it."""
+        name = self.ifdef
+        removed = b"+" if self.reverse else b"-"
+        out: list[bytes] = []
+        old: list[bytes] = []
+        new: list[bytes] = []
+
+        def flush() -> None:
+            if old:
+                out.append(f"#ifndef {name}\n".encode())
+                out.extend(old)
+                if new:
+                    out.append(b"#else\n")
+            elif new:
+                out.append(f"#ifdef {name}\n".encode())
+            out.extend(new)
+            if old or new:
+                out.append(b"#endif\n")
+            old.clear()
+            new.clear()
+
+        at = where
+        for tag, text in hunk.lines:
+            if tag == b" ":
+                flush()
+                out.append(lines[at])
+                at += 1
+            elif tag == removed:  # a run's old lines come first, whatever the diff's order
+                old.append(lines[at])
+                at += 1
+            else:
+                new.append(text)
+        flush()
+        return out
 
     def header_line(self, tag: bytes, line: bytes, git: bool) -> bytes:
         """A reject's file line, as GNU's print_header_line: the name as -p left it (or
@@ -765,10 +1050,69 @@ def _ed_patch(p: _Patcher, script: list[tuple[bytes, list[bytes]]], target: str)
     return 0
 
 
+def _bestmatch(equal, xoff: int, xlim: int, yoff: int, ylim: int, least: int, most: int) -> tuple[int, int]:
+    """GNU patch's bestmatch (Myers' greedy search): the fewest insertions and deletions,
+    at most `most`, that turn x[xoff:xlim] into a prefix of y[yoff:ylim] matching at least
+    `least` elements, and where that prefix ends (most + 1 and -1: none)."""
+    fmid = xoff - yoff
+    dmin, dmax = xoff - ylim, xlim - yoff
+    fmin = fmax = fmid
+    ymax = -1
+    if least:
+        fmid_2min = fmid + 2 * least
+        least += yoff
+        if least > ylim:
+            return most + 1, -1
+    else:
+        fmid_2min = 0
+    while xoff < xlim and yoff < ylim and equal(xoff, yoff):
+        xoff += 1
+        yoff += 1
+    if xoff == xlim and yoff >= least and xoff + yoff >= fmid_2min:
+        return 0, yoff
+    fd: dict[int, int] = {fmid: xoff}
+    for c in range(1, most + 1):
+        if fmin > dmin:
+            fmin -= 1
+            fd[fmin - 1] = -1
+        else:
+            fmin += 1
+        if fmax < dmax:
+            fmax += 1
+            fd[fmax + 1] = -1
+        else:
+            fmax -= 1
+        for d in range(fmax, fmin - 1, -2):
+            x = fd[d + 1] if fd.get(d - 1, -1) < fd.get(d + 1, -1) else fd.get(d - 1, -1) + 1
+            y = x - d
+            while x < xlim and y < ylim and equal(x, y):
+                x += 1
+                y += 1
+            fd[d] = x
+            if x == xlim and y >= least and x + y - c >= fmid_2min:
+                ymax = max(ymax, y)
+                if y == ylim:
+                    return c, ymax
+        if ymax != -1:
+            return c, ymax
+    return most + 1, ymax
+
+
+def _method(value: str, where: str) -> str:
+    """A backup method's name (unambiguous prefixes too, as GNU's argmatch), or GNU's error."""
+    if value in _METHODS:
+        return _METHODS[value]
+    found = {_METHODS[name] for name in _METHODS if name.startswith(value)} if value else set()
+    if len(found) == 1:
+        return found.pop()
+    what = "ambiguous" if found else "invalid"
+    raise Fail(f"{what} argument '{value}' for '{where}'\n{_METHODS_HELP}", 2)
+
+
 @tool("patch", 2)
 def patch(sh: ToolContext, argv: list[str]) -> int:
     try:
-        opts, operands = parse(argv, "p:Ri:bd:Nsfto:r:EF:lz:B:ucne", _LONG)
+        opts, operands = parse(argv, "p:Ri:bd:Nsfto:r:EF:lz:B:ucneV:D:", _LONG)
     except Usage as e:
         raise Usage(e.message + "\npatch: Try 'patch --help' for more information.", hint=False) from None
     strip: int | None = None
@@ -821,6 +1165,24 @@ def patch(sh: ToolContext, argv: list[str]) -> int:
             settings["prefix"] = v
         elif k == "e":
             ed = True
+        elif k == "V":
+            settings["method"] = _method(v, "--version-control or -V option")
+        elif k == "D":
+            settings["ifdef"] = v
+        elif k == "merge":
+            if v not in (None, "merge", "diff3"):  # GNU says no more than that
+                raise Fail("Try 'patch --help' for more information.", 2)
+            settings["merge"] = v or "merge"
+    if "method" not in settings:
+        for var in ("PATCH_VERSION_CONTROL", "VERSION_CONTROL"):
+            value = sh.get_param_or_none(var)
+            if value:
+                settings["method"] = _method(value, "$" + var)
+                break
+    if "suffix" in settings or "prefix" in settings:
+        settings["method"] = "simple"  # -z and -B name the backup themselves
+    elif sh.get_param_or_none("SIMPLE_BACKUP_SUFFIX"):
+        settings["suffix"] = sh.get_param_or_none("SIMPLE_BACKUP_SUFFIX")
     directory = settings.get("directory")
     if directory is not None:
         try:

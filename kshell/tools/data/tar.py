@@ -4,7 +4,8 @@ and t (patterns with --wildcards), --exclude/--exclude-vcs/-X, -T (with --null),
 --no-recursion, --remove-files, --owner/--group/--numeric-owner/--mtime/--sort/--format on
 create; --strip-components, -O, -k/--skip-old-files/--overwrite, -m, -p/--no-same-owner on
 extract; -r, -u, -A and --delete rewriting an uncompressed archive (--delete also on a pipe);
---transform (sed's s command, kshell.tools.sed) on names and link targets;
+--transform (sed's s command, kshell.tools.sed) on names and link targets; -I PROG and --zstd
+through a program the K shell runs;
 GNU's messages and statuses (2 on errors, 64 for usage). Archives are written by Python's tarfile in GNU format
 from VFS bytes and read by it (any compression, as GNU tar detects it), so real tar reads what
 this writes and the other way round. Directories are archived in name order (GNU tar uses the
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from kfs.format import group_name, user_name
 from kshell.exec import devices
+from kshell.exec.system import PROGRAM_BUILTINS
 from kshell.core.options import NONE, REQUIRED, Usage, parse
 from kshell.tools.sed.script import Subst
 from kshell.tools.text.textio import message, read_all
@@ -47,17 +49,22 @@ _LONG = {
     "sort": ("sort", REQUIRED), "format": ("H", REQUIRED), "one-file-system": ("one-file-system", NONE),
     "transform": ("transform", REQUIRED), "xform": ("transform", REQUIRED),
     "show-transformed-names": ("show-transformed", NONE), "show-stored-names": ("show-stored", NONE),
+    "use-compress-program": ("I", REQUIRED), "zstd": ("zstd", NONE),
 }
 _VCS = frozenset({"CVS", "RCS", "SCCS", ".git", ".gitignore", ".gitattributes", ".gitmodules", ".cvsignore",
                   ".svn", ".arch-ids", "{arch}", "=RELEASE-ID", "=meta-update", "=update", ".bzr", ".bzrignore",
                   ".bzrtags", ".hg", ".hgignore", ".hgtags", "_darcs", "_MTN", ".arch-inventory"})
 _SUFFIXES = ((".tar.gz", "gz"), (".tgz", "gz"), (".taz", "gz"), (".tar.bz2", "bz2"), (".tbz", "bz2"),
-             (".tbz2", "bz2"), (".tb2", "bz2"), (".tar.xz", "xz"), (".txz", "xz"))
+             (".tbz2", "bz2"), (".tb2", "bz2"), (".tar.xz", "xz"), (".txz", "xz"), (".tar.zst", "zstd"),
+             (".tzst", "zstd"))
 _FORMATS = {"gnu": tarfile.GNU_FORMAT, "oldgnu": tarfile.GNU_FORMAT, "ustar": tarfile.USTAR_FORMAT,
             "posix": tarfile.PAX_FORMAT, "pax": tarfile.PAX_FORMAT}
 _MODES = ("c", "t", "x", "r", "u", "A", "delete")
 _UPDATES = ("r", "u", "A", "delete")  # modes that rewrite an existing archive
-_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")  # gzip, bzip2, xz: GNU refuses to update these
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", _ZSTD_MAGIC)  # gzip, bzip2, xz, zstd: GNU refuses to update these
+_COMPRESSORS = ("z", "j", "J", "I", "zstd")  # the options that choose one
+_BUILT_IN = {"gz", "bz2", "xz"}  # what tarfile compresses and reads itself; any other is a program
 
 
 _KINDS = {tarfile.DIRTYPE: st.S_IFDIR, tarfile.SYMTYPE: st.S_IFLNK, tarfile.CHRTYPE: st.S_IFCHR,
@@ -165,8 +172,8 @@ class _Tar:
             info.linkname = self.renamed(info.linkname, "h")
         return info
 
-    def err(self, text: str) -> None:
-        self.sh.write_err(f"tar: {text}\n")
+    def err(self, text: str, who: str = "tar") -> None:
+        self.sh.write_err(f"{who}: {text}\n")
 
     def fatal(self, text: str) -> None:
         self.err(text)
@@ -634,9 +641,48 @@ def _update(sh: ToolContext, t: _Tar, mode: str, archive: str, operands: list[st
         devices.write_file(sh, archive, result)
 
 
+def _runnable(sh: ToolContext, name: str) -> bool:
+    """Whether `/bin/sh` or execvp would find `name`: a K tool, a program builtin or a file on PATH."""
+    if sh.tool(name) is not None or name in PROGRAM_BUILTINS or "/" in name:
+        return True
+    from kshell.exec.scripts import find_in_path
+
+    return find_in_path(sh, name)[0] is not None
+
+
+def _filter(sh: ToolContext, t: _Tar, program: str, data: bytes, decompress: bool) -> bytes:
+    """`data` through the compression program (-I PROG, --zstd), run by the K shell (K's own
+    gzip, bzip2 and xz, or a delegated program), as GNU tar runs it: `sh -c PROG` to compress,
+    PROG's words and -d executed to decompress, each with GNU's words when it cannot run or
+    fails (then tar exits with 2)."""
+    import shlex
+
+    from kshell.exec.streams import BufferSink, BytesSource
+
+    try:
+        words = shlex.split(program) + (["-d"] if decompress else [])
+    except ValueError:
+        words = []
+    if not words or not _runnable(sh, words[0]):
+        if decompress:  # GNU names the whole program there, and sh its first word
+            t.err(f"{program}: Cannot exec: No such file or directory", "tar (child)")
+            t.err("Error is not recoverable: exiting now", "tar (child)")
+            status = 2
+        else:
+            sh.write_err(f"/bin/sh: 1: {words[0] if words else program}: not found\n")
+            status = 127
+        t.fatal(f"Child returned status {status}")
+    out = BufferSink(1 << 34, "compressed archive")
+    status = sh.run_script(shlex.join(words) if decompress else program, "",
+                           {**sh.fds, 0: BytesSource(data), 1: out})
+    if status:
+        t.fatal(f"Child returned status {status}")
+    return bytes(out.data)
+
+
 def tar(sh: ToolContext, argv: list[str]) -> int:
     try:
-        opts, operands = parse(_expand(argv), "ctxruAvzjJaf:C:X:T:OkmphH:", _LONG)
+        opts, operands = parse(_expand(argv), "ctxruAvzjJaf:C:X:T:OkmphH:I:", _LONG)
     except Usage as e:
         sh.write_err(f"tar: {e.message}\n{_HINT}")
         return 64
@@ -649,7 +695,7 @@ def tar(sh: ToolContext, argv: list[str]) -> int:
         sh.write_err(f"tar: You may not specify more than one {what}\n{_HINT}")
         return 2
     mode = modes.pop()
-    if mode in _UPDATES and any(k in ("z", "j", "J") for k, _ in opts):
+    if mode in _UPDATES and any(k in _COMPRESSORS for k, _ in opts):
         sh.write_err(f"tar: Cannot update compressed archives\n{_HINT}")
         return 2
     if mode in ("r", "u", "A") and next((v for k, v in reversed(opts) if k == "f"), "-") == "-":
@@ -667,8 +713,8 @@ def tar(sh: ToolContext, argv: list[str]) -> int:
         for k, v in opts:
             if k == "f":
                 archive = v
-            elif k in ("z", "j", "J"):
-                compress = {"z": "gz", "j": "bz2", "J": "xz"}[k]
+            elif k in _COMPRESSORS:
+                compress = {"z": "gz", "j": "bz2", "J": "xz", "zstd": "zstd", "I": v}[k]
             elif k == "a":
                 auto = True
             elif k == "C":
@@ -751,7 +797,10 @@ def tar(sh: ToolContext, argv: list[str]) -> int:
                     devices.write_file(sh, archive, b"")
                 except OSError as e:
                     t.fatal(f"{archive}: Cannot open: {message(e)}")
-            data = t.create(operands, compress)
+            if compress and compress not in _BUILT_IN:
+                data = _filter(sh, t, compress, t.create(operands, ""), False)
+            else:
+                data = t.create(operands, compress)
             if archive == "-":
                 sh.out(data)
             else:
@@ -770,6 +819,10 @@ def tar(sh: ToolContext, argv: list[str]) -> int:
             if compress == "gz" and data and data[:2] != b"\x1f\x8b":
                 sh.write_err("\ngzip: stdin: not in gzip format\n")
                 t.fatal("Child returned status 1")
+            if not compress and data.startswith(_ZSTD_MAGIC):
+                compress = "zstd"  # GNU tar knows it by its magic and runs zstd -d
+            if compress and compress not in _BUILT_IN:
+                data = _filter(sh, t, compress, data, True)
             tf = t.open(data)
             if tf is not None:
                 with tf:

@@ -1,7 +1,7 @@
 """ls: GNU's listing (one entry a line, as on a pipe) with the long format's columns;
 --time-style/--full-time, --sort/-X/-v, --time/-c/-u, -g/-o/-G, --hide/-I/-B, -Q/-N, -p and
---indicator-style, -m, -C, -x, -w, -T and --format, --si, --block-size
-(kshell/tools/files/blocksize.py) and -k."""
+--indicator-style, -m, -C, -x, -w, -T and --format (the later of a layout and -l wins), --si,
+--block-size (kshell/tools/files/blocksize.py) and -k, --author, -Z, --dired."""
 
 from __future__ import annotations
 
@@ -58,6 +58,9 @@ LONG = {
     "width": ("w", REQUIRED),
     "tabsize": ("T", REQUIRED),
     "kibibytes": ("k", NONE),
+    "author": ("author", NONE),
+    "context": ("Z", NONE),
+    "dired": ("D", NONE),
 }
 _SORTS = {"none": "none", "size": "S", "time": "t", "version": "v", "extension": "X", "width": "width"}
 _TIMES = {"atime": "atime", "access": "atime", "use": "atime", "ctime": "ctime", "status": "ctime",
@@ -107,8 +110,26 @@ class Lister:
         self.file_units = Units()  # the size column (-h, --si, --block-size)
         self.block_units = Units(1024)  # -s and the total
 
+        self.pos = 0  # bytes written, for --dired's offsets
+        self.dired: list[int] = []  # --dired (with the long format): where each name starts and ends
+        self.subdired: list[int] = []  # and each directory's name in its header
+
+    @property
+    def indented(self) -> bool:
+        """--dired with the long format: each line starts with two spaces (GNU's DIRED_INDENT)."""
+        return self.long and "D" in self.flags
+
     def out(self, text: str) -> None:
+        self.pos += len(text.encode("utf-8", "surrogateescape"))
         self.sh.out(text)
+
+    def dired_trailer(self) -> None:
+        """--dired's last lines: the names' offsets, the headers', and the quoting style."""
+        if self.dired:
+            self.out("//DIRED// " + " ".join(map(str, self.dired)) + "\n")
+        if self.subdired:
+            self.out("//SUBDIRED// " + " ".join(map(str, self.subdired)) + "\n")
+        self.out(f"//DIRED-OPTIONS// --quoting-style={'c' if self.quote else 'literal'}\n")
 
     # -- ordering and one line per entry --------------------------------------------------------
 
@@ -191,8 +212,10 @@ class Lister:
             inos = [str(e.inode.ino) if "i" in self.flags and e.inode else "" for e in entries]
             sizes = [self.blocks(e.inode) if "s" in self.flags and e.inode else "" for e in entries]
             wi, ws = max(map(len, inos), default=0), max(map(len, sizes), default=0)
-            items = [(f"{ino:>{wi}} " if ino else "") + (f"{size:>{ws}} " if size else "")
-                     + f"{self.shown_name(e.name)}{self.indicator(e.inode)}" for e, ino, size in zip(entries, inos, sizes)]
+            context = "? " if "Z" in self.flags else ""  # no SELinux: GNU's `?` for each file
+            items = [(f"{ino:>{wi}} " if ino else "") + (f"{size:>{ws}} " if size else "") + context
+                     + f"{self.shown_name(e.name)}{self.indicator(e.inode)}"
+                     for e, ino, size in zip(entries, inos, sizes)]
             if total and "s" in self.flags:
                 lines.append(f"total {self.total(entries)}\n")
             if self.layout in ("C", "x") and items:
@@ -233,6 +256,7 @@ class Lister:
             else:
                 size = self.file_units.show(i.size)
             name = self.shown_name(e.name)
+            name_len = len(name.encode("utf-8", "surrogateescape"))
             if i.is_lnk and e.target is not None:
                 name += (
                     " -> "
@@ -252,12 +276,15 @@ class Lister:
                     size,
                     date,
                     name,
+                    name_len,
                 )
             )
-        w = [max(map(len, col), default=0) for col in zip(*rows)] if rows else [0] * 9
+        w = [max(map(len, map(str, col)), default=0) for col in zip(*rows)] if rows else [0] * 10
+        indent = "  " if self.indented else ""
         if total:
-            lines.append(f"total {self.total(entries)}\n")
+            lines.append(f"{indent}total {self.total(entries)}\n")
         w3, w4, w5, w6 = w[3], w[4], w[5], w[6]
+        at = self.pos + sum(len(line.encode("utf-8", "surrogateescape")) for line in lines)
         for r in rows[:shown]:
             pre = (f"{r[0]:>{w[0]}} " if show_ino else "") + (f"{r[1]:>{w[1]}} " if show_blocks else "")
             # GNU pads names on the right and right-aligns bare ids (-n, or an id without a name;
@@ -268,7 +295,16 @@ class Lister:
                 owner = ""
             if {"o", "G"} & self.flags:
                 group = ""
-            lines.append(f"{pre}{r[2]} {r[3]:>{w3}} {owner}{group}{r[6]:>{w6}} {r[7]} {r[8]}\n")
+            # --author: the owner again (on Linux a file's author is its owner); -Z: `?`
+            author = (f"{r[4]:>{w4}} " if r[4].isdigit() else f"{r[4]:<{w4}} ") if "author" in self.flags else ""
+            context = "? " if "Z" in self.flags else ""
+            head = f"{indent}{pre}{r[2]} {r[3]:>{w3}} {owner}{group}{author}{context}{r[6]:>{w6}} {r[7]} "
+            line = f"{head}{r[8]}\n"
+            if indent:
+                start = at + len(head.encode("utf-8", "surrogateescape"))
+                self.dired += [start, start + r[9]]
+                at += len(line.encode("utf-8", "surrogateescape"))
+            lines.append(line)
         self.out("".join(lines))
 
     def columns(self, items: list[str], down: bool) -> list[str]:
@@ -372,6 +408,8 @@ class Lister:
         headers = explicit and (len(operands) > 1 or "R" in self.flags) or "R" in self.flags
         for d in self.ordered(dirs):
             self.list_dir(d.path, headers, top=True)
+        if self.indented:
+            self.dired_trailer()
         return self.status
 
     def list_dir(self, path: str, header: bool, top: bool) -> None:
@@ -382,7 +420,12 @@ class Lister:
             self.status = 2 if top else max(self.status, 1)
             return
         if header:
-            self.out(("" if self.first else "\n") + f"{path}:\n")
+            if self.indented:
+                self.out("" if self.first else "\n")
+                self.subdired += [self.pos + 2, self.pos + 2 + len(path.encode("utf-8", "surrogateescape"))]
+                self.out(f"  {path}:\n")
+            else:
+                self.out(("" if self.first else "\n") + f"{path}:\n")
         self.first = False
         entries = []
         if "a" in self.flags:
@@ -434,8 +477,9 @@ def _blocks(inode: Inode) -> int:
 
 @tool("ls", 2)
 def ls(sh: ToolContext, argv: list[str]) -> int:
-    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpmkxw:T:", LONG)
+    opts, operands = parse(argv, "aAlFR1dhtSrinLsUfCXvcugoGI:BQNpmkxw:T:ZD", LONG)
     flags: set[str] = set()
+    fmt = ""  # the format the last option chose: "long", or a layout (1 C x m); "" none
     sort = "name"
     settings: dict[str, object] = {}
     hide: list[str] = []
@@ -471,6 +515,7 @@ def ls(sh: ToolContext, argv: list[str]) -> int:
             style = "full-iso" if key == "full-time" else value
             if key == "full-time":
                 flags.add("l")
+                fmt = "long"
             if style.startswith("posix-"):  # STYLE unless the locale is POSIX's
                 style = "locale" if _posix_locale(sh) else style[6:]
             if style.startswith("+"):
@@ -487,8 +532,9 @@ def ls(sh: ToolContext, argv: list[str]) -> int:
                                      "  - 'horizontal', 'across'\n  - 'vertical'\n  - 'single-column'")
             if _FORMATS[value] == "l":
                 flags.add("l")
-            else:
-                settings["layout"] = _FORMATS[value]
+                fmt = "long"
+            elif _FORMATS[value] != "1" or fmt != "long":
+                settings["layout"] = fmt = _FORMATS[value]
         elif key == "color":
             if value not in (None, "never", "no", "none", "auto", "tty", "if-tty"):
                 sh.write_err(
@@ -497,8 +543,9 @@ def ls(sh: ToolContext, argv: list[str]) -> int:
                     "  - 'auto', 'tty', 'if-tty'\nTry 'ls --help' for more information.\n"
                 )
                 return 1
-        elif key in ("1", "C", "x", "m"):
-            settings["layout"] = key
+        elif key in ("1", "C", "x", "m"):  # the later of these and -l wins, but -1 leaves -l as it is
+            if key != "1" or fmt != "long":
+                settings["layout"] = fmt = key
         elif key in ("w", "T"):
             if not value.isdigit():
                 what = "line width" if key == "w" else "tab size"
@@ -530,6 +577,8 @@ def ls(sh: ToolContext, argv: list[str]) -> int:
             flags.add("A")
         else:
             flags.add(key)
+            if key in ("l", "n", "g", "o"):
+                fmt = "long"
     if settings.get("style", "") is None:
         if {"l", "n", "g", "o"} & flags:
             return _bad_argument(sh, bad_style, "time style", _STYLE_HELP, 2)
@@ -545,6 +594,8 @@ def ls(sh: ToolContext, argv: list[str]) -> int:
         lister.file_units, lister.block_units = _env_units(sh, "k" in flags)
     for name, value in settings.items():
         setattr(lister, name, value)
+    if fmt:
+        lister.long = fmt == "long"
     return lister.run(operands)
 
 

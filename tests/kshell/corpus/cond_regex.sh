@@ -224,3 +224,11 @@ t yx '((x)|y)\2'
 t x '(a)(b|\1)'
 t aa0 '(a)\10'
 t aa0 '(a)\10|b'
+
+#### an anchor in a repeated group: glibc's copies of the group lose it where a copied node follows
+t() { if [[ $1 =~ $2 ]]; then s=0; else s=$?; fi; printf "%s %q %q :" "$s" "$1" "$2"; printf " %q" "${BASH_REMATCH[@]}"; echo; }
+for re in '(^a)+' '(^a)*' '(^a)+b' '(^a|b)+' '(b|^a)+' '(^a){2}' '(^a){1,2}' '(^a){0,2}' '(^a){2,}' 'x(^a)+' \
+    '((^a))+' '(^a+)+' '(^ab)+' '(^a)+(^a)+' '(a$|b)+' '(^a$)+' '(^)+' '(^|b)+a' '(^a|a)+' '(\<a)+' '(\ba|b)+' \
+    '(a\>)+' '(\Ba)+' '((^a)+)+' '(^(a))+' '(^a|b)+c'; do
+  for s in a aa b ab ba aab 'a a' '' baa aba abab bab abc aac $'aa\n' $'a\na' $'b\na'; do t "$s" "$re"; done
+done
