@@ -180,6 +180,15 @@ def _root() -> Path | None:
     return Path(root) if root else None
 
 
+def _forget_forks(root: Path, sandbox_id: str) -> None:
+    """Remove the records of the forks of durable sandbox `sandbox_id` (another program's too):
+    they went with its state."""
+    for meta_file in root.glob(".*.json"):
+        with contextlib.suppress(OSError, ValueError):
+            if json.loads(meta_file.read_text()).get("in") == sandbox_id:
+                meta_file.unlink()
+
+
 def _remote() -> dict[str, Any]:
     which = os.environ.get(REMOTE_ENV, "")
     if not which or which == "none":
@@ -607,6 +616,11 @@ class KSandbox:
             return found
         root = _root()
         path = root / sandbox_id if root is not None else None
+        meta_file = root / f".{sandbox_id}.json" if root is not None else None
+        if meta_file is not None and not path.is_dir() and meta_file.exists():
+            meta = json.loads(meta_file.read_text())
+            if "in" in meta:
+                return await KSandbox._find_fork(sandbox_id, meta)
         if path is None or not (path / "data.mdb").exists() and not path.is_dir():
             where = f"under {ROOT_ENV}={root}" if root is not None else f"in this process ({ROOT_ENV} is not set)"
             raise LookupError(f"sandbox {sandbox_id} not found {where}")
@@ -625,6 +639,26 @@ class KSandbox:
                            meta.get("timeout"), path=path)
         _open[sandbox_id] = sandbox
         return sandbox
+
+    @staticmethod
+    async def _find_fork(sandbox_id: str, meta: dict[str, Any]) -> KSandbox:
+        """A fork another program made of a durable sandbox: the sandbox it forked is found
+        (booted here if need be), then the fork's session (`fork-N`) logged into again, in the
+        fork. LookupError when the fork was discarded meanwhile."""
+        parent = await KSandbox.find(meta["parent"])
+        computer = parent.computer
+        session = next((s for s in computer.sessions() if s.agent == AGENT and s.id == meta["session"]), None)
+        if session is None:
+            session = await computer.login(AGENT, meta["session"])
+        if session.fork_number is None:  # the name no longer names a fork of this agent's
+            await session.close()
+            raise LookupError(f"sandbox {sandbox_id} not found: its fork was discarded")
+        child = KSandbox(sandbox_id, computer, session, meta.get("metadata", {}), meta.get("envs", {}),
+                         meta.get("template"), meta.get("labels", {}), meta.get("started", time.time()),
+                         meta.get("timeout"), parent=parent, names={session.id})
+        parent.forks.append(child)
+        _open[sandbox_id] = child
+        return child
 
     @staticmethod
     def known() -> list[str]:
@@ -672,11 +706,15 @@ class KSandbox:
                     await session.close()
             if not self.computer.closed:
                 await asyncio.to_thread(forks.discard, self.computer.state, self.session.fork_number, "sdk")
+            top = self.top()
+            if top.path is not None:
+                (top.path.parent / f".{self.id}.json").unlink(missing_ok=True)
             return True
         await self.computer.close(end_sessions=True)
         if self.path is not None:
             await asyncio.to_thread(shutil.rmtree, self.path, True)
             (self.path.parent / f".{self.id}.json").unlink(missing_ok=True)
+            await asyncio.to_thread(_forget_forks, self.path.parent, self.id)
         return True
 
     async def detach(self) -> None:
@@ -782,7 +820,17 @@ class KSandbox:
                          names={session.id})
         self.forks.append(child)
         _open[child.id] = child
+        top = child.top()
+        if top.path is not None:  # durable: another program finds the fork by id (`find`)
+            meta = {"in": top.id, "parent": self.id, "session": session.id, "metadata": child.metadata,
+                    "envs": child.envs, "template": child.template, "labels": child.labels,
+                    "started": child.started, "timeout": child.timeout}
+            (top.path.parent / f".{child.id}.json").write_text(json.dumps(meta))
         return child
+
+    def top(self) -> KSandbox:
+        """The sandbox whose computer this one is on (itself, unless it is a fork)."""
+        return self if self.parent is None else self.parent.top()
 
     async def live(self) -> list[dict[str, Any]]:
         """The sandbox's running processes (K's process table, so every handle's and every
