@@ -145,7 +145,7 @@ class KSandboxSession(BaseSandboxSession):
         await _on_k(put())
 
     async def running(self) -> bool:
-        return not self._sandbox.killed and not self._sandbox.computer.closed
+        return self._sandbox.running
 
     async def persist_workspace(self) -> io.IOBase:
         root = self.state.manifest.root
