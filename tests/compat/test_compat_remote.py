@@ -120,3 +120,29 @@ def test_daytona_on_the_appliance(appliance: Any, monkeypatch: pytest.MonkeyPatc
         daytona.delete(sandbox)
     with pytest.raises(Exception, match="not found"):
         daytona.get(sandbox.id)
+
+
+def test_computesdk_on_the_appliance(appliance: Any) -> None:
+    import asyncio
+
+    from computesdk.config import GatewayConfig  # upstream's own config names the endpoint
+
+    from kshell.compat.computesdk import Compute, CreateSandboxOptions
+
+    config = GatewayConfig(api_key=options(appliance)["api_key"], provider="k", gateway_url=options(appliance)["domain"])
+
+    async def main() -> None:
+        compute = Compute(config)
+        sandbox = await compute.sandbox.create(CreateSandboxOptions(envs={"STAGE": "dev"}))
+        try:
+            result = await sandbox.run_command("echo $STAGE; whoami")
+            assert (result.stdout, result.exit_code) == ("dev\nalice\n", 0)
+            await sandbox.filesystem.write_file("c.txt", "computed")
+            again = await compute.sandbox.get_by_id(sandbox.sandbox_id)
+            assert await again.filesystem.read_file("c.txt") == "computed"
+        finally:
+            await compute.sandbox.destroy(sandbox.sandbox_id)
+
+    asyncio.run(asyncio.wait_for(main(), 120))
+    with pytest.raises(Unsupported, match="a K appliance is reached over SSH"):
+        Compute(GatewayConfig(api_key="k", provider="e2b"))  # upstream's default gateway: not an appliance
