@@ -299,7 +299,8 @@ class Process:
                                                  on_output=self.output)
                 status = result.status
             except TimeoutError as e:  # CommandTimeout (with what it printed), or a remote session's
-                status = e.result.status if isinstance(e, CommandTimeout) else -1
+                result = e.result if isinstance(e, CommandTimeout) else None
+                status = result.status if result is not None else -1
                 self.error = self.error or f"command timed out after {timeout:g} s"
                 self.failure = self.failure or e
             self.pid = self.pid or getattr(result, "pid", 0)

@@ -111,7 +111,7 @@ class KSandboxSession(BaseSandboxSession):
         cwd = self.state.manifest.root if self.state.workspace_root_ready else None
         outcome = await _on_k(self._sandbox.exec(shlex.join(argv), envs=await self._envs(), cwd=cwd,
                                                  timeout=timeout))
-        if isinstance(outcome.exception, core.CommandTimeout):
+        if isinstance(outcome.exception, TimeoutError):  # CommandTimeout, or a remote session's
             raise ExecTimeoutError(command=command, timeout_s=timeout, cause=outcome.exception)
         if isinstance(outcome.exception, core.SandboxGone):
             raise outcome.exception

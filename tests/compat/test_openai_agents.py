@@ -20,7 +20,7 @@ except ImportError as e:  # pragma: no cover - the environment lacks it
 
 from agents import RunConfig, Runner, set_tracing_disabled
 from agents.models.openai_responses import OpenAIResponsesModel
-from agents.sandbox import Manifest, SandboxAgent, SandboxRunConfig
+from agents.sandbox import ExecTimeoutError, Manifest, SandboxAgent, SandboxRunConfig
 from openai import AsyncOpenAI
 
 from kshell.compat import core
@@ -110,6 +110,8 @@ def test_client_lifecycle_files_archive_and_resume() -> None:
             assert [e.path for e in await session.ls("src")] == [DEFAULT_ROOT + "/src/a.txt"]
             failed = await session.exec("exit 3")
             assert failed.exit_code == 3
+            with pytest.raises(ExecTimeoutError):  # the command is interrupted, the framework's error raised
+                await session.exec("sleep 600", timeout=1)
             archive = await session.persist_workspace()
             # resume from the serialized state finds the same K sandbox by id
             payload = client.serialize_session_state(session.state)
