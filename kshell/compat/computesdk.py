@@ -17,6 +17,7 @@ caller's. What K cannot do raises `Unsupported` at the call site, naming why.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass
 from enum import StrEnum
@@ -273,7 +274,11 @@ class Sandbox:
 
 
 class SandboxResource:
-    """`compute.sandbox`: create, get_by_id, find, find_or_create, destroy."""
+    """`compute.sandbox`: create, get_by_id, find, find_or_create, destroy; on the appliance
+    `endpoint` names, else here."""
+
+    def __init__(self, endpoint: core.Endpoint | None = None) -> None:
+        self._endpoint = endpoint
 
     async def create(self, options: CreateSandboxOptions | None = None) -> Sandbox:
         options = options or CreateSandboxOptions()
@@ -282,10 +287,16 @@ class SandboxResource:
             metadata["name"] = options.name
         labels = {"namespace": options.namespace} if options.namespace else None
         timeout = options.timeout / 1000 if options.timeout else None
+        if self._endpoint is not None:
+            return Sandbox(await _on_core(core.RemoteSandbox.create_on(
+                self._endpoint, template=options.template_id, envs=options.envs, metadata=metadata, labels=labels,
+                timeout=timeout)))
         return Sandbox(await _on_core(core.KSandbox.create(template=options.template_id, envs=options.envs,
                                                            metadata=metadata, labels=labels, timeout=timeout)))
 
     async def get_by_id(self, sandbox_id: str) -> Sandbox:
+        if self._endpoint is not None:
+            return Sandbox(await _on_core(core.RemoteSandbox.find_on(self._endpoint, sandbox_id)))
         return Sandbox(await _on_core(core.KSandbox.find(sandbox_id)))
 
     async def find(self, name: str, namespace: str = "default") -> Sandbox | None:
@@ -309,14 +320,16 @@ class SandboxResource:
 
 
 class Compute:
-    """The entry point (`compute` is one made for you). `config` names a gateway upstream;
-    K's sandboxes are booted here, so a gateway is refused."""
+    """The entry point (`compute` is one made for you). `config` names the gateway as
+    upstream's `GatewayConfig` does (`gateway_url`, `api_key`; or COMPUTESDK_GATEWAY_URL and
+    COMPUTESDK_API_KEY): here a served K appliance, `ssh://AGENT@HOST[:PORT]`, and the agent's
+    private key file (core.Endpoint). Without one, sandboxes are booted here (or found under
+    K_SANDBOX_ROOT)."""
 
     def __init__(self, config: Any = None) -> None:
-        if config is not None:
-            raise Unsupported("Compute(config=...)", "K sandboxes are booted in this process (or found under "
-                              "K_SANDBOX_ROOT), not through a gateway")
-        self._resource = SandboxResource()
+        url = getattr(config, "gateway_url", None) or os.environ.get("COMPUTESDK_GATEWAY_URL")
+        key = getattr(config, "api_key", None) or os.environ.get("COMPUTESDK_API_KEY")
+        self._resource = SandboxResource(core.Endpoint.of(url, key))
 
     @property
     def sandbox(self) -> SandboxResource:

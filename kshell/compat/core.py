@@ -180,6 +180,15 @@ def _root() -> Path | None:
     return Path(root) if root else None
 
 
+def _forget_forks(root: Path, sandbox_id: str) -> None:
+    """Remove the records of the forks of durable sandbox `sandbox_id` (another program's too):
+    they went with its state."""
+    for meta_file in root.glob(".*.json"):
+        with contextlib.suppress(OSError, ValueError):
+            if json.loads(meta_file.read_text()).get("in") == sandbox_id:
+                meta_file.unlink()
+
+
 def _remote() -> dict[str, Any]:
     which = os.environ.get(REMOTE_ENV, "")
     if not which or which == "none":
@@ -273,17 +282,13 @@ class Process:
 
     async def start(self, command: str, *, env: dict[str, str] | None, timeout: float | None) -> None:
         """Start the command; when tracked, return once its process row exists (or it ended)."""
-        from kfs.runtime import procs
-
-        state = self.sandbox.computer.state
-        agent, sid = self.session.agent, self.session.id
+        sid = self.session.id
         before = set()
         if self.track and not self.own:  # the session's jobs that were there already
-            rows = await asyncio.to_thread(procs.rows, state, agent=agent, live=True)
-            before = {r["pid"] for r in rows if r["session"] == sid}
+            before = {r["pid"] for r in await self.sandbox.rows() if r["session"] == sid}
         self.task = asyncio.get_running_loop().create_task(self._run(command, env, timeout))
         if self.track:
-            self.pid = await first_row(state, agent, sid, self.done, before) or self.pid
+            self.pid = await first_row(self.sandbox, sid, self.done, before) or self.pid
 
     async def _run(self, command: str, env: dict[str, str] | None, timeout: float | None) -> None:
         result = None
@@ -293,11 +298,12 @@ class Process:
                                                  stdin=self._pipe() if self._stdin is not None else None,
                                                  on_output=self.output)
                 status = result.status
-            except CommandTimeout as e:
-                result, status = e.result, e.result.status
+            except TimeoutError as e:  # CommandTimeout (with what it printed), or a remote session's
+                result = e.result if isinstance(e, CommandTimeout) else None
+                status = result.status if result is not None else -1
                 self.error = self.error or f"command timed out after {timeout:g} s"
                 self.failure = self.failure or e
-            self.pid = self.pid or result.pid
+            self.pid = self.pid or getattr(result, "pid", 0)
             outcome = Outcome(b"".join(self.out), b"".join(self.err), status, self.error, self.failure)
         except asyncio.CancelledError:
             outcome = Outcome(b"".join(self.out), b"".join(self.err), -1, "the sandbox was killed",
@@ -332,21 +338,16 @@ class Process:
         had ended."""
         if self.done.done():
             return False
-        runner = self.session._runner  # noqa: SLF001
-        if runner is not None:
-            runner.interrupt()
+        self.sandbox.interrupt(self)
         return True
 
 
-async def first_row(state: Any, agent: str, session: str, done: asyncio.Future[Any], before: set[int]) -> int:
+async def first_row(sandbox: KSandbox, session: str, done: asyncio.Future[Any], before: set[int]) -> int:
     """The pid of the first process row session `session` gets that is not in `before` (a
     command's exec line comes before any job it starts), polled until it is there or `done`
     (then 0)."""
-    from kfs.runtime import procs
-
     while not done.done():
-        rows = await asyncio.to_thread(procs.rows, state, agent=agent, live=True)
-        found = [r["pid"] for r in rows if r["session"] == session and r["pid"] not in before]
+        found = [r["pid"] for r in await sandbox.rows() if r["session"] == session and r["pid"] not in before]
         if found:
             return min(found)
         await asyncio.sleep(0.002)
@@ -607,6 +608,11 @@ class KSandbox:
             return found
         root = _root()
         path = root / sandbox_id if root is not None else None
+        meta_file = root / f".{sandbox_id}.json" if root is not None else None
+        if meta_file is not None and not path.is_dir() and meta_file.exists():
+            meta = json.loads(meta_file.read_text())
+            if "in" in meta:
+                return await KSandbox._find_fork(sandbox_id, meta)
         if path is None or not (path / "data.mdb").exists() and not path.is_dir():
             where = f"under {ROOT_ENV}={root}" if root is not None else f"in this process ({ROOT_ENV} is not set)"
             raise LookupError(f"sandbox {sandbox_id} not found {where}")
@@ -625,6 +631,26 @@ class KSandbox:
                            meta.get("timeout"), path=path)
         _open[sandbox_id] = sandbox
         return sandbox
+
+    @staticmethod
+    async def _find_fork(sandbox_id: str, meta: dict[str, Any]) -> KSandbox:
+        """A fork another program made of a durable sandbox: the sandbox it forked is found
+        (booted here if need be), then the fork's session (`fork-N`) logged into again, in the
+        fork. LookupError when the fork was discarded meanwhile."""
+        parent = await KSandbox.find(meta["parent"])
+        computer = parent.computer
+        session = next((s for s in computer.sessions() if s.agent == AGENT and s.id == meta["session"]), None)
+        if session is None:
+            session = await computer.login(AGENT, meta["session"])
+        if session.fork_number is None:  # the name no longer names a fork of this agent's
+            await session.close()
+            raise LookupError(f"sandbox {sandbox_id} not found: its fork was discarded")
+        child = KSandbox(sandbox_id, computer, session, meta.get("metadata", {}), meta.get("envs", {}),
+                         meta.get("template"), meta.get("labels", {}), meta.get("started", time.time()),
+                         meta.get("timeout"), parent=parent, names={session.id})
+        parent.forks.append(child)
+        _open[sandbox_id] = child
+        return child
 
     @staticmethod
     def known() -> list[str]:
@@ -672,11 +698,15 @@ class KSandbox:
                     await session.close()
             if not self.computer.closed:
                 await asyncio.to_thread(forks.discard, self.computer.state, self.session.fork_number, "sdk")
+            top = self.top()
+            if top.path is not None:
+                (top.path.parent / f".{self.id}.json").unlink(missing_ok=True)
             return True
         await self.computer.close(end_sessions=True)
         if self.path is not None:
             await asyncio.to_thread(shutil.rmtree, self.path, True)
             (self.path.parent / f".{self.id}.json").unlink(missing_ok=True)
+            await asyncio.to_thread(_forget_forks, self.path.parent, self.id)
         return True
 
     async def detach(self) -> None:
@@ -690,7 +720,7 @@ class KSandbox:
         await self.computer.close()
 
     def check(self) -> None:
-        if self.killed or self.computer.closed:
+        if not self.running:
             raise SandboxGone(f"sandbox {self.id} was killed")
 
     # -- commands ------------------------------------------------------------------------------
@@ -782,15 +812,23 @@ class KSandbox:
                          names={session.id})
         self.forks.append(child)
         _open[child.id] = child
+        top = child.top()
+        if top.path is not None:  # durable: another program finds the fork by id (`find`)
+            meta = {"in": top.id, "parent": self.id, "session": session.id, "metadata": child.metadata,
+                    "envs": child.envs, "template": child.template, "labels": child.labels,
+                    "started": child.started, "timeout": child.timeout}
+            (top.path.parent / f".{child.id}.json").write_text(json.dumps(meta))
         return child
+
+    def top(self) -> KSandbox:
+        """The sandbox whose computer this one is on (itself, unless it is a fork)."""
+        return self if self.parent is None else self.parent.top()
 
     async def live(self) -> list[dict[str, Any]]:
         """The sandbox's running processes (K's process table, so every handle's and every
         program's); a fork's are those of its sessions, and a forked sandbox's exclude its forks'."""
-        from kfs.runtime import procs
-
         self.check()
-        rows = await asyncio.to_thread(procs.rows, self.computer.state, agent=AGENT, live=True)
+        rows = await self.rows()
         if self.parent is not None:
             rows = [r for r in rows if r["session"] in self.names]
         else:
@@ -804,9 +842,31 @@ class KSandbox:
         process = self.processes.get(pid) or self.terminals.get(pid)
         if process is not None:
             return process.interrupt()
+        return await self.signal(pid, 9)
+
+    # -- what differs on a remote appliance (RemoteSandbox overrides these) ----------------------
+
+    async def rows(self) -> list[dict[str, Any]]:
+        """The agent's live process rows (K's process table: every handle's, every program's)."""
+        from kfs.runtime import procs
+
+        return await asyncio.to_thread(procs.rows, self.computer.state, agent=AGENT, live=True)
+
+    async def signal(self, pid: int, sig: int) -> bool:
+        """Send `sig` to the agent's process `pid`; False when it is not running."""
         from kshell.worker.procs import send
 
-        return await asyncio.to_thread(send, self.computer.state, pid, 9, AGENT)
+        return await asyncio.to_thread(send, self.computer.state, pid, sig, AGENT)
+
+    def interrupt(self, process: Process) -> None:
+        """End `process` as Ctrl-C would (its worker is killed past the grace)."""
+        runner = process.session._runner  # noqa: SLF001
+        if runner is not None:
+            runner.interrupt()
+
+    @property
+    def running(self) -> bool:
+        return not self.killed and not self.computer.closed
 
     # -- files ---------------------------------------------------------------------------------
 
@@ -1015,3 +1075,216 @@ class Watcher:
 
 def _join(rel: str, name: str) -> str:
     return f"{rel}/{name}" if rel else name
+
+
+# -- sandboxes on a remote appliance ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A remote appliance (`komputer serve`) the adapters reach with the SDK's `Komputer.connect`,
+    configured as each SDK configures its endpoint: E2B's `domain` / E2B_DOMAIN, Daytona's
+    `api_url` / DAYTONA_API_URL is the appliance's `ssh://AGENT@HOST[:PORT]`, and the `api_key` /
+    E2B_API_KEY / DAYTONA_API_KEY the private key file the agent logs in with;
+    K_SANDBOX_KNOWN_HOSTS the file holding the appliance's host key (default ~/.ssh/known_hosts)."""
+
+    url: str
+    key: str | None = None
+    known_hosts: str | None = None
+
+    @staticmethod
+    def of(url: str | None, key: str | None) -> Endpoint | None:
+        """The endpoint a client's arguments name (None: sandboxes booted here). A URL that is
+        not an appliance's is refused with what is expected."""
+        if not url:
+            return None
+        if not url.startswith("ssh://"):
+            raise Unsupported(f"endpoint {url!r}", "a K appliance is reached over SSH: give "
+                              "ssh://AGENT@HOST[:PORT] (and the agent's private key file as the api key)")
+        return Endpoint(url, key or None, os.environ.get(KNOWN_HOSTS_ENV) or None)
+
+    async def connect(self, session: str) -> Any:
+        return await Komputer.connect(self.url, key=self.key, known_hosts=self.known_hosts, session=session)
+
+
+KNOWN_HOSTS_ENV = "K_SANDBOX_KNOWN_HOSTS"
+META_DIR = ".k-sandboxes"  # in the agent's home on an appliance: each sandbox's metadata and envs
+
+
+@dataclass
+class RemoteSandbox(KSandbox):
+    """A sandbox on a remote appliance: one durable agent session there (its name is the
+    sandbox's id), reached over SSH (kshell.sdk.remote): commands on its exec channels, files
+    over its SFTP, the process table and signals through komputer-api, so handles in other
+    programs agree. Each background command gets a session of its own named `ID-...`, so the
+    sandbox's processes are its sessions' rows. Not offered remotely yet, refused by name:
+    ptys (K's terminals are not served over komputer-api) and `watch_dir` (nor is the change
+    feed), streamed stdin, and forks' own background sessions."""
+
+    endpoint: Endpoint | None = None
+    _remote_sessions: list[Any] = field(default_factory=list)  # background commands' sessions
+
+    @staticmethod
+    async def create_on(endpoint: Endpoint, *, template: str | None = None, envs: dict[str, str] | None = None,
+                        metadata: dict[str, str] | None = None, labels: dict[str, str] | None = None,
+                        timeout: float | None = None) -> RemoteSandbox:
+        if template is not None:
+            raise Unsupported("template on a remote appliance", "its image is the one it serves")
+        sandbox_id = "k" + secrets.token_hex(8)
+        session = await endpoint.connect(sandbox_id)
+        sandbox = RemoteSandbox(sandbox_id, None, session, dict(metadata or {}), dict(envs or {}), None,  # type: ignore[arg-type]
+                                dict(labels or {}), timeout=timeout, endpoint=endpoint)
+        try:
+            await sandbox.save_meta()
+        except BaseException:
+            await session.close()
+            raise
+        _open[sandbox_id] = sandbox
+        return sandbox
+
+    @staticmethod
+    async def find_on(endpoint: Endpoint, sandbox_id: str) -> RemoteSandbox:
+        """The sandbox `sandbox_id` on the appliance (made by any program): its session taken
+        up again. LookupError when the appliance has no such sandbox."""
+        found = _open.get(sandbox_id)
+        if isinstance(found, RemoteSandbox) and not found.killed:
+            return found
+        from kshell.sdk.types import LeaseHeld
+
+        try:
+            session = await endpoint.connect(sandbox_id)
+        except LeaseHeld:  # another program holds the sandbox's session: this handle gets one of its own
+            session = await endpoint.connect(f"{sandbox_id}-{secrets.token_hex(4)}")
+        try:
+            meta = json.loads(await session.fs.read_text(f"{session.home}/{META_DIR}/{sandbox_id}.json"))
+        except FileNotFoundError:
+            await session.close()  # connect made a new session of that name: none was there
+            raise LookupError(f"sandbox {sandbox_id} not found on {endpoint.url}") from None
+        sandbox = RemoteSandbox(sandbox_id, None, session, meta.get("metadata", {}), meta.get("envs", {}),  # type: ignore[arg-type]
+                                None, meta.get("labels", {}), meta.get("started", time.time()), meta.get("timeout"),
+                                endpoint=endpoint)
+        _open[sandbox_id] = sandbox
+        return sandbox
+
+    def _meta_path(self) -> str:
+        return f"{self.session.home}/{META_DIR}/{self.id}.json"
+
+    async def save_meta(self) -> None:
+        meta = {"metadata": self.metadata, "envs": self.envs, "labels": self.labels, "started": self.started,
+                "timeout": self.timeout}
+        await self.session.fs.mkdir(f"{self.session.home}/{META_DIR}", parents=True)
+        await self.session.fs.write_file(self._meta_path(), json.dumps(meta))
+
+    @property
+    def running(self) -> bool:
+        return not self.killed and not self.session._closed  # noqa: SLF001
+
+    async def rows(self) -> list[dict[str, Any]]:
+        return await self.session.processes()
+
+    async def live(self) -> list[dict[str, Any]]:
+        """This sandbox's running processes: its sessions' rows (its own, `ID-...`)."""
+        mine = [r for r in await self.rows() if r["session"] == self.id or r["session"].startswith(self.id + "-")]
+        return sorted(mine, key=lambda r: r["pid"])
+
+    async def signal(self, pid: int, sig: int) -> bool:
+        return await self.session.kill(pid, sig)
+
+    def interrupt(self, process: Process) -> None:
+        """A remote command ends by a signal through komputer-api when its pid is known, else
+        by closing its channel (the server interrupts it as Ctrl-C would)."""
+        if process.pid:
+            submit_here(self.session.kill(process.pid, 9))
+        elif process.task is not None:
+            process.task.cancel()
+
+    async def start(self, cmd: str, *, background: bool, stdin: bool = False, **options: Any) -> Process:
+        if stdin:
+            raise Unsupported("stdin to a command on a remote appliance",
+                              "a remote command's input is given whole (komputer-api streams none yet)")
+        return await super().start(cmd, background=background, **options)
+
+    async def new_session(self, name: str | None = None) -> Any:
+        if self.parent is not None:
+            raise Unsupported("another session in a fork on a remote appliance",
+                              "a fork's session is its one connection (fork-N)")
+        session = await self.endpoint.connect(name or f"{self.id}-{secrets.token_hex(4)}")  # type: ignore[union-attr]
+        self._remote_sessions.append(session)
+        return session
+
+    async def fork(self) -> KSandbox:
+        self.check()
+        session = await self.session.fork(disk="overlay")
+        child = RemoteSandbox(session.id, None, session, dict(self.metadata), dict(self.envs), None,  # type: ignore[arg-type]
+                              dict(self.labels), timeout=self.timeout, parent=self, names={session.id},
+                              endpoint=self.endpoint)
+        await child.save_meta()  # in the fork's tree: another program finds the fork by id (its session fork-N)
+        self.forks.append(child)
+        _open[child.id] = child
+        return child
+
+    async def open_terminal(self, **options: Any) -> Terminal:
+        raise Unsupported("pty on a remote appliance", "K's persistent terminals are not served over "
+                          "komputer-api yet (ssh -t AGENT@HOST gives one)")
+
+    async def watch(self, path: str, *, recursive: bool = False) -> Watcher:
+        raise Unsupported("watch_dir on a remote appliance", "K's change feed is not served over komputer-api yet")
+
+    async def entries(self, directory: str) -> list[Entry]:
+        """A directory's entries over SFTP (names, types, sizes, modes, owners, times)."""
+        sftp = await self.session.fs._client()  # noqa: SLF001 - the session's SFTP client
+        names = await self._names()
+        out = []
+        for item in await sftp.readdir(directory):
+            if item.filename in (".", ".."):
+                continue
+            attrs = item.attrs
+            mode = attrs.permissions or 0
+            kind = ("dir" if statmod.S_ISDIR(mode) else "file" if statmod.S_ISREG(mode)
+                    else "symlink" if statmod.S_ISLNK(mode) else "other")
+            full = directory.rstrip("/") + "/" + item.filename
+            target = await sftp.readlink(full) if kind == "symlink" else None
+            uid, gid = attrs.uid or 0, attrs.gid or 0
+            out.append(Entry(item.filename, full, kind, attrs.size or 0, mode, uid, gid,
+                             names[0].get(uid, str(uid)), names[1].get(gid, str(gid)),
+                             int((attrs.mtime or 0) * 1_000_000_000), target))
+        return sorted(out, key=lambda e: e.name)
+
+    async def destroy(self) -> bool:
+        """End the sandbox: its commands (waits in flight raise SandboxGone), its forks, its
+        sessions on the appliance (their processes end with them) and its metadata."""
+        if self.killed:
+            return False
+        self.killed = True
+        _open.pop(self.id, None)
+        for fork in list(self.forks):
+            await fork.destroy()
+        for process in list(self.processes.values()):
+            if not process.done.done():
+                process.done.set_result(Outcome(b"".join(process.out), b"".join(process.err), -1,
+                                                "the sandbox was killed",
+                                                SandboxGone(f"sandbox {self.id} was killed while process "
+                                                            f"{process.pid} ran")))
+            if process.task is not None:
+                process.task.cancel()
+        await asyncio.gather(*(p.task for p in self.processes.values() if p.task is not None), return_exceptions=True)
+        if self.parent is not None:
+            self.parent.forks.remove(self)
+        with contextlib.suppress(OSError, SDKError):
+            await self.session.fs.rm(self._meta_path(), force=True)
+        with contextlib.suppress(OSError, SDKError):  # what other handles' sessions still run ends too
+            for row in await self.live():
+                await self.signal(row["pid"], 9)
+        for session in [*self._remote_sessions, *self.sessions.values(), self.session]:
+            with contextlib.suppress(Exception):
+                await session.close()
+        return True
+
+    async def detach(self) -> None:
+        if self.killed:
+            return
+        self.killed = True
+        _open.pop(self.id, None)
+        for session in [*self._remote_sessions, *self.sessions.values(), self.session]:
+            with contextlib.suppress(Exception):
+                await session.detach()

@@ -1001,7 +1001,7 @@ class Sandbox:
     def stop(self, timeout: float | None = 60, force: bool = False) -> None:
         """Stop: its commands end and its computer closes; a durable sandbox (K_SANDBOX_ROOT)
         keeps its files for `start`. A memory sandbox has no stopped state: refused."""
-        if self._sandbox.path is None:
+        if self._sandbox.path is None and not isinstance(self._sandbox, core.RemoteSandbox):
             raise Unsupported("Sandbox.stop", "a memory sandbox has no stopped state (its state is in memory); "
                               "set K_SANDBOX_ROOT for durable sandboxes")
         core.run(self._sandbox.detach())
@@ -1013,7 +1013,7 @@ class Sandbox:
             return
         if not self._stopped:
             raise DaytonaNotFoundError(f"sandbox {self.id} was deleted", 404)
-        self._sandbox = core.run(core.KSandbox.find(self._sandbox.id))
+        self._sandbox = self._client._find(self._sandbox.id)
         self.process = Process(self._sandbox)
         self.fs = FileSystem(self._sandbox)
         self._stopped = False
@@ -1057,16 +1057,22 @@ class Sandbox:
 
 
 class Daytona:
-    """The client: `create`, `get`, `list`, `start`, `stop`, `delete`. `config` (or the
-    DAYTONA_* variables) names a cloud endpoint upstream; K's sandboxes are this process's
-    computers, or durable ones under K_SANDBOX_ROOT, so an api_url is refused."""
+    """The client: `create`, `get`, `list`, `start`, `stop`, `delete`. `config.api_url` (or
+    DAYTONA_API_URL) names the endpoint as upstream's does: here a served K appliance,
+    `ssh://AGENT@HOST[:PORT]`, with `api_key` (or DAYTONA_API_KEY) the agent's private key file
+    (core.Endpoint); without one, sandboxes are this process's computers, or durable ones under
+    K_SANDBOX_ROOT."""
 
     def __init__(self, config: DaytonaConfig | None = None) -> None:
-        if config is not None and (config.api_url or config.server_url):
-            raise Unsupported("DaytonaConfig(api_url=...)", "K sandboxes are booted here (or found under "
-                              "K_SANDBOX_ROOT); adapters over a remote K appliance (Komputer.connect) are not built "
-                              "yet: reach one with kshell.sdk's Komputer.connect")
         self._config = config or DaytonaConfig()
+        url = self._config.api_url or self._config.server_url or os.environ.get("DAYTONA_API_URL")
+        self._endpoint = core.Endpoint.of(url, self._config.api_key or os.environ.get("DAYTONA_API_KEY"))
+
+    def _find(self, sandbox_id: str) -> core.KSandbox:
+        """The sandbox `sandbox_id`: on the configured appliance, else here (or under K_SANDBOX_ROOT)."""
+        if self._endpoint is not None:
+            return core.run(core.RemoteSandbox.find_on(self._endpoint, sandbox_id))
+        return core.run(core.KSandbox.find(sandbox_id))
 
     @_errors
     def create(self, params: CreateSandboxFromSnapshotParams | CreateSandboxFromImageParams | None = None, *,
@@ -1095,8 +1101,12 @@ class Daytona:
             raise Unsupported("Daytona.create(image=Image...)", "K builds no container images; give an image "
                               "folder with komputer.toml")
         metadata = {"name": params.name} if params.name else {}
-        sandbox = core.run(core.KSandbox.create(template=template, envs=params.env_vars, metadata=metadata,
-                                                labels=params.labels))
+        if self._endpoint is not None:
+            sandbox = core.run(core.RemoteSandbox.create_on(self._endpoint, template=template, envs=params.env_vars,
+                                                            metadata=metadata, labels=params.labels))
+        else:
+            sandbox = core.run(core.KSandbox.create(template=template, envs=params.env_vars, metadata=metadata,
+                                                    labels=params.labels))
         return Sandbox(sandbox, self)
 
     @_errors
@@ -1104,7 +1114,7 @@ class Daytona:
         for sandbox in core.sandboxes().values():
             if sandbox.metadata.get("name") == sandbox_id_or_name and not sandbox.killed:
                 return Sandbox(sandbox, self)
-        return Sandbox(core.run(core.KSandbox.find(sandbox_id_or_name)), self)
+        return Sandbox(self._find(sandbox_id_or_name), self)
 
     @_errors
     def list(self, query: Any = None, request_timeout: float | None = None) -> Iterator[Sandbox]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import io
 import logging
+import os
 import stat as statmod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,15 @@ DEFAULT_TIMEOUT = 300  # seconds: E2B's default sandbox lifetime, reported by ge
 
 
 # -- errors, as E2B names them ---------------------------------------------------------------------
+
+
+
+def _endpoint(opts: dict[str, Any]) -> core.Endpoint | None:
+    """The remote appliance a call names, as E2B's clients name their endpoint: `domain=` (or
+    E2B_DOMAIN) is its `ssh://AGENT@HOST[:PORT]`, `api_key=` (or E2B_API_KEY) the agent's
+    private key file. None: sandboxes booted here."""
+    url = opts.get("domain") or opts.get("api_url") or os.environ.get("E2B_DOMAIN")
+    return core.Endpoint.of(url, opts.get("api_key") or os.environ.get("E2B_API_KEY"))
 
 
 class SandboxException(Exception):
@@ -651,17 +661,17 @@ class Sandbox:
         for name, (value, why) in refused.items():
             if value:
                 raise Unsupported(f"Sandbox.create({name}=...)", why)
-        for endpoint in ("domain", "api_url"):
-            if opts.get(endpoint):
-                raise Unsupported(f"Sandbox.create({endpoint}=...)", "sandboxes are booted here (or found under "
-                                  "K_SANDBOX_ROOT); adapters over a remote K appliance (Komputer.connect) are not "
-                                  "built yet")
         if allow_internet_access:
             raise Unsupported("Sandbox.create(allow_internet_access=True)",
                               "K sandboxes reach only the virtual hosts their image declares")
+        endpoint = _endpoint(opts)
         try:
-            sandbox = core.run(core.KSandbox.create(template=template, envs=envs, metadata=metadata,
-                                                    timeout=timeout or DEFAULT_TIMEOUT))
+            if endpoint is not None:
+                sandbox = core.run(core.RemoteSandbox.create_on(endpoint, template=template, envs=envs,
+                                                                metadata=metadata, timeout=timeout or DEFAULT_TIMEOUT))
+            else:
+                sandbox = core.run(core.KSandbox.create(template=template, envs=envs, metadata=metadata,
+                                                        timeout=timeout or DEFAULT_TIMEOUT))
         except FileNotFoundError as e:
             raise NotFoundException(str(e)) from e
         return cls(sandbox)
@@ -669,7 +679,10 @@ class Sandbox:
     @classmethod
     def _cls_connect_sandbox(cls, sandbox_id: str, timeout: int | None = None, logger: logging.Logger | None = None,
                              *, on_resume: Literal["restore", "reboot"] = "restore", **opts: Any) -> Sandbox:
+        endpoint = _endpoint(opts)
         try:
+            if endpoint is not None:
+                return cls(core.run(core.RemoteSandbox.find_on(endpoint, sandbox_id)))
             return cls(core.run(core.KSandbox.find(sandbox_id)))
         except LookupError as e:
             raise SandboxNotFoundException(str(e)) from e
@@ -685,8 +698,10 @@ class Sandbox:
     def _cls_kill(sandbox_id: str, **opts: Any) -> bool:
         sandbox = core.sandboxes().get(sandbox_id)
         if sandbox is None:
+            endpoint = _endpoint(opts)
             try:
-                sandbox = core.run(core.KSandbox.find(sandbox_id))
+                sandbox = core.run(core.RemoteSandbox.find_on(endpoint, sandbox_id) if endpoint is not None
+                                   else core.KSandbox.find(sandbox_id))
             except LookupError:
                 return False
         return core.run(sandbox.destroy())
@@ -697,7 +712,7 @@ class Sandbox:
         return core.run(self._sandbox.destroy())
 
     def is_running(self, request_timeout: float | None = None) -> bool:
-        return not self._sandbox.killed and not self._sandbox.computer.closed
+        return self._sandbox.running
 
     @staticmethod
     def _cls_get_info(sandbox_id: str, **opts: Any) -> SandboxInfo:

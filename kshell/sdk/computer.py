@@ -188,7 +188,7 @@ class Komputer:
         session: logging into it again restores its cwd, exported variables and functions
         (and its running jobs, when this computer detached it). None: a new session with a
         fresh id. `mode`: readonly, plan, limited or full (never looser than the agent's)."""
-        from kfs.vfs.policy import MODES
+        from kfs.vfs.policy import MODES, stricter
         from kshell.sdk.session import AgentSession
 
         self._check()
@@ -196,9 +196,12 @@ class Komputer:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
         found = self.agent(agent)
         name = id if id is not None else f"sdk-{secrets.token_hex(6)}"
+        fork = await asyncio.to_thread(_named_fork, self.state, agent, name)
+        if fork is not None:  # `fork-N` works in fork N, as over SSH (K_SESSION=fork-N)
+            mode = stricter(mode, fork["mode"])
         record, holder = await self.server.hold(found, name)
         parked = self._sessions.pop((agent, record.name), None)  # detached here: its worker and jobs live on
-        session = AgentSession(self, found, record, holder, mode=mode,
+        session = AgentSession(self, found, record, holder, mode=mode, fork=fork["id"] if fork else None,
                                runner=parked.take_runner() if parked is not None else None)
         self._sessions[(agent, record.name)] = session
         self.counters["logins"] += 1
@@ -319,6 +322,22 @@ class Komputer:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def _named_fork(state: KState, agent: str, name: str) -> dict[str, Any] | None:
+    """The fork a session named `fork-N` works in (a session `AgentSession.fork` made, logged
+    into again after a restart or from another program): fork N's record when it exists and is
+    `agent`'s, else None (a plain session of that name)."""
+    from kfs import forks
+
+    number = name[len("fork-"):] if name.startswith("fork-") else ""
+    if not number.isdigit() or len(number) > 18:
+        return None
+    try:
+        record = forks.get(state, int(number))
+    except forks.ForkError:
+        return None
+    return record if record.get("agent") == agent else None
 
 
 def _apply_image(state: KState, image: Any, drives: dict[str, dict[str, Any]], files: dict[str, bytes]) -> None:

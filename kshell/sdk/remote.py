@@ -417,6 +417,15 @@ class RemoteSession:
         over SSH may not decide them, so this raises PermissionError (as the server answers)."""
         await self._request("decide", id=id, decision=decision, reason=reason)
 
+    async def processes(self) -> list[dict[str, Any]]:
+        """The agent's live processes on the appliance (its process table's rows, each with
+        `pid`, `session`, `argv`, `status`...), whichever connection or program started them."""
+        return list((await self._request("processes"))["processes"])
+
+    async def kill(self, pid: int, signal: int = 15) -> bool:
+        """Send `signal` to the agent's process `pid`; False when it is not running."""
+        return bool((await self._request("kill", pid=pid, signal=signal))["found"])
+
     async def stats(self) -> dict[str, Any]:
         """The agent's counters as the appliance keeps them: its sessions (`sessions`, and
         `attached` ones), live processes (`processes`, `session_processes`), `events` kept,
@@ -473,6 +482,10 @@ class RemoteFS:
                 except (asyncssh.Error, OSError) as e:
                     raise s._lost(e) from None  # noqa: SLF001
             return s._sftp  # noqa: SLF001
+
+    def path(self, path: str | os.PathLike[str]) -> str:
+        """The absolute path `path` names for the agent (`~` and relative paths: its home)."""
+        return self._path(path)
 
     def _path(self, path: str | os.PathLike[str]) -> str:
         p = os.fspath(path)

@@ -11,9 +11,10 @@ approvals are the operator's (`komputer decide`), never an agent's.
 The protocol is JSON lines: the server first sends a greeting (`{"ok": true, "agent": ...,
 "session": ..., "home": ..., "mode": ..., "fork": ...}` or `{"ok": false, "error": KIND,
 "message": ...}`), then answers each request line (`{"op": "stats"}`, `{"op": "fork", "mode":
-..., "disk": ..., "hooks": ..., "scope": [...]}`, `{"op": "close"}`, `{"op": "decide", ...}`) with
-one line. `{"op": "events", "since": SEQ}` makes the channel a stream of `{"event": {...}}` lines
-that follows the log until the client closes the channel or the session is closed.
+..., "disk": ..., "hooks": ..., "scope": [...]}`, `{"op": "close"}`, `{"op": "decide", ...}`,
+`{"op": "processes"}`, `{"op": "kill", "pid": P, "signal": S}`) with one line.
+`{"op": "events", "since": SEQ}` makes the channel a stream of `{"event": {...}}` lines that
+follows the log until the client closes the channel or the session is closed.
 """
 
 from __future__ import annotations
@@ -112,10 +113,12 @@ class ApiChannel:
             if op == "events":
                 await self.events(request.get("since"))
                 return
-            handler = {"stats": self.stats, "fork": self.fork, "close": self.close, "decide": self.decide}.get(op)
+            handler = {"stats": self.stats, "fork": self.fork, "close": self.close, "decide": self.decide,
+                       "processes": self.processes, "kill": self.kill}.get(op)
             try:
                 if handler is None:
-                    raise Refused("ValueError", f"{op!r}: no such request (events, fork, stats, close)")
+                    raise Refused("ValueError",
+                                  f"{op!r}: no such request (events, fork, stats, close, processes, kill)")
                 self.send({"ok": True, **await handler(request)})
             except Refused as e:
                 self.send({"ok": False, "error": e.kind, "message": str(e)})
@@ -201,6 +204,25 @@ class ApiChannel:
 
         return {"agent": name, "session": self.record.name, "mode": self.mode(),
                 "fork": int(self.env["K_FORK"]) if "K_FORK" in self.env else None, **await asyncio.to_thread(count)}
+
+    async def processes(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The agent's live process rows (kfs.runtime.procs: every session's and every front
+        end's, the one table `ps` reads), so a client sees the processes its other connections
+        and programs started."""
+        from kfs.runtime import procs
+
+        rows = await asyncio.to_thread(procs.rows, self.server.state, agent=self.agent.name, live=True)
+        return {"processes": rows}
+
+    async def kill(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Signal one of the agent's processes (as `kill -SIG PID` in its shell): `found` is
+        False when it is not running."""
+        from kshell.worker.procs import send
+
+        pid, sig = request.get("pid"), request.get("signal", 15)
+        if not isinstance(pid, int) or not isinstance(sig, int) or not 0 <= sig < 65:
+            raise Refused("ValueError", "kill: expected an integer pid and signal")
+        return {"found": await asyncio.to_thread(send, self.server.state, pid, sig, self.agent.name)}
 
     async def fork(self, request: dict[str, Any]) -> dict[str, Any]:
         """A new fork of the session's tree for this agent, never less restricted than the

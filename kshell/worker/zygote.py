@@ -45,15 +45,32 @@ for i in 1 2; do f() { echo "$1"; }; f "$i" >/dev/null; done; read -r z <<< q; s
 """
 
 
+def _modules(path: list[str], prefix: str, skip: tuple[str, ...]) -> list[str]:
+    """The modules under a package path, skipped names and their subpackages left out without
+    being imported (pkgutil.walk_packages imports every package it walks into, skipped or not)."""
+    out = []
+    for info in pkgutil.iter_modules(path, prefix):
+        if info.name.startswith(skip):
+            continue
+        out.append(info.name)
+        if info.ispkg:
+            with contextlib.suppress(Exception):  # an optional package that cannot load here
+                package = importlib.import_module(info.name)
+                out += _modules(list(package.__path__), info.name + ".", skip)
+    return out
+
+
 def preload() -> None:
     """Import every module a session may need and run the warm-up once."""
     import kshell
 
-    skip = ("kshell.server", "kshell.cli", "kshell.worker.zygote")
-    for info in pkgutil.walk_packages(kshell.__path__, "kshell."):
-        if not info.name.startswith(skip):
-            with contextlib.suppress(Exception):  # an optional module that cannot load here
-                importlib.import_module(info.name)
+    # never in a worker: the server, the command line, and the client libraries (the SDK and the
+    # sandbox adapters, which import the server and asyncssh), whose imports were a third of
+    # the zygote's start that every computer's first command waits for
+    skip = ("kshell.server", "kshell.cli", "kshell.worker.zygote", "kshell.sdk", "kshell.compat")
+    for name in _modules(list(kshell.__path__), "kshell.", skip):
+        with contextlib.suppress(Exception):  # an optional module that cannot load here
+            importlib.import_module(name)
     from kfs.kstate import KState
     from kfs.vfs import VFS, Cred, PathFS
     from kshell.session import Shell

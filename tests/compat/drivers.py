@@ -293,4 +293,24 @@ class E2BAsync(E2B):
         self.call(sandbox.kill())
 
 
-FLAVOURS = {"native": Native, "e2b": E2B, "e2b-async": E2BAsync, "daytona": Daytona}
+class E2BRemote(E2B):
+    """The E2B adapter over a served appliance (`komputer serve` on loopback), configured as
+    E2B's client is: `domain=` its ssh:// URL, `api_key=` the agent's key file."""
+
+    name = "e2b-remote"
+
+    def __init__(self, bench: Any) -> None:
+        self.bench = bench
+        self.options = {"domain": f"ssh://alice@127.0.0.1:{bench.port}", "api_key": str(bench.keys["alice"])}
+
+    def create(self) -> Any:
+        return k_e2b.Sandbox.create(**self.options)
+
+    def state(self, sandbox: Any) -> Any:
+        return self.bench.state
+
+    def second(self, sandbox: Any) -> Any:
+        return k_e2b.Sandbox.connect(sandbox.sandbox_id, **self.options)
+
+
+FLAVOURS = {"native": Native, "e2b": E2B, "e2b-async": E2BAsync, "daytona": Daytona, "e2b-remote": E2BRemote}

@@ -19,6 +19,8 @@ HANG = 120.0  # only a hang fails: never a speed claim
 
 @pytest.fixture(params=list(FLAVOURS))
 def flavour(request: pytest.FixtureRequest) -> Any:
+    if request.param == "e2b-remote":  # the adapter over a served appliance
+        return FLAVOURS[request.param](request.getfixturevalue("appliance"))
     return FLAVOURS[request.param]()
 
 
@@ -117,3 +119,10 @@ def test_two_handles_to_one_sandbox_share_its_processes(flavour: Any, sandbox: A
     flavour.wait(handle)
     assert pid not in live(flavour, other) and pid not in live(flavour, sandbox)
     assert flavour.kill(other, pid) is False
+
+
+@pytest.fixture(scope="module")
+def appliance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from appliance import served
+
+    yield from served(tmp_path_factory.mktemp("appliance"))

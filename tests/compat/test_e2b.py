@@ -148,6 +148,35 @@ def test_a_durable_sandbox_is_connected_to_from_another_process(durable: Path) -
     assert Sandbox.kill(sandbox_id) is False
 
 
+def test_a_fork_is_connected_to_by_id_from_another_process(durable: Path) -> None:
+    script = ("from kshell.compat.e2b import Sandbox\n"
+              "s = Sandbox.create()\n"
+              "s.files.write('/home/user/base.txt', 'base')\n"
+              "(fork,) = s.fork()\n"
+              "fork.files.write('/home/user/mine.txt', 'the fork\\'s')\n"
+              "fork.commands.run('cd /tmp; export KEPT=1')\n"
+              "print(s.sandbox_id, fork.sandbox_id)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT), core.ROOT_ENV: str(durable)})
+    assert done.returncode == 0, done.stderr
+    parent_id, fork_id = done.stdout.split()
+    fork = Sandbox.connect(fork_id)
+    try:
+        assert fork.sandbox_id == fork_id
+        assert fork.files.read("/home/user/mine.txt") == "the fork's"
+        assert fork.files.read("/home/user/base.txt") == "base"
+        fork.files.write("/home/user/later.txt", "later")  # still the fork's tree
+        parent = Sandbox.connect(parent_id)
+        assert not parent.files.exists("/home/user/mine.txt") and not parent.files.exists("/home/user/later.txt")
+        assert fork.commands.run("cat later.txt").stdout == "later"
+    finally:
+        assert Sandbox.kill(parent_id) is True  # its forks go with it
+    assert not fork.is_running()
+    with pytest.raises(SandboxNotFoundException):
+        Sandbox.connect(fork_id)
+    assert [p.name for p in durable.iterdir()] == []  # no state, no record left
+
+
 def test_commands_and_files_as_e2b_documents_them(sandbox: Sandbox) -> None:
     result = sandbox.commands.run("cd /tmp; X=1; echo $GREETING; pwd", envs={"GREETING": "hi"})
     assert (result.stdout, result.stderr, result.exit_code, result.error) == ("hi\n/tmp\n", "", 0, None)
@@ -192,7 +221,7 @@ def test_commands_and_files_as_e2b_documents_them(sandbox: Sandbox) -> None:
 def test_what_k_cannot_do_is_refused_at_the_call_site(sandbox: Sandbox) -> None:
     with pytest.raises(Unsupported, match="user='root'.*cannot act as another user or as root"):
         sandbox.commands.run("id", user="root")
-    with pytest.raises(Unsupported, match=r"Sandbox.create\(domain=...\).*remote K appliance"):
+    with pytest.raises(Unsupported, match=r"endpoint .e2b.example.org.: not supported by K: a K appliance is reached over SSH"):
         Sandbox.create(domain="e2b.example.org")
     with pytest.raises(Unsupported, match="Sandbox.get_host"):
         sandbox.get_host(8080)

@@ -143,6 +143,27 @@ def test_an_exec_cancelled_or_failed_in_on_output_leaves_nothing_running(bench: 
     run(main())
 
 
+def test_processes_and_kill_see_the_agents_process_table(bench: Bench) -> None:
+    """Another connection's process is in `processes()` (the table every session shares), and
+    `kill` ends it; a pid that is not running is False."""
+
+    async def main() -> None:
+        async with await login(bench) as runner, await login(bench) as other:
+            started = asyncio.Event()
+            task = asyncio.ensure_future(runner.exec("echo started; sleep 600", on_output=lambda s, c: started.set()))
+            await asyncio.wait_for(started.wait(), 60)
+            rows = [r for r in await other.processes() if r["session"] == runner.id]
+            assert len(rows) == 1 and "sleep" in rows[0]["cmd"]
+            assert await other.kill(rows[0]["pid"], 9) is True
+            assert (await asyncio.wait_for(task, 60)).status != 0
+            assert all(r["session"] != runner.id for r in await other.processes())
+            assert await other.kill(rows[0]["pid"], 9) is False
+            with pytest.raises(ValueError, match="kill: expected an integer pid"):
+                await other._request("kill", pid="1")  # noqa: SLF001 - the wire's own check
+
+    run(main())
+
+
 def test_timeout_interrupts_the_command_and_raises(bench: Bench) -> None:
     async def main() -> None:
         async with await login(bench) as agent:

@@ -311,6 +311,29 @@ def test_fork_keeps_writes_in_its_tree_and_carries_its_mode(tmp_path: Path) -> N
     run(main)
 
 
+def test_a_fork_session_is_logged_into_again_in_its_fork(tmp_path: Path) -> None:
+    """`fork-N`, the session `agent.fork()` made, works in fork N when logged into again (after
+    the computer closed, as another program does), as over SSH; a `fork-N` name of no fork of
+    the agent's is a plain session."""
+
+    async def main() -> None:
+        async with await computer_with(tmp_path, "alice") as computer:
+            agent = await computer.login("alice")
+            await agent.exec("echo base > f")
+            child = await agent.fork()
+            assert (await child.exec("echo changed > f")).status == 0
+            name, number = child.id, child.fork_number
+            await child.detach()
+        async with Komputer.boot(None, state=tmp_path / "state") as computer:
+            again = await computer.login("alice", name)
+            assert again.fork_number == number
+            assert (await again.exec("cat f")).stdout == b"changed\n"
+            plain = await computer.login("alice", f"fork-{number + 1}")
+            assert plain.fork_number is None and (await plain.exec("cat f")).stdout == b"base\n"
+
+    run(main)
+
+
 def test_an_agents_forks_are_bounded_in_number(tmp_path: Path) -> None:
     """The local SDK's `agent.fork` holds `forks_max_per_agent` as komputer-api does: the
     agent's forks however made (the operator's for it too), one more refused with the reason."""
