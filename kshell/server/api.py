@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
+from kfs.accounts import agent_settings
 from kfs.agents import BadSessionName, LeaseHeld, SessionRecord
-from kfs.agents.records import agent_settings, merged_settings
+from kfs.agents.records import merged_settings
 from kfs.vfs.policy import MODES, effective_mode, stricter
 from kshell.server.session import client_env, fork_refusal
 
