@@ -196,7 +196,7 @@ class Komputer:
             raise ValueError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
         found = self.agent(agent)
         name = id if id is not None else f"sdk-{secrets.token_hex(6)}"
-        record, holder = await self.server.hold(found, name)
+        record, holder = await self.server.leases.hold(found, name)
         parked = self._sessions.pop((agent, record.name), None)  # detached here: its worker and jobs live on
         session = AgentSession(self, found, record, holder, mode=mode,
                                runner=parked.take_runner() if parked is not None else None)
