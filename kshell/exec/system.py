@@ -11,9 +11,9 @@ must exist where the shell looks. So the session's PathFS shows
 
 /sys, the files this session's view generates (its hosts, its secrets' handles), is a synthetic
 drive (kfs.drives.synthetic) among the session's drives while it has files: a mount, as Linux
-mounts sysfs there. K's own tree, with the drives (kfs.drives.view), comes first: the system view
-answers only where K has nothing (ENOENT), so a K script an operator put in /usr/local/bin stays, and a
-directory both have lists both. Host files are read with the agent's permission bits, as the
+mounts sysfs there. K's own tree, with the drives (kfs.drives.view), comes first: the system
+view answers only where K has nothing (ENOENT), so a K script an operator put in /usr/local/bin
+stays, and a directory both have lists both. Host files are read with the agent's permission bits, as the
 kernel checks them for the agent's uid in the sandbox, and only inside the shown trees (a link
 leading elsewhere is ENOENT): the worker's own rights never leak. Writes fail with EROFS, as on
 the sandbox's read-only binds.
