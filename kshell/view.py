@@ -118,11 +118,7 @@ def _drives(state: KState, spec: SessionSpec, vfs: VFS, record: dict | None, for
     """The image's drives mounted for the session: read-only in an overlay fork (what a fork
     writes stays in it: a drive cannot); python drives over their objects for a shell front end
     (loaded and mounted once by `python_drives`), else not supported."""
-    from kfs.values import replace
-
     records = of_image(record)
-    if fork is not None and fork["disk"] == "overlay":
-        records = [replace(d, readonly=True) for d in records]
     python = None
     if spec.front in SHELL_FRONTS and (python_drives is not None or any(d.kind == "python" for d in records)):
         from kfs.runtime import secrets
@@ -136,7 +132,7 @@ def _drives(state: KState, spec: SessionSpec, vfs: VFS, record: dict | None, for
             return secrets.reveal(state, name).decode("utf-8", "surrogateescape")
 
         python = (python_drives or PythonDrives()).opener(record, read, spec.agent, secret)
-    return mount(records, vfs, memory_drives, python)
+    return mount(records, vfs, memory_drives, python, overlay=fork is not None and fork["disk"] == "overlay")
 
 
 def govern_shell(state: KState, view: SessionView, shell: Any, approvals: Any, network: bool | list[str],

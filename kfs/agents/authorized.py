@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import asyncssh
 
-from kfs.agents.records import agent_key, find_agent_in
+from kfs.accounts import agent_record, authorized_prefix
+from kfs.agents.records import find_agent_in
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64
@@ -134,10 +135,6 @@ def parse_key_line(line: str) -> tuple[str, str, str, str, str]:
     return options, key_type, b64, comment, key.get_fingerprint("sha256")
 
 
-def _prefix(name: str) -> bytes:
-    return b"authorized/" + name.encode() + b"/"
-
-
 def _decode(key: bytes, value: bytes) -> AuthorizedKey:
     record = json.loads(value)
     return AuthorizedKey(U64.unpack(key[-8:])[0], **record)
@@ -156,7 +153,7 @@ def add_key(state: KState, name: str, line: str) -> AuthorizedKey:
     def body(txn: Txn) -> AuthorizedKey:
         _require_agent(txn, name)
         last = 0
-        for key, value in txn.scan("keys", _prefix(name)):
+        for key, value in txn.scan("keys", authorized_prefix(name)):
             existing = _decode(key, value)
             if existing.line == line:
                 raise FileExistsError(errno.EEXIST, f"{name} already has this key ({fingerprint})")
@@ -165,7 +162,8 @@ def add_key(state: KState, name: str, line: str) -> AuthorizedKey:
             "line": line, "key_type": key_type, "fingerprint": fingerprint,
             "options": options, "comment": comment, "added": time.time_ns(),
         }
-        txn.put("keys", _prefix(name) + U64.pack(last + 1), json.dumps(record, separators=(",", ":")).encode())
+        raw = json.dumps(record, separators=(",", ":")).encode()
+        txn.put("keys", authorized_prefix(name) + U64.pack(last + 1), raw)
         append_event(txn, "keys.add", agent=name, fingerprint=fingerprint, key_type=key_type, options=options)
         return AuthorizedKey(last + 1, **record)
 
@@ -176,15 +174,15 @@ def list_keys(state: KState, name: str) -> list[AuthorizedKey]:
     """The agent's authorized keys in the order they were added (LookupError: no such agent)."""
     with state.read() as txn:
         _require_agent(txn, name)
-        return [_decode(k, v) for k, v in txn.scan("keys", _prefix(name))]
+        return [_decode(k, v) for k, v in txn.scan("keys", authorized_prefix(name))]
 
 
 def authorized_lines(state: KState, name: str) -> list[str]:
     """The stored lines of an agent, [] for an unknown agent (the server's view)."""
     with state.read() as txn:
-        if txn.get("keys", agent_key(name)) is None:
+        if agent_record(txn, name) is None:
             return []
-        return [json.loads(v)["line"] for _, v in txn.scan("keys", _prefix(name))]
+        return [json.loads(v)["line"] for _, v in txn.scan("keys", authorized_prefix(name))]
 
 
 def remove_key(state: KState, name: str, which: str) -> list[AuthorizedKey]:
@@ -193,7 +191,7 @@ def remove_key(state: KState, name: str, which: str) -> list[AuthorizedKey]:
 
     def body(txn: Txn) -> list[AuthorizedKey]:
         _require_agent(txn, name)
-        entries = [(k, _decode(k, v)) for k, v in txn.scan("keys", _prefix(name))]
+        entries = [(k, _decode(k, v)) for k, v in txn.scan("keys", authorized_prefix(name))]
         if which.isdigit():
             index = int(which)
             chosen = [entries[index - 1]] if 1 <= index <= len(entries) else []

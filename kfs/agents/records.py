@@ -1,10 +1,10 @@
 """Agent records: a name, a virtual uid/gid (from 100000 up) and a home directory in the VFS.
 
 Records live in the "keys" database under `agent/NAME` (JSON), next to their authorized keys,
-so that one agent's identity and credentials sit in one key range. Creating an agent creates
-its home `/home/NAME` (mode 0750, owned by the agent) in the same transaction.
+so that one agent's identity and credentials sit in one key range (kfs.accounts owns the keys).
+Creating an agent creates its home `/home/NAME` (mode 0750, owned by the agent) in the same transaction.
 
-They are also the machine's user database (read by kfs.format.accounts for ls, stat, id, tar and
+They are also the machine's user database (read by kfs.accounts.accounts for ls, stat, id, tar and
 SFTP; never the host's /etc/passwd). Creating or removing an agent rewrites the VFS's /etc/passwd and /etc/group
 from the records in the same transaction, and makes sure the base layout every agent's tools
 expect exists: /tmp (1777) and /etc (0755), root's.
@@ -14,12 +14,19 @@ from __future__ import annotations
 
 import errno
 import json
-import re
 import stat as st
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from kfs.format import AGENT_RECORDS, AGENT_SETTINGS, AGENTS_GENERATION, ROOT_ACCOUNT
+from kfs.accounts import (
+    AGENT_NAME,
+    ROOT_ACCOUNT,
+    agent_record,
+    agent_records,
+    agents_changed,
+    forget_agent,
+    put_agent_record,
+)
 from kfs.journal import ChangeKind, append_event
 from kfs.kstate import KState, Txn
 from kfs.vfs import ROOT, ROOT_INO, VFS, PathFS, attrs, data, namespace, records
@@ -40,7 +47,6 @@ RESERVED_NAMES = frozenset({
     "backup", "list", "irc", "gnats", "nobody", "nogroup", "systemd-network", "systemd-resolve", "messagebus",
     "sshd", "_apt", "komputer"})
 HOME_MODE = 0o750
-_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}\Z")
 _NEXT_UID = b"next_agent_uid"
 
 # The machine's own shape: what a Linux system has before anyone logs in, root's.
@@ -65,17 +71,13 @@ class Agent:
         return cls(**json.loads(raw))
 
 
-def agent_key(name: str) -> bytes:
-    return AGENT_RECORDS + name.encode()
-
-
 def check_agent_name(name: str) -> None:
     """Agent names follow Debian's user names: lower-case letter or _, then [a-z0-9_-], up to 32;
     a reserved name or a host account's is taken (FileExistsError, as useradd's "already exists")."""
     import grp
     import pwd
 
-    if not _NAME.match(name):
+    if not AGENT_NAME.match(name):
         raise ValueError(
             f"invalid agent name {name!r}: use a lower-case letter or '_' followed by up to 31 of [a-z0-9_-]"
         )
@@ -136,7 +138,7 @@ def host_account(uid: int) -> str | None:
 def _free_id(txn: Txn) -> int:
     """The next id from FIRST_UID up that no agent, host account or subordinate range holds."""
     taken = set()
-    for _, raw in txn.scan("keys", AGENT_RECORDS):
+    for raw in agent_records(txn):
         agent = Agent.from_json(raw)
         taken |= {agent.uid, agent.gid}
     subordinate = _subordinate_ranges()
@@ -154,16 +156,8 @@ def _free_id(txn: Txn) -> int:
 
 
 def find_agent_in(txn: Txn, name: str) -> Agent | None:
-    raw = txn.get("keys", agent_key(name)) if _NAME.match(name) else None
+    raw = agent_record(txn, name)
     return None if raw is None else Agent.from_json(raw)
-
-
-def agent_settings(state: KState, name: str) -> dict:
-    """The agent's own settings (`komputer agent set`: delegation, restricted mode), {} when
-    it has none."""
-    with state.read() as txn:
-        raw = txn.get("keys", AGENT_SETTINGS + name.encode())
-    return {} if raw is None else json.loads(raw)
 
 
 def merged_settings(stored: dict, configured: dict | None) -> dict:
@@ -187,7 +181,7 @@ def find_agent(state: KState, name: str) -> Agent | None:
 
 def list_agents(state: KState) -> list[Agent]:
     with state.read() as txn:
-        return [Agent.from_json(v) for _, v in txn.scan("keys", AGENT_RECORDS)]
+        return [Agent.from_json(v) for v in agent_records(txn)]
 
 
 def find_agent_by_uid(state: KState, uid: int) -> Agent | None:
@@ -262,9 +256,9 @@ def write_account_files(op: Op, agents: Sequence[Agent]) -> None:
 def _sync_machine(op: Op) -> None:
     """After an agent change, in its transaction: the layout, the account files, the generation."""
     txn = op.txn
-    txn.incr(AGENTS_GENERATION)
+    agents_changed(txn)
     ensure_layout(op)
-    write_account_files(op, [Agent.from_json(v) for _, v in txn.scan("keys", AGENT_RECORDS)])
+    write_account_files(op, [Agent.from_json(v) for v in agent_records(txn)])
 
 
 def sync_machine(vfs: VFS) -> None:
@@ -284,7 +278,7 @@ def sync_machine(vfs: VFS) -> None:
 
 def _create(op: Op, vfs: VFS, name: str) -> Agent:
     txn = op.txn
-    if txn.get("keys", agent_key(name)) is not None:
+    if agent_record(txn, name) is not None:
         raise FileExistsError(errno.EEXIST, f"agent {name} already exists")
     if name in _k_account_names(txn):
         raise FileExistsError(errno.EEXIST, f"agent name {name!r} is in K's /etc/passwd or /etc/group already")
@@ -304,7 +298,7 @@ def _create(op: Op, vfs: VFS, name: str) -> Agent:
     attrs.setattr(op, inode, uid=uid, gid=uid, path=home)
     attrs.setattr(op, records.get_inode(txn, inode.ino), mode=HOME_MODE, path=home)
     agent = Agent(name, uid, uid, home, op.now)
-    txn.put("keys", agent_key(name), agent.to_json())
+    put_agent_record(txn, name, agent.to_json())
     append_event(txn, "agent.add", agent=name, uid=uid, gid=uid, home=home)
     _sync_machine(op)
     return agent
@@ -315,11 +309,7 @@ def _remove(op: Op, name: str) -> Agent:
     agent = find_agent_in(txn, name)
     if agent is None:
         raise KeyError(name)
-    txn.delete("keys", agent_key(name))
-    # its keys go with it: nobody logs in as a name that is gone
-    for key in txn.scan_keys("keys", b"authorized/" + name.encode() + b"/"):
-        txn.delete("keys", key)
-    txn.delete("keys", AGENT_SETTINGS + name.encode())  # a new agent of that name starts afresh
+    forget_agent(txn, name)  # its keys and settings go with it
     append_event(txn, "agent.remove", agent=name, uid=agent.uid, gid=agent.gid, home=agent.home)
     _sync_machine(op)
     return agent

@@ -32,7 +32,7 @@ from typing import Any
 
 from kfs.drives.inodes import INO_MASK
 from kfs.drives.memory import MemoryDrives, run_directory
-from kfs.drives.view import DRIVE_INO, Backing, mount
+from kfs.drives.view import DRIVE_INO, Backing, mount, tag
 from kfs.kstate import Txn
 from kfs.runtime import image
 from kfs.runtime.drives import of_image
@@ -77,7 +77,7 @@ class DriveNodes:
     def __init__(self, backing: Backing, point: int) -> None:
         self.backing = backing
         self.point = point  # K's directory it is mounted on
-        self.tag = (DRIVE_INO + backing.index) << 48
+        self.tag = tag(backing)
         self.paths: dict[int, str] = {}  # the backing's own number -> path in the drive
         self.open: dict[int, list[DriveFile]] = {}  # number -> its open files (an unlinked file's attributes)
         self.listings: dict[int, list[tuple[str, Inode]]] = {}  # number -> listing read at opendir
@@ -166,12 +166,11 @@ class MountedVFS:
         self.close()
         if run is not None:
             self._memory = MemoryDrives(self._memory_dir)
-        if getattr(self.state, "record", {}).get("disk") == "overlay":  # a fork's writes stay in it: drives cannot
-            records = [replace(d, readonly=True) for d in records]
-        drives = mount(records, self.vfs, self._memory) if records else None
+        overlay = getattr(self.state, "record", {}).get("disk") == "overlay"  # a fork's
+        drives = mount(records, self.vfs, self._memory, overlay=overlay) if records else None
         self._drives, self._points = {}, {}
         for backing in drives or ():
-            point = next((ino for ino, path in drives.points.items() if path == backing.drive.path), None)
+            point = drives.point(backing)  # type: ignore[union-attr]
             if point is not None:
                 nodes = DriveNodes(backing, point)
                 self._drives[DRIVE_INO + backing.index] = self._points[point] = nodes

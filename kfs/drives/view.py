@@ -1,5 +1,7 @@
-"""A session's view with drives: `DriveFS`, the PathFS that sends every path under a drive's
-path to that drive and the rest to K.
+"""The drives' one composition, `Drives` (the set of drives mounted at paths of K's tree, made
+by `mount` from the image's records), and the path face over it: `DriveFS`, the PathFS that
+sends every path under a drive's path to that drive and the rest to K. The inode face, the FUSE
+mount's `MountedVFS` (kfs.drives.nodes), serves the same `Drives` by number.
 
 A path goes where it leads, as with Linux mounts. Its lexical absolute form (the working
 directory joined, `.` and `..` taken off) picks the drive: `cd /mnt/scratch; cat a`,
@@ -11,14 +13,16 @@ resolves there: a link in a drive never leads out of it (kfs.drives.host).
 Two paths of one operation on different backings (rename, link) fail with EXDEV, as across
 Linux mounts (`mv` then copies and removes). A K directory holding a drive's place cannot be
 renamed or removed as a tree (EBUSY), nor can a drive's top. Each drive's inode numbers are a
-range of its own, `(16 + index) << 48`, above K's, the devices' (1 << 48) and the system view's
-(2, 3 << 48): `cp`, `mv`, `du` and `find` never take a drive's file for a K file with the same
+range of its own, `(16 + index) << 48` (`tag`), above K's, the devices' (1 << 48) and the
+system view's (2 << 48): `cp`, `mv`, `du` and `find` never take a drive's file for a K file with the same
 number. The session's write policy (modes, rules, hooks) applies on a drive as in K, on the path
 the write reaches.
 
 `mount` opens a session's drives from the image's records and makes each drive's path a
 directory in K if it is not one: the mount point, which `ls /mnt` lists (with the drive's top's
-attributes).
+attributes). A drive is anything behind the `Backing` protocol: the image's memory, host and
+python drives, and synthetic ones (kfs.drives.synthetic: the shell's /sys), which have no mount
+point in K and which df does not list.
 """
 
 from __future__ import annotations
@@ -49,8 +53,9 @@ Writes = Callable[[tuple[Any, ...], dict[str, Any]], list[tuple[int, bool]]]
 
 
 class Backing(Protocol):
-    """A mounted drive: its record, its place among the session's drives, a PathFS-shaped view
-    for a caller (paths of the drive), and its room."""
+    """A mounted drive: its record, its place among the session's drives (its inode numbers'
+    range, `tag`), a PathFS-shaped view for a caller (paths of the drive), and its room. (A
+    backing may also say `readonly`, over its record's, and `listed = False`: df skips it.)"""
 
     drive: Drive
     index: int
@@ -92,16 +97,34 @@ class Drives:
         """Whether a drive's place is `path` or lies beneath it."""
         return any(under(b.drive.path, path) for b in self.backings)
 
+    def point(self, backing: Backing) -> int | None:
+        """The K directory drive `backing` is mounted on (None: it has none, as a synthetic one)."""
+        return next((ino for ino, path in self.points.items() if path == backing.drive.path), None)
+
+    def adding(self, backing: Backing) -> Drives:
+        """These drives and `backing`, which has no mount point in K (a synthetic drive)."""
+        return Drives([*self.backings, backing], self.points)
+
+
+def tag(backing: Backing) -> int:
+    """The top bits of drive `backing`'s inode numbers (the backing's own are below INO_MASK)."""
+    return (DRIVE_INO + backing.index) << 48
+
 
 def mount(records: Sequence[Drive], vfs: VFS, memory: MemoryDrives | None,
-          python: Callable[[Drive], Any] | None = None) -> Drives:
-    """A session's drives: each record's backing (a memory drive from this server run's
-    `memory`; without one, as outside a server, memory drives are not mounted; a python drive
-    over the object `python` gives for it, loaded and mounted by the caller: without one, as in
-    the SFTP server, which runs no image code, every call there fails with "Operation not
-    supported"), each one's path a directory in K."""
+          python: Callable[[Drive], Any] | None = None, *, overlay: bool = False) -> Drives:
+    """A session's drives, for the path face and the inode face alike: each record's backing (a
+    memory drive from this server run's `memory`; without one, as outside a server, memory drives
+    are not mounted; a python drive over the object `python` gives for it, loaded and mounted by
+    the caller: without one, as in the SFTP server and the mount, which run no image code, every
+    call there fails with "Operation not supported"), each one's path a directory in K. In an
+    overlay fork (`overlay`) every drive is read-only: what a fork writes stays in it, and a
+    drive cannot keep it apart."""
     from kfs.drives.host import HostBacking  # the backings: loaded by a session that has drives
     from kfs.drives.memory import MemoryBacking
+
+    if overlay:
+        records = [replace(d, readonly=True) for d in records]
 
     backings: list[Backing] = []
     for index, drive in enumerate(records):
@@ -144,7 +167,7 @@ def _none(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[int, bool
 
 
 def _tagged(inode: Inode, backing: Backing) -> Inode:
-    return replace(inode, ino=(DRIVE_INO + backing.index) << 48 | (inode.ino & INO_MASK))
+    return replace(inode, ino=tag(backing) | (inode.ino & INO_MASK))
 
 
 class DriveHandle:
@@ -396,13 +419,15 @@ class DriveFS(PathFS):
         """K's, then each drive that answers (a host drive whose source is gone does not)."""
         found = PathFS.filesystems(self)
         for b in self.drives:
+            if not getattr(b, "listed", True):
+                continue
             with contextlib.suppress(OSError):
                 found.append(Filesystem(b.drive.kind, b.drive.path, b.statfs()))
         return found
 
     def filesystem(self, path: PathLike) -> Filesystem:
         backing = self._reached(path)
-        if backing is None:
+        if backing is None or not getattr(backing, "listed", True):
             return PathFS.filesystem(self, path)
         return Filesystem(backing.drive.kind, backing.drive.path, backing.statfs())
 

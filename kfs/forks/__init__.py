@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from kfs.format import AGENT_RECORDS
+from kfs.accounts import agent_record
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn, quota
 from kfs.kstate.layers import (
@@ -98,7 +98,7 @@ def create(state: KState, *, parent: int = STATE, mode: str = "full", disk: str 
         number = txn.incr(b"next_fork")
         chain = (number, *above) if disk == "overlay" else above
         first_ino = LayeredTxn(txn, above, None).counter(b"next_ino") + 1  # the fork's own files start here
-        owner = txn.get("keys", AGENT_RECORDS + agent.encode()) if agent else None
+        owner = agent_record(txn, agent) if agent else None
         uid = json.loads(owner)["uid"] if owner is not None else 0  # whom its stored bytes are charged to
         record = {"id": number, "parent": parent, "chain": list(chain), "disk": disk, "mode": mode,
                   "hooks": hooks, "scope": list(scope), "agent": agent, "uid": uid, "first_ino": first_ino,

@@ -19,8 +19,7 @@ from kfs.journal import ChangeKind
 from kfs.kstate import Txn
 from kfs.kstate.layers import HERE, LAYERED, OWN, prefix
 from kfs.kstate.schema import U64, U64x2
-from kfs.vfs import ROOT, Inode
-from kfs.vfs import data, namespace, records
+from kfs.vfs import ROOT, Inode, data, namespace, records
 from kfs.vfs.inode import CHUNK_SIZE
 from kfs.vfs.ops import Op
 

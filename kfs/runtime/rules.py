@@ -22,7 +22,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from kfs.agents.records import agent_settings, merged_settings
+from kfs.accounts import agent_settings
+from kfs.agents.records import merged_settings
 from kfs.journal import append_event
 from kfs.kstate import KState, Txn
 from kfs.kstate.schema import U64

@@ -796,7 +796,7 @@ class KSandbox:
             return await self.computer.login(AGENT, name)
         server = self.computer.server
         agent = self.computer.agent(AGENT)
-        record, holder = await server.hold(agent, name or f"sdk-{secrets.token_hex(6)}")
+        record, holder = await server.leases.hold(agent, name or f"sdk-{secrets.token_hex(6)}")
         session = AgentSession(self.computer, agent, record, holder, mode=self.session.mode, fork=fork)
         self.computer._sessions[(AGENT, record.name)] = session  # noqa: SLF001 - released with the computer
         self.names.add(record.name)

@@ -4,12 +4,11 @@ server and worker of one state agrees on them."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from kfs.format import AGENT_SETTINGS
-from kfs.kstate import KState, Txn
+from kfs.accounts import agent_settings, change_agent_settings
+from kfs.kstate import KState
 from kfs.vfs.policy import MODES
 from kshell.worker.limits import section_settings
 
@@ -60,8 +59,6 @@ class DelegateConfig:
 
 def agent_overrides(state: KState, agent: str) -> dict[str, Any]:
     """The agent's own settings (remote, network; mode, scope, plan), {} when it has none."""
-    from kfs.agents.records import agent_settings
-
     return agent_settings(state, agent)
 
 
@@ -69,22 +66,14 @@ def set_agent_overrides(state: KState, agent: str, base: DelegateConfig | None =
                         **changes: Any) -> dict[str, Any]:
     """Change some of an agent's settings in one transaction; None leaves a setting as it is.
     `base`: the server's [delegate], which the agent's settings override (an agent's `ssh`
-    remote takes the server's ssh_host and ssh_root)."""
-    from kfs.agents.records import find_agent_in
+    remote takes the server's ssh_host and ssh_root). The settings' keys are kfs.accounts'."""
 
-    def change(txn: Txn) -> dict[str, Any]:
-        if find_agent_in(txn, agent) is None:
-            raise LookupError(f"no agent {agent}")
-        raw = txn.get("keys", AGENT_SETTINGS + agent.encode())
-        current = {} if raw is None else json.loads(raw)
-        current.update({k: v for k, v in changes.items() if v is not None})
+    def check(current: dict[str, Any]) -> None:
         for_agent(base or DelegateConfig(), current)  # refuses a bad value before it is stored
         if current.get("mode", "full") not in MODES:
             raise ValueError(f"mode {current['mode']!r}: expected one of {', '.join(MODES)}")
-        txn.put("keys", AGENT_SETTINGS + agent.encode(), json.dumps(current, sort_keys=True).encode())
-        return current
 
-    return state.write(change)
+    return change_agent_settings(state, agent, changes, check)
 
 
 def _delegation_part(settings: dict[str, Any]) -> dict[str, Any]:

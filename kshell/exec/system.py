@@ -9,9 +9,11 @@ must exist where the shell looks. So the session's PathFS shows
   `test -x /usr/bin/python3`, `head /usr/lib/os-release` see what the program would. K's tools
   the host lacks still appear in /usr/bin.
 
-K's own tree, with the image's drives (kfs.drives.view), comes first: the system view answers
-only where K has nothing (ENOENT), so a K script an operator put in /usr/local/bin stays, and a
-directory both have lists both. Host files are read with the agent's permission bits, as the
+/sys, the files this session's view generates (its hosts, its secrets' handles), is a synthetic
+drive (kfs.drives.synthetic) among the session's drives while it has files: a mount, as Linux
+mounts sysfs there. K's own tree, with the drives (kfs.drives.view), comes first: the system
+view answers only where K has nothing (ENOENT), so a K script an operator put in /usr/local/bin
+stays, and a directory both have lists both. Host files are read with the agent's permission bits, as the
 kernel checks them for the agent's uid in the sandbox, and only inside the shown trees (a link
 leading elsewhere is ENOENT): the worker's own rights never leak. Writes fail with EROFS, as on
 the sandbox's read-only binds.
@@ -24,13 +26,13 @@ import errno
 import os
 import posixpath
 import stat as st
-import time
 import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kfs.drives.inodes import inode_of
-from kfs.drives.view import DriveFS
+from kfs.drives.synthetic import BytesHandle, SyntheticBacking, synthetic_inode
+from kfs.drives.view import DriveFS, Drives
 from kfs.values import value_class
 from kfs.vfs import PathFS
 from kfs.vfs.cred import R_OK, W_OK, X_OK, allowed, require
@@ -43,9 +45,9 @@ if TYPE_CHECKING:
 
 HOST_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 TOOL_DIR = "/usr/bin"
-_BOOT = time.time_ns()
 _HOST_INO = 2 << 48  # above the VFS's counter and the shell's devices (1 << 48)
 _SYS_INO = 3 << 48
+SYS_INDEX = 239  # /sys's place among the drives: numbers (16 + 239) << 48, above any image drive's
 _WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -75,7 +77,7 @@ class _Node:
 
 
 def _synthetic(ino: int, mode: int, size: int = 0) -> Inode:
-    return Inode(_SYS_INO + ino, mode, 0, 0, 1, size, _BOOT, _BOOT, _BOOT, _BOOT)
+    return synthetic_inode(_SYS_INO + ino, mode, size)
 
 
 def _host_inode(s: os.stat_result) -> Inode:
@@ -87,8 +89,18 @@ class SystemFS(DriveFS):
     directories (module docstring)."""
 
     def __init__(self, vfs: Any, *, session: Session, **kwargs: Any) -> None:
-        super().__init__(vfs, **kwargs)
         self.session = session
+        super().__init__(vfs, **kwargs)
+
+    @property  # type: ignore[override]
+    def drives(self) -> Drives:
+        """The session's drives, with /sys among them while its view has files."""
+        return self._with_sys if self.session.view_files else self._mounted
+
+    @drives.setter
+    def drives(self, mounted: Drives) -> None:
+        self._mounted = mounted
+        self._with_sys = mounted.adding(SyntheticBacking("/sys", SYS_INDEX, self.session.view_files))
 
     # -- what is shown -------------------------------------------------------------------------
 
@@ -119,18 +131,15 @@ class SystemFS(DriveFS):
 
     def _lookup(self, path: str, follow: bool) -> _Node | None:
         """What the system view shows at the absolute normal `path`, or None."""
-        if _under(path, "/sys"):
-            return self._sys(path)
         tops = self.host_tops()
-        sys_dir = ("sys",) if path == "/" and self.session.view_files else ()
         if tops:
             if any(_under(path, t) for t in tops):
                 return self._host(path, follow, tops)
-            names = tuple(sorted(self._children(path, tops) + sys_dir))
+            names = self._children(path, tops)
             return self._dir(path, names) if names else None
         tools = self.programs()
         if path == "/":
-            return self._dir(path, ("bin", *sys_dir, "usr"))
+            return self._dir(path, ("bin", "usr"))
         if path == TOOL_DIR or path == "/bin" and follow:
             return self._dir(path, tuple(sorted(tools)))
         if path == "/bin":
@@ -141,20 +150,6 @@ class SystemFS(DriveFS):
         if parent in (TOOL_DIR, "/bin") and name in tools:
             return self._tool(name)
         return None
-
-    def _sys(self, path: str) -> _Node | None:
-        """/sys: the files this session's view generates (its hosts, its secrets' handles),
-        made when read: two sessions with different tables each see their own."""
-        files = self.session.view_files
-        if not files:
-            return None
-        if path == "/sys":
-            return self._dir(path, tuple(sorted(files)))
-        make = files.get(path[len("/sys/"):])
-        if make is None:
-            return None
-        data = make()
-        return _Node(_synthetic(4 << 40 | zlib.crc32(path.encode()), st.S_IFREG | 0o644, len(data)), data=data)
 
     def programs(self) -> set[str]:
         """What /usr/bin holds of K's own: its tools, and the builtins that are programs too."""
@@ -315,7 +310,7 @@ class SystemFS(DriveFS):
         return [(name, inode, None) for name, inode in self.scandir(path)]
 
     def _shows_under(self, path: str) -> bool:
-        tops = (*(self.host_tops() or (TOOL_DIR, "/bin")), "/sys")
+        tops = self.host_tops() or (TOOL_DIR, "/bin")
         return any(_under(path, t) or _under(t, path) for t in tops)
 
     def open(self, path: PathLike, flags: int = os.O_RDONLY, mode: int = 0o666) -> Any:
@@ -407,55 +402,23 @@ for _name in ("unlink", "rmdir", "rm", "chmod", "chown", "utime", "truncate", "s
     setattr(SystemFS, _name, _read_only(_name, 0))
 
 
-class SystemHandle:
-    """An open file of the system view, with the FileHandle methods tools use (read-only)."""
+class SystemHandle(BytesHandle):
+    """An open file of the system view: a synthetic one's bytes, or a host file read through
+    a descriptor of its own (read-only)."""
 
     def __init__(self, node: _Node, path: str) -> None:
-        self.inode = node.inode
-        self.path = path
-        self._data = node.data
+        super().__init__(node.inode, node.data or b"", path)
         self._fd = os.open(node.real, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW) if node.real else -1
 
-    def getattr(self) -> Inode:
-        return self.inode
-
     def pread(self, size: int, offset: int) -> bytes:
-        if self._data is not None:
-            return self._data[offset:offset + size]
+        if self._fd < 0:
+            return super().pread(size, offset)
         try:
             return os.pread(self._fd, size, offset)
         except OSError as e:
             raise fs_error(e.errno, self.path) from None
 
-    def pread_into(self, out: memoryview, offset: int) -> int:
-        chunk = self.pread(len(out), offset)
-        out[:len(chunk)] = chunk
-        return len(chunk)
-
-    def read_all(self) -> bytes:
-        parts = []
-        offset = 0
-        while chunk := self.pread(1 << 20, offset):
-            parts.append(chunk)
-            offset += len(chunk)
-        return b"".join(parts)
-
-    def pwrite(self, buf: bytes | memoryview, offset: int) -> int:
-        raise fs_error(errno.EBADF, self.path)
-
-    def truncate(self, size: int) -> None:
-        raise fs_error(errno.EROFS, self.path)
-
-    def fsync(self) -> None:
-        pass
-
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
-
-    def __enter__(self) -> SystemHandle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -199,7 +199,7 @@ class Komputer:
         fork = await asyncio.to_thread(_named_fork, self.state, agent, name)
         if fork is not None:  # `fork-N` works in fork N, as over SSH (K_SESSION=fork-N)
             mode = stricter(mode, fork["mode"])
-        record, holder = await self.server.hold(found, name)
+        record, holder = await self.server.leases.hold(found, name)
         parked = self._sessions.pop((agent, record.name), None)  # detached here: its worker and jobs live on
         session = AgentSession(self, found, record, holder, mode=mode, fork=fork["id"] if fork else None,
                                runner=parked.take_runner() if parked is not None else None)

@@ -90,7 +90,7 @@ class AgentSession:
             raise KomputerClosed(f"session {self.agent}/{self.id} is closed")
         if self._holder is None:
             raise KomputerClosed(f"session {self.agent}/{self.id} is detached: log in again to use it")
-        if not self.computer.server.holds(self.record, self._holder):
+        if not self.computer.server.leases.holds(self.record, self._holder):
             self._holder = None
             raise LeaseHeld(f"the lease on session {self.agent}/{self.id} was lost (closed by an "
                             "administrator, or taken over after it expired)")
@@ -259,7 +259,7 @@ class AgentSession:
                                              limit=server.config.forks_max_per_agent)
         except forks.TooMany as e:
             raise PermissionError(str(e)) from None
-        record, holder = await server.hold(self._agent, f"fork-{number}")
+        record, holder = await server.leases.hold(self._agent, f"fork-{number}")
         child = AgentSession(self.computer, self._agent, record, holder, mode=mode, fork=number)
         self.computer._sessions[(self.agent, record.name)] = child  # noqa: SLF001 - released with the computer
         self.computer.counters["forks"] += 1
@@ -339,7 +339,7 @@ class AgentSession:
         await self._end_loop()
         holder, self._holder = self._holder, None
         saved = await self._saved()
-        await self.computer.server.let_go(self.record, holder, saved)
+        await self.computer.server.leases.let_go(self.record, holder, saved)
         keep = keep and self.has_jobs and not self.computer.closed
         if not keep and self._runner is not None:
             await self._runner.hangup()
@@ -378,8 +378,7 @@ class AgentSession:
         holder, self._holder = self._holder, None
         if holder is not None:
             server = self.computer.server
-            if server.holds(self.record, holder):
-                server._held.pop((self.agent, self.id), None)  # noqa: SLF001
+            server.leases.drop(self.record, holder)  # its end below releases the lease
             await asyncio.to_thread(end_session, self.computer.state, self.record, holder,
                                     f"{FRONT} {self.agent}/{self.id}")
         self._ended = True

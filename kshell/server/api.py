@@ -26,13 +26,15 @@ from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
+from kfs.accounts import agent_settings
 from kfs.agents import BadSessionName, LeaseHeld, SessionRecord
-from kfs.agents.records import agent_settings, merged_settings
+from kfs.agents.records import merged_settings
 from kfs.vfs.policy import MODES, effective_mode, stricter
 from kshell.server.session import client_env, fork_refusal
 
 if TYPE_CHECKING:
-    from kshell.server.app import Connection, KServer
+    from kshell.server.auth import Connection
+    from kshell.server.session import SessionHost
 
 SUBSYSTEM = "komputer-api"
 POLL = 0.05  # seconds between reads of the event log while nothing new came (LMDB has no notification)
@@ -50,14 +52,14 @@ class Refused(Exception):
 class ApiChannel:
     """One `komputer-api` channel of an authenticated agent."""
 
-    def __init__(self, server: KServer, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
+    def __init__(self, server: SessionHost, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
         self.server = server
         self.conn = conn
         self.process = process
         agent = conn.agent
         assert agent is not None
         self.agent = agent
-        self.env = client_env(server, conn, process.env)
+        self.env = client_env(server.config, conn, process.env)
         self.record: SessionRecord | None = None
 
     # -- the channel ---------------------------------------------------------------------------
@@ -72,7 +74,7 @@ class ApiChannel:
             self.process.exit(1)
             return
         try:
-            self.record = await self.server.join_session(self.conn, self.env.get("K_SESSION"))
+            self.record = await self.server.leases.join(self.conn, self.env.get("K_SESSION"))
         except LeaseHeld as e:
             self.send({"ok": False, "error": "LeaseHeld", "message": str(e)})
             self.process.exit(1)
@@ -91,7 +93,7 @@ class ApiChannel:
         except (asyncssh.Error, ConnectionError, BrokenPipeError):
             status = 1  # the client went away
         finally:
-            await self.server.leave_session(self.conn, self.record, None)  # a shell channel saves the shell
+            await self.server.leases.leave(self.conn, self.record, None)  # a shell channel saves the shell
         with contextlib.suppress(OSError, asyncssh.Error):
             self.process.exit(status)
 
@@ -318,7 +320,7 @@ def _inside(path: str, bound: str, home: str) -> bool:
     return path == bound or path.startswith(bound.rstrip("/") + "/")
 
 
-async def run_api(server: KServer, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
+async def run_api(server: SessionHost, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
     await ApiChannel(server, conn, process).run()
 
 

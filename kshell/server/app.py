@@ -1,22 +1,24 @@
 """The K SSH server: one asyncio process serving every agent connection.
 
-`KServer` holds what the connections share (the KState and VFS, the host key, the limits,
-the audit writer) and is the only piece that calls `kfs.agents`; `AgentAuth` decides who gets
-in, `SessionHandler` runs exec and PTY sessions in the K shell, `VFSSFTPServer` serves SFTP
-and scp, `ApiChannel` the `komputer-api` subsystem (kshell.server.api, for kshell.sdk.remote).
-`serve()` runs it until SIGINT or SIGTERM.
+`KServer` is the wiring place of the server's roles and holds what the connections share (the
+KState and VFS, the host key, the limits, the worker pool). Each role is a module of its own
+that receives what it uses and imports no `KServer`:
+- `AgentAuth` (kshell.server.auth), the asyncssh callback class: who gets in, the connection
+  limits, talking to the `Admission` it is given (this server, or a fleet route);
+- `SessionLeases` (kshell.server.leases): which agent session each connection runs in, and the
+  leases on them (taken, renewed by the housekeeping here, released);
+- `AuditWriter` (kshell.server.audit): the events appended to K's journal, in order;
+- `SessionHandler` (kshell.server.session) runs exec and PTY sessions in the K shell on a
+  `SessionHost`; `CronRunner` (kshell.server.crons) the image's crons with the shell maker.
+`VFSSFTPServer` serves SFTP and scp, `ApiChannel` the `komputer-api` subsystem
+(kshell.server.api, for kshell.sdk.remote). `serve()` runs it until SIGINT or SIGTERM.
 
-A connection is one agent session (a `kfs.agents` record with a lease). Its first session
-channel takes the lease, on the session its `K_SESSION` names or on a fresh ephemeral one; every
-later channel of the connection (OpenSSH ControlMaster, several exec channels on one paramiko
-Transport, sftp + exec) runs in the same session, so multiplexing never locks a client out of
-its own session. A channel naming a different `K_SESSION` is refused with a message (it would
-need a connection of its own); another connection naming a held session is refused until the
-holder's connection ends or its lease expires. A named session carries cwd, exported variables
-and functions from channel to channel and connection to connection; an ephemeral one starts each
-channel afresh in the home directory, as sshd starts each multiplexed command in a new shell.
-The lease is renewed while the connection lives and released when it is gone and its last
-channel has saved; a crashed server's leases lapse (dead pid, or no renewal for `lease_ttl`).
+A connection is one agent session (kshell.server.leases). A channel naming a different
+`K_SESSION` than its connection's is refused with a message (it would need a connection of its
+own); another connection naming a held session is refused until the holder's connection ends or
+its lease expires. A named session carries cwd, exported variables and functions from channel to
+channel and connection to connection; an ephemeral one starts each channel afresh in the home
+directory, as sshd starts each multiplexed command in a new shell.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ import contextlib
 import itertools
 import logging
 import os
-import queue
 import signal
 import threading
 import time
@@ -37,9 +38,8 @@ from typing import Any
 import asyncssh
 
 from kfs import agents
-from kfs.agents import Agent, LeaseHeld, SessionRecord
+from kfs.agents import Agent, SessionRecord
 from kfs.agents.authorized import authorized_lines
-from kfs.agents.sessions import holder_id
 from kfs.drives.memory import MemoryDrives
 from kfs.journal import prune_events, prune_receipts
 from kfs.kstate import KState
@@ -49,9 +49,11 @@ from kfs.vfs.policy import stricter
 from kshell.server.api import SUBSYSTEM as API_SUBSYSTEM
 from kshell.server.api import run_api
 from kshell.server.attach import AttachListener
+from kshell.server.audit import AuditWriter
 from kshell.server.auth import AgentAuth, Connection
 from kshell.server.config import ServerConfig
 from kshell.server.crons import CronRunner
+from kshell.server.leases import SessionLeases
 from kshell.server.limits import AgentSessions, AgentStarts, SourcePenalties, StartupGate
 from kshell.server.memory import give_back
 from kshell.server.prompt import share_line_editor_tables
@@ -63,9 +65,6 @@ from kshell.tools.system.identity import DEFAULT_HOST
 from kshell.view import SessionSpec, open_view
 
 log = logging.getLogger("kshell.server")
-
-# what the server sets for one channel: never restored from a saved session into another channel
-RELEASE_WAIT = 5.0  # seconds a new connection waits for a just-closed one's lease to be released
 
 
 class CoalescingTransport:
@@ -125,16 +124,6 @@ def coalesce_writes(conn: asyncssh.SSHServerConnection) -> None:
     transport = getattr(conn, "_transport", None)
     if isinstance(transport, asyncio.Transport):
         conn._transport = CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[attr-defined]  # noqa: SLF001
-
-
-class SessionMismatch(LeaseHeld):
-    """A channel names a `K_SESSION` other than the one its connection already runs in.
-
-    A connection is one agent session: its first session channel chooses it (by `K_SESSION`, or
-    an ephemeral one without), and every later channel runs in it. A channel naming another
-    session is refused (not silently moved) so that a multiplexing client (OpenSSH ControlMaster)
-    never runs a command in a session the user did not ask for.
-    """
 
 
 class ForcedCommandChannel(asyncssh.SSHServerChannel):  # type: ignore[type-arg]
@@ -221,83 +210,6 @@ class SessionProcess(asyncssh.SSHServerProcess):
             self._k_server.close_session(self._k_conn)
 
 
-class AuditWriter:
-    """Audit events appended in order by one thread, all those queued meanwhile in one transaction.
-
-    Every exec is recorded before it runs (`audit` is awaited), so the cost per event is on each
-    command's path: a queue put and one wake-up of the loop per batch, rather than an executor
-    future per event and a commit each; eight commands starting together share one commit.
-    """
-
-    def __init__(self, state: KState) -> None:
-        self.state = state
-        self._queue: queue.SimpleQueue[tuple[str, dict[str, Any], asyncio.Future[None] | None] | None] = (
-            queue.SimpleQueue()
-        )
-        self._thread = threading.Thread(target=self._main, name="k-audit", daemon=True)
-        self._thread.start()
-
-    def put(self, type_: str, data: dict[str, Any], fut: asyncio.Future[None] | None = None) -> None:
-        self._queue.put((type_, data, fut))
-
-    def _main(self) -> None:
-        while True:
-            first = self._queue.get()
-            if first is None:
-                return
-            batch = [first]
-            stop = False
-            while True:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if item is None:
-                    stop = True
-                    break
-                batch.append(item)
-            self._write(batch)
-            if stop:
-                return
-
-    def _write(self, batch: list[tuple[str, dict[str, Any], asyncio.Future[None] | None]]) -> None:
-        errors: list[BaseException | None]
-        try:
-            agents.record_events(self.state, [(t, d) for t, d, _ in batch])
-            errors = [None] * len(batch)
-        except Exception:  # noqa: BLE001 - one bad event must not take the others with it
-            errors = []
-            for t, d, _ in batch:
-                try:
-                    agents.record_event(self.state, t, **d)
-                    errors.append(None)
-                except Exception as e:  # noqa: BLE001 - reported to its caller, or logged
-                    errors.append(e)
-        futures = [(fut, e) for (_, _, fut), e in zip(batch, errors, strict=True)]
-        loop = next((fut.get_loop() for fut, _ in futures if fut is not None), None)
-        for (t, _, fut), e in zip(batch, errors, strict=True):
-            if fut is None and e is not None:
-                log.warning("could not record a %s event: %s", t, e)
-        if loop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody is waiting
-                loop.call_soon_threadsafe(_settle_all, futures)
-
-    def close(self) -> None:
-        """Write everything queued so far, then stop the thread."""
-        self._queue.put(None)
-        self._thread.join(30)
-
-
-def _settle_all(futures: list[tuple[asyncio.Future[None] | None, BaseException | None]]) -> None:
-    for fut, e in futures:
-        if fut is None or fut.done():
-            continue
-        if e is None:
-            fut.set_result(None)
-        else:
-            fut.set_exception(e)
-
-
 class KServer:
     """Everything the connections of one server process share."""
 
@@ -316,20 +228,17 @@ class KServer:
         self.starts = AgentStarts(self.config.session_starts_per_agent)
         self.connections: dict[asyncssh.SSHServerConnection, Connection] = {}
         self._serials = itertools.count(1)
-        self._holders = itertools.count(1)
+        self.leases = SessionLeases(state, self.config.lease_ttl, self.starts)  # kshell.server.leases
         self.pool = WorkerPool(state.path, self.config.limits)
         self.pool.on_died = lambda pid: self._track(self.recover(gone=pid))
         self._owner = procs.owner_id()
         self._tasks: set[asyncio.Task[None]] = set()
         self._timers: list[threading.Timer] = []  # resumed sleeps' deadlines
-        self._audit = AuditWriter(state)
-        self._held: dict[tuple[str, str], dict[str, Any]] = {}  # leases to renew: (agent, session) -> holder
-        self._releasing: dict[tuple[str, str], asyncio.Future[None]] = {}  # closed, release under way
-        self._pending_release: set[asyncio.Task[None]] = set()
+        self.audit_writer = AuditWriter(state)  # kshell.server.audit
         self.host_key = agents.host_key(state)
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._housekeeping: asyncio.Task[None] | None = None
-        self.crons = CronRunner(self)  # the image's crons (kshell.server.crons)
+        self.crons = CronRunner(state, self.make_shell)  # the image's crons (kshell.server.crons)
         self.terminals = Terminals(self)  # persistent terminals (kshell.server.terminals)
         self.attach_listener = AttachListener(self)  # komputer attach's way to them (kshell.server.attach)
         self.addresses: list[tuple[str, int]] = []  # where it listens (none for an SDK computer until serve)
@@ -348,18 +257,13 @@ class KServer:
     def next_serial(self) -> int:
         return next(self._serials)
 
-    def new_holder(self) -> dict[str, Any]:
-        return holder_id(next(self._holders))
-
     def audit_nowait(self, type_: str, **data: Any) -> None:
         """Append an event from the event loop without waiting for the write (ordered)."""
-        self._audit.put(type_, data)
+        self.audit_writer.nowait(type_, **data)
 
     async def audit(self, type_: str, **data: Any) -> None:
         """Append an event and wait until it is written (what must be on record before it runs)."""
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._audit.put(type_, data, fut)
-        await fut
+        await self.audit_writer.written(type_, **data)
 
     def authorized_lines(self, username: str) -> list[str]:
         return authorized_lines(self.state, username)
@@ -418,77 +322,6 @@ class KServer:
         if c.agent is not None:
             self.agent_sessions.give(c.agent.name)
 
-    async def join_session(self, c: Connection, name: str | None) -> SessionRecord:
-        """The agent session a new session channel of `c` runs in.
-
-        The connection's first session channel takes the lease (on the session its `K_SESSION`
-        names, else a fresh ephemeral one); later channels share it, at once or one after
-        another (ControlMaster, paramiko's several exec channels, sftp + exec). A channel naming
-        another session gets `SessionMismatch`; another connection's live lease, `LeaseHeld`.
-        Every successful join is paired with `leave_session`.
-        """
-        agent = c.agent
-        assert agent is not None
-        name = name or None
-        async with self.starts.slot(agent.name), c.session_lock:  # channels opened together wait for the first's lease
-            if c.closed:
-                raise LeaseHeld("the connection closed before the session started")
-            record = c.session
-            if record is None:
-                holder = self.new_holder()
-                record = await self._acquire(agent, name, holder)
-                c.session, c.session_holder = record, holder
-                self._held[(agent.name, record.name)] = holder
-            elif name is not None and name != record.name:
-                raise SessionMismatch(
-                    f"this connection already runs session {record.name!r}; K_SESSION={name} "
-                    "needs a connection of its own (a multiplexed ssh: add -S none)"
-                )
-            c.session_users += 1
-            return record
-
-    async def _acquire(self, agent: Agent, name: str | None, holder: dict[str, Any],
-                       front: str = "ssh") -> SessionRecord:
-        """Take the lease; if a connection of this server that just closed still holds it (its
-        release is on the way), wait for that release instead of refusing."""
-        for _ in range(2):
-            try:
-                return await asyncio.to_thread(
-                    agents.acquire_session, self.state, agent.name, name, agent.home, holder, self.config.lease_ttl,
-                    front,
-                )
-            except LeaseHeld:
-                releasing = self._releasing.get((agent.name, name or ""))
-                if releasing is None:
-                    raise
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(releasing), RELEASE_WAIT)
-        raise LeaseHeld(f"session {name!r} is in use by another connection; "
-                        "it is free again when that connection ends or its lease expires")
-
-    async def hold(self, agent: Agent, name: str | None) -> tuple[SessionRecord, dict[str, Any]]:
-        """Take the lease on `agent`'s session `name` for a front end with no connection (the
-        SDK): renewed with the connections' leases until `let_go`."""
-        holder = self.new_holder()
-        async with self.starts.slot(agent.name):
-            record = await self._acquire(agent, name, holder, "sdk")
-        self._held[(agent.name, record.name)] = holder
-        return record, holder
-
-    def holds(self, record: SessionRecord, holder: dict[str, Any]) -> bool:
-        """Whether `holder` still has the lease (housekeeping drops one that was closed or taken)."""
-        return self._held.get((record.agent, record.name)) is holder
-
-    async def let_go(self, record: SessionRecord, holder: dict[str, Any], saved: dict[str, Any] | None) -> None:
-        """Save what the session leaves (cwd, exported variables, functions) and release its lease."""
-        if saved is not None and not record.ephemeral:
-            record.cwd = saved["cwd"]
-            record.shell = {"exported": saved["exported"], "functions": saved["functions"]}
-            await asyncio.to_thread(agents.save_session, self.state, record)
-        if self._held.get((record.agent, record.name)) is holder:
-            del self._held[(record.agent, record.name)]
-        await asyncio.to_thread(agents.release_session, self.state, record, holder, "sdk")
-
     def make_shell(self, agent: Agent, record: SessionRecord, env: dict[str, str], *, tty: bool = False,
                    front: str | None = None, hosts: dict[str, Any] | None = None) -> WorkerShell:
         """The channel's shell, run in a worker when its first command comes: the agent's
@@ -517,51 +350,10 @@ class KServer:
             spec["hosts"] = hosts
         return WorkerShell(self.pool, spec, admit=lambda: self.starts.slot(agent.name))
 
-    async def leave_session(self, c: Connection, record: SessionRecord, saved: dict[str, Any] | None) -> None:
-        """A channel is done with the connection's session. A named session keeps what the
-        channel leaves (cwd, exported variables, functions) for the next channel and the next
-        `K_SESSION` resume, saved at once so a crash loses nothing; an ephemeral one starts every
-        channel afresh in the home directory, as sshd runs each multiplexed command in a new
-        shell. The lease stays until the connection is gone and its last channel has left."""
-        try:
-            if saved is not None:
-                await asyncio.to_thread(agents.keep_session, self.state, record, saved)
-        finally:
-            c.session_users -= 1
-            if c.closed and c.session_users == 0:
-                self._release(c)
-
     def connection_closed(self, c: Connection) -> None:
-        """The connection is gone: release its session once no channel uses it any more (a
-        channel still running saves its state first; `_acquire` waits for the release)."""
-        if c.session is not None:
-            key = (c.session.agent, c.session.name)
-            if key not in self._releasing:
-                self._releasing[key] = asyncio.get_running_loop().create_future()
-            if c.session_users == 0:
-                self._release(c)
+        """The connection is gone (AgentAuth): its session's lease goes once no channel uses it."""
+        self.leases.connection_closed(c)
 
-    def _release(self, c: Connection) -> None:
-        record, holder = c.session, c.session_holder
-        if record is None or holder is None:
-            return
-        c.session = c.session_holder = None
-        key = (record.agent, record.name)
-        self._held.pop(key, None)
-        task = asyncio.get_running_loop().create_task(
-            asyncio.to_thread(agents.release_session, self.state, record, holder)
-        )
-        self._pending_release.add(task)
-
-        def done(task: asyncio.Task[None]) -> None:
-            self._pending_release.discard(task)
-            if not task.cancelled() and task.exception() is not None:
-                log.warning("could not release session %s: %s", record.name, task.exception())
-            waiting = self._releasing.pop(key, None)
-            if waiting is not None and not waiting.done():
-                waiting.set_result(None)
-
-        task.add_done_callback(done)
 
     # -- housekeeping ------------------------------------------------------------------------
 
@@ -586,21 +378,7 @@ class KServer:
                     await asyncio.to_thread(approvals.expire_due, self.state)
                 except Exception as e:  # noqa: BLE001
                     log.warning("could not expire approvals: %s", e)
-            held = [(agent, name, holder) for (agent, name), holder in self._held.items()]
-            if held:
-                try:
-                    active = self._last_active([holder for _, _, holder in held])
-                    kept = await asyncio.to_thread(agents.renew_leases, self.state, held, ttl, active)
-                except Exception as e:  # noqa: BLE001 - try again next period; never stop housekeeping
-                    log.warning("could not renew session leases: %s", e)
-                else:
-                    for (agent, name, holder), ok in zip(held, kept, strict=True):
-                        if not ok and self._held.get((agent, name)) is holder:  # closed, or stalled past its ttl
-                            log.warning("the lease on session %s/%s was closed or taken over", agent, name)
-                            self._held.pop((agent, name), None)
-                            for c in list(self.connections.values()):
-                                if c.session_holder is holder:
-                                    c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "Session closed")
+            await self.leases.renew(self.connections.values())
             if not self.connections and self._busy_since_trim:  # idle: give back what the peak left
                 self._busy_since_trim = False
                 give_back((Path(self.state.path) / "data.mdb",))
@@ -624,16 +402,6 @@ class KServer:
         procs.compact(self.state, c.procs_keep_ended)
         if c.receipts_keep > 0 or c.receipts_max_days > 0:
             prune_receipts(self.state, c.receipts_keep, before=cut(c.receipts_max_days))
-
-    def _last_active(self, holders: list[dict[str, Any]]) -> list[int]:
-        """When the connection holding each lease last saw input or output (wall clock, ns)."""
-        now_wall, now = time.time_ns(), time.monotonic()
-        seen: dict[int, float] = {}
-        for c in self.connections.values():
-            if c.session_holder is not None:
-                key = id(c.session_holder)
-                seen[key] = max(seen.get(key, 0.0), c.last_activity)
-        return [now_wall - int((now - seen[id(h)]) * 1e9) if id(h) in seen else now_wall for h in holders]
 
     # -- processes ---------------------------------------------------------------------------
 
@@ -731,11 +499,7 @@ class KServer:
             for c in list(self.connections.values()):
                 c.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "server shutting down")
             await self._acceptor.wait_closed()
-        deadline = time.monotonic() + RELEASE_WAIT
-        while self._held and time.monotonic() < deadline:  # cancelled channels save, then release
-            await asyncio.sleep(0.02)
-        if self._pending_release:
-            await asyncio.gather(*self._pending_release, return_exceptions=True)
+        await self.leases.drain()
         await self._stop_views()  # the agents' views its workers mounted
         await self.pool.close()
         if self.memory_drives is not None:  # no worker holds them now: what was on them is gone
@@ -745,7 +509,7 @@ class KServer:
             timer.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
-        await asyncio.to_thread(self._audit.close)
+        await asyncio.to_thread(self.audit_writer.close)
 
     @property
     def fingerprint(self) -> str:

@@ -14,10 +14,22 @@ import json
 import os
 import struct
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from kshell.server.app import KServer
+    from kfs.kstate import KState
+    from kshell.server.terminals import Terminals
+
+
+class AttachHost(Protocol):
+    """What `komputer attach`'s listener uses of its server (kshell.server.app.KServer): the
+    state it serves, its terminals, the audit."""
+
+    state: KState
+    terminals: Terminals
+
+    async def audit(self, type_: str, **data: Any) -> None:
+        """Append an event and wait until it is written (kshell.server.audit)."""
 
 RUN = Path("/run/komputer")
 FRAME = struct.Struct(">cI")
@@ -31,7 +43,7 @@ def socket_path(state_dir: str | os.PathLike[str]) -> Path:
 
 
 class AttachListener:
-    def __init__(self, server: KServer) -> None:
+    def __init__(self, server: AttachHost) -> None:
         self.server = server
         self.path = socket_path(server.state.path)
         self._server: asyncio.AbstractServer | None = None

@@ -13,14 +13,15 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
 from kfs.agents import Agent, SessionRecord
 
 if TYPE_CHECKING:
-    from kshell.server.app import KServer
+    from kshell.server.config import ServerConfig
+    from kshell.server.limits import SourcePenalties, StartupGate
 
 log = logging.getLogger("kshell.server")
 
@@ -81,10 +82,39 @@ class Connection:
         return str(env.get("K_MODE", "full")) if isinstance(env, dict) else "full"
 
 
-class AgentAuth(asyncssh.SSHServer):
-    """Auth decisions and connection limits for one connection."""
+class Admission(Protocol):
+    """What `AgentAuth` asks and tells about its connections: a computer's server
+    (kshell.server.app.KServer) or, for a computer another host of the fleet serves, the
+    route to it (kshell.server.route.RoutedComputer)."""
 
-    def __init__(self, server: KServer) -> None:
+    config: ServerConfig
+    gate: StartupGate
+    penalties: SourcePenalties
+    connections: dict[asyncssh.SSHServerConnection, Connection]
+
+    def prepare_connection(self, conn: asyncssh.SSHServerConnection) -> None:
+        """A new connection, before anything is sent on it."""
+
+    def next_serial(self) -> int: ...
+
+    def audit_nowait(self, type_: str, **data: Any) -> None: ...
+
+    def authorized_lines(self, username: str) -> list[str]: ...
+
+    def find_agent(self, name: str) -> Agent | None: ...
+
+    def connection_closed(self, c: Connection) -> None:
+        """The connection is gone: what it held (a session's lease, an upstream) is let go."""
+
+    def open_session(self, c: Connection) -> Any:
+        """A new session channel of `c` (asyncssh's session_requested answer), or False."""
+
+
+class AgentAuth(asyncssh.SSHServer):
+    """Auth decisions and connection limits for one connection: the asyncssh callback class
+    alone, each decision taken on the `Admission` it is given."""
+
+    def __init__(self, server: Admission) -> None:
         self.server = server
         self.c: Connection | None = None
 

@@ -1,33 +1,42 @@
 """The server's cron runner: the image's crons (kfs.runtime.crons), each run as an exec
 session of its agent in a worker (the same shell, mode, rules and hooks as over ssh; its
 command a process with its row and events), one run of a cron at a time, its output dropped
-(the command redirects what it wants kept)."""
+(the command redirects what it wants kept). It receives the state and the server's shell maker
+(KServer.make_shell), nothing else of the server."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kfs import agents
-from kfs.agents import SessionRecord
+from kfs.agents import Agent, SessionRecord
+from kfs.kstate import KState
 from kfs.runtime import crons, image
 
 if TYPE_CHECKING:
-    from kshell.server.app import KServer
+    from kshell.server.workers import WorkerShell
 
 log = logging.getLogger("komputer.crons")
 TICK = 0.2  # how often the schedule is looked at (seconds)
 
 
+class ShellMaker(Protocol):
+    """What makes a run's shell: an exec session of `agent` in a worker (KServer.make_shell)."""
+
+    def __call__(self, agent: Agent, record: SessionRecord, env: dict[str, str]) -> WorkerShell: ...
+
+
 class CronRunner:
-    def __init__(self, server: KServer) -> None:
-        self.server = server
+    def __init__(self, state: KState, make_shell: ShellMaker) -> None:
+        self.state = state
+        self.make_shell = make_shell
         self.running: dict[str, asyncio.Task[None]] = {}
 
     async def run_forever(self) -> None:
-        state = self.server.state
+        state = self.state
         while True:
             record = await asyncio.to_thread(image.current, state)
             now = time.time()
@@ -42,13 +51,13 @@ class CronRunner:
             await asyncio.sleep(TICK)
 
     async def _run(self, cron: dict[str, Any], run: int) -> None:
-        state = self.server.state
+        state = self.state
         agent = await asyncio.to_thread(agents.find_agent, state, cron["agent"])
         if agent is None:
             await asyncio.to_thread(crons.done, state, cron, run, None, f"no agent {cron['agent']!r}")
             return
         record = SessionRecord(agent.name, f"cron-{cron['name']}", agent.home, ephemeral=True)
-        shell = self.server.make_shell(agent, record, {"K_CRON": cron["name"]})
+        shell = self.make_shell(agent, record, {"K_CRON": cron["name"]})
 
         async def drop(data: bytes) -> None:
             pass

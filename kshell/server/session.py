@@ -17,7 +17,7 @@ import codecs
 import contextlib
 import fnmatch
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncssh
 
@@ -29,8 +29,12 @@ from kshell.server.terminals import TerminalError
 from kshell.server.workers import WorkerShell
 
 if TYPE_CHECKING:
-    from kshell.server.app import Connection, KServer
-    from kshell.server.terminals import PersistentTerminal
+    from kfs.agents import Agent
+    from kfs.kstate import KState
+    from kshell.server.auth import Connection
+    from kshell.server.config import ServerConfig
+    from kshell.server.leases import SessionLeases
+    from kshell.server.terminals import PersistentTerminal, Terminals
 
 
 def accepted_env(client_env: dict[str, str], patterns: tuple[str, ...]) -> dict[str, str]:
@@ -41,12 +45,30 @@ def accepted_env(client_env: dict[str, str], patterns: tuple[str, ...]) -> dict[
     }
 
 
-def client_env(server: KServer, conn: Connection, sent: Any) -> dict[str, str]:
+class SessionHost(Protocol):
+    """What a session channel uses of its server (kshell.server.app.KServer wires it): the state
+    and settings, the sessions and leases, the audit, the persistent terminals and the shell
+    maker."""
+
+    state: KState
+    config: ServerConfig
+    hostname: str
+    leases: SessionLeases
+    terminals: Terminals
+
+    async def audit(self, type_: str, **data: Any) -> None:
+        """Append an event and wait until it is written (kshell.server.audit)."""
+
+    def make_shell(self, agent: Agent, record: SessionRecord, env: dict[str, str], *, tty: bool = False,
+                   front: str | None = None, hosts: dict[str, Any] | None = None) -> WorkerShell: ...
+
+
+def client_env(config: ServerConfig, conn: Connection, sent: Any) -> dict[str, str]:
     """What a channel's client set (SendEnv/SetEnv) that the server accepts, with the mode
     floored by the server's `mode` and the key's environment="K_MODE=...": floors the client
     cannot lower (every channel kind, shell or komputer-api, reads its mode from here)."""
-    env = accepted_env(dict(sent or {}), server.config.accept_env)
-    floor = stricter(server.config.mode, conn.key_mode())
+    env = accepted_env(dict(sent or {}), config.accept_env)
+    floor = stricter(config.mode, conn.key_mode())
     if floor != "full":
         env["K_MODE"] = stricter(floor, env.get("K_MODE") or "full")
     return env
@@ -117,7 +139,7 @@ class Output:
 class SessionHandler:
     """Runs one session channel for an authenticated agent; its shell lives in a worker."""
 
-    def __init__(self, server: KServer, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
+    def __init__(self, server: SessionHost, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
         self.server = server
         self.conn = conn
         self.process = process
@@ -151,7 +173,7 @@ class SessionHandler:
             cols, lines = p.term_size[:2]
             if cols:
                 env["COLUMNS"], env["LINES"] = str(cols), str(lines)
-        env.update(client_env(self.server, self.conn, p.env))
+        env.update(client_env(self.server.config, self.conn, p.env))
         original = getattr(p.channel, "original_command", None)  # a forced command ran instead (app.py)
         if original is not None:
             env["SSH_ORIGINAL_COMMAND"] = original
@@ -189,7 +211,7 @@ class SessionHandler:
                     process.exit(status & 0xFF)
                 return
         try:
-            self.record = await self.server.join_session(self.conn, env.get("K_SESSION"))  # the connection's
+            self.record = await self.server.leases.join(self.conn, env.get("K_SESSION"))  # the connection's
         except (LeaseHeld, BadSessionName) as e:
             err.text(f"komputer: {e}\n")
             process.exit(1)
@@ -221,7 +243,7 @@ class SessionHandler:
                     if not self.record.ephemeral:
                         saved = await self.runner.state()
                 await self.runner.hangup()  # no job outlives its session, stopped or running
-            await self.server.leave_session(self.conn, self.record, saved)
+            await self.server.leases.leave(self.conn, self.record, saved)
         with contextlib.suppress(OSError, asyncssh.Error):
             process.exit(self.status & 0xFF)
 
@@ -421,7 +443,7 @@ def _clear_input(chan: Any) -> None:
             clear()
 
 
-async def run_session(server: KServer, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
+async def run_session(server: SessionHost, conn: Connection, process: asyncssh.SSHServerProcess) -> None:
     await SessionHandler(server, conn, process).run()
 
 

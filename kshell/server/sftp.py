@@ -19,13 +19,12 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import asyncssh
-
-from kfs.vfs.policy import PolicyDenial, Refusal
 from asyncssh import SFTPAttrs, SFTPName, SFTPVFSAttrs
 from asyncssh.sftp import SFTPLimits, SFTPServerHandler
 
-from kfs.format import group_name, user_name
+from kfs.accounts import group_name, user_name
 from kfs.vfs import RENAME_NOREPLACE, FileHandle, Inode, PathFS
+from kfs.vfs.policy import PolicyDenial, Refusal
 from kshell.worker.limits import WorkerLimits, size_text
 
 T = TypeVar("T")

@@ -30,17 +30,36 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kshell.screen import VTScreen
 from kshell.server.prompt import INTERRUPTED, Interrupted, LineEditor, prompt_loop, prompt_text, suspend_line
 
 if TYPE_CHECKING:
     from kfs.agents import Agent, SessionRecord
-    from kshell.server.app import KServer
-    from kshell.server.workers import WorkerProc, WorkerShell
+    from kshell.server.config import ServerConfig
+    from kshell.server.leases import SessionLeases
+    from kshell.server.workers import WorkerPool, WorkerProc, WorkerShell
 
 Writer = Callable[[bytes], Awaitable[None]]
+
+
+class TerminalHost(Protocol):
+    """What the terminals use of their server (kshell.server.app.KServer wires it): its settings
+    and name, the leases their sessions hold, the worker pool's cgroups, the audit, the shell
+    maker."""
+
+    config: ServerConfig
+    hostname: str
+    leases: SessionLeases
+    pool: WorkerPool
+
+    async def audit(self, type_: str, **data: Any) -> None:
+        """Append an event and wait until it is written (kshell.server.audit)."""
+
+    def make_shell(self, agent: Agent, record: SessionRecord, env: dict[str, str], *, tty: bool = False,
+                   front: str | None = None, hosts: dict[str, Any] | None = None) -> WorkerShell: ...
+
 HUNG_UP = 128 + signal.SIGHUP  # the status of a prompt that `destroy` ended
 FEED_SLICE = 4096  # bytes of output fed to the emulator between turns of the event loop
 VIEWER_BACKLOG = 1 << 20  # bytes queued for a viewer that does not read before it is repainted instead
@@ -113,7 +132,7 @@ class Viewer:
 class PersistentTerminal:
     """One session's terminal, kept by the server while its prompt (or its one command) runs."""
 
-    def __init__(self, server: KServer, agent: Agent, record: SessionRecord, holder: dict[str, Any],
+    def __init__(self, server: TerminalHost, agent: Agent, record: SessionRecord, holder: dict[str, Any],
                  runner: WorkerShell, command: str | None, size: tuple[int, int], scrollback: int) -> None:
         self.server = server
         self.agent = agent
@@ -244,7 +263,7 @@ class PersistentTerminal:
         await self.runner.hangup()
         if holder is not None:
             with contextlib.suppress(Exception):  # a lease taken over meanwhile is not ours to save
-                await self.server.let_go(self.record, holder, saved)
+                await self.server.leases.let_go(self.record, holder, saved)
 
     def _feed(self, data: bytes) -> None:
         self.screen.feed(data)
@@ -440,7 +459,7 @@ class PersistentTerminal:
 class Terminals:
     """The server's persistent terminals, by (agent, session)."""
 
-    def __init__(self, server: KServer) -> None:
+    def __init__(self, server: TerminalHost) -> None:
         self.server = server
         self._by_name: dict[tuple[str, str], PersistentTerminal] = {}
 
@@ -465,7 +484,7 @@ class Terminals:
             await self.destroy(agent.name, session)
         server = self.server
         limits = server.config.limits
-        record, holder = await server.hold(agent, session)
+        record, holder = await server.leases.hold(agent, session)
         try:
             if cwd is not None:
                 record.cwd = cwd
@@ -475,7 +494,7 @@ class Terminals:
             runner.wall_time = limits.terminal_wall_time
             runner.spec["limits"] = {**runner.spec["limits"], "wall_time": limits.terminal_wall_time}
         except BaseException:
-            await server.let_go(record, holder, None)
+            await server.leases.let_go(record, holder, None)
             raise
         terminal = PersistentTerminal(server, agent, record, holder, runner, command, size,
                                       limits.terminal_scrollback)

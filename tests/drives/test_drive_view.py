@@ -202,6 +202,19 @@ def test_df_lists_each_drive_as_a_filesystem(shell: Shell) -> None:
     assert done.status == 1 and b"No space left on device" in done.stderr
 
 
+def test_sys_is_a_synthetic_drive_beside_the_images_while_the_view_has_files(shell: Shell) -> None:
+    """/sys is served as the image's drives are (kfs.drives.synthetic): read-only, numbered in a
+    drive's range, not listed by df, and absent while the session's view has no file."""
+    assert shell.run("ls -d /sys").status == 2
+    shell.interp.session.view_files["hosts.md"] = lambda: b"# hosts\n"
+    assert run(shell, "ls /; ls -l /sys | cut -c1-10; cat /sys/hosts.md; stat -c '%a %U %s' /sys/hosts.md") \
+        == "bin\nhome\nmnt\nsys\ntmp\nusr\ntotal 4\n-rw-r--r--\n# hosts\n644 root 8\n"
+    assert shell.interp.fs.stat("/sys/hosts.md").ino >> 48 == shell.interp.fs.stat("/sys").ino >> 48 >= 16
+    done = shell.run("echo x > /sys/hosts.md; mkdir /sys/d; mv /mnt/scratch /sys/")
+    assert done.status == 1 and done.stderr.count(b"Read-only file system") == 2 and b"mv: " in done.stderr
+    assert [line.split()[0] for line in run(shell, "df -T").splitlines()] == ["Filesystem", "kfs", "host", "memory"]
+
+
 def test_realpath_and_readlink_f_take_a_drives_links_as_the_drive_does(shell: Shell, source: Path) -> None:
     (source / "etc").mkdir()
     (source / "etc" / "conf").write_text("the drive's\n")

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from kfs.accounts import accounts, group_name, user_name
 from kfs.agents.records import add_agent, ensure_agent, remove_agent
-from kfs.format import accounts, group_name, stat_text, user_name
+from kfs.format import stat_text
 from kfs.kstate import KState
 from kfs.kstate.schema import U64
 from kfs.vfs import ROOT, VFS, Cred, PathFS
@@ -83,16 +84,16 @@ def test_names_follow_agents_added_and_removed_while_running(machine: Machine) -
 
 
 def test_an_agent_another_process_adds_is_seen(machine: Machine) -> None:
-    from kfs.agents.records import Agent, agent_key
-    from kfs.format import AGENTS_GENERATION
+    from kfs.accounts import agents_changed, put_agent_record
+    from kfs.agents.records import Agent
 
     assert accounts(machine.state).uids.get("dave") is None
     # what another process's add_agent commits: the record and a new generation
     dave = Agent("dave", 1500, 1500, "/home/dave", 0)
 
     def body(txn) -> None:  # noqa: ANN001
-        txn.put("keys", agent_key("dave"), dave.to_json())
-        txn.incr(AGENTS_GENERATION)
+        put_agent_record(txn, "dave", dave.to_json())
+        agents_changed(txn)
 
     machine.state.write(body)
     assert accounts(machine.state).uids["dave"] == 1500
@@ -201,10 +202,11 @@ def test_an_existing_state_without_the_layout_gets_it_from_ensure_agent(tmp_path
     try:
         vfs = VFS(state, by="test")
         # a state from before: an agent record made by hand, no /tmp, no /etc
-        from kfs.agents.records import Agent, agent_key
+        from kfs.accounts import put_agent_record
+        from kfs.agents.records import Agent
 
         PathFS(vfs, cred=ROOT).mkdir("/home/old", 0o750, parents=True)
-        state.write(lambda txn: txn.put("keys", agent_key("old"), Agent("old", 1000, 1000, "/home/old", 0).to_json()))
+        state.write(lambda txn: put_agent_record(txn, "old", Agent("old", 1000, 1000, "/home/old", 0).to_json()))
         fs = PathFS(vfs, cred=ROOT)
         assert not fs.exists("/tmp") and not fs.exists("/etc")
         agent, created = ensure_agent(vfs, "old")

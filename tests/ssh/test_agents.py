@@ -13,6 +13,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from kfs.accounts import put_agent_record
 from kfs.agents import (
     LeaseHeld,
     acquire_session,
@@ -71,7 +72,7 @@ def test_host_users_subordinate_ranges_are_skipped(vfs: VFS, tmp_path: Path, mon
 
 def test_agents_made_before_keep_their_ids_and_new_ones_start_at_100000(vfs: VFS) -> None:
     old = records.Agent("old", 1000, 1000, "/home/old", 0)
-    vfs.state.write(lambda txn: (txn.put("keys", records.agent_key("old"), old.to_json()),
+    vfs.state.write(lambda txn: (put_agent_record(txn, "old", old.to_json()),
                                  txn.put("meta", b"next_agent_uid", (1001).to_bytes(8, "big"))))
     assert add_agent(vfs, "new").uid == host_free_ids(records.FIRST_UID, 1)[0]
     assert records.find_agent(vfs.state, "old").uid == 1000
@@ -210,7 +211,7 @@ def test_cli_agent_add_refuses_reserved_and_host_names_as_useradd_does(tmp_path:
 def test_agent_list_warns_about_an_agent_whose_id_is_a_host_accounts(tmp_path: Path) -> None:
     with KState(tmp_path / "st", create=True) as ks:
         held = records.Agent("old", 65534, 65534, "/home/old", 0)  # nobody's, as a state from before could have
-        ks.write(lambda txn: txn.put("keys", records.agent_key("old"), held.to_json()))
+        ks.write(lambda txn: put_agent_record(txn, "old", held.to_json()))
     listed = komputer("agent", "list", "--state", str(tmp_path / "st"))
     assert listed.stdout == "old\t65534\t65534\t/home/old\n"
     assert listed.stderr.startswith("komputer agent list: warning: old's id 65534 is the host user nobody's, who may reach the agent's files through the mount"), listed.stderr

@@ -13,7 +13,8 @@ from kfs.agents.sessions import holder_id, list_sessions
 from kfs.journal import events_since
 from kfs.kstate import KState
 from kfs.vfs import VFS
-from kshell.server.app import AuditWriter, CoalescingTransport, share_line_editor_tables
+from kshell.server.app import CoalescingTransport, share_line_editor_tables
+from kshell.server.audit import AuditWriter
 
 
 def test_audit_events_keep_their_order_across_batches(state: KState) -> None:
