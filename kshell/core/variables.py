@@ -72,6 +72,11 @@ class Computed(Var):
     def copy(self) -> Computed:
         return Computed(self.compute, self.owner, self.flags)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled without its shell (a worker's snapshot of the variables): the shell that
+        loads it binds it again (Variables.rebind)."""
+        return Computed, (self.compute, None, self.flags)
+
 
 def _bash_hash(key: str) -> int:
     """bash's hash_string (FNV-1, 32 bits) of the key's bytes, each a signed char as in C."""

@@ -382,6 +382,7 @@ class Worker:
         cwd, umask = state.pop("cwd"), state.pop("umask")
         for name, value in state.items():
             setattr(interp, name, value)
+        interp.vars.rebind(interp)  # SHELLOPTS and BASHOPTS read this shell's options
         with contextlib.suppress(OSError):
             if interp.fs.stat(cwd).is_dir:
                 interp.fs.cwd = cwd

@@ -163,3 +163,22 @@ def test_ulimit_sets_the_workers_own_limits_and_the_worker_serves_no_one_after(s
         assert (status, out.strip()) == (0, str(resource.getrlimit(resource.RLIMIT_NOFILE)[0]).encode())
 
     with_pool(state_dir, body)
+
+
+def test_a_parked_shell_comes_back_with_its_options_and_shellopts_reads_them(state_dir: Path) -> None:
+    """A kept shell's state is a pickled snapshot of its variables, SHELLOPTS and BASHOPTS
+    among them (computed from the shell they belong to): parked, then run again on a new
+    worker (or the same one, reset), they read the restored options (a snapshot that held the shell failed to pickle)."""
+    async def body(pool: WorkerPool) -> None:
+        shell = WorkerShell(pool, spec(state_dir, "alice"))
+        assert await shell.run("set -o noglob; shopt -s extglob; X=kept", Collect(), Collect(),
+                               stdin=False, keep=True) == 0
+        assert shell.snapshot is not None
+        await shell.park()
+        assert shell._worker is None  # noqa: SLF001
+        status, out, err = await run(shell, 'echo "$X"; [[ :$SHELLOPTS: == *:noglob:* ]] && echo o; '
+                                            '[[ :$BASHOPTS: == *:extglob:* ]] && echo b; UID=1; echo not reached')
+        assert (status, out, err) == (1, b"kept\no\nb\n", b"k: line 1: UID: readonly variable\n")
+        await shell.hangup()
+
+    with_pool(state_dir, body)
