@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from kfs.runtime.runs import index_run, indexed, run_entry
 from kshell.runs.config import ConfigError, canonical, fingerprint, load_config, resolve_config
 
 if TYPE_CHECKING:
@@ -59,8 +60,6 @@ FILES = ("run.json", "session.json", "task.yaml", "prompt.md", "config.yaml", "e
          "sandbox-manifest.json", "artifact-manifest.json", "events.jsonl", "transcript.md")
 FOLDERS = ("workspace", "deliverables", "archive", "logs")
 SNAPSHOTS = ("prompt.md", "config.yaml", "effective-system-prompt.md")
-INDEX = b"runs/"  # the state's index of runs: keys db, RUN_ID -> {agent, sandbox, created_at}
-AGENT_RUN = b"runs-agent/"  # keys db, AGENT -> the id of the run its worker last started
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 
 
@@ -173,7 +172,7 @@ def create_run_context(config: str | dict[str, Any], prompt: str, sandbox_path: 
     home = record_agent.home
     sandbox = sandbox_of(home, sandbox_path)
     with state.read() as txn:
-        if txn.get("keys", INDEX + ids["run_id"].encode()) is not None:
+        if run_entry(txn, ids["run_id"]) is not None:
             raise RunError(f"run {ids['run_id']} exists already")
     ctx = RunContext(state, agent, record_agent.uid, record_agent.gid, home, sandbox, resolved, prompt)
     ctx.record = {"run_id": ids["run_id"]}
@@ -238,8 +237,7 @@ def _lay_out(ctx: RunContext, fs: PathFS, ids: dict[str, str]) -> None:
         fs.mkdir(ctx.path(name), 0o755)
     for name in ("workspace", "deliverables"):  # the agent's to write (its scope: kshell.runs.guards)
         fs.chown(ctx.path(name), ctx.uid, ctx.gid)
-    index = json.dumps({"agent": ctx.agent, "sandbox": ctx.sandbox, "created_at": created}).encode()
-    ctx.state.write(lambda txn: txn.put("keys", INDEX + ids["run_id"].encode(), index))
+    index_run(ctx.state, ids["run_id"], {"agent": ctx.agent, "sandbox": ctx.sandbox, "created_at": created})
 
 
 def _mkdirs_owned(fs: PathFS, path: str, ctx: RunContext) -> None:
@@ -351,7 +349,7 @@ def read_record(state: KState, sandbox: str) -> dict[str, Any]:
 def list_runs(state: KState) -> list[dict[str, Any]]:
     """Every run's record (run.json), oldest first (ids sort by time)."""
     with state.read() as txn:
-        index = [(bytes(k[len(INDEX):]).decode(), json.loads(v)) for k, v in txn.scan("keys", INDEX)]
+        index = indexed(txn)
     out = []
     for run_id, entry in sorted(index):
         try:
@@ -364,10 +362,10 @@ def list_runs(state: KState) -> list[dict[str, Any]]:
 
 def find_run(state: KState, run_id: str) -> dict[str, Any]:
     with state.read() as txn:
-        raw = txn.get("keys", INDEX + run_id.encode()) if _ID.match(run_id) else None
-    if raw is None:
+        entry = run_entry(txn, run_id) if _ID.match(run_id) else None
+    if entry is None:
         raise RunError(f"no run {run_id} (komputer runs list shows them)")
-    return json.loads(raw)
+    return entry
 
 
 def open_run(state: KState, run_id: str) -> RunContext:

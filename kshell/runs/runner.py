@@ -22,9 +22,9 @@ import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kfs.runtime.runs import agent_run, set_agent_run
 from kshell.runs.context import (
     ACTIVE,
-    AGENT_RUN,
     RunContext,
     RunError,
     append_event,
@@ -149,8 +149,7 @@ def _busy_agent(ctx: RunContext) -> str | None:
     scope is its current run's sandbox): the last run the agent's workers started, if it is
     another one and still runs."""
     with ctx.state.read() as txn:
-        raw = txn.get("keys", AGENT_RUN + ctx.agent.encode())
-    other = None if raw is None else bytes(raw).decode()
+        other = agent_run(txn, ctx.agent)
     if other is None or other == ctx.run_id:
         return None
     try:
@@ -190,7 +189,7 @@ async def run(computer: Komputer, ctx: RunContext, model: Model | str | None = N
     if resuming:
         _archive(ctx)
     apply_scope(ctx)
-    ctx.state.write(lambda txn: txn.put("keys", AGENT_RUN + ctx.agent.encode(), ctx.run_id.encode()))
+    set_agent_run(ctx.state, ctx.agent, ctx.run_id)
     attempt = ctx.record.get("attempt", 0) + 1
     update_run_state(ctx, "running", worker=owner_id(), attempt=attempt)
     recorder = _Recorder(ctx, progress)

@@ -66,13 +66,14 @@ class Import:
         self.module, self.name, self.line, self.in_function = module, name, line, in_function
 
 
-def imports(module: str, path: Path) -> Iterator[Import]:
-    """The imports of a module that run (TYPE_CHECKING blocks left out), at any depth."""
+def imports(module: str, path: Path, *, type_checking: bool = False) -> Iterator[Import]:
+    """The imports of a module that run (TYPE_CHECKING blocks left out, unless `type_checking`),
+    at any depth."""
     package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
 
     def visit(nodes: list[ast.stmt] | list[ast.AST], in_function: bool) -> Iterator[Import]:
         for node in nodes:
-            if isinstance(node, ast.If) and _type_checking(node.test):
+            if not type_checking and isinstance(node, ast.If) and _type_checking(node.test):
                 yield from visit(node.orelse, in_function)
                 continue
             if isinstance(node, ast.Import):
@@ -90,6 +91,15 @@ def imports(module: str, path: Path) -> Iterator[Import]:
             yield from visit(list(ast.iter_child_nodes(node)), inner)
 
     yield from visit(ast.parse(path.read_text(), str(path)).body, False)
+
+
+def imported(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every import in a file, type-only ones included (what a module names,
+    for the checks of who may know whom: tests/kshell/test_roles.py); `from kshell import x`
+    names kshell.x."""
+    name = module_name(path, ROOT) if path.is_relative_to(ROOT) else path.stem
+    return [(imp.line, f"kshell.{imp.name}" if imp.module == "kshell" and imp.name else imp.module)
+            for imp in imports(name, path, type_checking=True)]
 
 
 def reached(importer: str, imp: Import, known: dict[str, Path]) -> list[str]:

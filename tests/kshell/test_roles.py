@@ -56,6 +56,8 @@ KEY_OWNERS = {
     b"image-file/": "kfs/runtime/image.py",
     b"policy/": "kfs/runtime/rules.py",
     b"secret/": "kfs/runtime/secrets.py",
+    b"runs/": "kfs/runtime/runs.py",
+    b"runs-agent/": "kfs/runtime/runs.py",
 }
 KEY_PREFIX = re.compile(rb"[a-z][a-z_-]*/\Z")  # a family's key prefix: a word and a slash
 
