@@ -1,7 +1,7 @@
 """Roles and owners, read from the source as tests/kshell/test_layers.py reads the stages (every
 import, those inside functions and under TYPE_CHECKING included, so that no back-reference hides).
 
-- The server by role (docs/architecture-drives.md): the asyncssh callback class (auth), the
+- The server by role (docs/architecture.md): the asyncssh callback class (auth), the
   sessions-and-leases service (leases), the audit writer (audit), the session channels
   (session, api), the terminals (terminals, attach) and the crons (crons) each import only the
   server modules they use, and none of them `kshell.server.app`: the wiring place (KServer)
