@@ -661,6 +661,18 @@ class KSandbox:
             ids += sorted(p.name for p in root.iterdir() if p.is_dir() and p.name not in ids)
         return ids
 
+    def _end_processes(self) -> None:
+        """The sandbox is killed: each process's waiters get its output so far and SandboxGone,
+        and its task is cancelled (its session's end ends the process)."""
+        for process in list(self.processes.values()):
+            if not process.done.done():
+                process.done.set_result(Outcome(b"".join(process.out), b"".join(process.err), -1,
+                                                "the sandbox was killed",
+                                                SandboxGone(f"sandbox {self.id} was killed while process "
+                                                            f"{process.pid} ran")))
+            if process.task is not None:
+                process.task.cancel()
+
     async def destroy(self) -> bool:
         """Kill the sandbox: its commands end (waits in flight raise SandboxGone), its sessions
         end, its computer closes, and its state goes. False when it was gone already."""
@@ -672,14 +684,7 @@ class KSandbox:
             watcher.stop()
         for fork in list(self.forks):
             await fork.destroy()
-        for process in list(self.processes.values()):
-            if not process.done.done():
-                process.done.set_result(Outcome(b"".join(process.out), b"".join(process.err), -1,
-                                                "the sandbox was killed",
-                                                SandboxGone(f"sandbox {self.id} was killed while process "
-                                                            f"{process.pid} ran")))
-            if process.task is not None:
-                process.task.cancel()
+        self._end_processes()
         for terminal in list(self.terminals.values()):
             if not terminal.done.done():
                 terminal.done.set_result(Outcome(b"", b"", -1, "the sandbox was killed",
@@ -1259,14 +1264,7 @@ class RemoteSandbox(KSandbox):
         _open.pop(self.id, None)
         for fork in list(self.forks):
             await fork.destroy()
-        for process in list(self.processes.values()):
-            if not process.done.done():
-                process.done.set_result(Outcome(b"".join(process.out), b"".join(process.err), -1,
-                                                "the sandbox was killed",
-                                                SandboxGone(f"sandbox {self.id} was killed while process "
-                                                            f"{process.pid} ran")))
-            if process.task is not None:
-                process.task.cancel()
+        self._end_processes()
         await asyncio.gather(*(p.task for p in self.processes.values() if p.task is not None), return_exceptions=True)
         if self.parent is not None:
             self.parent.forks.remove(self)
