@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.builtins import builtin
+from kshell.builtins import Usage, builtin, getopt
 
 if TYPE_CHECKING:
     from kshell.exec.interp import Interp
@@ -20,19 +20,11 @@ def _shown(name: str, value: str) -> str:
 
 @builtin("alias")
 def alias(sh: Interp, argv: list[str]) -> int:
-    args = argv[1:]
-    show_all = False
-    while args and args[0].startswith("-") and len(args[0]) > 1:
-        if args[0] == "--":
-            args = args[1:]
-            break
-        for c in args[0][1:]:
-            if c != "p":
-                sh.error(f"alias: -{c}: invalid option")
-                sh.write_err("alias: usage: alias [-p] [name[=value] ... ]\n")
-                return 2
-        show_all = True
-        args = args[1:]
+    try:
+        found, args = getopt(sh, "alias", argv[1:], "p", "alias [-p] [name[=value] ... ]")
+    except Usage:
+        return 2
+    show_all = bool(found)
     if not args or show_all:
         sh.out("".join(_shown(name, sh.aliases[name]) for name in sorted(sh.aliases)))
     status = 0
@@ -54,16 +46,11 @@ def alias(sh: Interp, argv: list[str]) -> int:
 
 @builtin("unalias")
 def unalias(sh: Interp, argv: list[str]) -> int:
-    args = argv[1:]
-    while args and args[0].startswith("-") and len(args[0]) > 1:
-        if args[0] == "--":
-            args = args[1:]
-            break
-        for c in args[0][1:]:
-            if c != "a":
-                sh.error(f"unalias: -{c}: invalid option")
-                sh.write_err("unalias: usage: unalias [-a] name [name ...]\n")
-                return 2
+    try:
+        found, args = getopt(sh, "unalias", argv[1:], "a", "unalias [-a] name [name ...]")
+    except Usage:
+        return 2
+    if found:
         sh.aliases.clear()
         return 0
     if not args:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kshell.builtins import builtin, numeric_arg
+from kshell.builtins import Usage, builtin, getopt, numeric_arg
 from kshell.core.variables import (
     ARRAY,
     ASSOC,
@@ -441,19 +441,15 @@ def readonly(sh: Interp, argv: list[str]) -> int:
 
 @builtin("unset")
 def unset(sh: Interp, argv: list[str]) -> int:
-    mode = ""
-    args = argv[1:]
-    while args and args[0].startswith("-") and len(args[0]) > 1:
-        if args[0] == "--":
-            args = args[1:]
-            break
-        for c in args[0][1:]:
-            if c not in "fvn":
-                sh.error(f"unset: -{c}: invalid option")
-                sh.write_err("unset: usage: unset [-f] [-v] [-n] [name ...]\n")
-                return 2
-            mode = c if c in "fvn" and mode != "f" else mode
-        args = args[1:]
+    try:
+        found, args = getopt(sh, "unset", argv[1:], "fvn", "unset [-f] [-v] [-n] [name ...]")
+    except Usage:
+        return 2
+    flags = {c for c, _ in found}
+    if {"f", "v"} <= flags:
+        sh.error("unset: cannot simultaneously unset a function and a variable")
+        return 1
+    mode = "f" if "f" in flags else found[-1][0] if found else ""  # the last of -v and -n
     status = 0
     for name in args:
         if mode == "f":

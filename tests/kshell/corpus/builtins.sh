@@ -424,3 +424,12 @@ command -p echo via-command-p
 cd() { builtin cd "$@" && echo "moved to $PWD"; }
 cd d
 ## seed: d/
+
+#### unset, alias and unalias read their options as bash's other builtins do
+f() { :; }; x=1
+unset -fv f x; echo "status $?"; type -t f; echo "${x-unset}"
+unset -x x; echo "status $?"
+alias a=b
+unalias -a -x; echo "status $?"; alias
+alias -p -q; echo "status $?"
+unalias -- a; alias; echo "status $?"
