@@ -229,7 +229,11 @@ class KState:
                 return self._env.begin(None, None, False, buffers)  # positional: cheaper to parse
             except lmdb.MapResizedError:
                 self._end_read()
-                self._adopt_new_size()
+                if self._writer == get_ident():  # a read inside this thread's own write
+                    self._adopt_new_size()
+                else:  # LMDB cannot remap under another thread's open write transaction
+                    with self._wlock:
+                        self._adopt_new_size()
             except BaseException:
                 self._end_read()
                 raise
@@ -305,7 +309,8 @@ class KState:
 
     def _resize(self, size: int) -> None:
         """Set the map size (0: adopt the size another process set) once no read transaction of
-        this process is open, as LMDB requires. The readers' lock is held through the resize, so
+        this process is open and with no write transaction open (the caller holds the write
+        lock), as LMDB requires. The readers' lock is held through the resize, so
         a read cannot begin between the wait and the remap."""
         with self._readers_cv:
             self._quiescing += 1

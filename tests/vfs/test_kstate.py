@@ -9,7 +9,7 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from kfs.kstate import KState
 from kfs.kstate.env import StateError
 from kfs.kstate.schema import DATABASES, MIGRATIONS, SCHEMA_VERSION, U64
 from kfs.vfs import VFS, PathFS
+from tests.hang import HANG
 
 from .child_processes import (
     append_receipts,
@@ -459,6 +460,46 @@ def test_writes_grow_and_abort_while_threads_read_in_tight_loops(state_dir: Path
         assert ks.map_size >= 64 * MIB
         with ks.read() as txn:
             assert txn.get("meta", b"half") is None
+    assert errors == []
+
+
+def test_a_map_another_process_grows_is_adopted_by_readers_while_this_process_writes(tmp_path: Path) -> None:
+    """A read that finds the map grown by another process remaps it, which LMDB (and py-lmdb)
+    refuse while a write transaction of this process is open: the remap waits for this
+    process's writer. Before, a reader remapped while another thread's write was under way and
+    failed with "Cannot set_mapsize while a write transaction is active" (seen in a suite run:
+    the SSH server's thread wrote while the test read what a worker process had written)."""
+    errors: list[BaseException] = []
+    done = threading.Event()
+    with KState(tmp_path, create=True, map_size=1 * MIB, max_map_size=512 * MIB) as ks:
+        ks.write(lambda t: t.put("meta", b"probe", b"x"))
+
+        def loop(body: Callable[[int], None]) -> None:
+            try:
+                i = 0
+                while not done.is_set():
+                    body(i)
+                    i += 1
+            except BaseException as e:  # noqa: BLE001 - reported by the test
+                errors.append(e)
+
+        def read(_: int) -> None:
+            with ks.read() as txn:
+                assert txn.get("meta", b"probe") == b"x"
+
+        def write(i: int) -> None:
+            ks.write(lambda t: t.put("meta", b"n", str(i).encode()))
+
+        threads = [threading.Thread(target=loop, args=(body,)) for body in (read, read, write, write)]
+        for t in threads:
+            t.start()
+        try:
+            with ProcessPoolExecutor(max_workers=1, mp_context=SPAWN) as pool:
+                pool.submit(grow_in_steps, str(tmp_path), 40, 512 * 1024).result(timeout=HANG)
+        finally:
+            done.set()
+            for t in threads:
+                t.join()
     assert errors == []
 
 
