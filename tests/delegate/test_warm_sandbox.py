@@ -102,10 +102,12 @@ def test_a_program_cannot_reach_the_launcher_of_another_session_or_agent(mounted
         unix = Path("/proc/net/unix").read_text().splitlines()[1:]
         (line,) = [row for row in unix if row.split()[6] == str(inode)]
         assert len(line.split()) == 7  # no path: in no directory, and not in the abstract namespace
-        run(mounted, f"cat > /tmp/probe.py <<'EOF'\n{PROBE}EOF\nchmod 644 /tmp/probe.py", user="bob")
+        # a name of its own: /tmp is sticky, and another test of this mount leaves a probe.py of alice's
+        shared = "/tmp/warm-sandbox-probe.py"
+        assert run(mounted, f"cat > {shared} <<'EOF'\n{PROBE}EOF\nchmod 644 {shared}", user="bob")[0] == 0
         args = f"{launcher} {keeper} {program} {inode}"
         for user in ("bob", "alice"):
-            probe = f"cp /tmp/probe.py probe-{user}.py && python3 probe-{user}.py {args}; python3 -c 'print(\"next\")'"
+            probe = f"cp {shared} probe-{user}.py && python3 probe-{user}.py {args}; python3 -c 'print(\"next\")'"
             status, out, err = run(mounted, probe, user=user, timeout=HANG)
             assert status == 0, err
             assert out.splitlines() == ["sees the other program False", *["no such process"] * 3,
