@@ -226,6 +226,7 @@ class Process:
         self.own = own  # the session is this command's alone (a background command): ended with it
         self.track = track  # its pid is wanted at start (not only when it ended)
         self.pid = 0
+        self._before: set[int] = set()  # the session's pids before it started (ended_row)
         self.out: list[bytes] = []
         self.err: list[bytes] = []
         self.combined: list[bytes] = []  # both streams in the order they came (Daytona's `result`)
@@ -286,6 +287,7 @@ class Process:
         before = set()
         if self.track and not self.own:  # the session's jobs that were there already
             before = {r["pid"] for r in await self.sandbox.rows() if r["session"] == sid}
+        self._before = before
         self.task = asyncio.get_running_loop().create_task(self._run(command, env, timeout))
         if self.track:
             self.pid = await first_row(self.sandbox, sid, self.done, before) or self.pid
@@ -304,10 +306,19 @@ class Process:
                 self.error = self.error or f"command timed out after {timeout:g} s"
                 self.failure = self.failure or e
             self.pid = self.pid or getattr(result, "pid", 0)
+            if not self.pid and self.track:  # it ended before its row was seen
+                self.pid = await self.sandbox.ended_row(self.session.id, self._before)
             outcome = Outcome(b"".join(self.out), b"".join(self.err), status, self.error, self.failure)
         except asyncio.CancelledError:
-            outcome = Outcome(b"".join(self.out), b"".join(self.err), -1, "the sandbox was killed",
-                              SandboxGone(f"sandbox {self.sandbox.id} was killed while process {self.pid} ran"))
+            if self.failure is not None:  # its own callback failed it (fail() interrupted it before
+                # its pid was known, by closing its channel): it has ended when its handle fails
+                self.pid = self.pid or await self.sandbox.ended_row(self.session.id, self._before)
+                if self.pid:
+                    await self.sandbox.end(self.pid)
+                outcome = Outcome(b"".join(self.out), b"".join(self.err), -1, self.error, self.failure)
+            else:
+                outcome = Outcome(b"".join(self.out), b"".join(self.err), -1, "the sandbox was killed",
+                                  SandboxGone(f"sandbox {self.sandbox.id} was killed while process {self.pid} ran"))
         except Exception as e:  # noqa: BLE001 - the session could not run it: the handle says why
             outcome = Outcome(b"".join(self.out), b"".join(self.err), -1, str(e), e)
         finally:
@@ -851,6 +862,19 @@ class KSandbox:
 
     # -- what differs on a remote appliance (RemoteSandbox overrides these) ----------------------
 
+    async def ended_row(self, session: str, before: set[int]) -> int:
+        """The pid of a tracked command that ended before its row was seen: locally its exec
+        result names it, so none is looked for."""
+        return 0
+
+    async def end(self, pid: int) -> None:
+        """Kill process `pid` and return once its row is no longer live (a bounded wait: a row
+        K cannot end is left as it is)."""
+        await self.signal(pid, 9)
+        deadline = asyncio.get_running_loop().time() + 10
+        while any(r["pid"] == pid for r in await self.rows()) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+
     async def rows(self) -> list[dict[str, Any]]:
         """The agent's live process rows (K's process table: every handle's, every program's)."""
         from kfs.runtime import procs
@@ -1186,6 +1210,12 @@ class RemoteSandbox(KSandbox):
 
     async def rows(self) -> list[dict[str, Any]]:
         return await self.session.processes()
+
+    async def ended_row(self, session: str, before: set[int]) -> int:
+        """A remote exec's result names no pid (the channel carries only the status): the
+        first row its session got that was not there before the command, ended ones included."""
+        pids = [r["pid"] for r in await self.session.processes(session) if r["pid"] not in before]
+        return min(pids) if pids else 0
 
     async def live(self) -> list[dict[str, Any]]:
         """This sandbox's running processes: its sessions' rows (its own, `ID-...`)."""

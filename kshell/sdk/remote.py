@@ -417,10 +417,12 @@ class RemoteSession:
         over SSH may not decide them, so this raises PermissionError (as the server answers)."""
         await self._request("decide", id=id, decision=decision, reason=reason)
 
-    async def processes(self) -> list[dict[str, Any]]:
+    async def processes(self, session: str | None = None) -> list[dict[str, Any]]:
         """The agent's live processes on the appliance (its process table's rows, each with
-        `pid`, `session`, `argv`, `status`...), whichever connection or program started them."""
-        return list((await self._request("processes"))["processes"])
+        `pid`, `session`, `argv`, `status`...), whichever connection or program started them;
+        with `session`, that session's rows, ended ones too."""
+        extra = {} if session is None else {"session": session}
+        return list((await self._request("processes", **extra))["processes"])
 
     async def kill(self, pid: int, signal: int = 15) -> bool:
         """Send `signal` to the agent's process `pid`; False when it is not running."""

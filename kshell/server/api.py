@@ -12,7 +12,7 @@ The protocol is JSON lines: the server first sends a greeting (`{"ok": true, "ag
 "session": ..., "home": ..., "mode": ..., "fork": ...}` or `{"ok": false, "error": KIND,
 "message": ...}`), then answers each request line (`{"op": "stats"}`, `{"op": "fork", "mode":
 ..., "disk": ..., "hooks": ..., "scope": [...]}`, `{"op": "close"}`, `{"op": "decide", ...}`,
-`{"op": "processes"}`, `{"op": "kill", "pid": P, "signal": S}`) with one line.
+`{"op": "processes"[, "session": NAME]}`, `{"op": "kill", "pid": P, "signal": S}`) with one line.
 `{"op": "events", "since": SEQ}` makes the channel a stream of `{"event": {...}}` lines that
 follows the log until the client closes the channel or the session is closed.
 """
@@ -213,7 +213,15 @@ class ApiChannel:
         and programs started."""
         from kfs.runtime import procs
 
-        rows = await asyncio.to_thread(procs.rows, self.server.state, agent=self.agent.name, live=True)
+        session = request.get("session")
+        if session is None:
+            rows = await asyncio.to_thread(procs.rows, self.server.state, agent=self.agent.name, live=True)
+        elif isinstance(session, str):  # one session's rows, ended ones too (a command that ended
+            # before its client saw its row finds its pid: the exec channel carries none)
+            rows = [r for r in await asyncio.to_thread(procs.rows, self.server.state, agent=self.agent.name)
+                    if r["session"] == session]
+        else:
+            raise Refused("ValueError", "processes: expected a session name")
         return {"processes": rows}
 
     async def kill(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -215,7 +215,7 @@ def test_a_program_in_a_terminal_has_a_pty_of_its_own_that_follows_the_window(mo
         s.expect(b"$ ")
         s.send(b"printf '%s\\n' 'import os, signal, subprocess, sys' "
                b"'cols = lambda: subprocess.check_output([\"tput\", \"cols\"]).decode().strip()' "
-               b"'signal.signal(signal.SIGWINCH, lambda *_: print(\"now\", cols(), flush=True))' "
+               b"'signal.signal(signal.SIGWINCH, lambda *_: os.write(1, (\"now \" + cols() + \"\\n\").encode()))' "
                b"'print(\"tty\", os.isatty(0), os.isatty(1), \"cols\", cols(), flush=True)' "
                b"'sys.stdin.readline()' > winch.py\r")
         s.expect(b"$ ")

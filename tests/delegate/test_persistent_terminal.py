@@ -75,7 +75,7 @@ def test_the_session_runs_on_after_disconnect_and_a_second_ssh_and_komputer_atta
 
 def test_a_window_change_reaches_the_program_as_sigwinch(mounted: Bench) -> None:
     program = ("import os, signal; "
-               "signal.signal(signal.SIGWINCH, lambda *a: print('winch', *os.get_terminal_size(), flush=True)); "
+               "signal.signal(signal.SIGWINCH, lambda *a: os.write(1, b'winch %d %d\\n' % tuple(os.get_terminal_size()))); "
                "print('ready', *os.get_terminal_size(), flush=True); "
                "[signal.pause() for _ in range(100)]")
     s = ssh(mounted, "winch-1", f'python3 -c "{program}"')
